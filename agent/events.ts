@@ -1,0 +1,52 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * Typed pipeline events (reference §5 "Events"). The agent emits, the CLI and the Ink TUI listen.
+ * Payload units: `ms` is milliseconds, `chars` characters.
+ */
+export interface AgentEventMap {
+  planning: { task: string };
+  scan: { files: number; ms: number };
+  context: { files: { path: string; chars: number }[]; totalChars: number; budgetChars: number; ms: number };
+  model_request: { provider: string; model: string };
+  model_progress: { chars: number };
+  model_reply: { ms: number; inputTokens?: number; outputTokens?: number };
+  read_file: { path: string };
+  diffs: { diffs: { file: string; diff: string }[] };
+  write_file: { path: string };
+  run_tests: { command: string };
+  command_done: { command: string; exitCode: number | null };
+  error: { message: string };
+  success: { message: string; filesWritten: string[] };
+}
+
+export type AgentEventName = keyof AgentEventMap;
+
+/** A typed wrapper around EventEmitter; `emit` and `on` are checked against `AgentEventMap`. */
+export class AgentEmitter {
+  private readonly inner = new EventEmitter();
+
+  emit<K extends AgentEventName>(name: K, payload: AgentEventMap[K]): void {
+    this.inner.emit(name, payload);
+  }
+
+  on<K extends AgentEventName>(name: K, listener: (payload: AgentEventMap[K]) => void): () => void {
+    this.inner.on(name, listener);
+    return () => this.inner.off(name, listener);
+  }
+
+  /** Listen to every event; used by `--events` (JSON lines) and the TUI's activity feed. */
+  onAny(listener: <K extends AgentEventName>(name: K, payload: AgentEventMap[K]) => void): () => void {
+    const names: AgentEventName[] = [
+      'planning', 'scan', 'context', 'model_request', 'model_progress', 'model_reply', 'read_file',
+      'diffs', 'write_file', 'run_tests', 'command_done', 'error', 'success',
+    ];
+    const offs = names.map((n) => this.on(n, (p) => listener(n, p as never)));
+    return () => offs.forEach((off) => off());
+  }
+}
+
+/** Create a fresh emitter for one CLI session or TUI. */
+export function createAgentEmitter(): AgentEmitter {
+  return new AgentEmitter();
+}

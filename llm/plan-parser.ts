@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { ClawcodeError } from '../utils/errors.js';
+import type { Plan } from './types.js';
+
+/**
+ * The reply was not a valid plan: no JSON object in it, JSON that does not parse, or JSON that
+ * fails the plan schema. Exit 1. `detail` is the precise reason, written so that it can be shown
+ * to the model in the one repair request.
+ */
+export class PlanParseError extends ClawcodeError {
+  readonly detail: string;
+  constructor(message: string, detail: string) {
+    super(message, { code: 'plan_invalid', exitCode: 1, hint: 'Try again, or use a model with structured output support.' });
+    this.detail = detail;
+  }
+}
+
+const patchSchema = z.object({
+  file: z.string().min(1, 'file must be a non-empty path'),
+  operation: z.literal('replace').optional().default('replace'),
+  find: z.string(),
+  replace: z.string(),
+  replace_all: z.boolean().nullish(),
+  occurrence: z.number().int().positive().nullish(),
+});
+
+const fileToEditSchema = z.union([
+  z.object({ path: z.string(), reason: z.string().nullish() }),
+  // Some models answer with bare paths; accept them rather than fail the whole plan.
+  z.string().transform((path) => ({ path, reason: '' })),
+]);
+
+const planSchema = z.object({
+  analysis: z.string().nullish(),
+  files_to_edit: z.array(fileToEditSchema).nullish(),
+  patches: z.array(patchSchema),
+  commands: z.array(z.string()).nullish(),
+  agent_notes: z.union([z.array(z.string()), z.string().transform((s) => (s ? [s] : []))]).nullish(),
+});
+
+/**
+ * Extract the JSON object from a model reply: the reply itself, a ```json fenced block, or the
+ * span from the first `{` to its matching `}` inside prose (reference §4.7, made brace-aware so
+ * that trailing prose with braces does not break it).
+ *
+ * @returns the JSON text, or undefined when the reply holds no object
+ */
+export function extractJson(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{') && trimmed.endsWith('}')) return trimmed;
+  const fence = /```(?:json|JSON)?\s*\n([\s\S]*?)\n?```/.exec(trimmed);
+  if (fence?.[1] && fence[1].trim().startsWith('{')) return fence[1].trim();
+  const start = trimmed.indexOf('{');
+  if (start === -1) return undefined;
+  // Scan for the matching closing brace, skipping string literals.
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < trimmed.length; i++) {
+    const ch = trimmed[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '{') depth++;
+    else if (ch === '}' && --depth === 0) return trimmed.slice(start, i + 1);
+  }
+  const end = trimmed.lastIndexOf('}');
+  return end > start ? trimmed.slice(start, end + 1) : undefined;
+}
+
+/**
+ * Parse and validate a model reply into a `Plan`.
+ *
+ * Accepts bare JSON, fenced JSON and JSON wrapped in prose; optional fields may be missing or null
+ * (`replace_all`/`occurrence` null are dropped). Wrong types are rejected, never coerced.
+ *
+ * @param raw  the model's text reply
+ * @returns the normalized plan (all arrays present, `agent_notes` an array)
+ * @throws PlanParseError with `detail` naming the first problem (JSON position or schema path)
+ */
+export function parsePlan(raw: string): Plan {
+  const json = extractJson(raw);
+  if (json === undefined) {
+    throw new PlanParseError('The model reply holds no JSON plan.', 'The reply contained no JSON object.');
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(json);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new PlanParseError(`The model reply is not valid JSON: ${why}`, `JSON.parse failed: ${why}`);
+  }
+  const result = planSchema.safeParse(data);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
+    const what = issue?.message ?? 'invalid plan';
+    throw new PlanParseError(`The model's plan is invalid at ${where}: ${what}`, `Schema validation failed at ${where}: ${what}`);
+  }
+  const p = result.data;
+  return {
+    analysis: p.analysis ?? '',
+    files_to_edit: (p.files_to_edit ?? []).map((f) => ({ path: f.path, reason: f.reason ?? '' })),
+    patches: p.patches.map((patch) => ({
+      file: patch.file,
+      operation: 'replace' as const,
+      find: patch.find,
+      replace: patch.replace,
+      ...(patch.replace_all ? { replace_all: true } : {}),
+      ...(patch.occurrence != null ? { occurrence: patch.occurrence } : {}),
+    })),
+    commands: p.commands ?? [],
+    agent_notes: p.agent_notes ?? [],
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Types shared by the planning layer: the plan (the one structured output), provider configuration
+ * and the provider client interface. Runtime validation of plans lives in `llm/plan-parser.ts`.
+ */
+
+/** One find/replace operation of a plan, applied in array order. */
+export interface PatchOp {
+  /** Project-relative path with `/` separators. */
+  file: string;
+  operation: 'replace';
+  /** Text to find; `""` creates a new (or fills an empty) file. */
+  find: string;
+  replace: string;
+  /** Replace every occurrence of `find` (otherwise more than one match is refused as ambiguous). */
+  replace_all?: boolean;
+  /** 1-based occurrence to replace when `find` matches more than once. */
+  occurrence?: number;
+}
+
+/** The one structured JSON reply of a provider (DESIGN.md "The plan"). */
+export interface Plan {
+  analysis: string;
+  files_to_edit: { path: string; reason: string }[];
+  patches: PatchOp[];
+  commands: string[];
+  agent_notes: string[];
+}
+
+/** Provider backends. OpenAI-compatible local servers (ollama, lmstudio, llama.cpp, vllm) use `openai`. */
+export type ProviderId = 'openai' | 'azure' | 'groq' | 'gemini';
+
+/** How structured output is requested: strict JSON schema, JSON mode, or instructions in the prompt only. */
+export type JsonMode = 'json_schema' | 'json_object' | 'prompt';
+
+/** A configured provider, resolved from config.json and/or the environment. Keys are never logged. */
+export interface ProviderConfig {
+  /** Which client speaks to it. */
+  provider: ProviderId;
+  /** Name of the config entry (e.g. "openai", "ollama", "work-azure"); equals `provider` for env-only setups. */
+  name: string;
+  /** Model id (for Azure: the deployment name). */
+  model: string;
+  apiKey?: string;
+  /** Base URL override (OpenAI-compatible servers, Groq, Gemini, tests). */
+  baseURL?: string;
+  /** OpenAI-compatible preset, which sets defaults such as the base URL and json mode. */
+  preset?: 'ollama' | 'lmstudio' | 'llamacpp' | 'vllm';
+  /** Azure only. */
+  endpoint?: string;
+  deployment?: string;
+  apiVersion?: string;
+  jsonMode?: JsonMode;
+  temperature?: number;
+  /** Max output tokens; undefined leaves the provider default. */
+  maxOutputTokens?: number;
+  /** Where the key came from, for error messages: e.g. "OPENAI_API_KEY" or "config.json providers.openai.apiKey". */
+  keySource?: string;
+}
+
+/** Token usage of one call. Counts are tokens as reported by the provider. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+/** One request to a provider client. */
+export interface CompletionRequest {
+  system: string;
+  user: string;
+  /** JSON schema of the plan (llm/plan-schema.ts), used for json_schema structured output. */
+  jsonSchema: Record<string, unknown>;
+  signal?: AbortSignal;
+  /** Per-attempt timeout in ms. */
+  timeoutMs: number;
+  /** Called as the streamed reply grows; `chars` is the number of characters received so far. */
+  onProgress?: (progress: { chars: number }) => void;
+}
+
+/** The raw reply of a provider client: text plus what is known about it. */
+export interface ProviderReply {
+  text: string;
+  usage?: Usage;
+  /** Provider's finish reason as given (`stop`, `length`, `MAX_TOKENS`, ...). */
+  finishReason?: string;
+  /** The model that answered, as reported by the provider (or the requested one). */
+  model: string;
+}
+
+/** A provider client: one file per backend in `llm/`. Throws `ProviderError` on failure. */
+export interface ProviderClient {
+  complete(request: CompletionRequest): Promise<ProviderReply>;
+}
