@@ -318,3 +318,15 @@ export async function removeCreatedDirs(realRoot: string, createdDirs: readonly 
 export async function ensureDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
 }
+
+/** Atomically write a file's journaled previous bytes back, with its previous mode. */
+export async function writePreImage(record: RunRecord, file: RunFileRecord, abs: string): Promise<void> {
+  if (file.preImage === null) throw new IoError(`Run ${record.runId} has no pre-image for ${file.path}`);
+  const bytes = await readFile(join(record.runDir, file.preImage));
+  if (sha256(bytes) !== file.beforeHash) {
+    throw new IoError(`The journaled pre-image of ${file.path} in ${record.runDir} is corrupt`, { code: 'journal_corrupt' });
+  }
+  await mkdir(dirname(abs), { recursive: true });
+  await writeFileAtomic(abs, bytes, { fsync: true, mode: file.mode ?? undefined });
+  await fsyncDir(dirname(abs));
+}

@@ -1,17 +1,21 @@
-import { mkdir, readFile, realpath, stat, unlink } from 'node:fs/promises';
+import { mkdir, realpath, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { IoError, PatchApplyError, UsageError } from './errors.js';
 import {
   ensureDir, errorMessage, fsyncDir, isErrno, listRuns, newRunId, readIfExists, readManifest,
-  removeCreatedDirs, removeStrayTempFiles, resolveInsideRoot, runDirFor, sha256, writeManifest,
-  type RunFileRecord, type RunRecord,
+  removeCreatedDirs, removeStrayTempFiles, resolveInsideRoot, runDirFor, sha256, writeManifest, writePreImage,
+  type RunRecord,
 } from './journal-store.js';
 
 export {
   listRuns, PathEscapeError, RunNotFoundError, newRunId, projectRunsDir, resolveInsideRoot,
   type RunFileRecord, type RunRecord, type RunStatus, type RunUndoInfo,
 } from './journal-store.js';
+export {
+  previewUndo, undoRun, UndoConflictError,
+  type UndoConflict, type UndoConflictKind, type UndoOptions, type UndoPreview, type UndoResult,
+} from './journal-undo.js';
 
 /** One file a run writes. */
 export interface FileChange {
@@ -225,18 +229,6 @@ async function restoreRun(realRoot: string, record: RunRecord, sinceMs: number):
   }
   await removeCreatedDirs(realRoot, record.createdDirs);
   return result;
-}
-
-/** Atomically write a file's journaled previous bytes back, with its previous mode. */
-export async function writePreImage(record: RunRecord, file: RunFileRecord, abs: string): Promise<void> {
-  if (file.preImage === null) throw new IoError(`Run ${record.runId} has no pre-image for ${file.path}`);
-  const bytes = await readFile(join(record.runDir, file.preImage));
-  if (sha256(bytes) !== file.beforeHash) {
-    throw new IoError(`The journaled pre-image of ${file.path} in ${record.runDir} is corrupt`, { code: 'journal_corrupt' });
-  }
-  await mkdir(dirname(abs), { recursive: true });
-  await writeFileAtomic(abs, bytes, { fsync: true, mode: file.mode ?? undefined });
-  await fsyncDir(dirname(abs));
 }
 
 function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
