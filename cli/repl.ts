@@ -1,0 +1,254 @@
+import { createInterface } from 'node:readline';
+import { basename, resolve } from 'node:path';
+import chalk, { Chalk } from 'chalk';
+import { ClawcodeError } from '../utils/errors.js';
+import { appendHistory, loadHistory } from './history-file.js';
+import { validateProjectPath } from './projects.js';
+
+/** Options for {@link runRepl}. Everything that touches providers, plans or undo is injected. */
+export interface ReplOptions {
+  /** Project root the tasks run against; `:project` changes it. */
+  rootDir: string;
+  /**
+   * Run one task end to end (the lead's flow). `signal` aborts when the person presses Ctrl-C; the task
+   * should then stop (and cancel its model request) and reject or resolve soon after.
+   */
+  runTask: (task: string, signal: AbortSignal, context: { rootDir: string }) => Promise<void>;
+  /** `:provider [name]`: switch provider; resolves to a label to show (e.g. "openai · gpt-4o-mini"). */
+  switchProvider?: (name: string | undefined) => Promise<string | void>;
+  /** `:project` with no argument: pick a project (e.g. `selectProject`); resolves to an absolute path. */
+  chooseProject?: (currentRoot: string) => Promise<string>;
+  /** `:undo`: undo the last run in `rootDir`; resolves to a line to show. */
+  undo?: (rootDir: string) => Promise<string | void>;
+  /** Streams, for tests; default process.stdin / process.stdout. */
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  /** Environment (CLAWCODE_HOME for history, NO_COLOR); default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+type ReadResult = { kind: 'line'; line: string } | { kind: 'eof' } | { kind: 'interrupt'; hadText: boolean };
+
+const EXIT_COMMANDS = new Set([':exit', ':quit', ':q']);
+
+const HELP = [
+  'Type a task and press Enter to run it. Commands:',
+  '  :help              this list',
+  '  :project [path]    switch the project folder',
+  '  :provider [name]   switch the provider',
+  '  :undo              undo the last run',
+  '  :clear             clear the screen',
+  '  :exit              leave (or Ctrl-D)',
+  'Ctrl-C cancels a running task; at an empty prompt, press it twice to leave.',
+].join('\n');
+
+/** True for the errors a cancelled task ends with: our InterruptedError, AbortError, inquirer's exit. */
+function isCancel(error: unknown): boolean {
+  if (error instanceof ClawcodeError) return error.exitCode === 130;
+  const name = (error as { name?: string } | null)?.name;
+  return name === 'AbortError' || name === 'ExitPromptError' || name === 'AbortPromptError';
+}
+
+/**
+ * The `clawcode --shell` REPL (reference §3.3): a readline loop where each line is a task, or a `:command`.
+ * History (arrow keys) is kept per project in `<CLAWCODE_HOME>/history/<projectHash>`.
+ *
+ * The readline interface is closed while a task runs, so prompts inside the task (@inquirer) own the
+ * terminal alone, and Ctrl-C reaches the process as SIGINT, which aborts that task's signal.
+ * Spinners inside tasks must be created with `ora({ discardStdin: false })` (ora #236, #220).
+ *
+ * @returns when the person leaves (:exit, Ctrl-D, or Ctrl-C twice at an empty prompt)
+ * @throws never for task failures (they are shown and the loop goes on); errors of the callbacks
+ *         for :provider/:project/:undo are shown the same way
+ */
+export async function runRepl(options: ReplOptions): Promise<void> {
+  const env = options.env ?? process.env;
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const isTty = (output as { isTTY?: boolean }).isTTY === true;
+  // Colour only on a terminal and never under NO_COLOR (no-color.org; chalk 5 ignores it by itself).
+  const paint = new Chalk({ level: isTty && !env.NO_COLOR ? chalk.level : 0 });
+  const say = (text: string) => output.write(`${text}\n`);
+  let rootDir = resolve(options.rootDir);
+  let history = await loadHistory(rootDir, env);
+  let interruptedOnce = false;
+
+  say(`${paint.bold('clawcode shell')} in ${rootDir}`);
+  say(paint.dim('Type a task, :help for commands, Ctrl-D to leave.'));
+
+  const promptText = () => `${paint.cyan(`clawcode:${basename(rootDir)}`)}${paint.dim('>')} `;
+
+  // Piped input: one interface for the session, whose async iterator buffers lines, so a chunk holding
+  // several lines loses none of them while a task runs.
+  const piped = isTty ? undefined : createInterface({ input, terminal: false });
+  const pipedLines = piped?.[Symbol.asyncIterator]();
+
+  const readLine = async (): Promise<ReadResult> => {
+    if (pipedLines) {
+      output.write(promptText());
+      const next = await pipedLines.next();
+      if (next.done) return { kind: 'eof' };
+      output.write(`${next.value}\n`);
+      return { kind: 'line', line: next.value };
+    }
+    // A terminal: a fresh interface per prompt, closed while the task runs (see the docstring).
+    return new Promise<ReadResult>((resolveRead) => {
+      const rl = createInterface({
+        input,
+        output,
+        terminal: true,
+        // readline wants newest first; the file is oldest first like bash's.
+        history: [...history].reverse(),
+        historySize: 500,
+        removeHistoryDuplicates: true,
+      });
+      let done = false;
+      const finish = (result: ReadResult) => {
+        if (done) return;
+        done = true;
+        rl.close();
+        resolveRead(result);
+      };
+      rl.on('line', (line) => finish({ kind: 'line', line }));
+      rl.on('SIGINT', () => {
+        const hadText = rl.line.length > 0;
+        output.write(hadText ? '^C\n' : '\n');
+        finish({ kind: 'interrupt', hadText });
+      });
+      rl.on('close', () => finish({ kind: 'eof' }));
+      rl.setPrompt(promptText());
+      rl.prompt();
+    });
+  };
+
+  const runOne = async (task: string) => {
+    const controller = new AbortController();
+    let presses = 0;
+    const onSigint = () => {
+      presses += 1;
+      if (presses === 1) {
+        say(paint.yellow('\nCancelling the task… (Ctrl-C again to quit clawcode)'));
+        controller.abort();
+      } else {
+        process.exit(130);
+      }
+    };
+    process.on('SIGINT', onSigint);
+    try {
+      await options.runTask(task, controller.signal, { rootDir });
+      if (controller.signal.aborted) say(paint.yellow('Task cancelled.'));
+    } catch (error) {
+      if (controller.signal.aborted || isCancel(error)) say(paint.yellow('Task cancelled.'));
+      else showError(error);
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+  };
+
+  const showError = (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    say(paint.red(`✖ ${message}`));
+    const hint = error instanceof ClawcodeError ? error.hint : undefined;
+    if (hint) say(paint.dim(`  ${hint}`));
+  };
+
+  const guarded = async (action: () => Promise<void>) => {
+    try {
+      await action();
+    } catch (error) {
+      if (isCancel(error)) say(paint.yellow('Cancelled.'));
+      else showError(error);
+    }
+  };
+
+  try {
+    await loop();
+  } finally {
+    piped?.close();
+  }
+  say('Bye.');
+
+  async function loop(): Promise<void> {
+    for (;;) {
+      const read = await readLine();
+      if (read.kind === 'eof') return;
+      if (read.kind === 'interrupt') {
+        if (read.hadText) {
+          interruptedOnce = false;
+          continue;
+        }
+        if (interruptedOnce) return;
+        interruptedOnce = true;
+        say(paint.dim('(To leave, press Ctrl-C again, Ctrl-D, or type :exit)'));
+        continue;
+      }
+      interruptedOnce = false;
+      const line = read.line.trim();
+      if (!line) continue;
+      const [command, ...rest] = line.split(/\s+/);
+      // Leaving is not worth recalling: the next session's first Up should bring back real work.
+      if (!EXIT_COMMANDS.has(command ?? '')) history = await appendHistory(rootDir, line, env);
+      const arg = rest.join(' ') || undefined;
+      switch (command) {
+        case ':exit':
+        case ':quit':
+        case ':q':
+          return;
+        case ':help':
+          say(HELP);
+          continue;
+        case ':clear':
+          if (isTty) output.write('\u001b[2J\u001b[3J\u001b[H');
+          continue;
+        case ':provider':
+          if (!options.switchProvider) {
+            say('Switching providers is not available here.');
+            continue;
+          }
+          await guarded(async () => {
+            const label = await options.switchProvider!(arg);
+            say(`Provider: ${label ?? arg ?? 'changed'}`);
+          });
+          continue;
+        case ':undo':
+          if (!options.undo) {
+            say('Undo is not available yet.');
+            continue;
+          }
+          await guarded(async () => {
+            const msg = await options.undo!(rootDir);
+            say(msg || 'Undone.');
+          });
+          continue;
+        case ':project':
+          await guarded(async () => {
+            let next: string;
+            if (arg) {
+              const verdict = await validateProjectPath(arg, rootDir);
+              if (verdict !== true) {
+                say(paint.red(`✖ ${verdict}`));
+                return;
+              }
+              next = resolve(rootDir, arg);
+            } else if (options.chooseProject) {
+              next = await options.chooseProject(rootDir);
+            } else {
+              say('Usage: :project <path>');
+              return;
+            }
+            rootDir = next;
+            history = await loadHistory(rootDir, env);
+            say(`Project: ${rootDir}`);
+          });
+          continue;
+        default:
+          if (command?.startsWith(':')) {
+            say(`Unknown command ${command}. Type :help for the list.`);
+            continue;
+          }
+          await runOne(line);
+      }
+    }
+  }
+}
+

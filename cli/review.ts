@@ -1,0 +1,165 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import defaultChalk, { Chalk, type ChalkInstance } from 'chalk';
+import { applyAcceptedHunks, splitHunks, type Hunk } from '../utils/hunks.js';
+
+/** One file change offered for review; `before` is `''` for a new file. */
+export interface ReviewChange {
+  path: string;
+  before: string;
+  after: string;
+}
+
+/**
+ * An answer at a hunk, as in `git add -p`: y yes, n no, a this and the rest of the file, s skip the rest
+ * of the file (keeps hunks already accepted in it), q quit and write nothing, e edit the hunk's new text.
+ */
+export type ReviewAnswer = 'y' | 'n' | 'a' | 's' | 'q' | 'e';
+
+/** The person, as the review sees them; injected so tests drive it without a terminal. */
+export interface ReviewIo {
+  /** Ask for one of `choices` (always includes y n a s q, and e when `edit` is set). */
+  ask(question: string, choices: readonly ReviewAnswer[]): Promise<ReviewAnswer>;
+  /** Show text (a hunk, a file header); no trailing newline expected. */
+  print(text: string): void;
+  /** Let the person edit `text` (the hunk's new side); resolves to the new text, or null to cancel. */
+  edit?(text: string, path: string): Promise<string | null>;
+}
+
+/** What the review decided: only files with at least one accepted hunk, with their rebuilt content. */
+export interface ReviewResult {
+  accepted: { path: string; after: string }[];
+  /** True when the person pressed q; `accepted` is then empty and nothing may be written. */
+  quit: boolean;
+}
+
+/** Options for {@link reviewChanges}. */
+export interface ReviewOptions {
+  /** Colour the hunks. Default: when stdout supports colour and `NO_COLOR` is unset or empty (no-color.org). */
+  color?: boolean;
+  /** Environment read for NO_COLOR (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Render one hunk for the terminal: a header naming the file and position, then the `@@` line and the
+ * `-`/`+`/context lines (red/green/dim when `chalk.level > 0`). Carriage returns are not shown.
+ */
+export function formatHunk(hunk: Hunk, total: number, chalk: ChalkInstance): string {
+  const header = chalk.bold(`${hunk.path} `) + chalk.dim(`(hunk ${hunk.index + 1}/${total})`);
+  const range = chalk.cyan(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
+  const body = hunk.lines.map((raw) => {
+    const line = raw.replace(/\r$/, '');
+    if (line.startsWith('+')) return chalk.green(line);
+    if (line.startsWith('-')) return chalk.red(line);
+    if (line.startsWith('\\')) return chalk.dim(line);
+    return chalk.dim(line);
+  });
+  return [header, range, ...body].join('\n');
+}
+
+/**
+ * Per-hunk review of a set of file changes, like `git add -p`. For each file, each hunk is shown and the
+ * person answers y / n / a / s / q (and e when `io.edit` exists). The accepted subset of each file is
+ * rebuilt with `applyAcceptedHunks`, so the caller must re-check the result with the patch engine
+ * before writing (the review itself never writes).
+ *
+ * @param changes  file changes; unchanged files are skipped without a question
+ * @param io       prompt, print and optional editor
+ * @returns accepted files in the input order, or `{ accepted: [], quit: true }` after q
+ * @throws whatever `io.ask` throws (e.g. an aborted prompt); the caller treats it as a cancel
+ */
+export async function reviewChanges(
+  changes: readonly ReviewChange[],
+  io: ReviewIo,
+  options: ReviewOptions = {},
+): Promise<ReviewResult> {
+  const color = options.color ?? (defaultChalk.level > 0 && !(options.env ?? process.env).NO_COLOR);
+  const chalk = new Chalk({ level: color ? 1 : 0 });
+  const choices: ReviewAnswer[] = io.edit ? ['y', 'n', 'a', 's', 'e', 'q'] : ['y', 'n', 'a', 's', 'q'];
+  const accepted: ReviewResult['accepted'] = [];
+
+  for (const change of changes) {
+    const hunks = splitHunks(change.path, change.before, change.after);
+    const take = new Set<string>();
+    // Edited hunks replace their original; `applyAcceptedHunks` reads newText from this list.
+    const finalHunks = [...hunks];
+    let rest: 'ask' | 'accept' | 'skip' = 'ask';
+
+    for (const [i, hunk] of hunks.entries()) {
+      if (rest === 'accept') take.add(hunk.id);
+      if (rest !== 'ask') continue;
+      io.print(formatHunk(hunk, hunks.length, chalk));
+      let answer = await io.ask(`Apply this hunk to ${change.path}?`, choices);
+      while (answer === 'e' && io.edit) {
+        const edited = await io.edit(hunk.newText, change.path);
+        if (edited !== null) {
+          finalHunks[i] = { ...hunk, newText: edited };
+          answer = 'y';
+          break;
+        }
+        answer = await io.ask(`Apply this hunk to ${change.path}?`, choices);
+      }
+      if (answer === 'q') return { accepted: [], quit: true };
+      if (answer === 'y') take.add(hunk.id);
+      if (answer === 'a') {
+        take.add(hunk.id);
+        rest = 'accept';
+      }
+      if (answer === 's') rest = 'skip';
+    }
+    if (take.size > 0) accepted.push({ path: change.path, after: applyAcceptedHunks(change.before, finalHunks, take) });
+  }
+  return { accepted, quit: false };
+}
+
+const ANSWER_NAMES: Record<ReviewAnswer, string> = {
+  y: 'yes, apply this hunk',
+  n: 'no, leave it out',
+  a: 'all remaining hunks in this file',
+  s: 'skip the rest of this file',
+  e: 'edit this hunk in $EDITOR',
+  q: 'quit, write nothing',
+};
+
+/**
+ * The terminal `ReviewIo`: @inquirer/prompts `expand` for answers (one key, then Enter), stdout for
+ * hunks, and `$VISUAL`/`$EDITOR` (when set) for `e`, run on a temp file with the terminal handed over.
+ *
+ * @param env  environment read for VISUAL/EDITOR (default process.env)
+ */
+export function createConsoleReviewIo(env: NodeJS.ProcessEnv = process.env): ReviewIo {
+  const editor = env.VISUAL?.trim() || env.EDITOR?.trim();
+  const io: ReviewIo = {
+    async ask(question, choices) {
+      const { expand } = await import('@inquirer/prompts');
+      return expand<ReviewAnswer>({
+        message: question,
+        default: 'y',
+        choices: choices.map((key) => ({ key, name: ANSWER_NAMES[key], value: key })),
+      });
+    },
+    print(text) {
+      process.stdout.write(`${text}\n`);
+    },
+  };
+  if (editor) io.edit = async (text, path) => editWithEditor(editor, text, path);
+  return io;
+}
+
+/** Run `editor` on a temp copy of `text`; null when the editor exits non-zero. */
+function editWithEditor(editor: string, text: string, path: string): string | null {
+  const dir = mkdtempSync(join(tmpdir(), 'clawcode-hunk-'));
+  // Keep the file's extension so the editor picks the right syntax highlighting.
+  const file = join(dir, `hunk-${basename(path)}`);
+  try {
+    writeFileSync(file, text);
+    // `shell: true` so EDITOR="code --wait" style values with arguments work as in git.
+    const result = spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true });
+    return result.status === 0 ? readFileSync(file, 'utf8') : null;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,88 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { spawnPty, type PtySession } from '../support/pty.js';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+const driver = join(repoRoot, 'tests/support/repl-driver.ts');
+const UP = '\u001b[A';
+
+let home: string;
+let project: string;
+const sessions: PtySession[] = [];
+
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
+  vi.stubEnv('CLAWCODE_HOME', home);
+  project = await mkdtemp(join(tmpdir(), 'clawcode-pty-repl-'));
+});
+afterEach(() => sessions.splice(0).forEach((s) => s.kill()));
+
+function startRepl(): PtySession {
+  const s = spawnPty(process.execPath, ['--import', 'tsx', driver, project], {
+    cwd: repoRoot,
+    env: { ...process.env, CLAWCODE_HOME: home, NO_COLOR: '1' },
+  });
+  sessions.push(s);
+  return s;
+}
+
+async function typeLine(s: PtySession, line: string, expect: string | RegExp) {
+  s.mark();
+  s.write(`${line}\r`);
+  await s.waitFor(expect);
+}
+
+describe('clawcode shell in a terminal', () => {
+  it('runs tasks, cancels one with Ctrl-C, recalls history with arrows, and leaves with Ctrl-D', async () => {
+    const s = startRepl();
+    await s.waitFor('clawcode:');
+    await typeLine(s, 'write a.txt hello', 'wrote a.txt');
+    expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('hello\n');
+
+    // Ctrl-C during a task aborts that task only; the prompt comes back.
+    await typeLine(s, 'wait', 'working...');
+    s.mark();
+    s.write('\u0003');
+    await s.waitFor('Task cancelled.');
+    await s.waitFor('clawcode:');
+    await typeLine(s, 'write b.txt second', 'wrote b.txt');
+    expect(await readFile(join(project, 'b.txt'), 'utf8')).toBe('second\n');
+
+    // Up three times: "write b.txt second", "wait", "write a.txt hello".
+    s.mark();
+    s.write(UP + UP + UP);
+    await s.waitFor('write a.txt hello');
+    s.write('\r');
+    await s.waitFor('wrote a.txt');
+
+    // Ctrl-C at an empty prompt only shows a hint; Ctrl-D leaves.
+    s.mark();
+    s.write('\u0003');
+    await s.waitFor('To leave, press Ctrl-C again');
+    s.mark();
+    s.write('\u0004');
+    await s.waitFor('Bye.');
+    expect(await s.exited).toBe(0);
+  });
+
+  it('keeps history per project across sessions', async () => {
+    const first = startRepl();
+    await first.waitFor('clawcode:');
+    await typeLine(first, 'remember me', 'ran: remember me');
+    await typeLine(first, ':exit', 'Bye.');
+    expect(await first.exited).toBe(0);
+
+    const second = startRepl();
+    await second.waitFor('clawcode:');
+    second.mark();
+    second.write(UP);
+    await second.waitFor('remember me');
+    second.mark();
+    second.write('\r');
+    await second.waitFor('ran: remember me');
+    second.write(':exit\r');
+    expect(await second.exited).toBe(0);
+  });
+});
