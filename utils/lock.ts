@@ -101,6 +101,15 @@ export async function readProjectLock(rootDir: string, homeDir?: string): Promis
   return raw === null ? null : parseOwner(raw);
 }
 
+/**
+ * True when a live process other than this one holds the project's lock, e.g. a run that is still
+ * applying; recovery must then leave its `applying` journal alone.
+ */
+export async function isLockedByOther(rootDir: string, homeDir?: string): Promise<boolean> {
+  const owner = await readProjectLock(rootDir, homeDir);
+  return owner !== null && owner.pid !== process.pid && !isStale(owner);
+}
+
 async function tryCreate(lockPath: string, content: string): Promise<boolean> {
   const temp = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}`;
   await writeFile(temp, content);
