@@ -227,6 +227,9 @@ describe('loadSettings errors', () => {
       `AIza${'Sy0123456789abcdefghijklmnopqrstuvw'.slice(0, 35)}`,
       'ghp_0123456789abcdefghijABCDEFGHIJ0123',
       'Zk8qP2mX9vL4tR7wB1nC6yH3jF5dS0aGeU',
+      'token: 3f9a0c1b7d2e4f6a8b0c1d2e3f4a5b6c', // 32 hex digits: the Azure OpenAI key format
+      'x7k2m9q4w8e1r5t3y6u0i2o7p4a9s1d8f3g5', // lowercase + digits
+      'Q2hhbmdlIHRoaXMga2V5IG5vdy9wbGVhc2U+MTIzNA==', // base64
     ];
     for (const s of secrets) expect(looksLikeSecretValue(s), s).toBe(true);
     const ordinary = [
@@ -236,6 +239,12 @@ describe('loadSettings errors', () => {
       'claude-3-5-sonnet-20241022',
       '0123456789abcdef0123456789abcdef01234567',
       'src/components/ProfileSettingsPanel2.tsx',
+      'accounts/fireworks/models/llama-v3p1-405b-instruct',
+      'anthropic/claude-3-5-sonnet-20241022',
+      'Qwen/Qwen2.5-Coder-32B-Instruct-GPTQ-Int4',
+      'ProfileSettingsPanel2ComponentV3Redesign2024',
+      'sha256-9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+      'projects/my-project-123456/locations/us-central1/endpoints/987654321',
     ];
     for (const s of ordinary) expect(looksLikeSecretValue(s), s).toBe(false);
     expect(findSecret({ commands: { allow: ['ok', 'gsk_abcdefghijklmnopqrstuvwxyz0123'] } })).toEqual({
