@@ -1,0 +1,101 @@
+import { countTokens } from '../utils/tokenize.js';
+
+/**
+ * Regions of a large file (relevance.md §7 item 5, "hybrid packing"): split a file into whole
+ * blocks (top-level functions, classes, methods; at most MAX_CHUNK_LINES lines) along indentation,
+ * score each block against the task, and keep the best ones as verbatim line ranges.
+ */
+
+/** Chunks longer than this are split again inside (relevance.md: "≤80 lines"). */
+export const MAX_CHUNK_LINES = 80;
+const MIN_CHUNK_LINES = 3;
+
+/** A 1-based inclusive line range of a file. */
+export type LineRange = [number, number];
+
+const CONTINUATION = /^(\}|\)|\]|else\b|elif\b|except\b|finally\b|catch\b|case\b|default\b|\.|\?|:|&&|\|\||\+|,)/;
+
+function indentOf(line: string): number {
+  let i = 0;
+  while (i < line.length && (line[i] === ' ' || line[i] === '\t')) i++;
+  return i === line.length ? -1 : i;
+}
+
+/** Split lines[from..to] (0-based inclusive) into block ranges at the shallowest indentation. */
+function splitBlock(lines: readonly string[], from: number, to: number, out: LineRange[]): void {
+  if (to - from + 1 <= MAX_CHUNK_LINES) {
+    out.push([from + 1, to + 1]);
+    return;
+  }
+  // The shallowest indentation among the body decides where blocks start.
+  let min = Infinity;
+  for (let i = from + 1; i <= to; i++) {
+    const ind = indentOf(lines[i] ?? '');
+    if (ind >= 0 && ind < min) min = ind;
+  }
+  const starts: number[] = [from];
+  for (let i = from + 1; i <= to; i++) {
+    const line = lines[i] ?? '';
+    if (indentOf(line) !== min || CONTINUATION.test(line.slice(min))) continue;
+    // Leading comments and decorators belong to the block below them.
+    let s = i;
+    while (s - 1 > starts[starts.length - 1]! && /^\s*(\/\/|#|\*|\/\*|@)/.test(lines[s - 1] ?? '') && indentOf(lines[s - 1] ?? '') === min) s--;
+    if (s > starts[starts.length - 1]!) starts.push(s);
+  }
+  // Merge tiny pieces into their neighbours so a chunk is a meaningful unit.
+  const pieces: LineRange[] = [];
+  for (let k = 0; k < starts.length; k++) {
+    const s = starts[k]!;
+    const e = k + 1 < starts.length ? starts[k + 1]! - 1 : to;
+    const last = pieces[pieces.length - 1];
+    if (last && (e - last[0] + 1 <= MAX_CHUNK_LINES) && (e - s + 1 < MIN_CHUNK_LINES || last[1] - last[0] + 1 < MIN_CHUNK_LINES)) last[1] = e;
+    else pieces.push([s, e]);
+  }
+  if (pieces.length === 1) {
+    // No structure to follow (one huge statement or literal): cut at blank lines near the limit.
+    for (let s = from; s <= to; ) {
+      let e = Math.min(to, s + MAX_CHUNK_LINES - 1);
+      if (e < to) for (let j = e; j > s + MAX_CHUNK_LINES / 2; j--) if ((lines[j] ?? '').trim() === '') { e = j; break; }
+      out.push([s + 1, e + 1]);
+      s = e + 1;
+    }
+    return;
+  }
+  for (const [s, e] of pieces) {
+    if (e - s + 1 <= MAX_CHUNK_LINES) out.push([s + 1, e + 1]);
+    else splitBlock(lines, s, e, out);
+  }
+}
+
+/**
+ * Split a file into whole blocks of at most MAX_CHUNK_LINES lines, in file order, covering every line.
+ * @param lines  the file split on '\n'
+ */
+export function chunkLines(lines: readonly string[]): LineRange[] {
+  const out: LineRange[] = [];
+  if (lines.length > 0) splitBlock(lines, 0, lines.length - 1, out);
+  return out;
+}
+
+/**
+ * Score each chunk against the task terms: Σ idf(t)·(1 + ln tf) over terms present, plus a bonus
+ * for a chunk whose first lines define a symbol the task names.
+ *
+ * @param idf  query term → inverse document frequency from the file ranking
+ */
+export function scoreChunks(lines: readonly string[], chunks: readonly LineRange[], idf: ReadonlyMap<string, number>, defTerms: ReadonlySet<string>): number[] {
+  return chunks.map(([s, e]) => {
+    const { counts } = countTokens(lines.slice(s - 1, e).join('\n'));
+    let score = 0;
+    for (const [t, w] of idf) {
+      const tf = counts.get(t) ?? 0;
+      if (tf > 0) score += w * (1 + Math.log(tf));
+    }
+    const head = lines.slice(s - 1, Math.min(e, s + 3)).join('\n');
+    for (const raw of defTerms) {
+      const t = raw.replace(/\$/g, "\\$");
+      if (new RegExp(`(def|function|class|func|fn|type|interface)\\s+[^\\n]*?\\b${t}\\b|\\b${t}\\s*[=:(]`, 'i').test(head)) score += 2 * (idf.get(raw) ?? 1);
+    }
+    return score;
+  });
+}

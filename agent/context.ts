@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { clawcodeHome } from '../config/paths.js';
+import { classifyContent, scanProject } from '../utils/scanner.js';
+import { redactSecrets } from '../utils/secrets.js';
+import { indexText, loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
+import { buildOutline } from './context-outline.js';
+import { resolveImport } from './context-symbols.js';
+import { selectContext, type ContextFile, type RankDoc } from './selector.js';
+
+export type { ContextFile } from './selector.js';
+
+/**
+ * The context stage (issue 5): scan → index → rank → budget → outline → redaction. The result is
+ * what the prompt builder sends: `files[].text` then `outline`, `totalChars ≤ budget` always.
+ */
+
+/** Default context budget in characters (reference design §4.3). */
+export const DEFAULT_BUDGET_CHARS = 18_000;
+
+/** Result of `buildContext` (shared contract). */
+export interface ContextResult {
+  files: ContextFile[];
+  /** project file list (and some symbols) within the budget; '' when it does not fit */
+  outline: string;
+  /** every candidate path (sorted), for validating paths a plan names */
+  fileList: string[];
+  /** Σ files[].chars + outline.length, ≤ budget */
+  totalChars: number;
+  budget: number;
+  scannedFiles: number;
+  ms: number;
+  /** secrets replaced in what is sent, per file and kind */
+  redactions: { path: string; kind: string; count: number }[];
+  /** files the index had to (re)tokenize this run; 0 on a fully warm run */
+  indexedFiles: number;
+}
+
+/** Options of `buildContext`. */
+export interface BuildContextOptions {
+  rootDir: string;
+  task: string;
+  /** characters, > 0 */
+  budgetChars: number;
+  /** clawcode home for the index (default clawcodeHome()) */
+  homeDir?: string;
+  /** more gitignore-style patterns */
+  extraIgnore?: string[];
+}
+
+const OUTLINE_SHARE = 0.08;
+const OUTLINE_MAX_CHARS = 3000;
+const SYMBOL_FILES = 8;
+const SYMBOLS_PER_FILE = 6;
+
+function readDoc(absPath: string, mtimeMs: number, sizeBytes: number): IndexedDoc {
+  const empty = { mtimeMs, sizeBytes, tokens: 0, lines: 0, terms: '\n', defs: [], imports: [] };
+  let buf: Buffer;
+  try {
+    buf = readFileSync(absPath);
+  } catch {
+    return { ...empty, kind: 'unreadable' };
+  }
+  const cls = classifyContent(buf);
+  return cls.kind === 'text' ? indexText(cls.text, mtimeMs, sizeBytes) : { ...empty, kind: cls.kind };
+}
+
+/**
+ * Build the context for one task.
+ *
+ * @returns the selection, the outline and what was redacted; `ms` is wall time of the whole stage
+ * @throws never for unreadable files (they are skipped); an unreadable root yields an empty context
+ */
+export async function buildContext(options: BuildContextOptions): Promise<ContextResult> {
+  const started = performance.now();
+  const rootDir = resolve(options.rootDir);
+  const budget = Math.max(0, Math.floor(options.budgetChars));
+  const home = options.homeDir ?? clawcodeHome();
+  const scan = await scanProject(rootDir, { extraIgnore: options.extraIgnore });
+  const cached = loadIndex(home, rootDir);
+  const index = new Map<string, IndexedDoc>();
+  let indexed = 0;
+  for (const f of scan.files) {
+    let doc = cached.get(f.path);
+    if (!doc || doc.mtimeMs !== f.mtimeMs || doc.sizeBytes !== f.sizeBytes) {
+      doc = readDoc(f.absPath, f.mtimeMs, f.sizeBytes);
+      indexed++;
+    }
+    index.set(f.path, doc);
+  }
+  if (indexed > 0 || cached.size !== index.size) saveIndex(home, rootDir, index);
+
+  const docs: RankDoc[] = [];
+  for (const [path, doc] of index) if (doc.kind === 'text') docs.push({ path, doc });
+  const fileSet = new Set(docs.map((d) => d.path));
+  const byBase = new Map<string, string[]>();
+  for (const p of fileSet) {
+    const base = p.slice(p.lastIndexOf('/') + 1);
+    byBase.set(base, [...(byBase.get(base) ?? []), p]);
+  }
+  const bySuffix = (suffix: string): string[] =>
+    (byBase.get(suffix.slice(suffix.lastIndexOf('/') + 1)) ?? []).filter((p) => p === suffix || p.endsWith(`/${suffix}`));
+
+  const redactionsByPath = new Map<string, { kind: string; count: number }[]>();
+  const outlineReserve = Math.min(Math.floor(budget * OUTLINE_SHARE), OUTLINE_MAX_CHARS);
+  const selection = selectContext(options.task, docs, {
+    budgetChars: budget - outlineReserve,
+    readText: (path) => {
+      try {
+        const cls = classifyContent(readFileSync(join(rootDir, path)));
+        return cls.kind === 'text' ? cls.text : null;
+      } catch {
+        return null;
+      }
+    },
+    transform: (path, text) => {
+      const r = redactSecrets(text);
+      if (r.redactions.length > 0) redactionsByPath.set(path, r.redactions);
+      return r.text;
+    },
+    importsOf: (path, doc) => doc.imports.flatMap((spec) => resolveImport(spec, path, fileSet, bySuffix)),
+  });
+
+  const sent = new Set(selection.files.map((f) => f.path));
+  const symbols = new Map<string, string[]>();
+  for (const r of selection.ranked) {
+    if (symbols.size >= SYMBOL_FILES || r.score <= 0) break;
+    if (!sent.has(r.path) && r.doc.defs.length > 0) symbols.set(r.path, r.doc.defs.slice(0, SYMBOLS_PER_FILE));
+  }
+  const ranked = selection.ranked.map((r) => r.path);
+  const outline = buildOutline({ paths: ranked, sent, symbols, maxChars: budget - selection.usedChars });
+  const redactions = selection.files.flatMap((f) => (redactionsByPath.get(f.path) ?? []).map((r) => ({ path: f.path, ...r })));
+  return {
+    files: selection.files,
+    outline,
+    fileList: scan.fileList,
+    totalChars: selection.usedChars + outline.length,
+    budget,
+    scannedFiles: scan.files.length,
+    ms: Math.round(performance.now() - started),
+    redactions,
+    indexedFiles: indexed,
+  };
+}

@@ -1,0 +1,342 @@
+import { splitIdentifier, tokenizeQuery, type QueryTerm } from '../utils/tokenize.js';
+import { termFrequency, type IndexedDoc } from './context-index.js';
+import { chunkLines, scoreChunks, type LineRange } from './context-regions.js';
+
+/**
+ * File ranking for context selection (issue 5; relevance.md §7 items 1–4 and 6). The score of a file
+ * is bm25/max + 0.5·path/max + 0.7·symbol/max (the combination measured in relevance.md §4.2), times
+ * a prior that demotes tests, fixtures and docs unless the task is about them, plus a small share of
+ * the top score for files the top files import.
+ */
+
+/** A file as ranking sees it: its path and its index entry. */
+export interface RankDoc {
+  path: string;
+  doc: IndexedDoc;
+}
+
+/** Why a file scored what it did; each part is normalised to 0..1 before weighting. */
+export interface ScoreParts {
+  content: number;
+  path: number;
+  symbol: number;
+  /** multiplier from the path prior (1, 0.5 docs/examples, 0.3 tests/fixtures) */
+  prior: number;
+  /** bonus for being imported by a top file */
+  neighbour: number;
+}
+
+/** One ranked file, best first. */
+export interface RankedFile {
+  path: string;
+  score: number;
+  parts: ScoreParts;
+  doc: IndexedDoc;
+}
+
+/** Everything the packer needs to know about the query. */
+export interface RankResult {
+  ranked: RankedFile[];
+  /** query term → BM25 idf over the project (used again to score regions of large files) */
+  idf: Map<string, number>;
+  /** query terms that name a defined symbol in some file */
+  defTerms: Set<string>;
+  terms: QueryTerm[];
+}
+
+/** Tuning knobs; defaults are the measured ones. `importsOf` resolves a file's imports to paths. */
+export interface RankOptions {
+  importsOf?: (path: string, doc: IndexedDoc) => string[];
+  /** disable the structural signals (path, symbols, prior, neighbours): plain BM25, for benchmarks */
+  plainBm25?: boolean;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+const W_PATH = 0.5;
+const W_SYM = 0.7;
+const W_NEIGHBOUR = 0.15;
+const TOP_FOR_NEIGHBOURS = 5;
+
+const TEST_PATH = /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
+const DOC_PATH = /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
+const TEST_WORDS = /\b(tests?|testing|specs?|fixtures?|e2e|unit|coverage|mocks?)\b/i;
+const DOC_WORDS = /\b(docs?|documentation|readme|examples?|changelog|guide|tutorial|typos?|benchmarks?)\b/i;
+
+/**
+ * Path prior (relevance.md §7 item 1): 0.3 for test and fixture paths, 0.5 for docs and examples,
+ * both lifted to 1 when the task says test/spec or doc/readme/example.
+ */
+export function pathPrior(path: string, task: string): number {
+  if (TEST_PATH.test(path)) return TEST_WORDS.test(task) ? 1 : 0.3;
+  if (DOC_PATH.test(path)) return DOC_WORDS.test(task) ? 1 : 0.5;
+  return 1;
+}
+
+function pathTokens(path: string): { base: Set<string>; dir: Set<string>; stem: string } {
+  const segs = path.toLowerCase() === path ? path.split('/') : path.split('/');
+  const file = segs[segs.length - 1] ?? '';
+  const stem = file.replace(/\.[^.]*$/, '');
+  const toks = (s: string): string[] => s.split(/[^A-Za-z0-9_$]+/).flatMap((w) => (w.length < 2 ? [] : [w.toLowerCase(), ...splitIdentifier(w)]));
+  return { base: new Set(toks(stem)), dir: new Set(segs.slice(0, -1).flatMap(toks)), stem: stem.toLowerCase() };
+}
+
+function maxOf(values: readonly number[]): number {
+  let m = 0;
+  for (const v of values) if (v > m) m = v;
+  return m;
+}
+
+/**
+ * Rank project files for a task.
+ *
+ * @param task  the person's request (free text)
+ * @param docs  candidate text files with their index entries
+ * @returns every candidate, best first (ties keep input order), with score parts, plus query data
+ * @throws never
+ */
+export function rankFiles(task: string, docs: readonly RankDoc[], options: RankOptions = {}): RankResult {
+  const terms = tokenizeQuery(task);
+  const n = docs.length;
+  let totalLen = 0;
+  for (const d of docs) totalLen += d.doc.tokens;
+  const avgdl = n > 0 ? Math.max(1, totalLen / n) : 1;
+  // tf[termIndex][docIndex], computed with indexOf on the stored term strings: no parse of the index.
+  const tf = terms.map(({ term }) => docs.map((d) => termFrequency(d.doc, term)));
+  const idf = new Map<string, number>();
+  terms.forEach(({ term }, ti) => {
+    let df = 0;
+    for (const v of tf[ti]!) if (v > 0) df++;
+    idf.set(term, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+  });
+  const maxIdf = maxOf([...idf.values()]) || 1;
+  const taskLower = ` ${task.toLowerCase().replace(/[^a-z0-9_/.$-]+/g, ' ')} `;
+  const bm25 = docs.map((d, di) => {
+    let s = 0;
+    const norm = K1 * (1 - B + (B * d.doc.tokens) / avgdl);
+    terms.forEach(({ term }, ti) => {
+      const f = tf[ti]![di]!;
+      if (f > 0) s += idf.get(term)! * ((f * (K1 + 1)) / (f + norm));
+    });
+    return s;
+  });
+  if (options.plainBm25) {
+    const ranked = docs.map((d, i) => ({ path: d.path, score: bm25[i]!, parts: { content: bm25[i]!, path: 0, symbol: 0, prior: 1, neighbour: 0 }, doc: d.doc }));
+    return { ranked: stableSort(ranked), idf, defTerms: new Set(), terms };
+  }
+  const termSet = new Map(terms.map((t) => [t.term, t]));
+  const defTerms = new Set<string>();
+  const pathScore = docs.map((d) => {
+    const { base, dir, stem } = pathTokens(d.path);
+    let s = 0;
+    for (const { term } of terms) {
+      const w = idf.get(term) ?? maxIdf;
+      if (base.has(term)) s += w;
+      else if (dir.has(term)) s += 0.5 * w;
+    }
+    // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
+    if (stem.length >= 3 && stem !== 'index' && stem !== '__init__' && taskLower.includes(` ${stem} `)) s += maxIdf;
+    if (d.path.includes('/') && taskLower.includes(d.path.toLowerCase())) s += 3 * maxIdf;
+    return s;
+  });
+  const symScore = docs.map((d) => {
+    let s = 0;
+    const seen = new Set<string>();
+    for (const def of d.doc.defs) {
+      const lower = def.toLowerCase();
+      const q = termSet.get(lower);
+      if (q && !seen.has(lower)) {
+        seen.add(lower);
+        defTerms.add(lower);
+        s += (idf.get(lower) ?? maxIdf) * (q.identifier ? 2 : 1);
+        continue;
+      }
+      // `parse options` in a task names `parseOptions` even when nobody wrote it as code.
+      const parts = splitIdentifier(def);
+      if (parts.length >= 2 && !seen.has(lower) && parts.every((p) => termSet.has(p))) {
+        seen.add(lower);
+        s += 0.5 * parts.reduce((a, p) => a + (idf.get(p) ?? 0), 0);
+      }
+    }
+    return s;
+  });
+  const [mb, mp, ms] = [maxOf(bm25) || 1, maxOf(pathScore) || 1, maxOf(symScore) || 1];
+  const ranked: RankedFile[] = docs.map((d, i) => {
+    const parts: ScoreParts = { content: bm25[i]! / mb, path: pathScore[i]! / mp, symbol: symScore[i]! / ms, prior: pathPrior(d.path, task), neighbour: 0 };
+    return { path: d.path, score: (parts.content + W_PATH * parts.path + W_SYM * parts.symbol) * parts.prior, parts, doc: d.doc };
+  });
+  const sorted = stableSort(ranked);
+  if (options.importsOf && sorted.length > TOP_FOR_NEIGHBOURS && (sorted[0]?.score ?? 0) > 0) {
+    // Import neighbours of the top files get a small share of the top score, never above the top ranks.
+    const byPath = new Map(sorted.map((r) => [r.path, r]));
+    const top = sorted.slice(0, TOP_FOR_NEIGHBOURS);
+    const floor = top[top.length - 1]!.score;
+    for (const t of top) {
+      for (const p of options.importsOf(t.path, t.doc)) {
+        const r = byPath.get(p);
+        if (!r || top.includes(r) || r.parts.neighbour > 0) continue;
+        r.parts.neighbour = Math.min(W_NEIGHBOUR * t.score * r.parts.prior, Math.max(0, floor * 0.999 - r.score));
+        r.score += r.parts.neighbour;
+      }
+    }
+    return { ranked: stableSort(sorted), idf, defTerms, terms };
+  }
+  return { ranked: sorted, idf, defTerms, terms };
+}
+
+function stableSort(list: RankedFile[]): RankedFile[] {
+  return list.map((r, i) => [r, i] as const).sort((a, b) => b[0].score - a[0].score || a[1] - b[1]).map(([r]) => r);
+}
+
+/** One file of the selection (contract in the brief; `parts` and `redacted` are additions). */
+export interface ContextFile {
+  /** project-relative, '/' separators */
+  path: string;
+  score: number;
+  /** characters of `text` */
+  chars: number;
+  /** 1-based inclusive line ranges sent, or null for the whole file */
+  ranges: [number, number][] | null;
+  /** exactly what goes in the prompt for this file: a header line, then verbatim file text */
+  text: string;
+  parts?: ScoreParts;
+}
+
+/** Options of `selectContext`. */
+export interface SelectOptions extends RankOptions {
+  /** characters available for file texts (the outline's share already taken off), > 0 */
+  budgetChars: number;
+  /** the file's current text, or null when it cannot be read; called only for files considered */
+  readText: (path: string) => string | null;
+  /** called on every text before it is measured: returns the text to send (e.g. secrets redacted) */
+  transform?: (path: string, text: string) => string;
+  /** send whole files only (the reference design, for benchmarks) */
+  wholeOnly?: boolean;
+  /** at most this many files (the reference design's 12, for benchmarks); default unlimited */
+  maxFiles?: number;
+}
+
+/** Result of `selectContext`: files in send order and the full ranking behind them. */
+export interface ContextSelection {
+  files: ContextFile[];
+  ranked: RankedFile[];
+  idf: Map<string, number>;
+  /** Σ files[].chars, always ≤ budgetChars */
+  usedChars: number;
+}
+
+const WHOLE_SHARE = 0.5;
+const REGION_SHARE = 0.35;
+const MIN_USEFUL_CHARS = 120;
+const MAX_CONSIDERED = 400;
+
+/** Header plus verbatim text of a whole file. */
+export function wholeFileText(path: string, text: string): string {
+  return `=== ${path} ===\n${text}${text.endsWith('\n') ? '' : '\n'}`;
+}
+
+/**
+ * Header plus verbatim excerpts: one `[lines a-b]` marker per range, then the raw lines (no
+ * per-line numbers, so a model can copy code exactly as it is on disk).
+ */
+export function rangesText(path: string, lines: readonly string[], ranges: readonly LineRange[]): string {
+  const list = ranges.map(([a, b]) => `${a}-${b}`).join(', ');
+  let out = `=== ${path} (excerpt: lines ${list} of ${lines.length}) ===\n`;
+  for (const [a, b] of ranges) out += `[lines ${a}-${b}]\n${lines.slice(a - 1, b).join('\n')}\n`;
+  return out;
+}
+
+function mergeRanges(ranges: LineRange[]): LineRange[] {
+  const sorted = [...ranges].sort((x, y) => x[0] - y[0]);
+  const out: LineRange[] = [];
+  for (const r of sorted) {
+    const last = out[out.length - 1];
+    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
+    else out.push([r[0], r[1]]);
+  }
+  return out;
+}
+
+/** Pick the best regions of a large file under `cap` characters; null when nothing useful fits. */
+function pickRegions(path: string, text: string, cap: number, idf: Map<string, number>, defTerms: Set<string>): { text: string; ranges: LineRange[] } | null {
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  const chunks = chunkLines(lines);
+  const scores = scoreChunks(lines, chunks, idf, defTerms);
+  const order = chunks.map((c, i) => ({ c, s: scores[i]! })).filter((x) => x.s > 0).sort((a, b) => b.s - a.s);
+  if (order.length === 0 && chunks[0]) order.push({ c: chunks[0], s: 0 }); // ranked for its path: show the head
+  const chosen: LineRange[] = [];
+  let best: { text: string; ranges: LineRange[] } | null = null;
+  for (const { c } of order) {
+    const candidate = mergeRanges([...chosen, c]);
+    const t = rangesText(path, lines, candidate);
+    if (t.length > cap) continue;
+    chosen.push(c);
+    best = { text: t, ranges: candidate };
+  }
+  if (best === null && order[0]) {
+    // Even the best block is over the cap: send the window of it that fits, centred on its best line.
+    const [s, e] = order[0].c;
+    let bestLine = s;
+    let bestHits = -1;
+    for (let i = s; i <= e; i++) {
+      const low = (lines[i - 1] ?? '').toLowerCase();
+      let hits = 0;
+      for (const t of idf.keys()) if (low.includes(t)) hits += idf.get(t)!;
+      if (hits > bestHits) [bestHits, bestLine] = [hits, i];
+    }
+    let range: LineRange = [bestLine, bestLine];
+    if (rangesText(path, lines, [range]).length > cap) return null;
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const next of [[range[0] - 1, range[1]], [range[0], range[1] + 1]] as LineRange[]) {
+        if (next[0] < s || next[1] > e) continue;
+        if (rangesText(path, lines, [next]).length <= cap) { range = next; grew = true; }
+      }
+    }
+    best = { text: rangesText(path, lines, [range]), ranges: [range] };
+  }
+  return best;
+}
+
+/**
+ * Choose what is sent for one task: rank, then fill the budget in rank order. A file is sent whole
+ * when it fits in min(remaining, 0.5·budget); otherwise its best blocks are sent as verbatim line
+ * ranges, up to 0.35·budget per file (relevance.md §7 item 5, "hybrid packing").
+ *
+ * @param task  the person's request
+ * @param docs  candidate text files with their index entries
+ * @returns files in send order with `usedChars ≤ budgetChars` always
+ * @throws never: an empty selection is a valid result
+ */
+export function selectContext(task: string, docs: readonly RankDoc[], options: SelectOptions): ContextSelection {
+  const budget = Math.max(0, Math.floor(options.budgetChars));
+  const { ranked, idf, defTerms } = rankFiles(task, docs, options);
+  const anyScore = (ranked[0]?.score ?? 0) > 0;
+  // With nothing to go on, shallow files (README, manifest, entry points) are the best guess.
+  const order = anyScore ? ranked.filter((r) => r.score > 0) : [...ranked].sort((a, b) => a.path.split('/').length - b.path.split('/').length);
+  const files: ContextFile[] = [];
+  let used = 0;
+  let considered = 0;
+  for (const r of order) {
+    const remaining = budget - used;
+    if (remaining < MIN_USEFUL_CHARS || considered++ >= MAX_CONSIDERED) break;
+    if (options.maxFiles !== undefined && files.length >= options.maxFiles) break;
+    const raw = options.readText(r.path);
+    if (raw === null) continue;
+    const text = options.transform ? options.transform(r.path, raw) : raw;
+    const whole = wholeFileText(r.path, text);
+    const wholeCap = options.wholeOnly ? remaining : Math.min(remaining, WHOLE_SHARE * budget);
+    if (whole.length <= wholeCap) {
+      files.push({ path: r.path, score: r.score, chars: whole.length, ranges: null, text: whole, parts: r.parts });
+      used += whole.length;
+      continue;
+    }
+    if (options.wholeOnly) continue;
+    const picked = pickRegions(r.path, text, Math.min(remaining, REGION_SHARE * budget), idf, defTerms);
+    if (!picked) continue;
+    files.push({ path: r.path, score: r.score, chars: picked.text.length, ranges: picked.ranges, text: picked.text, parts: r.parts });
+    used += picked.text.length;
+  }
+  return { files, ranked, idf, usedChars: used };
+}

@@ -1,0 +1,71 @@
+import { buildContext, type ContextResult } from '../agent/context.js';
+
+/**
+ * `clawcode context "<task>"`: show what would be sent to the provider for a task, and why, without
+ * calling one. `--json` prints exactly the DESIGN.md shape; otherwise a readable table.
+ */
+
+/** Options of `runContextCommand`; `budgetChars` is in characters. */
+export interface ContextCommandOptions {
+  rootDir: string;
+  task: string;
+  budgetChars: number;
+  json: boolean;
+  stdout: NodeJS.WritableStream;
+  /** clawcode home for the index (default: CLAWCODE_HOME or ~/.clawcode) */
+  homeDir?: string;
+}
+
+/** The `--json` shape of DESIGN.md "Contracts": nothing more, nothing less. */
+export function contextJson(r: ContextResult): { files: { path: string; score: number; chars: number; ranges: [number, number][] | null }[]; totalChars: number; budget: number; scannedFiles: number; ms: number } {
+  return {
+    files: r.files.map((f) => ({ path: f.path, score: Math.round(f.score * 1000) / 1000, chars: f.chars, ranges: f.ranges })),
+    totalChars: r.totalChars,
+    budget: r.budget,
+    scannedFiles: r.scannedFiles,
+    ms: r.ms,
+  };
+}
+
+function why(f: ContextResult['files'][number]): string {
+  const p = f.parts;
+  if (!p) return '';
+  const bits: string[] = [];
+  if (p.content > 0) bits.push(`text ${p.content.toFixed(2)}`);
+  if (p.path > 0) bits.push(`path ${p.path.toFixed(2)}`);
+  if (p.symbol > 0) bits.push(`defines ${p.symbol.toFixed(2)}`);
+  if (p.neighbour > 0) bits.push('imported by a top file');
+  if (p.prior < 1) bits.push(`×${p.prior} test/doc`);
+  return bits.length > 0 ? bits.join(', ') : 'no match (fallback)';
+}
+
+/** Render the readable table of a context result (no colour: it may be piped). */
+export function formatContextTable(r: ContextResult): string {
+  const rows = r.files.map((f) => ({
+    path: f.path,
+    score: f.score.toFixed(3),
+    chars: String(f.chars),
+    sent: f.ranges === null ? 'whole' : f.ranges.map(([a, b]) => `${a}-${b}`).join(','),
+    why: why(f),
+  }));
+  const head = { path: 'file', score: 'score', chars: 'chars', sent: 'lines', why: 'why' };
+  const all = [head, ...rows];
+  const w = (k: keyof typeof head): number => Math.max(...all.map((row) => row[k].length));
+  const [wp, ws, wc, wl] = [Math.min(w('path'), 60), w('score'), w('chars'), Math.min(w('sent'), 28)];
+  const line = (row: typeof head): string =>
+    `${row.path.padEnd(wp)}  ${row.score.padStart(ws)}  ${row.chars.padStart(wc)}  ${row.sent.padEnd(wl)}  ${row.why}`.trimEnd();
+  const out = [line(head), ...rows.map(line)];
+  out.push('');
+  out.push(`${r.files.length} files, ${r.totalChars} of ${r.budget} characters (outline ${r.outline.length}); scanned ${r.scannedFiles} files in ${r.ms} ms`);
+  for (const red of r.redactions) out.push(`redacted ${red.count} ${red.kind.replace(/_/g, ' ')}${red.count > 1 ? 's' : ''} in ${red.path}`);
+  return `${out.join('\n')}\n`;
+}
+
+/**
+ * Run `clawcode context`: build the context for `task` and write it to `stdout`.
+ * @throws whatever buildContext throws (it does not throw for unreadable files)
+ */
+export async function runContextCommand(options: ContextCommandOptions): Promise<void> {
+  const result = await buildContext({ rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, homeDir: options.homeDir });
+  options.stdout.write(options.json ? `${JSON.stringify(contextJson(result))}\n` : formatContextTable(result));
+}

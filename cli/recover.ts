@@ -1,0 +1,59 @@
+import chalk from 'chalk';
+import { findUnfinishedRuns, rollbackRun, type RollbackResult, type RunRecord } from '../utils/journal.js';
+import { isLockedByOther } from '../utils/lock.js';
+
+/** Options of {@link recoverUnfinishedRuns}. */
+export interface RecoverOptions {
+  rootDir: string;
+  homeDir?: string;
+  /**
+   * Ask before rolling back (pass it in a TTY). Without it the rollback happens at once: restoring
+   * the exact pre-run bytes is the safe default when nobody can be asked.
+   */
+  confirm?: (message: string) => Promise<boolean>;
+  /** where to tell the person what happened (stderr in the CLI); nothing is printed when absent */
+  print?: (text: string) => void;
+}
+
+/** What start-up recovery found and did. */
+export interface RecoverOutcome {
+  /** runs left half-applied by a process that died */
+  found: RunRecord[];
+  rolledBack: RollbackResult[];
+  /** the person said no: the runs stay `applying` and are offered again next time */
+  declined: boolean;
+  /** another live clawcode process holds the project lock, so its `applying` run was left alone */
+  busy: boolean;
+}
+
+/**
+ * Start-up check (issue 7): if an earlier clawcode run in this project died while writing, roll it
+ * back to the exact bytes from before it, asking first when `confirm` is given. Call it after taking
+ * the project lock; it also refuses to touch anything while another live process holds the lock.
+ *
+ * @throws IoError (exit 1) a rollback failed (the run stays `applying` and is offered again)
+ */
+export async function recoverUnfinishedRuns(options: RecoverOptions): Promise<RecoverOutcome> {
+  const outcome: RecoverOutcome = { found: [], rolledBack: [], declined: false, busy: false };
+  const found = await findUnfinishedRuns(options.rootDir, options.homeDir);
+  if (found.length === 0) return outcome;
+  outcome.found = found;
+  if (await isLockedByOther(options.rootDir, options.homeDir)) {
+    outcome.busy = true;
+    return outcome;
+  }
+  const list = found.map((r) => `  ${chalk.dim(r.runId)} ${r.task} (${r.files.length} file${r.files.length === 1 ? '' : 's'})`).join('\n');
+  options.print?.(`${chalk.yellow('!')} An earlier clawcode run was interrupted while writing files:\n${list}`);
+  if (options.confirm && !(await options.confirm('Roll it back to the files as they were before that run?'))) {
+    outcome.declined = true;
+    options.print?.(chalk.dim('Left as is; clawcode will offer this again next time.'));
+    return outcome;
+  }
+  for (const run of found) {
+    const result = await rollbackRun({ rootDir: options.rootDir, runId: run.runId, homeDir: options.homeDir });
+    outcome.rolledBack.push(result);
+    const count = result.restored.length + result.deleted.length;
+    options.print?.(`${chalk.green('✓')} Rolled back ${run.runId}: ${count} file${count === 1 ? '' : 's'} restored`);
+  }
+  return outcome;
+}

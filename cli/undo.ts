@@ -1,0 +1,87 @@
+import chalk from 'chalk';
+import { UsageError } from '../utils/errors.js';
+import { previewUndo, UndoConflictError, undoRun, type UndoPreview, type UndoResult } from '../utils/journal.js';
+
+/** Options of `clawcode undo [runId]`. Streams and `confirm` are injected so tests drive them. */
+export interface UndoCommandOptions {
+  rootDir: string;
+  /** the run to undo; default: the newest applied run */
+  runId?: string;
+  /** `--force`: restore the untouched files even when others changed since the run */
+  force?: boolean;
+  /** `--yes`: do not ask */
+  yes?: boolean;
+  /** `--json`: print one JSON object, never prompt */
+  json?: boolean;
+  /** a person can be asked (TTY and not --json) */
+  interactive?: boolean;
+  homeDir?: string;
+  stdout?: NodeJS.WritableStream;
+  /** yes/no question; default @inquirer/prompts `confirm` */
+  confirm?: (message: string) => Promise<boolean>;
+}
+
+/** How `clawcode undo` ended; `exitCode` is 0 for both (declining is not an error). */
+export interface UndoCommandOutcome {
+  status: 'undone' | 'declined';
+  runId: string;
+  result?: UndoResult;
+  exitCode: number;
+}
+
+async function defaultConfirm(message: string): Promise<boolean> {
+  const { confirm } = await import('@inquirer/prompts');
+  return confirm({ message, default: true });
+}
+
+/** The files an undo would touch, as shown before asking. */
+export function formatUndoPreview(preview: UndoPreview): string {
+  const { run } = preview;
+  const lines = [chalk.bold(`Undo run ${run.runId}`) + chalk.dim(` (${new Date(run.createdAt).toLocaleString()})`) + `: ${run.task}`];
+  for (const file of preview.restorable) {
+    lines.push(file.created ? `  ${chalk.red('delete ')} ${file.path} ${chalk.dim('(created by the run)')}` : `  ${chalk.green('restore')} ${file.path}`);
+  }
+  for (const conflict of preview.conflicts) {
+    lines.push(`  ${chalk.yellow('changed')} ${conflict.path} ${chalk.dim(`(${conflict.kind} since the run; left alone)`)}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * `clawcode undo [runId] [--force] [--yes]`: show what would be restored, refuse when files changed
+ * since the run (unless `--force`, which restores only the untouched ones), confirm, then undo.
+ *
+ * @throws UndoConflictError (exit 1) files changed and no `--force` (or nothing left to restore)
+ * @throws UsageError (exit 2) confirmation needed but nobody can be asked (pass `--yes`)
+ * @throws RunNotFoundError / ClawcodeError from utils/journal.ts (no such run, nothing to undo)
+ */
+export async function runUndoCommand(options: UndoCommandOptions): Promise<UndoCommandOutcome> {
+  const out = (text: string): void => {
+    if (!options.json) (options.stdout ?? process.stdout).write(`${text}\n`);
+  };
+  const preview = await previewUndo(options);
+  out(formatUndoPreview(preview));
+  if (preview.conflicts.length > 0 && (!options.force || preview.restorable.length === 0)) {
+    throw new UndoConflictError(preview.run.runId, preview.conflicts);
+  }
+  if (!options.yes) {
+    if (!options.interactive || options.json) {
+      throw new UsageError('clawcode undo needs a confirmation', { code: 'confirmation_needed', hint: 'Pass --yes to undo without being asked.' });
+    }
+    const count = preview.restorable.length;
+    const ok = await (options.confirm ?? defaultConfirm)(`Undo ${count} file${count === 1 ? '' : 's'}?`);
+    if (!ok) {
+      out(chalk.dim('Nothing changed.'));
+      return { status: 'declined', runId: preview.run.runId, exitCode: 0 };
+    }
+  }
+  const result = await undoRun({ ...options, runId: preview.run.runId });
+  if (options.json) {
+    (options.stdout ?? process.stdout).write(`${JSON.stringify({ status: 'undone', ...result })}\n`);
+  } else {
+    const done = result.restored.length + result.deleted.length;
+    out(`${chalk.green('✓')} Undid run ${result.runId}: ${done} file${done === 1 ? '' : 's'} restored`
+      + (result.skipped.length > 0 ? chalk.yellow(`, ${result.skipped.length} changed file(s) left alone`) : ''));
+  }
+  return { status: 'undone', runId: result.runId, result, exitCode: 0 };
+}

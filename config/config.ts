@@ -1,0 +1,347 @@
+import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import type { JsonMode, ProviderConfig, ProviderId } from '../llm/types.js';
+import { ConfigError, UsageError } from '../utils/errors.js';
+import { clawcodeHome, configPath } from './paths.js';
+import type { ModelPrice } from './prices.js';
+import { defaultModelFor, findRegistryEntry } from './registry.js';
+
+/**
+ * The user config, `$CLAWCODE_HOME/config.json` (default `~/.clawcode/config.json`), and provider
+ * resolution from it and the environment (issue 3, reference §3.4). The file holds keys, so the
+ * folder is 0700 and the file 0600 — re-applied after every write, because `mode` only applies
+ * when a file is created (shared/research/ecosystem.md §5).
+ */
+
+/** One configured provider, as stored. Fields left out are filled from env vars and defaults. */
+export interface ProviderEntry {
+  provider: ProviderId;
+  preset?: ProviderConfig['preset'];
+  model?: string;
+  apiKey?: string;
+  baseURL?: string;
+  endpoint?: string;
+  deployment?: string;
+  apiVersion?: string;
+  jsonMode?: JsonMode;
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+/** The whole config.json. */
+export interface ClawcodeConfig {
+  /** Name of the entry used when no --provider is given. */
+  defaultProvider?: string;
+  /** Entries by name (e.g. "openai", "ollama", "work-azure"). */
+  providers: Record<string, ProviderEntry>;
+  /** Price overrides in USD per 1M tokens, by model id (config/prices.ts). */
+  prices?: Record<string, ModelPrice>;
+}
+
+const entrySchema = z.object({
+  provider: z.enum(['openai', 'azure', 'groq', 'gemini']),
+  preset: z.enum(['ollama', 'lmstudio', 'llamacpp', 'vllm']).optional(),
+  model: z.string().optional(),
+  apiKey: z.string().optional(),
+  baseURL: z.string().optional(),
+  endpoint: z.string().optional(),
+  deployment: z.string().optional(),
+  apiVersion: z.string().optional(),
+  jsonMode: z.enum(['json_schema', 'json_object', 'prompt']).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+});
+
+const configSchema = z.object({
+  defaultProvider: z.string().optional(),
+  providers: z.record(z.string(), entrySchema).default({}),
+  prices: z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() })).optional(),
+});
+
+/** An empty config. */
+export function emptyConfig(): ClawcodeConfig {
+  return { providers: {} };
+}
+
+/** Line and column (1-based) of a character offset. */
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - before.lastIndexOf('\n') };
+}
+
+/**
+ * Parse config.json text.
+ *
+ * @param file  path named in errors
+ * @throws ConfigError naming the file and the line/column of a JSON syntax error, or the field
+ *         that has the wrong shape
+ */
+export function parseConfig(text: string, file: string): ClawcodeConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    const position = /at position (\d+)/.exec(message);
+    const where = position?.[1] ? (({ line, column }) => ` at line ${line}, column ${column}`)(lineColumn(text, Number(position[1]))) : '';
+    const reason = message.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '');
+    throw new ConfigError(`${file} is not valid JSON${where}: ${reason}`, {
+      code: 'config_corrupt',
+      hint: 'Fix the file by hand, or move it away and run `clawcode config`. It is left untouched.',
+      cause: error,
+    });
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue?.path.join('.') || '(top level)';
+    throw new ConfigError(`${file}: ${path}: ${issue?.message ?? 'invalid'}`, {
+      code: 'config_invalid',
+      hint: 'Fix the file by hand, or run `clawcode config`.',
+    });
+  }
+  return parsed.data as ClawcodeConfig;
+}
+
+/**
+ * Read `$CLAWCODE_HOME/config.json`. A missing file is an empty config.
+ *
+ * @throws ConfigError when the file is corrupt or has the wrong shape (never rewritten here)
+ */
+export async function readConfig(env: NodeJS.ProcessEnv = process.env): Promise<ClawcodeConfig> {
+  const file = configPath(env);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
+    throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  return parseConfig(text, file);
+}
+
+/**
+ * Write the config atomically (write-file-atomic: temp file in the same folder, fsync, rename),
+ * then force the file to 0600 and the folder to 0700.
+ *
+ * @throws ConfigError when the folder or file cannot be written
+ */
+export async function writeConfig(config: ClawcodeConfig, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const file = configPath(env);
+  const home = clawcodeHome(env);
+  try {
+    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    await chmod(home, 0o700);
+    await writeFileAtomic(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+    await chmod(file, 0o600);
+  } catch (error) {
+    throw new ConfigError(`Cannot write ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Show a key without revealing it: `sk-…abcd`; short keys become `****`. */
+export function maskKey(key: string | undefined): string {
+  if (!key) return '(none)';
+  if (key.length <= 12) return '****';
+  return `${key.slice(0, 3)}…${key.slice(-4)}`;
+}
+
+const nonEmpty = (value: string | undefined): string | undefined => (value && value.trim() ? value.trim() : undefined);
+
+/** What env vars supply for one backend, and where the key came from. */
+function fromEnv(provider: ProviderId, env: NodeJS.ProcessEnv): Partial<ProviderEntry> & { keySource?: string } {
+  switch (provider) {
+    case 'openai': {
+      const apiKey = nonEmpty(env.OPENAI_API_KEY);
+      return { apiKey, baseURL: nonEmpty(env.OPENAI_BASE_URL), keySource: apiKey ? 'OPENAI_API_KEY' : undefined };
+    }
+    case 'azure': {
+      const apiKey = nonEmpty(env.AZURE_OPENAI_API_KEY);
+      return {
+        apiKey,
+        endpoint: nonEmpty(env.AZURE_OPENAI_ENDPOINT),
+        deployment: nonEmpty(env.AZURE_OPENAI_DEPLOYMENT),
+        apiVersion: nonEmpty(env.AZURE_OPENAI_API_VERSION) ?? nonEmpty(env.OPENAI_API_VERSION),
+        keySource: apiKey ? 'AZURE_OPENAI_API_KEY' : undefined,
+      };
+    }
+    case 'groq': {
+      const apiKey = nonEmpty(env.GROQ_API_KEY);
+      return { apiKey, baseURL: nonEmpty(env.GROQ_BASE_URL), keySource: apiKey ? 'GROQ_API_KEY' : undefined };
+    }
+    case 'gemini': {
+      const gemini = nonEmpty(env.GEMINI_API_KEY);
+      const google = nonEmpty(env.GOOGLE_API_KEY);
+      return {
+        apiKey: gemini ?? google,
+        baseURL: nonEmpty(env.GEMINI_BASE_URL) ?? nonEmpty(env.GOOGLE_GEMINI_BASE_URL),
+        keySource: gemini ? 'GEMINI_API_KEY' : google ? 'GOOGLE_API_KEY' : undefined,
+      };
+    }
+  }
+}
+
+/** Whether the environment alone configures a backend (the minimum it needs to make a call). */
+function envConfigures(provider: ProviderId, env: NodeJS.ProcessEnv): boolean {
+  const e = fromEnv(provider, env);
+  if (provider === 'openai') return Boolean(e.apiKey || e.baseURL);
+  if (provider === 'azure') return Boolean(e.apiKey && e.endpoint);
+  return Boolean(e.apiKey);
+}
+
+/** The backends, in the order env-only detection tries them. */
+export const ENV_PROVIDER_ORDER: readonly ProviderId[] = ['openai', 'azure', 'groq', 'gemini'];
+
+/**
+ * Turn a config entry (or none, for env-only) into a ProviderConfig. Env vars fill only fields the
+ * entry leaves out. An entry with its own base URL (a preset or another server) never receives
+ * OPENAI_API_KEY, so the OpenAI key is not sent to a third party.
+ */
+function buildProviderConfig(name: string, entry: ProviderEntry, env: NodeJS.ProcessEnv, model: string | undefined): ProviderConfig {
+  const local = entry.preset !== undefined || (entry.provider === 'openai' && entry.baseURL !== undefined);
+  const envPart = local ? {} : fromEnv(entry.provider, env);
+  const registry = findRegistryEntry(entry.preset ?? entry.provider);
+  const apiKey = entry.apiKey ?? envPart.apiKey;
+  const keySource = entry.apiKey ? `config.json providers.${name}.apiKey` : envPart.keySource;
+  const deployment = entry.deployment ?? envPart.deployment;
+  const resolvedModel =
+    model ?? entry.model ?? (entry.provider === 'azure' ? deployment : undefined) ?? defaultModelFor(entry.provider, entry.preset) ?? '';
+  const config: ProviderConfig = {
+    provider: entry.provider,
+    name,
+    model: resolvedModel,
+    ...(apiKey ? { apiKey } : {}),
+    ...(keySource ? { keySource } : {}),
+  };
+  const baseURL = entry.baseURL ?? envPart.baseURL ?? registry?.defaultBaseURL;
+  if (baseURL) config.baseURL = baseURL;
+  if (entry.preset) config.preset = entry.preset;
+  const endpoint = entry.endpoint ?? envPart.endpoint;
+  if (endpoint) config.endpoint = endpoint;
+  if (entry.provider === 'azure') {
+    // For Azure, --model names the deployment.
+    const dep = model ?? deployment ?? entry.model;
+    if (dep) config.deployment = dep;
+  }
+  const apiVersion = entry.apiVersion ?? envPart.apiVersion;
+  if (apiVersion) config.apiVersion = apiVersion;
+  const jsonMode = entry.jsonMode ?? registry?.jsonMode;
+  if (jsonMode) config.jsonMode = jsonMode;
+  if (entry.temperature !== undefined) config.temperature = entry.temperature;
+  if (entry.maxOutputTokens !== undefined) config.maxOutputTokens = entry.maxOutputTokens;
+  return config;
+}
+
+/** Options of `resolveProviderConfig`. */
+export interface ResolveOptions {
+  config: ClawcodeConfig;
+  env: NodeJS.ProcessEnv;
+  /** `--provider`: a config entry name, a backend id (openai, azure, groq, gemini) or a preset name. */
+  provider?: string;
+  /** `--model`: overrides the entry's model (for Azure, the deployment). */
+  model?: string;
+}
+
+/**
+ * Choose and complete the provider for a run. Precedence: `provider` (entry name, then backend or
+ * preset id) > `config.defaultProvider` > the only configured entry > env vars alone
+ * (OPENAI_API_KEY/OPENAI_BASE_URL → openai, AZURE_OPENAI_API_KEY+AZURE_OPENAI_ENDPOINT → azure,
+ * GROQ_API_KEY → groq, GEMINI_API_KEY/GOOGLE_API_KEY → gemini, tried in that order).
+ * Env vars also fill fields a config entry leaves out.
+ *
+ * @returns the resolved config, or undefined when nothing is configured (the caller onboards or errors)
+ * @throws UsageError for an unknown `provider` name; ConfigError when the default names a missing
+ *         entry, several entries exist and none is the default, or the named backend has no credentials
+ */
+export function resolveProviderConfig(options: ResolveOptions): ProviderConfig | undefined {
+  const { config, env, model } = options;
+  const entries = config.providers ?? {};
+  const names = Object.keys(entries);
+  const wanted = options.provider?.trim();
+  if (wanted) {
+    const entry = entries[wanted];
+    if (entry) return buildProviderConfig(wanted, entry, env, model);
+    const kind = findRegistryEntry(wanted);
+    if (!kind || kind.id === 'openai-compatible') {
+      const known = [...names, ...ENV_PROVIDER_ORDER, 'ollama', 'lmstudio', 'llamacpp', 'vllm'];
+      throw new UsageError(`Unknown provider "${wanted}"`, { code: 'provider_unknown', hint: `Use one of: ${[...new Set(known)].join(', ')}.` });
+    }
+    const matching = names.filter((name) => entries[name]?.provider === kind.provider && entries[name]?.preset === kind.preset);
+    if (matching.length >= 1) {
+      const name = matching.includes(config.defaultProvider ?? '') ? config.defaultProvider! : matching[0]!;
+      return buildProviderConfig(name, entries[name]!, env, model);
+    }
+    if (kind.preset || envConfigures(kind.provider, env)) {
+      return buildProviderConfig(wanted, { provider: kind.provider, ...(kind.preset ? { preset: kind.preset } : {}) }, env, model);
+    }
+    throw new ConfigError(`Provider "${wanted}" is not configured`, {
+      code: 'provider_not_configured',
+      hint: `Set ${kind.keyEnv ?? 'its env vars'}, or run \`clawcode config\`.`,
+    });
+  }
+  if (config.defaultProvider) {
+    const entry = entries[config.defaultProvider];
+    if (!entry) {
+      throw new ConfigError(`The default provider "${config.defaultProvider}" has no entry in config.json`, {
+        code: 'provider_default_missing',
+        hint: 'Run `clawcode config` to set another default.',
+      });
+    }
+    return buildProviderConfig(config.defaultProvider, entry, env, model);
+  }
+  if (names.length === 1) return buildProviderConfig(names[0]!, entries[names[0]!]!, env, model);
+  if (names.length > 1) {
+    throw new ConfigError(`Several providers are configured (${names.join(', ')}) and none is the default`, {
+      code: 'provider_ambiguous',
+      hint: 'Pass --provider <name>, or set a default with `clawcode config`.',
+    });
+  }
+  const fromEnvOnly = ENV_PROVIDER_ORDER.find((id) => envConfigures(id, env));
+  return fromEnvOnly ? buildProviderConfig(fromEnvOnly, { provider: fromEnvOnly }, env, model) : undefined;
+}
+
+/** One row of `clawcode config` list output: nothing secret, the key masked. */
+export interface ConfiguredProvider {
+  name: string;
+  provider: ProviderId;
+  preset?: ProviderConfig['preset'];
+  model: string;
+  /** Base URL or Azure endpoint, when set. */
+  url?: string;
+  maskedKey: string;
+  keySource?: string;
+  isDefault: boolean;
+  /** `config` for entries of config.json, `env` for a backend configured by env vars alone. */
+  source: 'config' | 'env';
+}
+
+/**
+ * Every usable provider: the config entries (env vars filling gaps), then backends configured by
+ * env vars alone that have no entry.
+ */
+export function listConfiguredProviders(config: ClawcodeConfig, env: NodeJS.ProcessEnv = process.env): ConfiguredProvider[] {
+  const rows: ConfiguredProvider[] = [];
+  const entries = config.providers ?? {};
+  const row = (name: string, entry: ProviderEntry, source: 'config' | 'env'): ConfiguredProvider => {
+    const resolved = buildProviderConfig(name, entry, env, undefined);
+    return {
+      name,
+      provider: entry.provider,
+      ...(entry.preset ? { preset: entry.preset } : {}),
+      model: resolved.model,
+      ...((resolved.endpoint ?? resolved.baseURL) ? { url: resolved.endpoint ?? resolved.baseURL } : {}),
+      maskedKey: maskKey(resolved.apiKey),
+      ...(resolved.keySource ? { keySource: resolved.keySource } : {}),
+      isDefault: config.defaultProvider === name,
+      source,
+    };
+  };
+  for (const [name, entry] of Object.entries(entries)) rows.push(row(name, entry, 'config'));
+  for (const id of ENV_PROVIDER_ORDER) {
+    if (envConfigures(id, env) && !Object.values(entries).some((e) => e.provider === id && !e.preset)) rows.push(row(id, { provider: id }, 'env'));
+  }
+  return rows;
+}

@@ -1,0 +1,63 @@
+import type { Usage } from '../llm/types.js';
+
+/**
+ * Estimated cost of a call from list prices, in USD per 1M tokens.
+ * Source: the providers' public price pages (openai.com/api/pricing, groq.com/pricing,
+ * ai.google.dev/gemini-api/docs/pricing) as of 2025; standard tier, no caching or batch
+ * discounts. Prices change: override them with the `prices` entry of config.json.
+ */
+
+/** USD per 1,000,000 tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+}
+
+/** Known list prices by model id. */
+export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
+  'gpt-4o-mini': { input: 0.15, output: 0.6 },
+  'gpt-4o': { input: 2.5, output: 10 },
+  'gpt-4.1': { input: 2, output: 8 },
+  'gpt-4.1-mini': { input: 0.4, output: 1.6 },
+  'gpt-4.1-nano': { input: 0.1, output: 0.4 },
+  'gpt-5': { input: 1.25, output: 10 },
+  'gpt-5-mini': { input: 0.25, output: 2 },
+  'gpt-5-nano': { input: 0.05, output: 0.4 },
+  'o4-mini': { input: 1.1, output: 4.4 },
+  'o3-mini': { input: 1.1, output: 4.4 },
+  'llama-3.3-70b-versatile': { input: 0.59, output: 0.79 },
+  'llama-3.1-8b-instant': { input: 0.05, output: 0.08 },
+  'openai/gpt-oss-120b': { input: 0.15, output: 0.75 },
+  'openai/gpt-oss-20b': { input: 0.1, output: 0.5 },
+  'gemini-2.5-pro': { input: 1.25, output: 10 },
+  'gemini-2.5-flash': { input: 0.3, output: 2.5 },
+  'gemini-2.5-flash-lite': { input: 0.1, output: 0.4 },
+  'gemini-2.0-flash': { input: 0.1, output: 0.4 },
+};
+
+/**
+ * The price of a model: an override first, then the table; a dated snapshot
+ * (`gpt-4o-mini-2024-07-18`) falls back to its base name.
+ */
+export function findPrice(model: string, overrides: Readonly<Record<string, ModelPrice>> = {}): ModelPrice | undefined {
+  const candidates = [model, model.replace(/-\d{4}-\d{2}-\d{2}$/, ''), model.replace(/^models\//, '')];
+  for (const name of candidates) {
+    const price = overrides[name] ?? DEFAULT_PRICES[name];
+    if (price) return price;
+  }
+  return undefined;
+}
+
+/**
+ * Estimated cost of one call in USD.
+ *
+ * @param model      model id as configured or reported
+ * @param usage      token counts (tokens, not characters)
+ * @param overrides  `prices` from config.json, USD per 1M tokens by model id
+ * @returns USD, or undefined when the model's price is unknown
+ */
+export function estimateCostUsd(model: string, usage: Usage, overrides?: Readonly<Record<string, ModelPrice>>): number | undefined {
+  const price = findPrice(model, overrides);
+  if (!price) return undefined;
+  return (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
+}

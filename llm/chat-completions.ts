@@ -1,0 +1,160 @@
+import { ProviderError } from '../utils/errors.js';
+import { isResponseFormatError, providerLabel, toProviderError } from './errors-map.js';
+import { PLAN_SCHEMA_NAME } from './plan-schema.js';
+import type { CompletionRequest, JsonMode, ProviderConfig, ProviderReply, Usage } from './types.js';
+
+/**
+ * The Chat Completions request shared by the OpenAI, Azure and Groq clients (all three SDKs are
+ * generated from the same OpenAPI spec and take the same body): structured-output selection with
+ * step-down, streaming with progress and usage, refusal detection.
+ */
+
+/** The slice of an openai / groq-sdk client used here. */
+export interface ChatCompletionsApi {
+  chat: {
+    completions: {
+      create(body: Record<string, unknown>, options: { signal?: AbortSignal; timeout?: number; maxRetries?: number }): PromiseLike<unknown>;
+    };
+  };
+}
+
+/** How one backend wants its chat request shaped. */
+export interface ChatOptions {
+  /** Structured-output mode to try first. */
+  jsonMode: JsonMode;
+  /** Whether to stream in this mode (Groq's JSON mode cannot stream). */
+  stream: (mode: JsonMode) => boolean;
+  /** The mode to try after a 400 about response_format, or undefined to give up. */
+  stepDown: (mode: JsonMode) => JsonMode | undefined;
+  /** Body fields added to every request (temperature, max tokens, ...). */
+  extraBody: Record<string, unknown>;
+  /** Model or deployment name sent as `model`. */
+  model: string;
+}
+
+/** The default step-down chain: json_schema → json_object → prompt. */
+export function defaultStepDown(mode: JsonMode): JsonMode | undefined {
+  return mode === 'json_schema' ? 'json_object' : mode === 'json_object' ? 'prompt' : undefined;
+}
+
+/**
+ * The system prompt for a mode. JSON mode requires the word "JSON" in the messages and does not
+ * know the schema, so both json_object and prompt-only modes carry the schema as text.
+ */
+export function systemFor(mode: JsonMode, request: CompletionRequest): string {
+  if (mode === 'json_schema') return request.system;
+  return `${request.system}\n\nReply with exactly one JSON object, no prose, matching this JSON schema:\n${JSON.stringify(request.jsonSchema)}`;
+}
+
+function responseFormat(mode: JsonMode, schema: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (mode === 'json_schema') return { type: 'json_schema', json_schema: { name: PLAN_SCHEMA_NAME, strict: true, schema } };
+  if (mode === 'json_object') return { type: 'json_object' };
+  return undefined;
+}
+
+interface Chunk {
+  model?: string;
+  choices?: { delta?: { content?: string | null; refusal?: string | null }; finish_reason?: string | null }[];
+  usage?: RawUsage | null;
+  x_groq?: { usage?: RawUsage };
+}
+interface RawUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+}
+interface Completion {
+  model?: string;
+  choices?: { message?: { content?: string | null; refusal?: string | null }; finish_reason?: string | null }[];
+  usage?: RawUsage | null;
+}
+
+function toUsage(raw: RawUsage | null | undefined): Usage | undefined {
+  if (!raw) return undefined;
+  const inputTokens = raw.prompt_tokens ?? 0;
+  const outputTokens = raw.completion_tokens ?? 0;
+  return { inputTokens, outputTokens, totalTokens: raw.total_tokens ?? inputTokens + outputTokens };
+}
+
+async function once(
+  api: ChatCompletionsApi,
+  mode: JsonMode,
+  config: ProviderConfig,
+  options: ChatOptions,
+  request: CompletionRequest,
+): Promise<ProviderReply> {
+  const stream = options.stream(mode);
+  const format = responseFormat(mode, request.jsonSchema);
+  const body: Record<string, unknown> = {
+    model: options.model,
+    messages: [
+      { role: 'system', content: systemFor(mode, request) },
+      { role: 'user', content: request.user },
+    ],
+    ...options.extraBody,
+    ...(format ? { response_format: format } : {}),
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  };
+  const sdkOptions = { signal: request.signal, timeout: request.timeoutMs, maxRetries: 0 };
+  let text = '';
+  let refusal = '';
+  let finishReason: string | undefined;
+  let usage: Usage | undefined;
+  let model = options.model;
+  if (stream) {
+    const chunks = (await api.chat.completions.create(body, sdkOptions)) as AsyncIterable<Chunk>;
+    for await (const chunk of chunks) {
+      if (chunk.model) model = chunk.model;
+      const choice = chunk.choices?.[0];
+      if (choice?.delta?.content) {
+        text += choice.delta.content;
+        request.onProgress?.({ chars: text.length });
+      }
+      if (choice?.delta?.refusal) refusal += choice.delta.refusal;
+      if (choice?.finish_reason) finishReason = choice.finish_reason;
+      usage = toUsage(chunk.usage ?? chunk.x_groq?.usage) ?? usage;
+    }
+  } else {
+    const completion = (await api.chat.completions.create(body, sdkOptions)) as Completion;
+    const choice = completion.choices?.[0];
+    text = choice?.message?.content ?? '';
+    refusal = choice?.message?.refusal ?? '';
+    finishReason = choice?.finish_reason ?? undefined;
+    usage = toUsage(completion.usage);
+    if (completion.model) model = completion.model;
+    request.onProgress?.({ chars: text.length });
+  }
+  if (refusal) {
+    throw new ProviderError(`${providerLabel(config)} refused the task: ${refusal.replace(/\s+/g, ' ').slice(0, 300)}`, {
+      provider: config.name,
+      code: 'provider_refusal',
+      hint: 'Rephrase the task.',
+    });
+  }
+  return { text, usage, finishReason, model };
+}
+
+/**
+ * Send one plan request through a Chat Completions API, stepping down the structured-output mode
+ * on a 400 about it (each step at most once, following `options.stepDown`).
+ *
+ * @returns the raw reply (text, usage, finish reason, model)
+ * @throws ProviderError (mapped by `toProviderError`) or InterruptedError
+ */
+export async function completeChat(
+  api: ChatCompletionsApi,
+  config: ProviderConfig,
+  options: ChatOptions,
+  request: CompletionRequest,
+): Promise<ProviderReply> {
+  let mode: JsonMode | undefined = options.jsonMode;
+  for (;;) {
+    try {
+      return await once(api, mode, config, options, request);
+    } catch (error) {
+      const next: JsonMode | undefined = isResponseFormatError(error) ? options.stepDown(mode) : undefined;
+      if (next === undefined || request.signal?.aborted) throw toProviderError(error, { config, model: options.model });
+      mode = next;
+    }
+  }
+}

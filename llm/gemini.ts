@@ -1,0 +1,115 @@
+import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from '@google/genai';
+import { ConfigError } from '../utils/errors.js';
+import { defaultStepDown, systemFor } from './chat-completions.js';
+import { errorStatus, isAuthFailure, isResponseFormatError, toProviderError } from './errors-map.js';
+import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply, Usage } from './types.js';
+
+/**
+ * Gemini through `@google/genai` (the maintained successor of @google/generative-ai), streamed with
+ * `streamGenerateContent?alt=sse`. Structured output: `responseMimeType: application/json` plus
+ * `responseJsonSchema` (standard JSON Schema, Gemini 2.5+), stepping down to JSON mime type only,
+ * then prompt-only, on a 400 about it. Truncation shows as finishReason `MAX_TOKENS`.
+ * `GEMINI_BASE_URL` reaches here as `config.baseURL` (httpOptions.baseUrl).
+ */
+
+function makeClient(config: ProviderConfig, timeoutMs?: number): GoogleGenAI {
+  if (!config.apiKey) throw new ConfigError('No API key for Gemini', { hint: 'Set GEMINI_API_KEY, or run `clawcode config`.' });
+  return new GoogleGenAI({
+    apiKey: config.apiKey,
+    vertexai: false,
+    httpOptions: { ...(config.baseURL ? { baseUrl: config.baseURL } : {}), ...(timeoutMs ? { timeout: timeoutMs } : {}) },
+  });
+}
+
+function generationConfig(mode: JsonMode, config: ProviderConfig, request: CompletionRequest): GenerateContentConfig {
+  return {
+    systemInstruction: systemFor(mode, request),
+    temperature: config.temperature ?? 0.2,
+    ...(config.maxOutputTokens !== undefined ? { maxOutputTokens: config.maxOutputTokens } : {}),
+    ...(mode !== 'prompt' ? { responseMimeType: 'application/json' } : {}),
+    ...(mode === 'json_schema' ? { responseJsonSchema: request.jsonSchema } : {}),
+    abortSignal: request.signal,
+  };
+}
+
+/** Text of a response chunk, skipping thought parts (the SDK's `.text` getter warns on those). */
+function chunkText(response: GenerateContentResponse): string {
+  const parts = response.candidates?.[0]?.content?.parts ?? [];
+  return parts.filter((part) => typeof part.text === 'string' && !part.thought).map((part) => part.text).join('');
+}
+
+function toUsage(response: GenerateContentResponse): Usage | undefined {
+  const meta = response.usageMetadata;
+  if (!meta) return undefined;
+  const inputTokens = meta.promptTokenCount ?? 0;
+  // Thinking tokens are billed as output.
+  const outputTokens = (meta.candidatesTokenCount ?? 0) + (meta.thoughtsTokenCount ?? 0);
+  return { inputTokens, outputTokens, totalTokens: meta.totalTokenCount ?? inputTokens + outputTokens };
+}
+
+async function once(client: GoogleGenAI, mode: JsonMode, config: ProviderConfig, request: CompletionRequest): Promise<ProviderReply> {
+  const stream = await client.models.generateContentStream({
+    model: config.model,
+    contents: request.user,
+    config: generationConfig(mode, config, request),
+  });
+  let text = '';
+  let finishReason: string | undefined;
+  let usage: Usage | undefined;
+  let model = config.model;
+  for await (const chunk of stream) {
+    const piece = chunkText(chunk);
+    if (piece) {
+      text += piece;
+      request.onProgress?.({ chars: text.length });
+    }
+    finishReason = chunk.candidates?.[0]?.finishReason ?? finishReason;
+    usage = toUsage(chunk) ?? usage;
+    if (chunk.modelVersion) model = chunk.modelVersion;
+    // A prompt blocked before generation has no candidates, only promptFeedback.
+    if (chunk.promptFeedback?.blockReason) finishReason = chunk.promptFeedback.blockReason === 'SAFETY' ? 'SAFETY' : 'PROHIBITED_CONTENT';
+  }
+  return { text, usage, finishReason, model };
+}
+
+/**
+ * Build the Gemini client.
+ *
+ * @throws ConfigError when no key is configured
+ */
+export function createClient(config: ProviderConfig): ProviderClient {
+  const client = makeClient(config);
+  return {
+    async complete(request: CompletionRequest): Promise<ProviderReply> {
+      let mode: JsonMode | undefined = config.jsonMode ?? 'json_schema';
+      for (;;) {
+        try {
+          return await once(client, mode, config, request);
+        } catch (error) {
+          const next: JsonMode | undefined = isResponseFormatError(error) ? defaultStepDown(mode) : undefined;
+          if (next === undefined || request.signal?.aborted) throw toProviderError(error, { config });
+          mode = next;
+        }
+      }
+    },
+  };
+}
+
+/**
+ * Prove the key and model with a one-token request; a 400 still proves both and counts as success.
+ *
+ * @throws ProviderError (401/403 name the key source, 404 the model), ConfigError
+ */
+export async function checkCredentials(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+  const client = makeClient(config, options.timeoutMs ?? 15_000);
+  try {
+    await client.models.generateContent({
+      model: config.model,
+      contents: 'Say OK.',
+      config: { maxOutputTokens: 1, abortSignal: options.signal },
+    });
+  } catch (error) {
+    if (errorStatus(error) === 400 && !isAuthFailure(error)) return;
+    throw toProviderError(error, { config });
+  }
+}

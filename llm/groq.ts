@@ -1,0 +1,66 @@
+import Groq from 'groq-sdk';
+import { ConfigError } from '../utils/errors.js';
+import { completeChat, defaultStepDown, type ChatCompletionsApi } from './chat-completions.js';
+import { toProviderError } from './errors-map.js';
+import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
+
+/**
+ * Groq through `groq-sdk` (OpenAI-compatible, path `/openai/v1/chat/completions`).
+ * Structured output (console.groq.com/docs/structured-outputs, shared/research/ecosystem.md §2):
+ * json_schema with `strict: true` only on models with constrained decoding (the gpt-oss models);
+ * everything else uses JSON mode (`json_object`). Groq documents JSON mode and structured outputs
+ * as not supporting streaming, so requests with a response_format are sent unstreamed (progress
+ * is reported once, at the end); prompt-only requests stream.
+ */
+
+/** Models documented as supporting strict json_schema. */
+export function groqSupportsStrictSchema(model: string): boolean {
+  return /^openai\/gpt-oss-/.test(model);
+}
+
+/** The structured-output mode for a Groq model. */
+export function groqJsonMode(model: string): JsonMode {
+  return groqSupportsStrictSchema(model) ? 'json_schema' : 'json_object';
+}
+
+function makeClient(config: ProviderConfig): Groq {
+  if (!config.apiKey) throw new ConfigError('No API key for Groq', { hint: 'Set GROQ_API_KEY, or run `clawcode config`.' });
+  // GROQ_BASE_URL is the host (the SDK adds /openai/v1); passed explicitly so the SDK reads no env.
+  return new Groq({ apiKey: config.apiKey, baseURL: config.baseURL ?? 'https://api.groq.com', maxRetries: 0 });
+}
+
+/**
+ * Build the Groq client.
+ *
+ * @throws ConfigError when no key is configured
+ */
+export function createClient(config: ProviderConfig): ProviderClient {
+  const client = makeClient(config);
+  const extraBody: Record<string, unknown> = { temperature: config.temperature ?? 0.2 };
+  if (config.maxOutputTokens !== undefined) extraBody.max_completion_tokens = config.maxOutputTokens;
+  return {
+    complete(request: CompletionRequest): Promise<ProviderReply> {
+      return completeChat(client as unknown as ChatCompletionsApi, config, {
+        jsonMode: config.jsonMode ?? groqJsonMode(config.model),
+        stream: (mode) => mode === 'prompt',
+        stepDown: defaultStepDown,
+        extraBody,
+        model: config.model,
+      }, request);
+    },
+  };
+}
+
+/**
+ * Prove the key by listing the models.
+ *
+ * @throws ProviderError (401 names the key source), ConfigError
+ */
+export async function checkCredentials(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+  const client = makeClient(config);
+  try {
+    await client.models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 });
+  } catch (error) {
+    throw toProviderError(error, { config });
+  }
+}

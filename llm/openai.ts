@@ -1,0 +1,103 @@
+import OpenAI from 'openai';
+import { ConfigError } from '../utils/errors.js';
+import { toProviderError } from './errors-map.js';
+import { completeChat, defaultStepDown, type ChatCompletionsApi } from './chat-completions.js';
+import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
+
+/**
+ * OpenAI and OpenAI-compatible servers (Ollama, LM Studio, llama.cpp, vLLM) through the `openai`
+ * SDK. Preset differences (shared/research/ecosystem.md §2): LM Studio rejects `json_object`, so it
+ * steps from json_schema straight to prompt-only; Ollama's /v1 defaults temperature to 1.0 when
+ * none is sent, so local presets always send one; local servers understand `max_tokens`, OpenAI's
+ * reasoning models want `max_completion_tokens`.
+ */
+
+/** Temperature sent to local presets when the config gives none. */
+export const LOCAL_DEFAULT_TEMPERATURE = 0.2;
+
+/** The key sent to servers that need none (the SDK refuses an empty key). */
+export const PLACEHOLDER_KEY = 'not-needed';
+
+/** The structured-output step after `mode` for a preset. */
+export function openaiStepDown(preset: ProviderConfig['preset']): (mode: JsonMode) => JsonMode | undefined {
+  if (preset === 'lmstudio') return (mode) => (mode === 'prompt' ? undefined : 'prompt');
+  return defaultStepDown;
+}
+
+/** Body fields for temperature and output limit. */
+export function openaiExtraBody(config: ProviderConfig): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  const local = config.preset !== undefined;
+  const temperature = config.temperature ?? (local ? LOCAL_DEFAULT_TEMPERATURE : undefined);
+  if (temperature !== undefined) body.temperature = temperature;
+  if (config.maxOutputTokens !== undefined) {
+    body[local || config.baseURL ? 'max_tokens' : 'max_completion_tokens'] = config.maxOutputTokens;
+  }
+  return body;
+}
+
+/**
+ * Build the OpenAI client for a config entry. The SDK's own retries are off (`maxRetries: 0`):
+ * retries happen once, in llm/retry.ts.
+ *
+ * @throws ConfigError when no key is available for api.openai.com
+ */
+export function createClient(config: ProviderConfig): ProviderClient {
+  let apiKey = config.apiKey;
+  if (!apiKey) {
+    if (!config.baseURL && !config.preset) {
+      throw new ConfigError('No API key for OpenAI', { hint: 'Set OPENAI_API_KEY, or run `clawcode config`.' });
+    }
+    apiKey = config.preset ?? PLACEHOLDER_KEY;
+  }
+  // Explicit options throughout: the SDK would otherwise read OPENAI_* itself (org, project, base URL).
+  const client = new OpenAI({
+    apiKey,
+    baseURL: config.baseURL ?? 'https://api.openai.com/v1',
+    organization: null,
+    project: null,
+    maxRetries: 0,
+  });
+  return {
+    complete(request: CompletionRequest): Promise<ProviderReply> {
+      return completeChat(client as unknown as ChatCompletionsApi, config, {
+        jsonMode: config.jsonMode ?? 'json_schema',
+        stream: () => true,
+        stepDown: openaiStepDown(config.preset),
+        extraBody: openaiExtraBody(config),
+        model: config.model,
+      }, request);
+    },
+  };
+}
+
+/**
+ * List model ids (GET /models): the lightweight call `clawcode config` uses to check credentials.
+ *
+ * @throws ProviderError as mapped by the SDK call (401 names the key source)
+ */
+export async function listModels(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string[]> {
+  const client = new OpenAI({
+    apiKey: config.apiKey || (config.preset ?? PLACEHOLDER_KEY),
+    baseURL: config.baseURL ?? 'https://api.openai.com/v1',
+    organization: null,
+    project: null,
+    maxRetries: 0,
+  });
+  try {
+    const ids: string[] = [];
+    for await (const model of client.models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 })) ids.push(model.id);
+    return ids;
+  } catch (error) {
+    throw toProviderError(error, { config });
+  }
+}
+
+/**
+ * Prove the credentials with one real lightweight call: list the models.
+ *
+ * @throws ProviderError (401/403 name the key source), InterruptedError
+ */
+export async function checkCredentials(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+  await listModels(config, options);
+}

@@ -1,0 +1,67 @@
+import { readFile, access } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ProjectSummary } from './memory.js';
+
+async function readText(path: string): Promise<string | undefined> {
+  return readFile(path, 'utf8').catch(() => undefined);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+const JS_FRAMEWORKS: [dep: string, name: string][] = [
+  ['next', 'Next.js'], ['nuxt', 'Nuxt'], ['@angular/core', 'Angular'], ['svelte', 'Svelte'], ['vue', 'Vue'],
+  ['react', 'React'], ['@nestjs/core', 'NestJS'], ['express', 'Express'], ['fastify', 'Fastify'], ['koa', 'Koa'],
+];
+const PY_FRAMEWORKS: [dep: string, name: string][] = [['django', 'Django'], ['flask', 'Flask'], ['fastapi', 'FastAPI']];
+
+/**
+ * Detect what a project is from its manifest files (reference §3.5 global memory: framework,
+ * test command, architecture): package.json, pyproject.toml / setup.py, go.mod, Cargo.toml.
+ *
+ * @param rootDir  absolute project root
+ * @returns the summary; fields stay undefined when nothing is detected (never throws)
+ */
+export async function detectProjectSummary(rootDir: string): Promise<ProjectSummary> {
+  const pkgText = await readText(join(rootDir, 'package.json'));
+  if (pkgText !== undefined) {
+    let pkg: { name?: string; scripts?: Record<string, string>; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; type?: string };
+    try {
+      pkg = JSON.parse(pkgText);
+    } catch {
+      pkg = {};
+    }
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies };
+    const framework = JS_FRAMEWORKS.find(([dep]) => dep in deps)?.[1];
+    const usesTs = 'typescript' in deps || (await exists(join(rootDir, 'tsconfig.json')));
+    const testScript = pkg.scripts?.test;
+    const hasTest = testScript !== undefined && !/no test specified/.test(testScript);
+    const manager = (await exists(join(rootDir, 'pnpm-lock.yaml'))) ? 'pnpm' : (await exists(join(rootDir, 'yarn.lock'))) ? 'yarn' : 'npm';
+    return {
+      framework: framework ?? (usesTs ? 'TypeScript' : 'Node.js'),
+      testCommand: hasTest ? `${manager} test` : undefined,
+      architecture: `${usesTs ? 'TypeScript' : 'JavaScript'} ${pkg.type === 'module' ? 'ESM ' : ''}package${pkg.name ? ` "${pkg.name}"` : ''}`,
+    };
+  }
+  const pyproject = await readText(join(rootDir, 'pyproject.toml'));
+  const setupPy = pyproject === undefined ? await readText(join(rootDir, 'setup.py')) : undefined;
+  if (pyproject !== undefined || setupPy !== undefined) {
+    const text = (pyproject ?? setupPy ?? '').toLowerCase();
+    const framework = PY_FRAMEWORKS.find(([dep]) => new RegExp(`["'\\s]${dep}[\\s"'<>=~!\\[]`).test(text))?.[1];
+    const pytest = text.includes('pytest') || (await exists(join(rootDir, 'pytest.ini'))) || (await exists(join(rootDir, 'tests')));
+    return { framework: framework ?? 'Python', testCommand: pytest ? 'pytest' : undefined, architecture: 'Python package' };
+  }
+  if (await exists(join(rootDir, 'go.mod'))) {
+    const mod = (await readText(join(rootDir, 'go.mod'))) ?? '';
+    const name = /^module\s+(\S+)/m.exec(mod)?.[1];
+    return { framework: 'Go', testCommand: 'go test ./...', architecture: `Go module${name ? ` ${name}` : ''}` };
+  }
+  if (await exists(join(rootDir, 'Cargo.toml'))) {
+    return { framework: 'Rust', testCommand: 'cargo test', architecture: 'Cargo crate' };
+  }
+  return {};
+}

@@ -1,0 +1,185 @@
+import { screen } from '@inquirer/testing/vitest';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { formatProviderRow, runConfigCommand, runOnboarding } from '../../cli/config.js';
+import { readConfig, writeConfig } from '../../config/config.js';
+import { ConfigError, InterruptedError, UsageError } from '../../utils/errors.js';
+import { isolateProviderEnv } from '../support/provider-env.js';
+import { startProviderServer, type ProviderServer } from '../support/provider-server.js';
+
+const GOOD_KEY = 'sk-good-0123456789abcdef';
+let server: ProviderServer;
+let home: string;
+let cleanup: () => void;
+let lines: string[];
+
+beforeAll(async () => {
+  server = await startProviderServer({ apiKey: GOOD_KEY, models: ['gpt-4o-mini'] });
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  ({ home, cleanup } = isolateProviderEnv());
+  server.reset();
+  lines = [];
+});
+afterEach(() => cleanup());
+
+const print = (line: string): void => void lines.push(line);
+
+/** Wait until the prompt screen shows `text` (prompts appear after async work). */
+async function waitForScreen(text: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (screen.getScreen().includes(text)) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`screen never showed "${text}"; it shows:\n${screen.getScreen()}`);
+}
+
+describe('runOnboarding', () => {
+  it('welcome, pick OpenAI, key masked, credentials checked with a real call, saved 0600 as default', async () => {
+    const env = { CLAWCODE_HOME: home, OPENAI_BASE_URL: `${server.url}/v1` };
+    const done = runOnboarding({ env, print });
+    await waitForScreen('Pick a provider to set up');
+    expect(screen.getScreen()).toContain('Skip for now');
+    screen.keypress('enter'); // OpenAI is first
+    await waitForScreen('Name for this provider');
+    screen.keypress('enter'); // default name "openai"
+    await waitForScreen('OpenAI API key');
+    screen.type(GOOD_KEY);
+    expect(screen.getScreen()).not.toContain(GOOD_KEY);
+    screen.keypress('enter');
+    await waitForScreen('Model');
+    screen.keypress('enter'); // gpt-4o-mini
+    await waitForScreen('Add another provider?');
+    screen.keypress('enter'); // default No
+    const config = await done;
+    expect(lines[0]).toMatch(/^Welcome to clawcode/);
+    expect(lines).toContain('Credentials work.');
+    expect(config).toEqual({ defaultProvider: 'openai', providers: { openai: { provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini' } } });
+    expect(await readConfig(env)).toEqual(config);
+    expect(statSync(join(home, 'config.json')).mode & 0o777).toBe(0o600);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models']);
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${GOOD_KEY}`);
+  });
+
+  it('a rejected key is reported in one line, re-entered, then saved', async () => {
+    const env = { CLAWCODE_HOME: home, OPENAI_BASE_URL: `${server.url}/v1` };
+    const done = runOnboarding({ env, print });
+    await waitForScreen('Pick a provider to set up');
+    screen.keypress('enter');
+    await waitForScreen('Name for this provider');
+    screen.keypress('enter');
+    await waitForScreen('OpenAI API key');
+    screen.type('sk-wrong-0123456789');
+    screen.keypress('enter');
+    await waitForScreen('Model');
+    screen.keypress('enter');
+    await waitForScreen('What now?');
+    expect(lines.some((l) => /^Check failed: OpenAI rejected the API key/.test(l))).toBe(true);
+    expect(lines.join('\n')).not.toContain('sk-wrong-0123456789');
+    screen.keypress('enter'); // Re-enter the settings
+    await waitForScreen('OpenAI API key');
+    screen.type(GOOD_KEY);
+    screen.keypress('enter');
+    await waitForScreen('Model');
+    screen.keypress('enter');
+    await waitForScreen('Add another provider?');
+    screen.keypress('enter');
+    const config = await done;
+    expect(config?.providers.openai?.apiKey).toBe(GOOD_KEY);
+    expect(server.requests.filter((r) => r.path === '/v1/models')).toHaveLength(2);
+  });
+
+  it('skip saves nothing and returns undefined', async () => {
+    const done = runOnboarding({ env: { CLAWCODE_HOME: home }, print });
+    await waitForScreen('Pick a provider to set up');
+    for (let i = 0; i < 9; i++) screen.keypress('down'); // past the 9 registry kinds
+    await waitForScreen('❯ Skip for now');
+    screen.keypress('enter');
+    expect(await done).toBeUndefined();
+    expect(existsSync(join(home, 'config.json'))).toBe(false);
+  });
+
+  it('Ctrl-C in a prompt is an InterruptedError', async () => {
+    const done = runOnboarding({ env: { CLAWCODE_HOME: home }, print });
+    await waitForScreen('Pick a provider to set up');
+    screen.keypress({ name: 'c', ctrl: true });
+    await expect(done).rejects.toBeInstanceOf(InterruptedError);
+  });
+});
+
+describe('runConfigCommand', () => {
+  it('list prints entries with keys masked and the default starred, without prompting', async () => {
+    const env = { CLAWCODE_HOME: home, GROQ_API_KEY: 'gsk_env_0123456789abcdef' };
+    await writeConfig({ defaultProvider: 'local', providers: { local: { provider: 'openai', preset: 'ollama' }, oa: { provider: 'openai', apiKey: 'sk-proj-secret-0123456789' } } }, env);
+    await runConfigCommand({ action: 'list', env, print, interactive: false });
+    const out = lines.join('\n');
+    expect(out).toContain('* local  (ollama)  model qwen2.5-coder  http://localhost:11434/v1');
+    expect(out).toContain('  oa  (openai)');
+    expect(out).toContain('sk-…6789');
+    expect(out).toContain('groq  (groq)');
+    expect(out).toContain('[env only]');
+    expect(out).not.toContain('secret');
+    expect(out).not.toContain('0123456789abcdef');
+  });
+
+  it('without a terminal, anything but list is a UsageError', async () => {
+    await expect(runConfigCommand({ env: { CLAWCODE_HOME: home }, print, interactive: false })).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('set default and remove, through the menu-less actions', async () => {
+    const env = { CLAWCODE_HOME: home };
+    await writeConfig({ defaultProvider: 'a', providers: { a: { provider: 'groq', apiKey: 'k1' }, b: { provider: 'gemini', apiKey: 'k2' } } }, env);
+    await runConfigCommand({ action: 'default', name: 'b', env, print, interactive: true });
+    expect((await readConfig(env)).defaultProvider).toBe('b');
+    const removing = runConfigCommand({ action: 'remove', name: 'b', env, print, interactive: true });
+    await waitForScreen('Remove b?');
+    screen.type('y');
+    screen.keypress('enter');
+    await removing;
+    expect(await readConfig(env)).toEqual({ defaultProvider: 'a', providers: { a: { provider: 'groq', apiKey: 'k1' } } });
+  });
+
+  it('edit keeps the key on an empty answer, re-checks and saves', async () => {
+    const env = { CLAWCODE_HOME: home, OPENAI_BASE_URL: `${server.url}/v1` };
+    await writeConfig({ providers: { openai: { provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini' } } }, env);
+    const check = vi.fn(async () => {});
+    const editing = runConfigCommand({ action: 'edit', name: 'openai', env, print, interactive: true, checkCredentials: check });
+    await waitForScreen('empty keeps the current one');
+    screen.keypress('enter');
+    await waitForScreen('Model');
+    for (let i = 0; i < 11; i++) screen.keypress('backspace');
+    screen.type('gpt-4.1');
+    screen.keypress('enter');
+    await editing;
+    expect((await readConfig(env)).providers.openai).toEqual({ provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4.1' });
+    expect(check).toHaveBeenCalledWith(expect.objectContaining({ model: 'gpt-4.1', apiKey: GOOD_KEY }));
+  });
+
+  it('a corrupt config is reported and kept unless the person agrees to move it aside', async () => {
+    const env = { CLAWCODE_HOME: home };
+    writeFileSync(join(home, 'config.json'), '{ "providers": ');
+    const refusing = runConfigCommand({ env, print, interactive: true });
+    await waitForScreen('start a new config?');
+    screen.keypress('enter'); // default No
+    await expect(refusing).rejects.toBeInstanceOf(ConfigError);
+    expect(readFileSync(join(home, 'config.json'), 'utf8')).toBe('{ "providers": ');
+    expect(lines.some((l) => l.includes('config.json is not valid JSON'))).toBe(true);
+    screen.clear();
+    const accepting = runConfigCommand({ env, print, interactive: true, action: 'default' });
+    await waitForScreen('start a new config?');
+    screen.type('y');
+    screen.keypress('enter');
+    await expect(accepting).rejects.toThrow(/No providers in config.json yet/);
+    expect(readdirSync(home).some((f) => f.startsWith('config.json.corrupt-'))).toBe(true);
+  });
+
+  it('formatProviderRow shows env-only rows', () => {
+    expect(formatProviderRow({ name: 'openai', provider: 'openai', model: 'gpt-4o-mini', maskedKey: 'sk-…abcd', keySource: 'OPENAI_API_KEY', isDefault: false, source: 'env' })).toBe(
+      '  openai  (openai)  model gpt-4o-mini  key sk-…abcd from OPENAI_API_KEY  [env only]',
+    );
+  });
+});

@@ -1,0 +1,31 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { vi } from 'vitest';
+
+/** Env var prefixes the provider SDKs read on their own; scrubbed so tests see only what they set. */
+export const PROVIDER_ENV_PREFIXES = ['OPENAI_', 'AZURE_OPENAI_', 'GROQ_', 'GEMINI_', 'GOOGLE_', 'CLAWCODE_'];
+
+/**
+ * Give the current test a temp CLAWCODE_HOME and an environment without provider variables
+ * (via vi.stubEnv, undone by `unstubEnvs: true`). Call in beforeEach.
+ *
+ * @returns the temp home folder and a cleanup that removes it
+ */
+export function isolateProviderEnv(): { home: string; cleanup: () => void } {
+  for (const name of Object.keys(process.env)) {
+    if (PROVIDER_ENV_PREFIXES.some((prefix) => name.startsWith(prefix))) vi.stubEnv(name, undefined);
+  }
+  const home = mkdtempSync(join(tmpdir(), 'clawcode-home-'));
+  vi.stubEnv('CLAWCODE_HOME', home);
+  return { home, cleanup: () => rmSync(home, { recursive: true, force: true }) };
+}
+
+/** A small valid plan. */
+export const SAMPLE_PLAN = {
+  analysis: 'Add a greeting.',
+  files_to_edit: [{ path: 'src/a.ts', reason: 'the greeting lives here' }],
+  patches: [{ file: 'src/a.ts', operation: 'replace', find: 'hello', replace: 'hello world', replace_all: null, occurrence: null }],
+  commands: [],
+  agent_notes: [],
+};

@@ -1,0 +1,132 @@
+import { spawn } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findUnfinishedRuns, listRuns, rollbackRun, undoRun } from '../../utils/journal.js';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const childScript = join(repoRoot, 'tests/support/journal-apply-child.ts');
+const cleanup: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(cleanup.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+interface Fixture {
+  root: string;
+  home: string;
+  changesPath: string;
+  oldFiles: Map<string, Buffer>;
+  newFiles: Map<string, string>;
+}
+
+/** 40 existing files (one executable, one binary) changed and 20 new files in new folders. */
+async function makeFixture(): Promise<Fixture> {
+  const root = await mkdtemp(join(tmpdir(), 'cc-kill-root-'));
+  const home = await mkdtemp(join(tmpdir(), 'cc-kill-home-'));
+  cleanup.push(root, home);
+  const oldFiles = new Map<string, Buffer>();
+  const newFiles = new Map<string, string>();
+  for (let i = 0; i < 40; i += 1) {
+    const path = `src/mod${i % 5}/file${i}.ts`;
+    const bytes = i === 7 ? Buffer.from([0, 255, 1, 254, 10]) : Buffer.from(`export const v${i} = ${i};\n`.repeat(50 + i));
+    await mkdir(join(root, `src/mod${i % 5}`), { recursive: true });
+    await writeFile(join(root, path), bytes);
+    oldFiles.set(path, bytes);
+    newFiles.set(path, `export const v${i} = ${i * 100}; // changed\n`.repeat(60 + i));
+  }
+  await chmod(join(root, 'src/mod0/file0.ts'), 0o755);
+  for (let i = 0; i < 20; i += 1) newFiles.set(`gen/part${i % 4}/deep/new${i}.ts`, `export const n${i} = true;\n`.repeat(40));
+  const changes = [...newFiles].map(([path, after]) => ({ path, before: oldFiles.get(path)?.toString('base64') ?? null, after }));
+  const changesPath = join(home, 'changes.json');
+  await writeFile(changesPath, JSON.stringify(changes));
+  return { root, home, changesPath, oldFiles, newFiles };
+}
+
+/** Every entry under `dir` (folders end in `/`) with its bytes and permission bits. */
+async function snapshot(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const full = join(entry.parentPath, entry.name);
+    const rel = full.slice(dir.length + 1);
+    const mode = ((await stat(full)).mode & 0o777).toString(8);
+    out.set(entry.isDirectory() ? `${rel}/` : rel, entry.isDirectory() ? mode : `${mode}:${(await readFile(full)).toString('base64')}`);
+  }
+  return out;
+}
+
+/**
+ * Run the child; kill it with SIGKILL `killAfterMs` after it prints the line starting with `trigger`
+ * ("ready" before the journal is written, "wrote" after the first file); never when undefined.
+ */
+function runChild(fx: Fixture, killAfterMs?: number, trigger = 'ready'): Promise<{ killed: boolean; applyMs?: number }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', childScript, fx.root, fx.home, fx.changesPath], {
+      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    let armed = false;
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (killAfterMs !== undefined && !armed && out.split('\n').some((line) => line.startsWith(trigger))) {
+        armed = true;
+        setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (signal === 'SIGKILL') return resolvePromise({ killed: true });
+      if (code !== 0) return reject(new Error(`child failed (${code}): ${err}`));
+      const ms = /done (\d+)/.exec(out)?.[1];
+      resolvePromise({ killed: false, applyMs: ms === undefined ? undefined : Number(ms) });
+    });
+  });
+}
+
+describe('a many-file run killed with SIGKILL', () => {
+  it('leaves each file old or new, and recovery (or undo) restores the old tree exactly', async () => {
+    // Calibrate: how long a full apply of this fixture takes here, so kills land inside it.
+    const calibration = await makeFixture();
+    const before = await snapshot(calibration.root);
+    const full = await runChild(calibration);
+    expect(full.killed).toBe(false);
+    for (const [path, text] of calibration.newFiles) expect(await readFile(join(calibration.root, path), 'utf8')).toBe(text);
+    await undoRun({ rootDir: calibration.root, homeDir: calibration.home });
+    expect(await snapshot(calibration.root)).toEqual(before);
+    const applyMs = Math.max(full.applyMs ?? 50, 5);
+
+    const outcomes: string[] = [];
+    for (let i = 0; i < 7; i += 1) {
+      const fx = await makeFixture();
+      const original = await snapshot(fx.root);
+      // Odd iterations aim anywhere in the run; even ones aim after the first file write, where
+      // the tree is half written (the journal phase alone takes about half of the run).
+      const trigger = i % 2 === 0 ? 'wrote' : 'ready';
+      const killAfterMs = Math.floor(Math.random() * applyMs * (trigger === 'wrote' ? 0.6 : 1.2));
+      const { killed } = await runChild(fx, killAfterMs, trigger);
+
+      // Every file holds either its old bytes or its new bytes, never a mix or a truncation.
+      for (const [path, after] of fx.newFiles) {
+        const now = await readFile(join(fx.root, path)).catch(() => null);
+        const old = fx.oldFiles.get(path) ?? null;
+        const isOld = now === null ? old === null : old !== null && now.equals(old);
+        const isNew = now !== null && now.toString('utf8') === after;
+        expect(isOld || isNew, `${path} after a kill at ${killAfterMs} ms`).toBe(true);
+      }
+
+      const unfinished = await findUnfinishedRuns(fx.root, fx.home);
+      for (const run of unfinished) await rollbackRun({ rootDir: fx.root, runId: run.runId, homeDir: fx.home });
+      const runs = await listRuns(fx.root, fx.home);
+      const applied = runs.find((r) => r.status === 'applied');
+      if (applied) await undoRun({ rootDir: fx.root, homeDir: fx.home });
+      outcomes.push(!killed ? 'finished' : unfinished.length > 0 ? 'mid-apply' : applied ? 'after-apply' : 'before-journal');
+      expect(await snapshot(fx.root), `tree after recovery, kill at ${killAfterMs} ms`).toEqual(original);
+    }
+    // At least one kill must have landed somewhere; a run of only clean finishes would prove little.
+    expect(outcomes.some((o) => o !== 'finished')).toBe(true);
+  }, 30_000);
+});

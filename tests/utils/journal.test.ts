@@ -1,0 +1,189 @@
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  applyRun, findUnfinishedRuns, listRuns, PathEscapeError, rollbackRun, StaleFileError, type FileChange,
+} from '../../utils/journal.js';
+import { readManifest, writeManifest } from '../../utils/journal-store.js';
+
+let root: string;
+let home: string;
+let outside: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'cc-journal-root-'));
+  home = await mkdtemp(join(tmpdir(), 'cc-journal-home-'));
+  outside = await mkdtemp(join(tmpdir(), 'cc-journal-out-'));
+  vi.stubEnv('CLAWCODE_HOME', home);
+});
+
+afterEach(async () => {
+  await Promise.all([root, home, outside].map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function seed(files: Record<string, string>): Promise<void> {
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(join(root, path, '..'), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+}
+
+async function change(path: string, after: string): Promise<FileChange> {
+  const before = await readFile(join(root, path)).catch(() => null);
+  return { path, before, after };
+}
+
+async function treeOf(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.map((e) => join(e.parentPath, e.name).slice(dir.length + 1) + (e.isDirectory() ? '/' : '')).sort();
+}
+
+describe('applyRun', () => {
+  it('writes every file, creates new files and folders, keeps modes, journals pre-images', async () => {
+    await seed({ 'a.ts': 'old a\n', 'bin/run.sh': '#!/bin/sh\necho old\n' });
+    await chmod(join(root, 'bin/run.sh'), 0o755);
+    const changes = [
+      await change('a.ts', 'new a\n'),
+      await change('bin/run.sh', '#!/bin/sh\necho new\n'),
+      await change('src/deep/new.ts', 'export const x = 1;\n'),
+    ];
+    const run = await applyRun({ rootDir: root, changes, meta: { task: 'edit things', provider: 'openai', model: 'm' } });
+
+    expect(run.status).toBe('applied');
+    expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('new a\n');
+    expect(await readFile(join(root, 'src/deep/new.ts'), 'utf8')).toBe('export const x = 1;\n');
+    expect((await stat(join(root, 'bin/run.sh'))).mode & 0o777).toBe(0o755);
+    expect(run.createdDirs).toEqual(['src', 'src/deep']);
+    expect(run.files.map((f) => [f.path, f.created])).toEqual([['a.ts', false], ['bin/run.sh', false], ['src/deep/new.ts', true]]);
+    expect(run.files[2]?.beforeHash).toBeNull();
+    expect(run.runDir.startsWith(join(home, 'runs'))).toBe(true);
+    const stored = await readManifest(run.runDir);
+    expect(stored.status).toBe('applied');
+    expect(await readFile(join(run.runDir, stored.files[0]?.preImage ?? 'missing'), 'utf8')).toBe('old a\n');
+    expect(await treeOf(root)).toEqual(['a.ts', 'bin/', 'bin/run.sh', 'src/', 'src/deep/', 'src/deep/new.ts']);
+  });
+
+  it('gives run ids that sort by creation order', async () => {
+    await seed({ 'a.ts': '0' });
+    const ids: string[] = [];
+    for (let i = 1; i <= 3; i += 1) {
+      ids.push((await applyRun({ rootDir: root, changes: [await change('a.ts', String(i))], meta: { task: `t${i}` } })).runId);
+    }
+    expect([...ids].sort()).toEqual(ids);
+    expect((await listRuns(root)).map((r) => r.task)).toEqual(['t3', 't2', 't1']);
+  });
+
+  it('refuses, writing nothing, when a file changed on disk since the plan', async () => {
+    await seed({ 'a.ts': 'old a', 'b.ts': 'old b' });
+    const changes = [await change('a.ts', 'new a'), await change('b.ts', 'new b')];
+    await writeFile(join(root, 'b.ts'), 'edited meanwhile');
+    await expect(applyRun({ rootDir: root, changes, meta: { task: 't' }, homeDir: home })).rejects.toBeInstanceOf(StaleFileError);
+    expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('old a');
+    expect(await readFile(join(root, 'b.ts'), 'utf8')).toBe('edited meanwhile');
+    expect(await listRuns(root, home)).toEqual([]);
+  });
+
+  it('refuses a new file that appeared meanwhile', async () => {
+    const changes = [await change('n.ts', 'mine')];
+    await seed({ 'n.ts': 'someone else' });
+    await expect(applyRun({ rootDir: root, changes, meta: { task: 't' } })).rejects.toMatchObject({ code: 'file_changed_since_plan', exitCode: 3 });
+    expect(await readFile(join(root, 'n.ts'), 'utf8')).toBe('someone else');
+  });
+
+  it('rolls back the files already written when a later write fails', async () => {
+    await seed({ 'a.ts': 'old a', 'blocker': 'a file, not a folder' });
+    const changes = [await change('a.ts', 'new a'), await change('fresh/one.ts', 'one'), await change('blocker/x.ts', 'x')];
+    const error = await applyRun({ rootDir: root, changes, meta: { task: 't' } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'apply_failed', exitCode: 1 });
+    expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('old a');
+    expect(await treeOf(root)).toEqual(['a.ts', 'blocker']);
+    const [run] = await listRuns(root);
+    expect(run?.status).toBe('rolled_back');
+    expect(run?.error).toMatch(/blocker/);
+  });
+
+  describe('path escapes write nothing', () => {
+    const cases: [string, string][] = [
+      ['a parent reference', '../escape.txt'],
+      ['a nested parent reference', 'src/../../escape.txt'],
+      ['a backslash parent reference', '..\\escape.txt'],
+      ['an absolute path', '/tmp/escape.txt'],
+      ['a drive path', 'C:/escape.txt'],
+    ];
+    for (const [name, path] of cases) {
+      it(`refuses ${name}`, async () => {
+        await seed({ 'ok.ts': 'old' });
+        const changes = [await change('ok.ts', 'new'), { path, before: null, after: 'pwned' }];
+        await expect(applyRun({ rootDir: root, changes, meta: { task: 't' } })).rejects.toBeInstanceOf(PathEscapeError);
+        expect(await readFile(join(root, 'ok.ts'), 'utf8')).toBe('old');
+        expect(await listRuns(root)).toEqual([]);
+      });
+    }
+
+    it('refuses a write through a symlinked folder that points outside', async () => {
+      await seed({ 'ok.ts': 'old' });
+      await symlink(outside, join(root, 'linked'));
+      const changes = [await change('ok.ts', 'new'), { path: 'linked/evil.ts', before: null, after: 'pwned' }];
+      await expect(applyRun({ rootDir: root, changes, meta: { task: 't' } })).rejects.toMatchObject({ code: 'path_escape' });
+      expect(await readdir(outside)).toEqual([]);
+      expect(await readFile(join(root, 'ok.ts'), 'utf8')).toBe('old');
+    });
+
+    it('refuses a symlinked file that points outside', async () => {
+      await writeFile(join(outside, 'target.txt'), 'outside');
+      await symlink(join(outside, 'target.txt'), join(root, 'link.txt'));
+      const changes = [{ path: 'link.txt', before: Buffer.from('outside'), after: 'pwned' }];
+      await expect(applyRun({ rootDir: root, changes, meta: { task: 't' } })).rejects.toBeInstanceOf(PathEscapeError);
+      expect(await readFile(join(outside, 'target.txt'), 'utf8')).toBe('outside');
+    });
+
+    it('allows a symlinked folder inside the root', async () => {
+      await seed({ 'real/a.ts': 'old' });
+      await symlink(join(root, 'real'), join(root, 'alias'));
+      await applyRun({ rootDir: root, changes: [{ path: 'alias/a.ts', before: Buffer.from('old'), after: 'new' }], meta: { task: 't' } });
+      expect(await readFile(join(root, 'real/a.ts'), 'utf8')).toBe('new');
+    });
+  });
+
+  it('refuses a path listed twice', async () => {
+    await seed({ 'a.ts': 'x' });
+    const changes = [await change('a.ts', 'y'), await change('./a.ts', 'z')];
+    await expect(applyRun({ rootDir: root, changes, meta: { task: 't' } })).rejects.toMatchObject({ code: 'duplicate_path', exitCode: 2 });
+    expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('x');
+  });
+});
+
+describe('recovery', () => {
+  it('rolls an unfinished run back to its pre-images exactly', async () => {
+    await seed({ 'a.ts': 'old a', 'b.ts': 'old b' });
+    await chmod(join(root, 'b.ts'), 0o600);
+    const run = await applyRun({
+      rootDir: root,
+      changes: [await change('a.ts', 'new a'), await change('b.ts', 'new b'), await change('n/new.ts', 'n')],
+      meta: { task: 'interrupted' },
+    });
+    // Simulate a process that died mid-apply: manifest still says `applying`, a temp file is left.
+    run.status = 'applying';
+    await writeManifest(run);
+    await writeFile(join(root, 'a.ts.123456'), 'stray temp');
+
+    const unfinished = await findUnfinishedRuns(root);
+    expect(unfinished.map((r) => r.runId)).toEqual([run.runId]);
+    const result = await rollbackRun({ rootDir: root, runId: run.runId });
+    expect(result.restored.sort()).toEqual(['a.ts', 'b.ts']);
+    expect(result.deleted).toEqual(['n/new.ts']);
+    expect(await treeOf(root)).toEqual(['a.ts', 'b.ts']);
+    expect(await readFile(join(root, 'b.ts'), 'utf8')).toBe('old b');
+    expect((await stat(join(root, 'b.ts'))).mode & 0o777).toBe(0o600);
+    expect(await findUnfinishedRuns(root)).toEqual([]);
+    expect((await readManifest(run.runDir)).status).toBe('rolled_back');
+  });
+
+  it('will not roll back a run that is not unfinished', async () => {
+    await seed({ 'a.ts': 'old' });
+    const run = await applyRun({ rootDir: root, changes: [await change('a.ts', 'new')], meta: { task: 't' } });
+    await expect(rollbackRun({ rootDir: root, runId: run.runId })).rejects.toMatchObject({ code: 'run_not_unfinished' });
+    await expect(rollbackRun({ rootDir: root, runId: '../../etc' })).rejects.toMatchObject({ code: 'bad_run_id' });
+  });
+});

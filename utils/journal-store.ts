@@ -1,0 +1,332 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { lstat, mkdir, open, readdir, readFile, realpath, rmdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import { clawcodeHome } from '../config/paths.js';
+import { getProjectHash } from '../memory/project-hash.js';
+import { ClawcodeError, IoError, PatchApplyError } from './errors.js';
+
+/**
+ * Life of a run: `applying` (manifest and pre-images are durable, the tree may be half written),
+ * `applied` (every file has its new bytes), `rolled_back` (a failed or interrupted apply was
+ * restored), `undone` (`clawcode undo` restored the previous bytes).
+ */
+export type RunStatus = 'applying' | 'applied' | 'rolled_back' | 'undone';
+
+/** One file of a run as journaled. Hashes are lowercase hex SHA-256 of the raw bytes. */
+export interface RunFileRecord {
+  /** project-relative path with `/` separators */
+  path: string;
+  /** hash of the bytes before the run, `null` when the run created the file */
+  beforeHash: string | null;
+  /** hash of the bytes the run wrote (UTF-8 of `FileChange.after`) */
+  afterHash: string;
+  /** true when the file did not exist before the run */
+  created: boolean;
+  /** permission bits of the previous file (`stat.mode & 0o7777`), `null` for created files */
+  mode: number | null;
+  /** name of the pre-image file inside the run folder, `null` for created files */
+  preImage: string | null;
+}
+
+/** What `clawcode undo` did to a run (kept in the manifest for history). */
+export interface RunUndoInfo {
+  at: string;
+  restored: string[];
+  skipped: string[];
+}
+
+/** The manifest of one run, as stored in `<runDir>/manifest.json` (plus `runDir`, computed on read). */
+export interface RunRecord {
+  version: 1;
+  /** sortable id: UTC time to the millisecond, then a process counter and random hex */
+  runId: string;
+  /** absolute project root the paths are relative to */
+  rootDir: string;
+  task: string;
+  provider?: string;
+  model?: string;
+  /** ISO-8601 times */
+  createdAt: string;
+  updatedAt: string;
+  status: RunStatus;
+  files: RunFileRecord[];
+  /** folders the run created (project-relative), so a rollback leaves no empty folders behind */
+  createdDirs: string[];
+  /** last error message when the run was rolled back */
+  error?: string;
+  undo?: RunUndoInfo;
+  /** absolute path of the run folder (not stored; filled in on read) */
+  runDir: string;
+}
+
+/** A path that would land outside the project root (`..`, absolute, or through a symlink). Exit 3. */
+export class PathEscapeError extends PatchApplyError {
+  readonly path: string;
+  constructor(path: string, why: string) {
+    super(`Refusing to write ${JSON.stringify(path)}: ${why}; nothing was written`, {
+      code: 'path_escape',
+      hint: 'Plans may only touch files inside the project folder.',
+    });
+    this.path = path;
+  }
+}
+
+/** The journal folder of a run is missing or its manifest is unreadable. Exit 1. */
+export class RunNotFoundError extends ClawcodeError {
+  constructor(message: string, options: { code?: string; hint?: string; cause?: unknown } = {}) {
+    super(message, { code: options.code ?? 'run_not_found', exitCode: 1, hint: options.hint, cause: options.cause });
+  }
+}
+
+const runFileSchema = z.object({
+  path: z.string(),
+  beforeHash: z.string().nullable(),
+  afterHash: z.string(),
+  created: z.boolean(),
+  mode: z.number().int().nullable(),
+  preImage: z.string().nullable(),
+});
+
+const manifestSchema = z.object({
+  version: z.literal(1),
+  runId: z.string(),
+  rootDir: z.string(),
+  task: z.string(),
+  provider: z.string().optional(),
+  model: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  status: z.enum(['applying', 'applied', 'rolled_back', 'undone']),
+  files: z.array(runFileSchema),
+  createdDirs: z.array(z.string()),
+  error: z.string().optional(),
+  undo: z.object({ at: z.string(), restored: z.array(z.string()), skipped: z.array(z.string()) }).optional(),
+});
+
+/** Lowercase hex SHA-256 of some bytes (strings are hashed as UTF-8). */
+export function sha256(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+let runCounter = 0;
+
+/**
+ * A new run id that sorts by creation time: `20261122T023512345Z-0001a1b2c3` (UTC to the ms,
+ * a per-process counter so ids made in the same millisecond keep their order, 3 random bytes).
+ */
+export function newRunId(nowMs: number = Date.now()): string {
+  const stamp = new Date(nowMs).toISOString().replace(/[-:]/g, '').replace('.', '');
+  runCounter = (runCounter + 1) % 0x10000;
+  return `${stamp}-${runCounter.toString(16).padStart(4, '0')}${randomBytes(3).toString('hex')}`;
+}
+
+/** `<home>/runs/<projectHash>`: where the runs of one project live. */
+export function projectRunsDir(rootDir: string, homeDir?: string): string {
+  return join(homeDir ?? clawcodeHome(), 'runs', getProjectHash(rootDir));
+}
+
+/** `<home>/runs/<projectHash>/<runId>`. */
+export function runDirFor(rootDir: string, runId: string, homeDir?: string): string {
+  if (!/^[0-9A-Za-z._-]+$/.test(runId) || runId.startsWith('.')) {
+    throw new RunNotFoundError(`Not a run id: ${JSON.stringify(runId)}`, { code: 'bad_run_id' });
+  }
+  return join(projectRunsDir(rootDir, homeDir), runId);
+}
+
+/** fsync a folder so a rename or a new entry inside it survives a crash; a no-op where unsupported. */
+export async function fsyncDir(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Some platforms (Windows) cannot open or fsync folders; the file fsyncs still hold there.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/** Write the manifest atomically and durably (write-file-atomic fsyncs the file, then the folder). */
+export async function writeManifest(record: RunRecord): Promise<void> {
+  const { runDir, ...stored } = record;
+  stored.updatedAt = new Date().toISOString();
+  record.updatedAt = stored.updatedAt;
+  await writeFileAtomic(join(runDir, 'manifest.json'), `${JSON.stringify(stored, null, 2)}\n`, { fsync: true });
+  await fsyncDir(runDir);
+}
+
+/**
+ * Read and validate one run manifest.
+ * @throws RunNotFoundError when the folder has no readable, valid manifest
+ */
+export async function readManifest(runDir: string): Promise<RunRecord> {
+  let raw: string;
+  try {
+    raw = await readFile(join(runDir, 'manifest.json'), 'utf8');
+  } catch (cause) {
+    throw new RunNotFoundError(`No run journal at ${runDir}`, { cause });
+  }
+  let parsed;
+  try {
+    parsed = manifestSchema.parse(JSON.parse(raw));
+  } catch (cause) {
+    throw new RunNotFoundError(`Corrupt run manifest at ${runDir}`, { code: 'run_manifest_corrupt', cause });
+  }
+  return { ...parsed, runDir };
+}
+
+/**
+ * Every readable run of a project, newest first. Folders without a valid manifest (a run that died
+ * while saving pre-images, before it touched the tree) are skipped.
+ */
+export async function listRuns(rootDir: string, homeDir?: string): Promise<RunRecord[]> {
+  const dir = projectRunsDir(rootDir, homeDir);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const runs: RunRecord[] = [];
+  for (const name of names.sort().reverse()) {
+    try {
+      runs.push(await readManifest(join(dir, name)));
+    } catch {
+      // skipped on purpose: see docstring
+    }
+  }
+  return runs;
+}
+
+/** Current bytes of a file, or `null` when it does not exist. */
+export async function readIfExists(abs: string): Promise<Buffer | null> {
+  try {
+    return await readFile(abs);
+  } catch (error) {
+    // ENOTDIR: a parent is a file, so this file cannot exist (writing it will fail and roll back).
+    if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return null;
+    throw new IoError(`Could not read ${abs}: ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+/** True when `error` is a Node system error with this `code`. */
+export function isErrno(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
+
+/** The message of anything thrown. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+}
+
+/**
+ * Resolve a project-relative path to the absolute path to write, refusing every way out of the
+ * root: absolute or drive paths, `..` escapes, NUL bytes, and symlinked folders or files whose real
+ * location is outside the real root. Backslashes count as separators, so `..\x` is refused too.
+ * This is defence in depth; utils/plan-check.ts vets plans before review.
+ *
+ * @returns `{ abs, rel }`: absolute path under the real root and the normalized `/` path
+ * @throws PathEscapeError (exit 3)
+ */
+export async function resolveInsideRoot(rootDir: string, path: string): Promise<{ abs: string; rel: string }> {
+  if (path === '' || path.includes('\0')) throw new PathEscapeError(path, 'empty or invalid path');
+  const slashed = path.replace(/\\/g, '/');
+  if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed) || isAbsolute(path)) {
+    throw new PathEscapeError(path, 'absolute paths are not allowed');
+  }
+  const rel = posix.normalize(slashed).replace(/\/+$/, '');
+  if (rel === '.' || rel === '' || rel === '..' || rel.startsWith('../')) {
+    throw new PathEscapeError(path, 'the path leaves the project folder');
+  }
+  let realRoot: string;
+  try {
+    realRoot = await realpath(resolve(rootDir));
+  } catch (cause) {
+    throw new IoError(`Project folder ${rootDir} is not readable`, { cause });
+  }
+  const abs = join(realRoot, ...rel.split('/'));
+  // Walk up to the deepest existing entry; its real location must stay inside the real root.
+  let probe = abs;
+  while (probe !== realRoot) {
+    let exists = true;
+    try {
+      await lstat(probe);
+    } catch (error) {
+      if (!isErrno(error, 'ENOENT') && !isErrno(error, 'ENOTDIR')) throw new IoError(`Could not inspect ${probe}: ${errorMessage(error)}`, { cause: error });
+      exists = false;
+    }
+    if (exists) {
+      let real: string;
+      try {
+        real = await realpath(probe);
+      } catch {
+        throw new PathEscapeError(path, 'it goes through a broken symlink');
+      }
+      if (!isInside(realRoot, real)) throw new PathEscapeError(path, 'a symlink points outside the project folder');
+      break;
+    }
+    probe = dirname(probe);
+  }
+  return { abs, rel };
+}
+
+/**
+ * Remove the temp files write-file-atomic leaves beside `abs` when a process is killed between
+ * creating and renaming them (`<name>.<uint32>`); only ones modified since `sinceMs`, so an
+ * unrelated `foo.ts.123` from before the run is kept.
+ */
+export async function removeStrayTempFiles(abs: string, sinceMs: number): Promise<void> {
+  const dir = dirname(abs);
+  const prefix = `${basename(abs)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^\d{1,10}$/.test(name.slice(prefix.length))) continue;
+    try {
+      const info = await stat(join(dir, name));
+      if (info.isFile() && info.mtimeMs >= sinceMs - 2000) await unlink(join(dir, name));
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Remove folders a run created, deepest first, only when empty (a user file inside keeps it). */
+export async function removeCreatedDirs(realRoot: string, createdDirs: readonly string[]): Promise<void> {
+  const ordered = [...createdDirs].sort((a, b) => b.split('/').length - a.split('/').length);
+  for (const rel of ordered) {
+    try {
+      await rmdir(join(realRoot, ...rel.split('/')));
+    } catch {
+      // not empty or already gone: leave it
+    }
+  }
+}
+
+/** Create the run folder (and its parents). */
+export async function ensureDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+}
+
+/** Atomically write a file's journaled previous bytes back, with its previous mode. */
+export async function writePreImage(record: RunRecord, file: RunFileRecord, abs: string): Promise<void> {
+  if (file.preImage === null) throw new IoError(`Run ${record.runId} has no pre-image for ${file.path}`);
+  const bytes = await readFile(join(record.runDir, file.preImage));
+  if (sha256(bytes) !== file.beforeHash) {
+    throw new IoError(`The journaled pre-image of ${file.path} in ${record.runDir} is corrupt`, { code: 'journal_corrupt' });
+  }
+  await mkdir(dirname(abs), { recursive: true });
+  await writeFileAtomic(abs, bytes, { fsync: true, mode: file.mode ?? undefined });
+  await fsyncDir(dirname(abs));
+}

@@ -1,0 +1,284 @@
+/**
+ * The patch engine: apply one find/replace, or a whole plan of them, in memory. It applies what the model
+ * meant and never guesses: a cascade of matchers from strict to loose (utils/patch-match.ts) stops at the
+ * first pass that finds anything, counts distinct locations, and applies only when there is exactly one
+ * (or the patch asks for all, or names an occurrence). Line endings, BOM and final newline are kept; edits
+ * are spliced by index. Design and sources: ../shared/research/edit-matching.md §6, issue 4.
+ */
+import type { PatchOp } from '../llm/types.js';
+import { locate, preparePatch, type Candidate, type MatchStrategy } from './patch-match.js';
+import { closestRegion } from './patch-closest.js';
+import { eolForSpan, makeTextModel, rawOffset, type TextModel } from './patch-text.js';
+
+export type { MatchStrategy } from './patch-match.js';
+export { isElisionMarker } from './patch-elision.js';
+
+/** Stable codes of a refused patch (for tests, logs and `--json` reports). */
+export type PatchErrorCode =
+  | 'patch_no_match'
+  | 'patch_ambiguous_find'
+  | 'patch_empty_find'
+  | 'patch_noop'
+  | 'patch_invalid_options'
+  | 'patch_occurrence_out_of_range'
+  | 'patch_overlapping_matches'
+  | 'patch_elision_unanchored'
+  | 'patch_elision_unpaired'
+  | 'patch_file_missing'
+  | 'patch_overlap';
+
+/** How many locations a patch may change. Default: exactly one location must match. */
+export interface PatchOptions {
+  /** Replace every location found by the deciding pass (locations must not overlap). */
+  replaceAll?: boolean;
+  /** 1-based location to replace when the find matches more than once (document order). */
+  occurrence?: number;
+}
+
+/** One replaced span in raw offsets (UTF-16 code units) of the content given to `applyPatch`. */
+export interface PatchEdit {
+  start: number;
+  end: number;
+  /** The text written in place of `content.slice(start, end)`, with the file's line endings. */
+  text: string;
+}
+
+/**
+ * The outcome of one patch. Line numbers are 1-based and inclusive, in the content before the patch.
+ * On refusal `applied` is false, `code` and a one-line `error` say why, and where known `closest`
+ * ("did you mean lines 40–52?") or `matchLines` (every location of an ambiguous find) say where.
+ */
+export interface PatchResult {
+  applied: boolean;
+  /** The whole new content (only when applied). */
+  newContent?: string;
+  /** One line for a person, e.g. `find matches 3 places (lines 12, 40, 88); add context or set occurrence`. */
+  error?: string;
+  code?: PatchErrorCode;
+  /** The pass that located the find (also set on an ambiguous refusal: the pass that found several). */
+  strategy?: MatchStrategy;
+  /** First and last line of the (first) replaced span. */
+  startLine?: number;
+  endLine?: number;
+  /** Number of spans replaced (1 unless replaceAll). */
+  replacements?: number;
+  /** Locations the deciding pass found. */
+  matchCount?: number;
+  /** Start line of every location the deciding pass found (at most 20), for ambiguity reports. */
+  matchLines?: number[];
+  /** No match: the region that looks most like find, for "did you mean lines A–B?". */
+  closest?: { startLine: number; endLine: number };
+  /** What the model or person can do next, one line. */
+  hint?: string;
+  /** The spans replaced, ascending (only when applied). */
+  edits?: PatchEdit[];
+}
+
+/**
+ * Apply one find/replace to `content`.
+ *
+ * @param content  the file's current text (may have a BOM and CRLF endings; both are kept)
+ * @param find     text to locate; `""` only fills a new or empty file
+ * @param replace  text to write in its place (LF or CRLF; written with the file's line endings)
+ * @param options  `replaceAll` or a 1-based `occurrence` for finds that match several places
+ * @returns a `PatchResult`; never throws for a patch that does not apply (that is `applied: false`)
+ */
+export function applyPatch(content: string, find: string, replace: string, options: PatchOptions = {}): PatchResult {
+  const optionError = checkOptions(options);
+  if (optionError) return optionError;
+  const model = cachedModel(content);
+  if (find === '') {
+    if (model.w.length > 0) {
+      return refuse('patch_empty_find', 'find is empty but the file is not; quote the text to replace', {
+        hint: 'an empty find only creates a new file or fills an empty one',
+      });
+    }
+    const text = model.bom + replace;
+    return { applied: true, newContent: text, strategy: 'empty_file', startLine: 1, endLine: 1, replacements: 1, edits: [{ start: 0, end: content.length, text }] };
+  }
+  const prepared = preparePatch(find.replace(/^\uFEFF/, ''), replace.replace(/^\uFEFF/, ''));
+  if (prepared.find === prepared.replace) {
+    return refuse('patch_noop', 'find and replace are the same text; nothing to change');
+  }
+  const outcome = locate(model, prepared);
+  if (!outcome) return noMatch(model, prepared.core, prepared.rcore);
+  if ('refusal' in outcome) {
+    return refuse(outcome.refusal.code as PatchErrorCode, outcome.refusal.message, { strategy: outcome.strategy });
+  }
+  const strategy = outcome.strategy;
+  const found = [...outcome.candidates].sort((a, b) => a.start - b.start || a.end - b.end);
+  const lines = found.slice(0, 20).map((c) => c.firstLine + 1);
+  const counted = { strategy, matchCount: found.length, matchLines: lines };
+  let chosen: Candidate[];
+  if (options.replaceAll) {
+    for (let i = 1; i < found.length; i++) {
+      if (found[i]!.start < found[i - 1]!.end) {
+        return refuse('patch_overlapping_matches', `find matches ${found.length} places that overlap (lines ${listLines(lines)}); replace_all cannot apply`, counted);
+      }
+    }
+    chosen = found;
+  } else if (options.occurrence !== undefined) {
+    const pick = found[options.occurrence - 1];
+    if (!pick) {
+      return refuse('patch_occurrence_out_of_range', `occurrence ${options.occurrence} asked for, but find matches ${found.length} place(s) (lines ${listLines(lines)})`, counted);
+    }
+    chosen = [pick];
+  } else if (found.length > 1) {
+    return refuse('patch_ambiguous_find', `find matches ${found.length} places (lines ${listLines(lines)}); nothing was changed`, {
+      ...counted,
+      hint: 'add surrounding lines to make find unique, or set occurrence (1-based) or replace_all',
+    });
+  } else {
+    chosen = found;
+  }
+  const edits = chosen.map((c) => toRawEdit(model, c));
+  return {
+    applied: true,
+    newContent: splice(content, edits),
+    strategy,
+    startLine: chosen[0]!.firstLine + 1,
+    endLine: chosen[0]!.lastLine + 1,
+    replacements: chosen.length,
+    matchCount: found.length,
+    matchLines: lines,
+    edits,
+  };
+}
+
+/** The outcome of one patch of a plan (same order as the plan's patches). */
+export interface PatchOutcome extends Omit<PatchResult, 'newContent' | 'edits'> {
+  /** Index of the patch in the plan, 0-based. */
+  index: number;
+  /** The patch's file (as written in the plan). */
+  file: string;
+}
+
+/** The outcome of a whole plan: all patches applied, or none. */
+export interface PlanApplyResult {
+  /** True when every patch applied. */
+  applied: boolean;
+  /** Every input file plus new ones, with all patches applied; empty when `applied` is false. */
+  contents: Map<string, string>;
+  /** One outcome per patch, in plan order. */
+  results: PatchOutcome[];
+}
+
+/**
+ * Apply a plan's patches in memory, in order: a later patch sees the result of the earlier ones.
+ * All or nothing: when any patch fails, `applied` is false and `contents` is empty, but every patch is
+ * still tried and reported. A patch whose span overlaps text written by an earlier patch of the same file
+ * is refused (`patch_overlap`). A file missing from `contents` counts as new: only `find: ""` may fill it.
+ *
+ * @param contents  current text of every file the plan may touch, keyed by the plan's project-relative path
+ * @param patches   the plan's patches, applied in array order
+ */
+export function applyPatches(contents: ReadonlyMap<string, string>, patches: readonly PatchOp[]): PlanApplyResult {
+  const current = new Map(contents);
+  const written = new Map<string, { start: number; end: number; index: number }[]>();
+  const results: PatchOutcome[] = [];
+  let ok = true;
+  patches.forEach((patch, index) => {
+    const base = { index, file: patch.file };
+    const before = current.get(patch.file);
+    if (before === undefined && patch.find !== '') {
+      ok = false;
+      results.push({ ...base, applied: false, code: 'patch_file_missing', error: `${patch.file} does not exist (or was not read); only find "" can create it` });
+      return;
+    }
+    const result = applyPatch(before ?? '', patch.find, patch.replace, { replaceAll: patch.replace_all, occurrence: patch.occurrence });
+    const { newContent, edits, ...report } = result;
+    if (!result.applied || newContent === undefined || !edits) {
+      ok = false;
+      results.push({ ...base, ...report });
+      return;
+    }
+    const regions = written.get(patch.file) ?? [];
+    // Strict intersection; an empty region (a deletion point) clashes only with a span around it.
+    const clash = regions.find((r) => edits.some((e) => e.start < r.end && r.start < e.end));
+    if (clash) {
+      ok = false;
+      results.push({ ...base, applied: false, strategy: result.strategy, startLine: result.startLine, endLine: result.endLine, code: 'patch_overlap', error: `patch ${index + 1} changes text that patch ${clash.index + 1} wrote in ${patch.file}; merge them into one patch` });
+      return;
+    }
+    written.set(patch.file, shiftRegions(regions, edits, index));
+    current.set(patch.file, newContent);
+    results.push({ ...base, ...report });
+  });
+  return { applied: ok, contents: ok ? current : new Map(), results };
+}
+
+/** Move earlier regions past the new edits and add the regions the edits wrote. */
+function shiftRegions(regions: readonly { start: number; end: number; index: number }[], edits: readonly PatchEdit[], index: number) {
+  const out: { start: number; end: number; index: number }[] = [];
+  for (const r of regions) {
+    let delta = 0;
+    for (const e of edits) if (e.end <= r.start) delta += e.text.length - (e.end - e.start);
+    out.push({ start: r.start + delta, end: r.end + delta, index: r.index });
+  }
+  let delta = 0;
+  for (const e of edits) {
+    out.push({ start: e.start + delta, end: e.start + delta + e.text.length, index });
+    delta += e.text.length - (e.end - e.start);
+  }
+  return out;
+}
+
+function checkOptions(options: PatchOptions): PatchResult | undefined {
+  const { occurrence, replaceAll } = options;
+  if (occurrence !== undefined && (!Number.isInteger(occurrence) || occurrence < 1)) {
+    return refuse('patch_invalid_options', `occurrence must be a whole number from 1, got ${String(occurrence)}`);
+  }
+  if (occurrence !== undefined && replaceAll) {
+    return refuse('patch_invalid_options', 'occurrence and replace_all cannot both be set');
+  }
+  return undefined;
+}
+
+function noMatch(model: TextModel, core: string, rcore: string): PatchResult {
+  const closest = closestRegion(model, core);
+  const where = closest ? `; did you mean lines ${closest.startLine}–${closest.endLine}?` : '';
+  const already = rcore.trim() !== '' && model.w.includes(rcore);
+  return refuse('patch_no_match', `find text not found${where}`, {
+    closest,
+    hint: already
+      ? 'the replace text is already in the file; this patch may have been applied already'
+      : 'copy find exactly from the current file, with a few unchanged lines around the change',
+  });
+}
+
+function refuse(code: PatchErrorCode, error: string, extra: Partial<PatchResult> = {}): PatchResult {
+  return { applied: false, code, error, ...extra };
+}
+
+function listLines(lines: readonly number[]): string {
+  return lines.length > 8 ? `${lines.slice(0, 8).join(', ')}, …` : lines.join(', ');
+}
+
+function toRawEdit(model: TextModel, c: Candidate): PatchEdit {
+  const eol = eolForSpan(model, c.start, c.end);
+  return {
+    start: rawOffset(model, c.start),
+    end: rawOffset(model, c.end),
+    text: eol === '\n' ? c.text : c.text.replace(/\n/g, '\r\n'),
+  };
+}
+
+/** Splice ascending, non-overlapping edits into `content` by index (never `String.replace`: `$` is literal). */
+function splice(content: string, edits: readonly PatchEdit[]): string {
+  const parts: string[] = [];
+  let at = 0;
+  for (const e of edits) {
+    parts.push(content.slice(at, e.start), e.text);
+    at = e.end;
+  }
+  parts.push(content.slice(at));
+  return parts.join('');
+}
+
+// One-entry cache: a plan's patches and a benchmark's cases hit the same content many times in a row,
+// and building line keys is the costly part of a match.
+let lastModel: TextModel | undefined;
+function cachedModel(content: string): TextModel {
+  if (lastModel?.raw !== content) lastModel = makeTextModel(content);
+  return lastModel;
+}

@@ -1,0 +1,242 @@
+import { execFile } from 'node:child_process';
+import { isUtf8 } from 'node:buffer';
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { isSecretPath } from './secrets.js';
+
+/**
+ * Project scanning (issue 5, reference §4.2 without its 500-file cap): list every file that could be
+ * context. Inside a git work tree `git ls-files -co --exclude-standard` decides (git's own ignore
+ * semantics); elsewhere the `ignore` package applies `.gitignore` files per directory. In both cases
+ * `.clawcodeignore` (any directory), DEFAULT_IGNORE and the caller's extra patterns also apply.
+ */
+
+/** Folders and files that are never context: dependencies, VCS data, build output, caches. */
+export const DEFAULT_IGNORE: readonly string[] = [
+  'node_modules/', '.git/', '.hg/', '.svn/', 'dist/', '/build/', 'coverage/', '.nyc_output/', '.next/',
+  '.nuxt/', '.turbo/', '.cache/', '.parcel-cache/', '__pycache__/', '*.pyc', '.venv/', 'venv/', '.tox/',
+  '.mypy_cache/', '.pytest_cache/', '.ruff_cache/', '*.egg-info/', '.gradle/', '.idea/', '.DS_Store',
+  'bower_components/', 'jspm_packages/',
+];
+
+/** Default per-file size cap in bytes; larger files are skipped as `too_large` (issue 5, Cline #265). */
+export const DEFAULT_MAX_FILE_BYTES = 1_000_000;
+
+const GENERATED = [
+  /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|deno\.lock|Cargo\.lock|poetry\.lock|Pipfile\.lock|uv\.lock|pdm\.lock|Gemfile\.lock|composer\.lock|go\.sum|mix\.lock|flake\.lock|packages\.lock\.json)$/,
+  /\.(min|bundle|chunk)\.(js|mjs|cjs|css)$/,
+  /\.(map|lock)$/,
+  /(^|\/)[^/]*[._-](generated|gen)\.[a-z]+$/i,
+  /\.pb\.go$|_pb2(_grpc)?\.py$/,
+];
+
+const BINARY_EXT = new Set(
+  ('png jpg jpeg gif bmp ico icns webp avif tif tiff psd svgz pdf zip gz tgz bz2 xz 7z rar zst jar war ear ' +
+    'class dll exe so dylib o a lib obj wasm node woff woff2 ttf otf eot mp3 mp4 m4a wav ogg flac mov avi mkv ' +
+    'webm db sqlite sqlite3 bin dat pyc pyo whl egg deb rpm dmg iso parquet pickle pkl npy npz onnx pt')
+    .split(' '),
+);
+
+/** Why a listed file is not a context candidate. */
+export type SkipReason = 'secret' | 'binary' | 'too_large' | 'generated' | 'non_utf8' | 'symlink_outside' | 'unreadable';
+
+/** One candidate file. `content` is present only when the scan was asked to read files. */
+export interface ScannedFile {
+  /** project-relative path with `/` separators */
+  path: string;
+  absPath: string;
+  sizeBytes: number;
+  mtimeMs: number;
+  /** UTF-8 text of the file (only with `readContent: true`) */
+  content?: string;
+}
+
+/** Result of `scanProject`. `fileList` is the sorted list of candidate paths (same order as `files`). */
+export interface ScanResult {
+  files: ScannedFile[];
+  fileList: string[];
+  skipped: { path: string; reason: SkipReason }[];
+  /** true when `git ls-files` listed the files */
+  git: boolean;
+  ms: number;
+}
+
+/** Options of `scanProject`. */
+export interface ScanOptions {
+  /** more gitignore-style patterns, relative to the root */
+  extraIgnore?: readonly string[];
+  /** per-file cap in bytes (default DEFAULT_MAX_FILE_BYTES) */
+  maxFileBytes?: number;
+  /** read and classify every file (binary, non-UTF-8, minified); default false: paths and stats only */
+  readContent?: boolean;
+}
+
+/** Content class of a file's bytes. */
+export type ContentClass = { kind: 'text'; text: string } | { kind: 'binary' | 'non_utf8' | 'generated' };
+
+/**
+ * Classify file bytes: NUL in the first 8,000 bytes = binary (git's own heuristic), invalid UTF-8 =
+ * non_utf8, a minified look (mean line over 300 characters in a file over 5,000) = generated.
+ */
+export function classifyContent(buf: Buffer): ContentClass {
+  const head = buf.subarray(0, 8000);
+  if (head.includes(0)) return { kind: 'binary' };
+  if (!isUtf8(buf)) return { kind: 'non_utf8' };
+  let text = buf.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.length > 5000) {
+    let lines = 1;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+    if (text.length / lines > 300) return { kind: 'generated' };
+  }
+  return { kind: 'text', text };
+}
+
+/** Whether a path names a lockfile, minified bundle, source map or generated source. */
+export function isGeneratedPath(relPath: string): boolean {
+  return GENERATED.some((re) => re.test(relPath));
+}
+
+function hasBinaryExtension(relPath: string): boolean {
+  const dot = relPath.lastIndexOf('.');
+  return dot > relPath.lastIndexOf('/') && BINARY_EXT.has(relPath.slice(dot + 1).toLowerCase());
+}
+
+function gitListFiles(rootDir: string): Promise<string[] | null> {
+  return new Promise((resolvePaths) => {
+    execFile(
+      'git',
+      ['ls-files', '-co', '--exclude-standard', '-z'],
+      { cwd: rootDir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
+      (err, stdout) => resolvePaths(err ? null : stdout.split('\0').filter((p) => p !== '')),
+    );
+  });
+}
+
+function readIgnoreFile(absPath: string): string | null {
+  try {
+    return readFileSync(absPath, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Walk without git: nested `.gitignore` / `.clawcodeignore` per directory, deeper files win. */
+function walkFiles(rootDir: string, base: Ignore): string[] {
+  const out: string[] = [];
+  const stack: { dir: string; rules: { prefix: string; ig: Ignore }[] }[] = [{ dir: '', rules: [] }];
+  const ignored = (rules: { prefix: string; ig: Ignore }[], rel: string): boolean => {
+    if (base.ignores(rel)) return true;
+    let state = false;
+    for (const { prefix, ig } of rules) {
+      const r = ig.test(rel.slice(prefix.length));
+      if (r.ignored) state = true;
+      else if (r.unignored) state = false;
+    }
+    return state;
+  };
+  while (stack.length > 0) {
+    const { dir, rules: parentRules } = stack.pop()!;
+    const abs = dir === '' ? rootDir : join(rootDir, dir);
+    let entries;
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    let rules = parentRules;
+    const local = ['.gitignore', '.clawcodeignore'].map((n) => readIgnoreFile(join(abs, n))).filter((t) => t !== null);
+    if (local.length > 0) rules = [...parentRules, { prefix: dir === '' ? '' : `${dir}/`, ig: ignore().add(local.join('\n')) }];
+    for (const e of entries) {
+      const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+      if (e.isDirectory()) {
+        if (e.name !== '.git' && !ignored(rules, `${rel}/`)) stack.push({ dir: rel, rules });
+      } else if (!ignored(rules, rel)) out.push(rel);
+    }
+  }
+  return out;
+}
+
+/** `.clawcodeignore` files anywhere in a git listing, applied relative to their own folder. */
+function clawcodeIgnoreFilter(rootDir: string, paths: readonly string[]): (rel: string) => boolean {
+  const rules: { prefix: string; ig: Ignore }[] = [];
+  for (const p of paths) {
+    if (p !== '.clawcodeignore' && !p.endsWith('/.clawcodeignore')) continue;
+    const text = readIgnoreFile(join(rootDir, p));
+    if (text !== null) rules.push({ prefix: p.slice(0, p.length - '.clawcodeignore'.length), ig: ignore().add(text) });
+  }
+  if (rules.length === 0) return () => false;
+  return (rel) => rules.some(({ prefix, ig }) => rel.startsWith(prefix) && ig.ignores(rel.slice(prefix.length)));
+}
+
+/**
+ * List the candidate context files of a project.
+ *
+ * @param rootDir  project root (absolute or relative to cwd)
+ * @returns candidates sorted by path, plus what was skipped and why (secrets are reported as skipped,
+ *          never read). Symlinks are kept only when they resolve to a file inside the root.
+ * @throws never for unreadable entries (they are skipped); an unreadable root yields an empty result
+ */
+export async function scanProject(rootDir: string, options: ScanOptions = {}): Promise<ScanResult> {
+  const started = performance.now();
+  const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const base = ignore().add([...DEFAULT_IGNORE, ...(options.extraIgnore ?? [])]);
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(rootDir);
+  } catch {
+    return { files: [], fileList: [], skipped: [], git: false, ms: performance.now() - started };
+  }
+  const listed = await gitListFiles(realRoot);
+  const git = listed !== null;
+  let paths: string[];
+  if (listed !== null) {
+    const claw = clawcodeIgnoreFilter(realRoot, listed);
+    paths = [...new Set(listed)].filter((p) => !base.ignores(p) && !claw(p));
+  } else {
+    paths = walkFiles(realRoot, base);
+  }
+  paths.sort();
+  const files: ScannedFile[] = [];
+  const skipped: ScanResult['skipped'] = [];
+  const rootPrefix = realRoot.endsWith(sep) ? realRoot : realRoot + sep;
+  for (const rel of paths) {
+    if (isSecretPath(rel)) { skipped.push({ path: rel, reason: 'secret' }); continue; }
+    if (isGeneratedPath(rel)) { skipped.push({ path: rel, reason: 'generated' }); continue; }
+    if (hasBinaryExtension(rel)) { skipped.push({ path: rel, reason: 'binary' }); continue; }
+    const absPath = join(realRoot, rel);
+    let st;
+    try {
+      st = lstatSync(absPath);
+      if (st.isSymbolicLink()) {
+        const target = realpathSync(absPath);
+        if (!target.startsWith(rootPrefix)) { skipped.push({ path: rel, reason: 'symlink_outside' }); continue; }
+        st = statSync(target);
+      }
+    } catch {
+      continue; // deleted since listing, dangling link, or a submodule folder
+    }
+    if (!st.isFile()) continue;
+    if (st.size > maxBytes) { skipped.push({ path: rel, reason: 'too_large' }); continue; }
+    const file: ScannedFile = { path: rel, absPath, sizeBytes: st.size, mtimeMs: st.mtimeMs };
+    if (options.readContent) {
+      let cls: ContentClass;
+      try {
+        cls = classifyContent(readFileSync(absPath));
+      } catch {
+        skipped.push({ path: rel, reason: 'unreadable' });
+        continue;
+      }
+      if (cls.kind !== 'text') { skipped.push({ path: rel, reason: cls.kind }); continue; }
+      file.content = cls.text;
+    }
+    files.push(file);
+  }
+  return { files, fileList: files.map((f) => f.path), skipped, git, ms: performance.now() - started };
+}
+
+/** Project-relative `/` path of an absolute path under root (for callers holding absolute paths). */
+export function toProjectPath(rootDir: string, absPath: string): string {
+  return relative(rootDir, absPath).split(sep).join('/');
+}

@@ -1,0 +1,109 @@
+/**
+ * Code-aware tokens for ranking context (issue 5). An identifier is kept whole (lowercased) and,
+ * when it is camelCase, PascalCase or snake_case, also split into its parts, so `parseOptions`
+ * yields `parseoptions`, `parse` and `options`. Identifier splitting for feature location:
+ * Dit et al., ICPC 2011 (see ../shared/research/relevance.md §4.1).
+ */
+
+const IDENT = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+const CAMEL_PART = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
+/** Longer "identifiers" are nearly always base64, hashes or minified noise. */
+const MAX_TOKEN_CHARS = 48;
+
+/**
+ * Split one identifier into its lowercased parts (`getHTTPResponse` → get, http, response;
+ * `max_file_bytes` → max, file, bytes). Parts shorter than 2 characters are dropped.
+ *
+ * @returns the parts in order; a single-part identifier returns one element (itself, lowercased)
+ */
+export function splitIdentifier(ident: string): string[] {
+  const out: string[] = [];
+  for (const piece of ident.split(/[_$]+/)) {
+    if (piece === '') continue;
+    const parts = piece.match(CAMEL_PART);
+    if (!parts) continue;
+    for (const p of parts) if (p.length >= 2) out.push(p.toLowerCase());
+  }
+  return out;
+}
+
+function needsSplit(ident: string): boolean {
+  // Fast path: a plain lowercase word has no parts beyond itself.
+  for (let i = 0; i < ident.length; i++) {
+    const c = ident.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || c === 95 || c === 36 || (c >= 48 && c <= 57)) return true;
+  }
+  return false;
+}
+
+/**
+ * Count the code-aware tokens of a text.
+ *
+ * @param text  any source text
+ * @returns token → occurrence count; `total` is the document length in tokens (BM25 `|d|`)
+ */
+export function countTokens(text: string): { counts: Map<string, number>; total: number } {
+  const counts = new Map<string, number>();
+  let total = 0;
+  const add = (t: string): void => {
+    counts.set(t, (counts.get(t) ?? 0) + 1);
+    total++;
+  };
+  IDENT.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = IDENT.exec(text)) !== null) {
+    const ident = m[0];
+    if (ident.length < 2 || ident.length > MAX_TOKEN_CHARS) continue;
+    const whole = ident.toLowerCase();
+    add(whole);
+    if (needsSplit(ident)) {
+      const parts = splitIdentifier(ident);
+      if (parts.length > 1 || (parts.length === 1 && parts[0] !== whole)) for (const p of parts) add(p);
+    }
+  }
+  return { counts, total };
+}
+
+/** English function words and request verbs that say nothing about where code lives. */
+const STOPWORDS = new Set(
+  ('a an and are as at be been but by can could do does for from has have if in into is it its of on or ' +
+    'so than that the their them then there these this those to was we were when where which while will ' +
+    'with without not no yes you your our should would may might also just only all any some more most ' +
+    'new now via per instead already every each other same such after before up down out over under again')
+    .split(' '),
+);
+
+/** One term of a task after tokenizing: `weight` 2 for identifier-like words, else 1. */
+export interface QueryTerm {
+  term: string;
+  /** true when the task wrote it like code: camelCase, snake_case, dotted, `name(` or in backticks */
+  identifier: boolean;
+}
+
+/**
+ * Tokenize a task the way documents are tokenized, dropping stopwords, and mark which words the task
+ * wrote like code (those are matched against symbol definitions with more weight).
+ *
+ * @returns distinct terms in first-seen order
+ */
+export function tokenizeQuery(task: string): QueryTerm[] {
+  const out = new Map<string, QueryTerm>();
+  const codeSpans = new Set<string>();
+  for (const m of task.matchAll(/`([^`]+)`/g)) for (const id of (m[1] ?? '').match(IDENT) ?? []) codeSpans.add(id);
+  for (const m of task.matchAll(/[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[A-Za-z_$][\w$]*(?=\()/g)) {
+    for (const id of m[0].split('.')) codeSpans.add(id);
+  }
+  const put = (term: string, identifier: boolean): void => {
+    if (term.length < 2 || STOPWORDS.has(term)) return;
+    const prev = out.get(term);
+    if (prev) prev.identifier ||= identifier;
+    else out.set(term, { term, identifier });
+  };
+  for (const ident of task.match(IDENT) ?? []) {
+    if (ident.length > MAX_TOKEN_CHARS) continue;
+    const codeLike = codeSpans.has(ident) || /[a-z][A-Z]|_/.test(ident) || /^[A-Z][a-z]+[A-Z]/.test(ident);
+    put(ident.toLowerCase(), codeLike);
+    if (needsSplit(ident)) for (const p of splitIdentifier(ident)) put(p, false);
+  }
+  return [...out.values()];
+}
