@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Box, Text, useApp, useInput, useStdout } from 'ink';
+import { Box, Text, useApp, useFocusManager, useInput, useStdout } from 'ink';
 import type { AgentEmitter } from '../agent/events.js';
 import { ActivityFeed, describeEvent, type FeedItem, type FeedKind } from './ActivityFeed.js';
 import { DiffView, type FileDiff } from './DiffView.js';
@@ -39,6 +39,7 @@ function isCancel(error: unknown): boolean {
  */
 export function App(props: AppProps) {
   const { exit } = useApp();
+  const { focus } = useFocusManager();
   const { stdout } = useStdout();
   const columns = stdout.columns || 80;
   const rows = stdout.rows || 24;
@@ -79,8 +80,10 @@ export function App(props: AppProps) {
     if (key.ctrl && input === 'c') {
       if (controller.current) cancel();
       else exit();
-    } else if (key.escape && controller.current) {
-      cancel();
+    } else if (key.escape) {
+      // Ink clears focus on Esc before this handler runs; Esc here means "cancel / back to the input".
+      if (controller.current) cancel();
+      focus('input');
     }
   });
 
@@ -112,9 +115,10 @@ export function App(props: AppProps) {
         .finally(() => {
           controller.current = null;
           setMode('ready');
+          focus('input');
         });
     },
-    [exit, props, push],
+    [exit, focus, props, push],
   );
 
   // The logo is a splash: once work shows, its 5 rows go to the feed and the diff (unless the terminal is tall).
