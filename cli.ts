@@ -94,6 +94,15 @@ function buildProgram(): Command {
     });
 
   program
+    .command('init')
+    .description('write a starter AGENTS.md from what is detected (never overwrites)')
+    .option('-d, --dir <path>', 'project root')
+    .action(async (flags: { dir?: string }) => {
+      const [{ runInitCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/init-command.js'), import('./cli/task-command.js')]);
+      await runInitCommand({ rootDir: await resolveProjectRoot(flags.dir), stdout: process.stdout });
+    });
+
+  program
     .command('apply')
     .description('apply a saved plan (from --plan-out, or a model answer) with no model call')
     .argument('<plan>', 'plan file, or - for standard input')
