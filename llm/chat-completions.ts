@@ -95,7 +95,8 @@ async function once(
     ...(format ? { response_format: format } : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
-  const sdkOptions = { signal: request.signal, timeout: request.timeoutMs, maxRetries: 0 };
+  // The SDK timer is a backstop only: the idle timeout in llm/provider.ts fires first and is reported as a timeout.
+  const sdkOptions = { signal: request.signal, timeout: request.timeoutMs + 1000, maxRetries: 0 };
   let text = '';
   let refusal = '';
   let finishReason: string | undefined;
