@@ -38,9 +38,13 @@ export interface ClawcodeConfig {
   providers: Record<string, ProviderEntry>;
   /** Price overrides in USD per 1M tokens, by model id (config/prices.ts). */
   prices?: Record<string, ModelPrice>;
+  /** User-layer settings, read and validated by config/settings.ts; kept as is here. */
+  settings?: Record<string, unknown>;
 }
 
-const entrySchema = z.object({
+// Loose objects: keys this version does not know (e.g. `settings`, owned by config/settings.ts) are kept, so a
+// rewrite by `clawcode config` never drops them.
+const entrySchema = z.looseObject({
   provider: z.enum(['openai', 'azure', 'groq', 'gemini']),
   preset: z.enum(['ollama', 'lmstudio', 'llamacpp', 'vllm']).optional(),
   model: z.string().optional(),
@@ -54,7 +58,7 @@ const entrySchema = z.object({
   maxOutputTokens: z.number().int().positive().optional(),
 });
 
-const configSchema = z.object({
+const configSchema = z.looseObject({
   defaultProvider: z.string().optional(),
   providers: z.record(z.string(), entrySchema).default({}),
   prices: z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() })).optional(),
