@@ -172,6 +172,13 @@ describe('openai client through getStructuredPlan', () => {
     expect((error as InterruptedError).exitCode).toBe(130);
   });
 
+  it('a stream cut halfway is retried as a connection failure', async () => {
+    server.reply(replies.drop(), replies.plan(SAMPLE_PLAN));
+    const result = await getStructuredPlan(openai(), 's', 'u', fast);
+    expect(result.plan.patches).toHaveLength(1);
+    expect(server.completions()).toHaveLength(2);
+  });
+
   it('a connection failure is retried, then reported with the URL', async () => {
     const config = openai({ baseURL: 'http://127.0.0.1:9/v1' });
     const error = await getStructuredPlan(config, 's', 'u', fast).catch((e: unknown) => e);
