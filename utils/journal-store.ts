@@ -122,7 +122,15 @@ export function newRunId(nowMs: number = Date.now()): string {
   return `${stamp}-${runCounter.toString(16).padStart(4, '0')}${randomBytes(3).toString('hex')}`;
 }
 
-/** `<home>/runs/<projectHash>`: where the runs of one project live. */
+/**
+ * The project root as used for hashing: its real path (symlinks resolved) when it exists, else the
+ * resolved path. Two spellings of one folder (a symlinked alias, macOS `/tmp`) share runs and lock.
+ */
+export async function canonicalRoot(rootDir: string): Promise<string> {
+  return realpath(resolve(rootDir)).catch(() => resolve(rootDir));
+}
+
+/** `<home>/runs/<projectHash>`: where the runs of one project live; `rootDir` as {@link canonicalRoot} gives it. */
 export function projectRunsDir(rootDir: string, homeDir?: string): string {
   return join(homeDir ?? clawcodeHome(), 'runs', getProjectHash(rootDir));
 }
@@ -182,7 +190,7 @@ export async function readManifest(runDir: string): Promise<RunRecord> {
  * while saving pre-images, before it touched the tree) are skipped.
  */
 export async function listRuns(rootDir: string, homeDir?: string): Promise<RunRecord[]> {
-  const dir = projectRunsDir(rootDir, homeDir);
+  const dir = projectRunsDir(await canonicalRoot(rootDir), homeDir);
   let names: string[];
   try {
     names = await readdir(dir);
