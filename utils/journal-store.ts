@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readdir, readFile, realpath, rmdir, stat, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile, realpath, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
@@ -206,6 +206,38 @@ export async function listRuns(rootDir: string, homeDir?: string): Promise<RunRe
     }
   }
   return runs;
+}
+
+/**
+ * Delete old journals of a project so `~/.clawcode/runs` does not grow without end: keeps the
+ * `keep` newest runs (any status) and every `applying` run (recovery needs it), and removes folders
+ * without a manifest (a run that died before touching the tree) once older than `orphanAgeMs`.
+ *
+ * @param keep  runs to keep, >= 1; `undo` can only reach runs that are kept
+ * @returns the removed folder names
+ */
+export async function pruneRuns(rootDir: string, options: { keep: number; homeDir?: string; orphanAgeMs?: number }): Promise<string[]> {
+  const dir = projectRunsDir(await canonicalRoot(rootDir), options.homeDir);
+  const names = (await readdir(dir).catch(() => [] as string[])).sort().reverse();
+  const removed: string[] = [];
+  let kept = 0;
+  for (const name of names) {
+    const runDir = join(dir, name);
+    const run = await readManifest(runDir).catch(() => null);
+    let remove: boolean;
+    if (run === null) {
+      const info = await stat(runDir).catch(() => null);
+      remove = info !== null && info.isDirectory() && Date.now() - info.mtimeMs > (options.orphanAgeMs ?? 10 * 60_000);
+    } else {
+      kept += 1;
+      remove = run.status !== 'applying' && kept > Math.max(1, options.keep);
+    }
+    if (remove) {
+      await rm(runDir, { recursive: true, force: true });
+      removed.push(name);
+    }
+  }
+  return removed;
 }
 
 /** Current bytes of a file, or `null` when it does not exist. */
