@@ -1,9 +1,10 @@
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  applyRun, findUnfinishedRuns, listRuns, PathEscapeError, pruneRuns, rollbackRun, StaleFileError, type FileChange,
+  applyRun, findUnfinishedRuns, listRuns, PathEscapeError, pruneRuns, resolveInsideRoot, rollbackRun, StaleFileError, type FileChange,
 } from '../../utils/journal.js';
 import { getProjectHash } from '../../memory/project-hash.js';
 import { readManifest, writeManifest } from '../../utils/journal-store.js';
@@ -159,6 +160,29 @@ describe('applyRun', () => {
     expect((await listRuns(root)).map((r) => r.task)).toEqual(['t4', 't3']);
     expect(await readdir(join(home, 'runs', getProjectHash(root)))).toHaveLength(2);
     expect(await pruneRuns(root, { keep: 1 })).toHaveLength(1);
+  });
+
+  it('never resolves a generated path to a place outside the real root (property)', async () => {
+    await seed({ 'src/a.ts': 'x' });
+    await symlink(outside, join(root, 'linked'));
+    const realRoot = await realpath(root);
+    const segment = fc.constantFrom('src', 'a.ts', '..', '.', 'linked', 'new', '', '~', 'C:', '\\..', 'x y');
+    await fc.assert(
+      fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 6 }), fc.boolean(), async (parts, leadingSlash) => {
+        const path = (leadingSlash ? '/' : '') + parts.join('/');
+        let abs: string;
+        try {
+          ({ abs } = await resolveInsideRoot(root, path));
+        } catch (error) {
+          expect(error).toBeInstanceOf(PathEscapeError);
+          return;
+        }
+        expect(abs.startsWith(realRoot + sep)).toBe(true);
+        // Through the symlink the real location would be outside: such paths must have been refused.
+        expect(relative(realRoot, abs).split(sep)[0]).not.toBe('linked');
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('refuses a path listed twice', async () => {
