@@ -10,6 +10,8 @@ export function stripAnsi(text: string): string {
 export interface PtySession {
   /** Everything printed so far, escape sequences removed. */
   output(): string;
+  /** Everything printed so far, escape sequences kept (to check for colour codes). */
+  raw(): string;
   /** Everything printed since the last `mark()`, escape sequences removed. */
   sinceMark(): string;
   /** Remember the current end of output; `waitFor` then only looks at what comes after. */
@@ -54,6 +56,7 @@ export function spawnPty(
   });
   const session: PtySession = {
     output: () => stripAnsi(raw),
+    raw: () => raw,
     sinceMark: () => stripAnsi(raw.slice(markAt)),
     mark: () => {
       markAt = raw.length;

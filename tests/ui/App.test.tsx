@@ -1,0 +1,110 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { render } from 'ink-testing-library';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { createAgentEmitter } from '../../agent/events.js';
+import { App } from '../../ui/App.js';
+import { ConfigError } from '../../utils/errors.js';
+
+const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
+
+beforeEach(async () => {
+  vi.stubEnv('CLAWCODE_HOME', await mkdtemp(join(tmpdir(), 'clawcode-home-')));
+});
+
+async function waitForFrame(lastFrame: () => string | undefined, text: string) {
+  for (let i = 0; i < 100 && !lastFrame()?.includes(text); i++) await tick(10);
+  expect(lastFrame()).toContain(text);
+}
+
+describe('App', () => {
+  it('runs a submitted task and shows its events, diff and token totals', async () => {
+    const emitter = createAgentEmitter();
+    const tasks: string[] = [];
+    const submitted: string[] = [];
+    const { lastFrame, stdin } = render(
+      <App
+        rootDir="/tmp/shop"
+        provider="openai"
+        model="gpt-test"
+        branch="dev"
+        emitter={emitter}
+        onSubmitted={(t) => submitted.push(t)}
+        runTask={async (task) => {
+          tasks.push(task);
+          emitter.emit('planning', { task });
+          emitter.emit('model_reply', { ms: 12, inputTokens: 100, outputTokens: 40 });
+          emitter.emit('diffs', { diffs: [{ file: 'a.ts', diff: '--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-old\n+new\n' }] });
+          emitter.emit('write_file', { path: 'a.ts' });
+          emitter.emit('success', { message: 'Applied 1 file', filesWritten: ['a.ts'] });
+        }}
+      />,
+    );
+    expect(lastFrame()).toContain('openai · gpt-test │ shop │ ⎇ dev');
+    expect(lastFrame()).toContain('ready');
+    await waitForFrame(lastFrame, 'describe a task');
+    stdin.write('rename old');
+    await waitForFrame(lastFrame, 'rename old');
+    await tick(100);
+    stdin.write('\r');
+    await waitForFrame(lastFrame, 'Applied 1 file');
+    const frame = lastFrame()!;
+    expect(tasks).toEqual(['rename old']);
+    expect(submitted).toEqual(['rename old']);
+    expect(frame).toContain('Planning: rename old');
+    expect(frame).toContain('Wrote a.ts');
+    expect(frame).toContain('+new');
+    expect(frame).toContain('tokens 100↑ 40↓');
+    expect(frame).toContain('ready');
+  });
+
+  it('shows a failed task as an error line and stays ready', async () => {
+    const { lastFrame, stdin } = render(
+      <App rootDir="/p" provider="x" model="m" emitter={createAgentEmitter()} runTask={async () => {
+        throw new ConfigError('No provider configured');
+      }} />,
+    );
+    await waitForFrame(lastFrame, 'describe a task');
+    stdin.write('go');
+    await waitForFrame(lastFrame, 'go');
+    stdin.write('\r');
+    await waitForFrame(lastFrame, '✖ No provider configured');
+    expect(lastFrame()).toContain('ready');
+  });
+
+  it('Esc cancels the running task through its AbortSignal', async () => {
+    let seen: AbortSignal | undefined;
+    const { lastFrame, stdin } = render(
+      <App rootDir="/p" provider="x" model="m" emitter={createAgentEmitter()} runTask={(_task, signal) => {
+        seen = signal;
+        return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+      }} />,
+    );
+    await waitForFrame(lastFrame, 'describe a task');
+    stdin.write('long task');
+    await waitForFrame(lastFrame, 'long task');
+    stdin.write('\r');
+    await waitForFrame(lastFrame, 'running…');
+    stdin.write('\u001b');
+    await waitForFrame(lastFrame, 'Task cancelled.');
+    expect(seen?.aborted).toBe(true);
+    expect(lastFrame()).toContain('ready');
+  });
+
+  it(':exit leaves the app without running a task', async () => {
+    const tasks: string[] = [];
+    const { stdin, lastFrame } = render(
+      <App rootDir="/p" provider="x" model="m" emitter={createAgentEmitter()} runTask={async (t) => {
+        tasks.push(t);
+      }} />,
+    );
+    await waitForFrame(lastFrame, 'describe a task');
+    stdin.write(':exit');
+    await waitForFrame(lastFrame, ':exit');
+    stdin.write('\r');
+    await tick();
+    expect(tasks).toEqual([]);
+    expect(lastFrame()).toBeDefined();
+  });
+});

@@ -1,0 +1,88 @@
+import { Box, Text } from 'ink';
+import type { AgentEventMap, AgentEventName } from '../agent/events.js';
+
+/** Kinds of feed lines; they pick the icon and colour. */
+export type FeedKind = 'step' | 'file' | 'command' | 'error' | 'success' | 'task';
+
+/** One line of the activity feed. `id` is unique within a session. */
+export interface FeedItem {
+  id: number;
+  kind: FeedKind;
+  text: string;
+}
+
+/**
+ * Turn one agent event into a feed line (kind and text), or null for events the feed does not show
+ * (`model_progress` updates the running line instead; `diffs` goes to the DiffView).
+ */
+export function describeEvent<K extends AgentEventName>(
+  name: K,
+  payload: AgentEventMap[K],
+): { kind: FeedKind; text: string } | null {
+  const p = payload as AgentEventMap[AgentEventName];
+  switch (name) {
+    case 'planning':
+      return { kind: 'step', text: `Planning: ${(p as AgentEventMap['planning']).task}` };
+    case 'scan': {
+      const e = p as AgentEventMap['scan'];
+      return { kind: 'step', text: `Scanned ${e.files} files in ${e.ms} ms` };
+    }
+    case 'context': {
+      const e = p as AgentEventMap['context'];
+      return { kind: 'step', text: `Context: ${e.files.length} files, ${e.totalChars}/${e.budgetChars} chars` };
+    }
+    case 'model_request': {
+      const e = p as AgentEventMap['model_request'];
+      return { kind: 'step', text: `Asking ${e.provider} (${e.model})…` };
+    }
+    case 'model_reply':
+      return { kind: 'step', text: `Plan received in ${(p as AgentEventMap['model_reply']).ms} ms` };
+    case 'read_file':
+      return { kind: 'file', text: `Read ${(p as AgentEventMap['read_file']).path}` };
+    case 'diffs': {
+      const n = (p as AgentEventMap['diffs']).diffs.length;
+      return { kind: 'step', text: `${n} file${n === 1 ? '' : 's'} changed (Tab to scroll the diff)` };
+    }
+    case 'write_file':
+      return { kind: 'file', text: `Wrote ${(p as AgentEventMap['write_file']).path}` };
+    case 'run_tests':
+      return { kind: 'command', text: `Running ${(p as AgentEventMap['run_tests']).command}` };
+    case 'command_done': {
+      const e = p as AgentEventMap['command_done'];
+      return { kind: e.exitCode === 0 ? 'command' : 'error', text: `${e.command} exited ${e.exitCode ?? 'by signal'}` };
+    }
+    case 'error':
+      return { kind: 'error', text: (p as AgentEventMap['error']).message };
+    case 'success':
+      return { kind: 'success', text: (p as AgentEventMap['success']).message };
+    default:
+      return null;
+  }
+}
+
+const ICON: Record<FeedKind, { icon: string; color: string }> = {
+  task: { icon: '❯', color: 'cyan' },
+  step: { icon: '•', color: 'blue' },
+  file: { icon: '▸', color: 'white' },
+  command: { icon: '$', color: 'yellow' },
+  error: { icon: '✖', color: 'red' },
+  success: { icon: '✔', color: 'green' },
+};
+
+/** The last `maxItems` feed lines, oldest at the top, each truncated to one terminal row. */
+export function ActivityFeed({ items, maxItems }: { items: readonly FeedItem[]; maxItems: number }) {
+  const shown = items.slice(-Math.max(1, maxItems));
+  if (shown.length === 0) {
+    return <Text dimColor>Type a task below and press Enter.</Text>;
+  }
+  return (
+    <Box flexDirection="column">
+      {shown.map((item) => (
+        <Text key={item.id} wrap="truncate-end">
+          <Text color={ICON[item.kind].color}>{ICON[item.kind].icon} </Text>
+          <Text color={item.kind === 'error' ? 'red' : undefined}>{item.text}</Text>
+        </Text>
+      ))}
+    </Box>
+  );
+}
