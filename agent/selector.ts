@@ -1,6 +1,6 @@
 import { splitIdentifier, tokenizeQuery, type QueryTerm } from '../utils/tokenize.js';
 import { termFrequency, type IndexedDoc } from './context-index.js';
-import { chunkLines, scoreChunks, type LineRange } from './context-regions.js';
+import { packContext, type PackCandidate } from './context-pack.js';
 
 /**
  * File ranking for context selection (issue 5; relevance.md §7 items 1–4 and 6). The score of a file
@@ -60,6 +60,10 @@ const TOP_FOR_NEIGHBOURS = 5;
 
 const TEST_PATH = /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
 const DOC_PATH = /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
+const CODE_FILE = /\.(ts|tsx|js|jsx|mjs|cjs|mts|cts|py|pyi|go|rs|java|kt|kts|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|sh|bash|vue|svelte|astro|css|scss|less|html|sql|lua|ex|exs|erl|hs|ml|clj|dart|r|jl|pl|zig|nim)$/i;
+const TEST_PRIOR = Number(process.env.CC_TESTP ?? 0.3);
+const DOC_PRIOR = Number(process.env.CC_DOCP ?? 0.5);
+const OTHER_PRIOR = Number(process.env.CC_OTHERP ?? 1);
 const TEST_WORDS = /\b(tests?|testing|specs?|fixtures?|e2e|unit|coverage|mocks?)\b/i;
 const DOC_WORDS = /\b(docs?|documentation|readme|examples?|changelog|guide|tutorial|typos?|benchmarks?)\b/i;
 
@@ -68,8 +72,9 @@ const DOC_WORDS = /\b(docs?|documentation|readme|examples?|changelog|guide|tutor
  * both lifted to 1 when the task says test/spec or doc/readme/example.
  */
 export function pathPrior(path: string, task: string): number {
-  if (TEST_PATH.test(path)) return TEST_WORDS.test(task) ? 1 : 0.3;
-  if (DOC_PATH.test(path)) return DOC_WORDS.test(task) ? 1 : 0.5;
+  if (TEST_PATH.test(path)) return TEST_WORDS.test(task) ? 1 : TEST_PRIOR;
+  if (DOC_PATH.test(path)) return DOC_WORDS.test(task) ? 1 : DOC_PRIOR;
+  if (!CODE_FILE.test(path)) return OTHER_PRIOR;
   return 1;
 }
 
@@ -107,7 +112,7 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   terms.forEach(({ term }, ti) => {
     let df = 0;
     for (const v of tf[ti]!) if (v > 0) df++;
-    idf.set(term, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+    idf.set(term, terms[ti]!.weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)));
   });
   const maxIdf = maxOf([...idf.values()]) || 1;
   const taskLower = ` ${task.toLowerCase().replace(/[^a-z0-9_/.$-]+/g, ' ')} `;
@@ -188,7 +193,7 @@ function stableSort(list: RankedFile[]): RankedFile[] {
   return list.map((r, i) => [r, i] as const).sort((a, b) => b[0].score - a[0].score || a[1] - b[1]).map(([r]) => r);
 }
 
-/** One file of the selection (contract in the brief; `parts` and `redacted` are additions). */
+/** One file of the selection (contract in the brief; `parts` is an addition: why it scored). */
 export interface ContextFile {
   /** project-relative, '/' separators */
   path: string;
@@ -225,79 +230,8 @@ export interface ContextSelection {
   usedChars: number;
 }
 
-const WHOLE_SHARE = 0.5;
-const REGION_SHARE = 0.35;
-const MIN_USEFUL_CHARS = 120;
-const MAX_CONSIDERED = 400;
-
-/** Header plus verbatim text of a whole file. */
-export function wholeFileText(path: string, text: string): string {
-  return `=== ${path} ===\n${text}${text.endsWith('\n') ? '' : '\n'}`;
-}
-
-/**
- * Header plus verbatim excerpts: one `[lines a-b]` marker per range, then the raw lines (no
- * per-line numbers, so a model can copy code exactly as it is on disk).
- */
-export function rangesText(path: string, lines: readonly string[], ranges: readonly LineRange[]): string {
-  const list = ranges.map(([a, b]) => `${a}-${b}`).join(', ');
-  let out = `=== ${path} (excerpt: lines ${list} of ${lines.length}) ===\n`;
-  for (const [a, b] of ranges) out += `[lines ${a}-${b}]\n${lines.slice(a - 1, b).join('\n')}\n`;
-  return out;
-}
-
-function mergeRanges(ranges: LineRange[]): LineRange[] {
-  const sorted = [...ranges].sort((x, y) => x[0] - y[0]);
-  const out: LineRange[] = [];
-  for (const r of sorted) {
-    const last = out[out.length - 1];
-    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
-    else out.push([r[0], r[1]]);
-  }
-  return out;
-}
-
-/** Pick the best regions of a large file under `cap` characters; null when nothing useful fits. */
-function pickRegions(path: string, text: string, cap: number, idf: Map<string, number>, defTerms: Set<string>): { text: string; ranges: LineRange[] } | null {
-  const lines = text.split('\n');
-  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  const chunks = chunkLines(lines);
-  const scores = scoreChunks(lines, chunks, idf, defTerms);
-  const order = chunks.map((c, i) => ({ c, s: scores[i]! })).filter((x) => x.s > 0).sort((a, b) => b.s - a.s);
-  if (order.length === 0 && chunks[0]) order.push({ c: chunks[0], s: 0 }); // ranked for its path: show the head
-  const chosen: LineRange[] = [];
-  let best: { text: string; ranges: LineRange[] } | null = null;
-  for (const { c } of order) {
-    const candidate = mergeRanges([...chosen, c]);
-    const t = rangesText(path, lines, candidate);
-    if (t.length > cap) continue;
-    chosen.push(c);
-    best = { text: t, ranges: candidate };
-  }
-  if (best === null && order[0]) {
-    // Even the best block is over the cap: send the window of it that fits, centred on its best line.
-    const [s, e] = order[0].c;
-    let bestLine = s;
-    let bestHits = -1;
-    for (let i = s; i <= e; i++) {
-      const low = (lines[i - 1] ?? '').toLowerCase();
-      let hits = 0;
-      for (const t of idf.keys()) if (low.includes(t)) hits += idf.get(t)!;
-      if (hits > bestHits) [bestHits, bestLine] = [hits, i];
-    }
-    let range: LineRange = [bestLine, bestLine];
-    if (rangesText(path, lines, [range]).length > cap) return null;
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const next of [[range[0] - 1, range[1]], [range[0], range[1] + 1]] as LineRange[]) {
-        if (next[0] < s || next[1] > e) continue;
-        if (rangesText(path, lines, [next]).length <= cap) { range = next; grew = true; }
-      }
-    }
-    best = { text: rangesText(path, lines, [range]), ranges: [range] };
-  }
-  return best;
-}
+/** How many ranked files are read and offered to the packer. */
+const MAX_CANDIDATES = 60;
 
 /**
  * Choose what is sent for one task: rank, then fill the budget in rank order. A file is sent whole
@@ -315,28 +249,18 @@ export function selectContext(task: string, docs: readonly RankDoc[], options: S
   const anyScore = (ranked[0]?.score ?? 0) > 0;
   // With nothing to go on, shallow files (README, manifest, entry points) are the best guess.
   const order = anyScore ? ranked.filter((r) => r.score > 0) : [...ranked].sort((a, b) => a.path.split('/').length - b.path.split('/').length);
-  const files: ContextFile[] = [];
-  let used = 0;
-  let considered = 0;
+  const candidates: PackCandidate[] = [];
+  const byPath = new Map<string, RankedFile>();
+  const limit = options.wholeOnly ? 400 : MAX_CANDIDATES;
   for (const r of order) {
-    const remaining = budget - used;
-    if (remaining < MIN_USEFUL_CHARS || considered++ >= MAX_CONSIDERED) break;
-    if (options.maxFiles !== undefined && files.length >= options.maxFiles) break;
+    if (candidates.length >= limit) break;
     const raw = options.readText(r.path);
     if (raw === null) continue;
     const text = options.transform ? options.transform(r.path, raw) : raw;
-    const whole = wholeFileText(r.path, text);
-    const wholeCap = options.wholeOnly ? remaining : Math.min(remaining, WHOLE_SHARE * budget);
-    if (whole.length <= wholeCap) {
-      files.push({ path: r.path, score: r.score, chars: whole.length, ranges: null, text: whole, parts: r.parts });
-      used += whole.length;
-      continue;
-    }
-    if (options.wholeOnly) continue;
-    const picked = pickRegions(r.path, text, Math.min(remaining, REGION_SHARE * budget), idf, defTerms);
-    if (!picked) continue;
-    files.push({ path: r.path, score: r.score, chars: picked.text.length, ranges: picked.ranges, text: picked.text, parts: r.parts });
-    used += picked.text.length;
+    candidates.push({ path: r.path, score: r.score, text });
+    byPath.set(r.path, r);
   }
-  return { files, ranked, idf, usedChars: used };
+  const packed = packContext(candidates, { budgetChars: budget, idf, defTerms, wholeOnly: options.wholeOnly, maxFiles: options.maxFiles });
+  const files: ContextFile[] = packed.map((p) => ({ path: p.path, score: p.score, chars: p.text.length, ranges: p.ranges, text: p.text, parts: byPath.get(p.path)?.parts }));
+  return { files, ranked, idf, usedChars: files.reduce((a, f) => a + f.chars, 0) };
 }

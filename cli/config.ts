@@ -40,6 +40,8 @@ export interface ConfigCommandOptions extends ConfigIo {
   action?: 'list' | 'add' | 'edit' | 'remove' | 'default';
   /** Entry name for edit/remove/default (asked when missing). */
   name?: string;
+  /** Registry kind for add (e.g. "ollama"; asked when missing). */
+  kind?: string;
 }
 
 type Prompts = typeof import('@inquirer/prompts');
@@ -314,7 +316,7 @@ export async function runConfigCommand(options: ConfigCommandOptions = {}): Prom
   }
   let config = await loadForEditing(io);
   const once = async (action: NonNullable<ConfigCommandOptions['action']>): Promise<void> => {
-    if (action === 'add') config = (await addProvider(config, { ...io })) ?? config;
+    if (action === 'add') config = (await addProvider(config, { ...io, ...(options.kind ? { kind: options.kind } : {}) })) ?? config;
     else if (action === 'edit') config = (await editProvider(config, io, options.name)) ?? config;
     else if (action === 'remove') config = (await removeProvider(config, io, options.name)) ?? config;
     else if (action === 'default') config = await setDefault(config, io, options.name);

@@ -38,9 +38,13 @@ export interface ClawcodeConfig {
   providers: Record<string, ProviderEntry>;
   /** Price overrides in USD per 1M tokens, by model id (config/prices.ts). */
   prices?: Record<string, ModelPrice>;
+  /** User-layer settings, read and validated by config/settings.ts; kept as is here. */
+  settings?: Record<string, unknown>;
 }
 
-const entrySchema = z.object({
+// Loose objects: keys this version does not know (e.g. `settings`, owned by config/settings.ts) are kept, so a
+// rewrite by `clawcode config` never drops them.
+const entrySchema = z.looseObject({
   provider: z.enum(['openai', 'azure', 'groq', 'gemini']),
   preset: z.enum(['ollama', 'lmstudio', 'llamacpp', 'vllm']).optional(),
   model: z.string().optional(),
@@ -54,7 +58,7 @@ const entrySchema = z.object({
   maxOutputTokens: z.number().int().positive().optional(),
 });
 
-const configSchema = z.object({
+const configSchema = z.looseObject({
   defaultProvider: z.string().optional(),
   providers: z.record(z.string(), entrySchema).default({}),
   prices: z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() })).optional(),
@@ -344,4 +348,25 @@ export function listConfiguredProviders(config: ClawcodeConfig, env: NodeJS.Proc
     if (envConfigures(id, env) && !Object.values(entries).some((e) => e.provider === id && !e.preset)) rows.push(row(id, { provider: id }, 'env'));
   }
   return rows;
+}
+
+/** Default provider timeout in ms (kept equal to llm/provider.ts DEFAULT_TIMEOUT_MS without importing it). */
+const DEFAULT_TIMEOUT_MS = 120_000;
+
+/**
+ * The provider timeout for a run, in ms: `--timeout <ms>`, else `CLAWCODE_TIMEOUT_MS`, else 120000.
+ *
+ * @param flag  the raw `--timeout` value, if given
+ * @throws UsageError when the value is not a positive whole number of milliseconds
+ */
+export function resolveTimeoutMs(flag: string | number | undefined, env: NodeJS.ProcessEnv = process.env): number {
+  const fromEnv = nonEmpty(env.CLAWCODE_TIMEOUT_MS);
+  const raw = flag ?? fromEnv;
+  if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_MS;
+  const value = typeof raw === 'number' ? raw : Number(String(raw).trim());
+  if (!Number.isInteger(value) || value <= 0) {
+    const source = flag !== undefined ? '--timeout' : 'CLAWCODE_TIMEOUT_MS';
+    throw new UsageError(`${source} must be a positive number of milliseconds, got "${String(raw)}"`, { code: 'bad_timeout' });
+  }
+  return value;
 }

@@ -1,6 +1,6 @@
 import { AzureOpenAI, OpenAI } from 'openai';
 import { ConfigError } from '../utils/errors.js';
-import { completeChat, defaultStepDown, type ChatCompletionsApi } from './chat-completions.js';
+import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
 import { errorStatus, isAuthFailure, toProviderError } from './errors-map.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
 
@@ -65,15 +65,16 @@ function extraBody(config: ProviderConfig, apiVersion: string): Record<string, u
  */
 export function createClient(config: ProviderConfig): ProviderClient {
   const { api, deployment, apiVersion } = setup(config);
+  const options: ChatOptions = {
+    mode: { current: config.jsonMode ?? azureJsonMode(apiVersion) },
+    stream: () => true,
+    stepDown: defaultStepDown,
+    extraBody: extraBody(config, apiVersion),
+    model: deployment,
+  };
   return {
     complete(request: CompletionRequest): Promise<ProviderReply> {
-      return completeChat(api, config, {
-        jsonMode: config.jsonMode ?? azureJsonMode(apiVersion),
-        stream: () => true,
-        stepDown: defaultStepDown,
-        extraBody: extraBody(config, apiVersion),
-        model: deployment,
-      }, request);
+      return completeChat(api, config, options, request);
     },
   };
 }

@@ -20,8 +20,11 @@ export interface ChatCompletionsApi {
 
 /** How one backend wants its chat request shaped. */
 export interface ChatOptions {
-  /** Structured-output mode to try first. */
-  jsonMode: JsonMode;
+  /**
+   * Structured-output mode to try, shared by every request of one client: after a step-down it
+   * holds the mode that worked, so the repair request and retries do not hit the same 400 again.
+   */
+  mode: { current: JsonMode };
   /** Whether to stream in this mode (Groq's JSON mode cannot stream). */
   stream: (mode: JsonMode) => boolean;
   /** The mode to try after a 400 about response_format, or undefined to give up. */
@@ -95,7 +98,8 @@ async function once(
     ...(format ? { response_format: format } : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
-  const sdkOptions = { signal: request.signal, timeout: request.timeoutMs, maxRetries: 0 };
+  // The SDK timer is a backstop only: the idle timeout in llm/provider.ts fires first and is reported as a timeout.
+  const sdkOptions = { signal: request.signal, timeout: request.timeoutMs + 1000, maxRetries: 0 };
   let text = '';
   let refusal = '';
   let finishReason: string | undefined;
@@ -147,14 +151,13 @@ export async function completeChat(
   options: ChatOptions,
   request: CompletionRequest,
 ): Promise<ProviderReply> {
-  let mode: JsonMode | undefined = options.jsonMode;
   for (;;) {
     try {
-      return await once(api, mode, config, options, request);
+      return await once(api, options.mode.current, config, options, request);
     } catch (error) {
-      const next: JsonMode | undefined = isResponseFormatError(error) ? options.stepDown(mode) : undefined;
+      const next: JsonMode | undefined = isResponseFormatError(error) ? options.stepDown(options.mode.current) : undefined;
       if (next === undefined || request.signal?.aborted) throw toProviderError(error, { config, model: options.model });
-      mode = next;
+      options.mode.current = next;
     }
   }
 }

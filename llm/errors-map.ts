@@ -176,16 +176,43 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
       cause: error,
     });
   }
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  const causeCode = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
-  const where = config.baseURL ?? config.endpoint;
-  return new ProviderRequestError(`Could not reach ${label}${where ? ` at ${where}` : ''}: ${detail}${causeCode}`, {
-    provider,
-    retryable: true,
-    code: 'provider_unreachable',
-    hint: 'Check the network, the base URL, and that the server is running.',
-    cause: error,
-  });
+  const code = networkCode(error);
+  if (isConnectionError(error)) {
+    const where = config.baseURL ?? config.endpoint;
+    return new ProviderRequestError(`Could not reach ${label}${where ? ` at ${where}` : ''}: ${detail}${code ? ` (${code})` : ''}`, {
+      provider,
+      retryable: true,
+      code: 'provider_unreachable',
+      hint: 'Check the network, the base URL, and that the server is running.',
+      cause: error,
+    });
+  }
+  // Anything else (an unparseable stream, an SDK surprise) is reported, not retried.
+  return new ProviderRequestError(`${label} request failed: ${detail}`, { provider, code: 'provider_error', cause: error });
+}
+
+/** The first system or undici error code (ECONNREFUSED, UND_ERR_SOCKET...) in an error's cause chain. */
+function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
+    const errors = (current as { errors?: unknown }).errors;
+    current = Array.isArray(errors) && errors.length > 0 ? errors[0] : (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a failure happened on the way (no HTTP status): the SDKs' connection errors, fetch's
+ * "fetch failed" / "terminated" TypeErrors, or a network error code anywhere in the cause chain.
+ */
+export function isConnectionError(error: unknown): boolean {
+  if (errorStatus(error) !== undefined) return false;
+  const name = (error as object | null)?.constructor?.name ?? '';
+  if (/^APIConnection(Timeout)?Error$/.test(name)) return true;
+  if (error instanceof TypeError && /fetch failed|terminated|network/i.test(error.message)) return true;
+  return networkCode(error) !== undefined;
 }
 
 /**

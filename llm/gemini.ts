@@ -79,9 +79,10 @@ async function once(client: GoogleGenAI, mode: JsonMode, config: ProviderConfig,
  */
 export function createClient(config: ProviderConfig): ProviderClient {
   const client = makeClient(config);
+  // Kept across requests: after a step-down, the repair request and retries use the mode that worked.
+  let mode: JsonMode = config.jsonMode ?? 'json_schema';
   return {
     async complete(request: CompletionRequest): Promise<ProviderReply> {
-      let mode: JsonMode | undefined = config.jsonMode ?? 'json_schema';
       for (;;) {
         try {
           return await once(client, mode, config, request);

@@ -1,6 +1,6 @@
 import Groq from 'groq-sdk';
 import { ConfigError } from '../utils/errors.js';
-import { completeChat, defaultStepDown, type ChatCompletionsApi } from './chat-completions.js';
+import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
 import { toProviderError } from './errors-map.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
 
@@ -38,15 +38,16 @@ export function createClient(config: ProviderConfig): ProviderClient {
   const client = makeClient(config);
   const extraBody: Record<string, unknown> = { temperature: config.temperature ?? 0.2 };
   if (config.maxOutputTokens !== undefined) extraBody.max_completion_tokens = config.maxOutputTokens;
+  const options: ChatOptions = {
+    mode: { current: config.jsonMode ?? groqJsonMode(config.model) },
+    stream: (mode) => mode === 'prompt',
+    stepDown: defaultStepDown,
+    extraBody,
+    model: config.model,
+  };
   return {
     complete(request: CompletionRequest): Promise<ProviderReply> {
-      return completeChat(client as unknown as ChatCompletionsApi, config, {
-        jsonMode: config.jsonMode ?? groqJsonMode(config.model),
-        stream: (mode) => mode === 'prompt',
-        stepDown: defaultStepDown,
-        extraBody,
-        model: config.model,
-      }, request);
+      return completeChat(client as unknown as ChatCompletionsApi, config, options, request);
     },
   };
 }

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { ConfigError } from '../utils/errors.js';
 import { toProviderError } from './errors-map.js';
-import { completeChat, defaultStepDown, type ChatCompletionsApi } from './chat-completions.js';
+import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
 
 /**
@@ -58,15 +58,16 @@ export function createClient(config: ProviderConfig): ProviderClient {
     project: null,
     maxRetries: 0,
   });
+  const options: ChatOptions = {
+    mode: { current: config.jsonMode ?? 'json_schema' },
+    stream: () => true,
+    stepDown: openaiStepDown(config.preset),
+    extraBody: openaiExtraBody(config),
+    model: config.model,
+  };
   return {
     complete(request: CompletionRequest): Promise<ProviderReply> {
-      return completeChat(client as unknown as ChatCompletionsApi, config, {
-        jsonMode: config.jsonMode ?? 'json_schema',
-        stream: () => true,
-        stepDown: openaiStepDown(config.preset),
-        extraBody: openaiExtraBody(config),
-        model: config.model,
-      }, request);
+      return completeChat(client as unknown as ChatCompletionsApi, config, options, request);
     },
   };
 }

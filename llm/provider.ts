@@ -113,7 +113,7 @@ function checkFinish(config: ProviderConfig, reply: ProviderReply): void {
     throw new ProviderError(`${providerLabel(config)} reply was truncated at the output token limit${limit}; the plan is incomplete`, {
       provider: config.name,
       code: 'provider_truncated',
-      hint: 'Raise maxOutputTokens for this provider in `clawcode config`, lower --budget, or split the task.',
+      hint: 'Raise maxOutputTokens in this provider\'s entry of config.json, lower --budget, or split the task.',
     });
   }
   if (reason && BLOCKED_FINISH.has(reason)) {

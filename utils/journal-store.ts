@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readdir, readFile, realpath, rmdir, stat, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile, realpath, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
@@ -122,7 +122,15 @@ export function newRunId(nowMs: number = Date.now()): string {
   return `${stamp}-${runCounter.toString(16).padStart(4, '0')}${randomBytes(3).toString('hex')}`;
 }
 
-/** `<home>/runs/<projectHash>`: where the runs of one project live. */
+/**
+ * The project root as used for hashing: its real path (symlinks resolved) when it exists, else the
+ * resolved path. Two spellings of one folder (a symlinked alias, macOS `/tmp`) share runs and lock.
+ */
+export async function canonicalRoot(rootDir: string): Promise<string> {
+  return realpath(resolve(rootDir)).catch(() => resolve(rootDir));
+}
+
+/** `<home>/runs/<projectHash>`: where the runs of one project live; `rootDir` as {@link canonicalRoot} gives it. */
 export function projectRunsDir(rootDir: string, homeDir?: string): string {
   return join(homeDir ?? clawcodeHome(), 'runs', getProjectHash(rootDir));
 }
@@ -182,7 +190,7 @@ export async function readManifest(runDir: string): Promise<RunRecord> {
  * while saving pre-images, before it touched the tree) are skipped.
  */
 export async function listRuns(rootDir: string, homeDir?: string): Promise<RunRecord[]> {
-  const dir = projectRunsDir(rootDir, homeDir);
+  const dir = projectRunsDir(await canonicalRoot(rootDir), homeDir);
   let names: string[];
   try {
     names = await readdir(dir);
@@ -198,6 +206,38 @@ export async function listRuns(rootDir: string, homeDir?: string): Promise<RunRe
     }
   }
   return runs;
+}
+
+/**
+ * Delete old journals of a project so `~/.clawcode/runs` does not grow without end: keeps the
+ * `keep` newest runs (any status) and every `applying` run (recovery needs it), and removes folders
+ * without a manifest (a run that died before touching the tree) once older than `orphanAgeMs`.
+ *
+ * @param keep  runs to keep, >= 1; `undo` can only reach runs that are kept
+ * @returns the removed folder names
+ */
+export async function pruneRuns(rootDir: string, options: { keep: number; homeDir?: string; orphanAgeMs?: number }): Promise<string[]> {
+  const dir = projectRunsDir(await canonicalRoot(rootDir), options.homeDir);
+  const names = (await readdir(dir).catch(() => [] as string[])).sort().reverse();
+  const removed: string[] = [];
+  let kept = 0;
+  for (const name of names) {
+    const runDir = join(dir, name);
+    const run = await readManifest(runDir).catch(() => null);
+    let remove: boolean;
+    if (run === null) {
+      const info = await stat(runDir).catch(() => null);
+      remove = info !== null && info.isDirectory() && Date.now() - info.mtimeMs > (options.orphanAgeMs ?? 10 * 60_000);
+    } else {
+      kept += 1;
+      remove = run.status !== 'applying' && kept > Math.max(1, options.keep);
+    }
+    if (remove) {
+      await rm(runDir, { recursive: true, force: true });
+      removed.push(name);
+    }
+  }
+  return removed;
 }
 
 /** Current bytes of a file, or `null` when it does not exist. */

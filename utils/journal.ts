@@ -4,12 +4,12 @@ import writeFileAtomic from 'write-file-atomic';
 import { IoError, PatchApplyError, UsageError } from './errors.js';
 import {
   ensureDir, errorMessage, fsyncDir, isErrno, listRuns, newRunId, readIfExists, readManifest,
-  removeCreatedDirs, removeStrayTempFiles, resolveInsideRoot, runDirFor, sha256, writeManifest, writePreImage,
+  pruneRuns, removeCreatedDirs, removeStrayTempFiles, resolveInsideRoot, runDirFor, sha256, writeManifest, writePreImage,
   type RunRecord,
 } from './journal-store.js';
 
 export {
-  listRuns, PathEscapeError, RunNotFoundError, newRunId, projectRunsDir, resolveInsideRoot,
+  canonicalRoot, listRuns, PathEscapeError, pruneRuns, RunNotFoundError, newRunId, projectRunsDir, resolveInsideRoot,
   type RunFileRecord, type RunRecord, type RunStatus, type RunUndoInfo,
 } from './journal-store.js';
 export {
@@ -45,6 +45,8 @@ export interface ApplyRunOptions {
   homeDir?: string;
   /** called after each file is durably written (for `write_file` events) */
   onWrite?: (path: string) => void;
+  /** journals of this project to keep after a successful run (older ones are pruned); default 100 */
+  keepRuns?: number;
 }
 
 /** A file changed on disk between planning and writing (its bytes differ from `before`). Exit 3. */
@@ -74,8 +76,9 @@ interface Target {
  * current bytes equal `before`; save pre-images and the manifest (status `applying`, fsynced) under
  * `<home>/runs/<projectHash>/<runId>/`; write each file with write-file-atomic (temp file, fsync,
  * rename; the previous mode is kept; new files and folders are created), re-checking its bytes just
- * before; then mark the run `applied`. A process killed at any point leaves each file with either its
- * old or its new bytes, and the `applying` manifest lets {@link rollbackRun} restore the old state.
+ * before; then mark the run `applied` and prune journals beyond `keepRuns`. A process killed at any
+ * point leaves each file with its old or its new bytes, and the `applying` manifest lets
+ * {@link rollbackRun} restore the old state. Does not take the project lock: hold it around the task.
  *
  * @returns the run record (status `applied`), including `runDir`
  * @throws PathEscapeError (exit 3) a path leaves the root; nothing written, nothing journaled
@@ -143,7 +146,6 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     step = 'marking the run applied';
     record.status = 'applied';
     await writeManifest(record);
-    return record;
   } catch (cause) {
     try {
       await restoreRun(realRoot, record, startedMs);
@@ -159,6 +161,9 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     if (cause instanceof StaleFileError) throw cause;
     throw new IoError(`Failed while ${step}: ${errorMessage(cause)}; every file was restored`, { code: 'apply_failed', cause });
   }
+  // Best effort: a failed prune only leaves old journals behind.
+  await pruneRuns(realRoot, { keep: options.keepRuns ?? 100, homeDir: options.homeDir }).catch(() => undefined);
+  return record;
 }
 
 /**

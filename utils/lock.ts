@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { clawcodeHome } from '../config/paths.js';
 import { getProjectHash } from '../memory/project-hash.js';
+import { canonicalRoot } from './journal-store.js';
 import { ClawcodeError, IoError } from './errors.js';
 
 /** What a lock file holds (JSON). */
@@ -43,9 +44,12 @@ export interface LockOptions {
   pollMs?: number;
 }
 
-/** `<home>/locks/<projectHash>.lock`: one lock per project, outside the user's tree. */
-export function projectLockPath(rootDir: string, homeDir?: string): string {
-  return join(homeDir ?? clawcodeHome(), 'locks', `${getProjectHash(rootDir)}.lock`);
+/**
+ * `<home>/locks/<projectHash>.lock`: one lock per project, outside the user's tree. The hash is of
+ * the real path, so a symlinked alias of the project shares the lock.
+ */
+export async function projectLockPath(rootDir: string, homeDir?: string): Promise<string> {
+  return join(homeDir ?? clawcodeHome(), 'locks', `${getProjectHash(await canonicalRoot(rootDir))}.lock`);
 }
 
 /**
@@ -59,7 +63,7 @@ export function projectLockPath(rootDir: string, homeDir?: string): string {
  * @throws IoError (exit 1) the lock folder cannot be written
  */
 export async function acquireProjectLock(rootDir: string, options: LockOptions = {}): Promise<() => Promise<void>> {
-  const lockPath = projectLockPath(rootDir, options.homeDir);
+  const lockPath = await projectLockPath(rootDir, options.homeDir);
   const waitMs = options.waitMs ?? 0;
   const pollMs = options.pollMs ?? 100;
   const owner: LockOwner = {
@@ -97,7 +101,7 @@ export async function acquireProjectLock(rootDir: string, options: LockOptions =
 
 /** The current owner of a project's lock, or `null` when it is free (for status and messages). */
 export async function readProjectLock(rootDir: string, homeDir?: string): Promise<LockOwner | null> {
-  const raw = await readFile(projectLockPath(rootDir, homeDir), 'utf8').catch(() => null);
+  const raw = await readFile(await projectLockPath(rootDir, homeDir), 'utf8').catch(() => null);
   return raw === null ? null : parseOwner(raw);
 }
 

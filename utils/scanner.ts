@@ -188,7 +188,9 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   } catch {
     return { files: [], fileList: [], skipped: [], git: false, ms: performance.now() - started };
   }
-  const listed = await gitListFiles(realRoot);
+  let listed = await gitListFiles(realRoot);
+  // An empty listing means the folder is ignored by an enclosing repository (or empty): walk it instead.
+  if (listed !== null && listed.length === 0) listed = null;
   const git = listed !== null;
   let paths: string[];
   if (listed !== null) {

@@ -73,11 +73,35 @@ const STOPWORDS = new Set(
     .split(' '),
 );
 
-/** One term of a task after tokenizing: `weight` 2 for identifier-like words, else 1. */
+/**
+ * Request verbs and commit-message words that appear in most tasks and say little about where the
+ * change goes ("fix", "add", "support"); they keep a small weight rather than none, since "handle"
+ * or "update" can also be real identifiers.
+ */
+const GENERIC = new Set(
+  ('fix fixes fixed fixing add adds added adding feat feature features support supports supported update updates ' +
+    'updated improve improved improves improvement use uses used using make makes allow allows allowed refactor ' +
+    'change changes changed remove removes removed bump chore introduce introduces implement implemented ensure ' +
+    'correct correctly properly better avoid issue issues bug bugs possible').split(' '),
+);
+const GENERIC_WEIGHT = Number(process.env.CC_GENERIC ?? 0.3);
+const VARIANT_WEIGHT = Number(process.env.CC_STEM ?? 0.6);
+
+/** One term of a task after tokenizing. */
 export interface QueryTerm {
   term: string;
   /** true when the task wrote it like code: camelCase, snake_case, dotted, `name(` or in backticks */
   identifier: boolean;
+  /** multiplier of the term's idf: 1, GENERIC_WEIGHT for request verbs, VARIANT_WEIGHT for singulars */
+  weight: number;
+}
+
+/** The singular of a plural-looking word (`callbacks` → `callback`, `entries` → `entry`), or null. */
+export function singular(term: string): string | null {
+  if (term.length < 5 || !term.endsWith('s') || /(ss|us|is)$/.test(term)) return null;
+  if (term.endsWith('ies')) return `${term.slice(0, -3)}y`;
+  if (/(sses|xes|ches|shes)$/.test(term)) return term.slice(0, -2);
+  return term.slice(0, -1);
 }
 
 /**
@@ -97,13 +121,19 @@ export function tokenizeQuery(task: string): QueryTerm[] {
     if (term.length < 2 || STOPWORDS.has(term)) return;
     const prev = out.get(term);
     if (prev) prev.identifier ||= identifier;
-    else out.set(term, { term, identifier });
+    else out.set(term, { term, identifier, weight: GENERIC.has(term) && !identifier ? GENERIC_WEIGHT : 1 });
   };
   for (const ident of task.match(IDENT) ?? []) {
     if (ident.length > MAX_TOKEN_CHARS) continue;
     const codeLike = codeSpans.has(ident) || /[a-z][A-Z]|_/.test(ident) || /^[A-Z][a-z]+[A-Z]/.test(ident);
     put(ident.toLowerCase(), codeLike);
     if (needsSplit(ident)) for (const p of splitIdentifier(ident)) put(p, false);
+  }
+  if (VARIANT_WEIGHT > 0) {
+    for (const q of [...out.values()]) {
+      const one = singular(q.term);
+      if (one && !out.has(one) && !STOPWORDS.has(one)) out.set(one, { term: one, identifier: false, weight: VARIANT_WEIGHT * q.weight });
+    }
   }
   return [...out.values()];
 }

@@ -93,6 +93,42 @@ describe('runOnboarding', () => {
     expect(server.requests.filter((r) => r.path === '/v1/models')).toHaveLength(2);
   });
 
+  it('a key already in OPENAI_API_KEY can be used without storing it', async () => {
+    const env = { CLAWCODE_HOME: home, OPENAI_API_KEY: GOOD_KEY, OPENAI_BASE_URL: `${server.url}/v1` };
+    const done = runOnboarding({ env, print });
+    await waitForScreen('Pick a provider to set up');
+    screen.keypress('enter');
+    await waitForScreen('Name for this provider');
+    screen.keypress('enter');
+    await waitForScreen('Use the key from OPENAI_API_KEY');
+    screen.keypress('enter'); // Yes
+    await waitForScreen('Model');
+    screen.keypress('enter');
+    await waitForScreen('Add another provider?');
+    screen.keypress('enter');
+    const config = await done;
+    expect(config?.providers.openai).toEqual({ provider: 'openai', model: 'gpt-4o-mini' });
+    expect(readFileSync(join(home, 'config.json'), 'utf8')).not.toContain(GOOD_KEY);
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${GOOD_KEY}`);
+  });
+
+  it('add with a preset kind: ollama asks for the URL and model, no key', async () => {
+    const check = vi.fn(async () => {});
+    const adding = runConfigCommand({ action: 'add', kind: 'ollama', env: { CLAWCODE_HOME: home }, print, interactive: true, checkCredentials: check });
+    await waitForScreen('Name for this provider');
+    screen.keypress('enter');
+    await waitForScreen('Server URL');
+    screen.keypress('enter');
+    await waitForScreen('Model');
+    screen.keypress('enter');
+    await adding;
+    expect(await readConfig({ CLAWCODE_HOME: home })).toEqual({
+      defaultProvider: 'ollama',
+      providers: { ollama: { provider: 'openai', preset: 'ollama', baseURL: 'http://localhost:11434/v1', model: 'qwen2.5-coder' } },
+    });
+    expect(check).toHaveBeenCalledWith(expect.objectContaining({ preset: 'ollama', baseURL: 'http://localhost:11434/v1' }));
+  });
+
   it('skip saves nothing and returns undefined', async () => {
     const done = runOnboarding({ env: { CLAWCODE_HOME: home }, print });
     await waitForScreen('Pick a provider to set up');

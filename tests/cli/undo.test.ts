@@ -158,7 +158,7 @@ describe('start-up recovery', () => {
 
   it('leaves a run alone while another live process holds the project lock (it may still be applying)', async () => {
     await interrupted();
-    const lockPath = projectLockPath(root, home);
+    const lockPath = await projectLockPath(root, home);
     await mkdir(dirname(lockPath), { recursive: true });
     // The test runner's parent process is alive and is not us: it stands in for a running clawcode.
     await writeFile(lockPath, JSON.stringify({ pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' }));

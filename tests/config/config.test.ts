@@ -143,3 +143,18 @@ describe('maskKey and listConfiguredProviders', () => {
     expect(JSON.stringify(rows)).not.toContain('0123456789abcdef');
   });
 });
+
+describe('keys owned by others', () => {
+  it('readConfig/writeConfig keep `settings` and unknown keys untouched', async () => {
+    const file = join(home, 'config.json');
+    writeFileSync(file, JSON.stringify({ settings: { budgetChars: 9000 }, future: [1], providers: { g: { provider: 'groq', apiKey: 'k', label: 'mine' } } }));
+    const config = await readConfig(env());
+    await writeConfig({ ...config, defaultProvider: 'g' }, env());
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      settings: { budgetChars: 9000 },
+      future: [1],
+      defaultProvider: 'g',
+      providers: { g: { provider: 'groq', apiKey: 'k', label: 'mine' } },
+    });
+  });
+});

@@ -72,6 +72,12 @@ describe('gemini client', () => {
     await expect(getStructuredPlan(gemini({ model: 'gemini-9' }), 's', 'u', fast)).rejects.toThrow(/unknown model "gemini-9"/);
   });
 
+  it('a stream cut halfway is retried', async () => {
+    server.reply(replies.drop(), replies.plan(SAMPLE_PLAN));
+    expect((await getStructuredPlan(gemini(), 's', 'u', fast)).plan.patches).toHaveLength(1);
+    expect(server.completions()).toHaveLength(2);
+  });
+
   it('500 is retried at most twice', async () => {
     server.reply(replies.serverError(), replies.serverError(), replies.serverError());
     await expect(getStructuredPlan(gemini(), 's', 'u', fast)).rejects.toThrow(/HTTP 500/);

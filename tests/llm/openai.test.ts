@@ -68,6 +68,13 @@ describe('openai client through getStructuredPlan', () => {
     expect(server.completions()[1]?.body.messages[0].content).toContain('JSON schema');
   });
 
+  it('the repair request keeps the structured-output mode that worked', async () => {
+    server.reply(replies.responseFormat400(), replies.text('not a plan'), replies.plan(SAMPLE_PLAN));
+    const result = await getStructuredPlan(openai(), 's', 'u', fast);
+    expect(result.repaired).toBe(true);
+    expect(server.completions().map((r) => r.body.response_format?.type)).toEqual(['json_schema', 'json_object', 'json_object']);
+  });
+
   it('sends exactly one repair request showing the parse error, then succeeds', async () => {
     server.reply(replies.text('{"analysis": "x", "patches": [{"file": "a"}]}'), replies.plan(SAMPLE_PLAN, { usage: { input: 5, output: 5 } }));
     const result = await getStructuredPlan(openai(), 's', 'the task', fast);
@@ -163,6 +170,13 @@ describe('openai client through getStructuredPlan', () => {
     const error = await getStructuredPlan(openai(), 's', 'u', { signal: controller.signal, timeoutMs: 10_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InterruptedError);
     expect((error as InterruptedError).exitCode).toBe(130);
+  });
+
+  it('a stream cut halfway is retried as a connection failure', async () => {
+    server.reply(replies.drop(), replies.plan(SAMPLE_PLAN));
+    const result = await getStructuredPlan(openai(), 's', 'u', fast);
+    expect(result.plan.patches).toHaveLength(1);
+    expect(server.completions()).toHaveLength(2);
   });
 
   it('a connection failure is retried, then reported with the URL', async () => {

@@ -30,6 +30,8 @@ export type ScriptedReply =
   | { type: 'error'; status: number; message: string; code?: string; param?: string; headers?: Record<string, string> }
   /** Headers never come: the request hangs until the client gives up or the server closes. */
   | { type: 'hang' }
+  /** A streamed reply starts (200 and `text` so far), then the connection is cut. */
+  | { type: 'drop'; text: string }
   | ((request: RecordedRequest) => ScriptedReply);
 
 /** Protocol a request was recognised as. */
@@ -120,6 +122,10 @@ export const replies = {
   },
   hang(): ScriptedReply {
     return { type: 'hang' };
+  },
+  /** The connection drops in the middle of a streamed reply. */
+  drop(text = '{"analysis":"half'): ScriptedReply {
+    return { type: 'drop', text };
   },
 };
 
@@ -260,6 +266,15 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
     let reply: ScriptedReply = queue.shift() ?? fallback ?? { type: 'error', status: 500, message: 'provider-server: no scripted reply left', headers: { 'x-should-retry': 'false' } };
     while (typeof reply === 'function') reply = reply(request);
     if (reply.type === 'hang') return;
+    if (reply.type === 'drop') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const partial =
+        protocol === 'gemini'
+          ? { candidates: [{ content: { role: 'model', parts: [{ text: reply.text }] }, index: 0 }] }
+          : { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: reply.text }, finish_reason: null }] };
+      res.write(`data: ${JSON.stringify(partial)}\n\n`, () => setTimeout(() => res.socket?.destroy(), 10));
+      return;
+    }
     if (reply.type === 'error') return sendError(res, protocol, reply);
     if (protocol === 'gemini') sendGemini(res, request, reply);
     else sendOpenAI(res, request, reply);

@@ -3,12 +3,18 @@ import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { findUnfinishedRuns, listRuns, rollbackRun, undoRun } from '../../utils/journal.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const childScript = join(repoRoot, 'tests/support/journal-apply-child.ts');
 const cleanup: string[] = [];
+
+beforeEach(async () => {
+  const home = await mkdtemp(join(tmpdir(), 'cc-kill-env-'));
+  cleanup.push(home);
+  vi.stubEnv('CLAWCODE_HOME', home);
+});
 
 afterEach(async () => {
   await Promise.all(cleanup.splice(0).map((d) => rm(d, { recursive: true, force: true })));

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, readdir, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -87,6 +87,21 @@ describe('undoRun', () => {
     const [record] = await listRuns(root);
     expect(record?.status).toBe('undone');
     expect(record?.undo?.skipped).toEqual(['b.ts']);
+  });
+
+  it('finds the runs of a project reached through a symlinked alias', async () => {
+    const alias = `${root}-alias`;
+    await symlink(root, alias);
+    try {
+      await writeFile(join(root, 'a.ts'), 'a0');
+      await applyRun({ rootDir: alias, changes: [{ path: 'a.ts', before: Buffer.from('a0'), after: 'a1' }], meta: { task: 'via alias' } });
+      expect((await listRuns(root)).map((r) => r.task)).toEqual(['via alias']);
+      expect((await listRuns(alias)).map((r) => r.task)).toEqual(['via alias']);
+      await undoRun({ rootDir: alias });
+      expect(await read('a.ts')).toBe('a0');
+    } finally {
+      await rm(alias, { force: true });
+    }
   });
 
   it('refuses when a later run changed the same file', async () => {

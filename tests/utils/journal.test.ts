@@ -1,10 +1,12 @@
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  applyRun, findUnfinishedRuns, listRuns, PathEscapeError, rollbackRun, StaleFileError, type FileChange,
+  applyRun, findUnfinishedRuns, listRuns, PathEscapeError, pruneRuns, resolveInsideRoot, rollbackRun, StaleFileError, type FileChange,
 } from '../../utils/journal.js';
+import { getProjectHash } from '../../memory/project-hash.js';
 import { readManifest, writeManifest } from '../../utils/journal-store.js';
 
 let root: string;
@@ -144,6 +146,43 @@ describe('applyRun', () => {
       await applyRun({ rootDir: root, changes: [{ path: 'alias/a.ts', before: Buffer.from('old'), after: 'new' }], meta: { task: 't' } });
       expect(await readFile(join(root, 'real/a.ts'), 'utf8')).toBe('new');
     });
+  });
+
+  it('keeps only the newest journals, and clears old folders a dead run left without a manifest', async () => {
+    await seed({ 'a.ts': '0' });
+    const orphan = join(home, 'runs', getProjectHash(root), '20000101T000000000Z-0000000000');
+    await mkdir(orphan, { recursive: true });
+    await writeFile(join(orphan, 'pre-0'), 'pre-image of a run that died before its manifest');
+    await utimes(orphan, new Date(2000, 0, 1), new Date(2000, 0, 1));
+    for (let i = 1; i <= 4; i += 1) {
+      await applyRun({ rootDir: root, changes: [await change('a.ts', String(i))], meta: { task: `t${i}` }, keepRuns: 2 });
+    }
+    expect((await listRuns(root)).map((r) => r.task)).toEqual(['t4', 't3']);
+    expect(await readdir(join(home, 'runs', getProjectHash(root)))).toHaveLength(2);
+    expect(await pruneRuns(root, { keep: 1 })).toHaveLength(1);
+  });
+
+  it('never resolves a generated path to a place outside the real root (property)', async () => {
+    await seed({ 'src/a.ts': 'x' });
+    await symlink(outside, join(root, 'linked'));
+    const realRoot = await realpath(root);
+    const segment = fc.constantFrom('src', 'a.ts', '..', '.', 'linked', 'new', '', '~', 'C:', '\\..', 'x y');
+    await fc.assert(
+      fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 6 }), fc.boolean(), async (parts, leadingSlash) => {
+        const path = (leadingSlash ? '/' : '') + parts.join('/');
+        let abs: string;
+        try {
+          ({ abs } = await resolveInsideRoot(root, path));
+        } catch (error) {
+          expect(error).toBeInstanceOf(PathEscapeError);
+          return;
+        }
+        expect(abs.startsWith(realRoot + sep)).toBe(true);
+        // Through the symlink the real location would be outside: such paths must have been refused.
+        expect(relative(realRoot, abs).split(sep)[0]).not.toBe('linked');
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('refuses a path listed twice', async () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -47,7 +47,7 @@ describe('acquireProjectLock', () => {
     await release();
     expect(await readProjectLock(root)).toBeNull();
     await release(); // twice is harmless
-    expect(await readdir(dirname(projectLockPath(root, home)))).toEqual([]);
+    expect(await readdir(dirname(await projectLockPath(root, home)))).toEqual([]);
   });
 
   it('refuses a second run while another process holds the lock, naming its pid', async () => {
@@ -87,16 +87,28 @@ describe('acquireProjectLock', () => {
 
   it('recovers a stale lock left by a dead process', async () => {
     const pid = await deadPid();
-    await mkdir(dirname(projectLockPath(root, home)), { recursive: true });
-    await writeFile(projectLockPath(root, home), JSON.stringify({ pid, hostname: hostname(), since: 'x', rootDir: root, token: 'old' }));
+    await mkdir(dirname(await projectLockPath(root, home)), { recursive: true });
+    await writeFile(await projectLockPath(root, home), JSON.stringify({ pid, hostname: hostname(), since: 'x', rootDir: root, token: 'old' }));
     const release = await acquireProjectLock(root, { waitMs: 0 });
     expect((await readProjectLock(root))?.pid).toBe(process.pid);
     await release();
   });
 
+  it('is shared by a symlinked alias of the project folder', async () => {
+    const alias = `${root}-alias`;
+    await symlink(root, alias);
+    try {
+      const release = await acquireProjectLock(root);
+      await expect(acquireProjectLock(alias)).rejects.toBeInstanceOf(ProjectLockedError);
+      await release();
+    } finally {
+      await rm(alias, { force: true });
+    }
+  });
+
   it('recovers a corrupt lock file', async () => {
-    await mkdir(dirname(projectLockPath(root, home)), { recursive: true });
-    await writeFile(projectLockPath(root, home), '{not json');
+    await mkdir(dirname(await projectLockPath(root, home)), { recursive: true });
+    await writeFile(await projectLockPath(root, home), '{not json');
     const release = await acquireProjectLock(root);
     await release();
     expect(await readProjectLock(root)).toBeNull();

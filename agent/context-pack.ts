@@ -1,0 +1,197 @@
+import { chunkLines, scoreChunks, type LineRange } from './context-regions.js';
+
+/**
+ * Budget packing (issue 5 "Budget"): turn a ranking into prompt text under a character budget.
+ * Small files go whole; large files are offered as units (their import head and their blocks),
+ * and all units of all candidate files compete in one greedy pass by value, so the best block of
+ * the sixth file can beat the tenth block of the first. A unit's value is the file's score times
+ * the block's relevance relative to the file's best block (hybrid packing, relevance.md §7 item 5,
+ * made global).
+ */
+
+/** A ranked file offered to the packer. */
+export interface PackCandidate {
+  path: string;
+  score: number;
+  /** the text to send (already transformed, e.g. secrets redacted) */
+  text: string;
+}
+
+/** One packed file: `ranges` null = whole file; `text` is exactly what is sent. */
+export interface PackedFile {
+  path: string;
+  score: number;
+  ranges: LineRange[] | null;
+  text: string;
+}
+
+/** Options of `packContext`. */
+export interface PackOptions {
+  budgetChars: number;
+  /** query term → idf, for scoring blocks */
+  idf: ReadonlyMap<string, number>;
+  /** query terms that name a defined symbol */
+  defTerms: ReadonlySet<string>;
+  /** whole files only, in rank order, skipping what does not fit (the baselines) */
+  wholeOnly?: boolean;
+  maxFiles?: number;
+}
+
+/** A file is sent whole when it takes at most this share of the budget. */
+const WHOLE_SHARE = Number(process.env.CC_WHOLE ?? 0.5);
+/** Excerpts of one file take at most this share of the budget. */
+const REGION_SHARE = Number(process.env.CC_REGION ?? 0.5);
+/** Value of a file's import head relative to the file's score (import edits are frequent). */
+const HEAD_VALUE = Number(process.env.CC_HEAD ?? 0.55);
+const VEXP = Number(process.env.CC_VEXP ?? 0.5);
+const HEAD_MAX_LINES = 40;
+
+/** Header plus verbatim text of a whole file. */
+export function wholeFileText(path: string, text: string): string {
+  return `=== ${path} ===\n${text}${text.endsWith('\n') ? '' : '\n'}`;
+}
+
+function rangesHeader(path: string, ranges: readonly LineRange[], lineCount: number): string {
+  return `=== ${path} (excerpt: lines ${ranges.map(([a, b]) => `${a}-${b}`).join(', ')} of ${lineCount}) ===\n`;
+}
+
+/**
+ * Header plus verbatim excerpts: one `[lines a-b]` marker per range, then the raw lines (no
+ * per-line numbers, so a model can copy code exactly as it is on disk).
+ */
+export function rangesText(path: string, lines: readonly string[], ranges: readonly LineRange[]): string {
+  let out = rangesHeader(path, ranges, lines.length);
+  for (const [a, b] of ranges) out += `[lines ${a}-${b}]\n${lines.slice(a - 1, b).join('\n')}\n`;
+  return out;
+}
+
+/** Merge overlapping and touching ranges, sorted. */
+export function mergeRanges(ranges: readonly LineRange[]): LineRange[] {
+  const sorted = [...ranges].sort((x, y) => x[0] - y[0]);
+  const out: LineRange[] = [];
+  for (const r of sorted) {
+    const last = out[out.length - 1];
+    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
+    else out.push([r[0], r[1]]);
+  }
+  return out;
+}
+
+/** The leading block of imports, package clause, directives and comments (0 when there is none). */
+export function importHeadEnd(lines: readonly string[]): number {
+  let end = 0;
+  let depth = 0;
+  for (let i = 0; i < Math.min(lines.length, HEAD_MAX_LINES); i++) {
+    const t = (lines[i] ?? '').trim();
+    const isImport = /^(import\b|from\s+\S+\s+import\b|export\s+(\*|\{[^}]*\})\s+from\b|package\s+\w|use\s|require\(|const\s+\S+\s*=\s*require\(|var\s+\S+\s*=\s*require\(|#include|['"]use strict['"])/.test(t);
+    if (depth > 0 || isImport) {
+      for (const ch of t) depth += ch === '(' || ch === '{' ? 1 : ch === ')' || ch === '}' ? -1 : 0;
+      depth = Math.max(0, depth);
+      end = i + 1;
+    } else if (t === '' || /^(\/\/|\/\*|\*|#|"""|''')/.test(t)) {
+      continue;
+    } else break;
+  }
+  return end;
+}
+
+interface FileState {
+  c: PackCandidate;
+  lines: string[];
+  /** offsets[i] = characters of lines[0..i) each with its '\n' */
+  offsets: number[];
+  ranges: LineRange[];
+  whole: boolean;
+  chars: number;
+  order: number;
+}
+
+function excerptChars(f: FileState, ranges: readonly LineRange[]): number {
+  let n = rangesHeader(f.c.path, ranges, f.lines.length).length;
+  for (const [a, b] of ranges) n += `[lines ${a}-${b}]\n`.length + f.offsets[b]! - f.offsets[a - 1]!;
+  return n;
+}
+
+interface Unit {
+  file: FileState;
+  value: number;
+  range: LineRange | null;
+}
+
+/**
+ * Pack ranked files under the budget.
+ *
+ * @param candidates  files in rank order with their text to send
+ * @returns packed files in rank order; Σ text.length ≤ budgetChars always
+ * @throws never
+ */
+export function packContext(candidates: readonly PackCandidate[], options: PackOptions): PackedFile[] {
+  const budget = Math.max(0, Math.floor(options.budgetChars));
+  const units: Unit[] = [];
+  const files: FileState[] = candidates.map((c, order) => {
+    const lines = c.text.split('\n');
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+    const offsets = [0];
+    for (const l of lines) offsets.push(offsets[offsets.length - 1]! + l.length + 1);
+    return { c, lines, offsets, ranges: [], whole: false, chars: 0, order };
+  });
+  if (options.wholeOnly) {
+    let used = 0;
+    const out: PackedFile[] = [];
+    for (const f of files) {
+      if (options.maxFiles !== undefined && out.length >= options.maxFiles) break;
+      const text = wholeFileText(f.c.path, f.c.text);
+      if (used + text.length > budget) continue;
+      used += text.length;
+      out.push({ path: f.c.path, score: f.c.score, ranges: null, text });
+    }
+    return out;
+  }
+  for (const f of files) {
+    const wholeChars = wholeFileText(f.c.path, f.c.text).length;
+    if (wholeChars <= WHOLE_SHARE * budget) {
+      units.push({ file: f, value: f.c.score, range: null });
+      continue;
+    }
+    const chunks = chunkLines(f.lines);
+    const scores = scoreChunks(f.lines, chunks, options.idf, options.defTerms);
+    const best = Math.max(0, ...scores);
+    chunks.forEach((range, i) => {
+      const s = scores[i]!;
+      if (s > 0) units.push({ file: f, value: f.c.score * Math.pow(s / best, VEXP), range });
+    });
+    const head = importHeadEnd(f.lines);
+    if (head > 0) units.push({ file: f, value: f.c.score * HEAD_VALUE, range: [1, head] });
+    else if (best === 0 && chunks[0]) units.push({ file: f, value: f.c.score * HEAD_VALUE, range: chunks[0] });
+  }
+  units.sort((a, b) => b.value - a.value || a.file.order - b.file.order || (a.range?.[0] ?? 0) - (b.range?.[0] ?? 0));
+  let used = 0;
+  let taken = 0;
+  for (const u of units) {
+    if (budget - used < 60) break;
+    const f = u.file;
+    if (f.whole) continue;
+    if (options.maxFiles !== undefined && f.chars === 0 && taken >= options.maxFiles) continue;
+    let next: number;
+    let ranges: LineRange[] = f.ranges;
+    if (u.range === null) {
+      next = wholeFileText(f.c.path, f.c.text).length;
+    } else {
+      ranges = mergeRanges([...f.ranges, u.range]);
+      next = excerptChars(f, ranges);
+      if (next > REGION_SHARE * budget) continue;
+    }
+    if (used - f.chars + next > budget) continue;
+    if (f.chars === 0) taken++;
+    used += next - f.chars;
+    f.chars = next;
+    if (u.range === null) f.whole = true;
+    else f.ranges = ranges;
+  }
+  const out: PackedFile[] = [];
+  for (const f of files) {
+    if (f.whole) out.push({ path: f.c.path, score: f.c.score, ranges: null, text: wholeFileText(f.c.path, f.c.text) });
+    else if (f.ranges.length > 0) out.push({ path: f.c.path, score: f.c.score, ranges: f.ranges, text: rangesText(f.c.path, f.lines, f.ranges) });
+  }
+  return out;
+}

@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { parsePlan } from '../llm/plan-parser.js';
+import type { Plan, Usage } from '../llm/types.js';
+import { applyPatch } from '../utils/patch.js';
+import { UsageError } from '../utils/errors.js';
+
+/** A plan saved by `--plan-out`, applied later by `clawcode apply` / checked by `clawcode check`. */
+export interface SavedPlan {
+  version: 1;
+  task: string;
+  createdAt: string;
+  provider?: string;
+  model?: string;
+  usage?: Usage | null;
+  /** sha256 (hex) of each target file's bytes when the plan was made; null = the file did not exist. */
+  baseHashes: Record<string, string | null>;
+  plan: Plan;
+}
+
+const savedPlanSchema = z.object({
+  version: z.literal(1),
+  task: z.string(),
+  createdAt: z.string(),
+  provider: z.string().optional(),
+  model: z.string().optional(),
+  usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() }).nullish(),
+  baseHashes: z.record(z.string(), z.string().nullable()),
+  plan: z.unknown(),
+});
+
+/** sha256 hex of bytes, or null for a missing file. */
+export function hashBytes(bytes: Buffer | null): string | null {
+  return bytes === null ? null : createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Build the saved-plan document for `--plan-out`.
+ * @param targets  path → bytes (null = missing) of every file the plan patches, as planned against
+ */
+export function makeSavedPlan(plan: Plan, targets: ReadonlyMap<string, Buffer | null>, meta: { task: string; provider?: string; model?: string; usage?: Usage | null; now?: Date }): SavedPlan {
+  const baseHashes: Record<string, string | null> = {};
+  for (const [path, bytes] of targets) baseHashes[path] = hashBytes(bytes);
+  return {
+    version: 1,
+    task: meta.task,
+    createdAt: (meta.now ?? new Date()).toISOString(),
+    provider: meta.provider,
+    model: meta.model,
+    usage: meta.usage ?? null,
+    baseHashes,
+    plan,
+  };
+}
+
+/**
+ * Read a plan for `clawcode apply`/`check`: a saved plan (from `--plan-out`) or a bare plan — also a
+ * model's answer pasted with prose or fences around it (the `--print-prompt` route).
+ *
+ * @param text  the file's (or stdin's) text
+ * @returns the plan, and the saved-plan wrapper when there was one
+ * @throws PlanParseError when no valid plan is found
+ */
+export function readPlanText(text: string): { plan: Plan; saved?: SavedPlan } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { plan: parsePlan(text) };
+  }
+  const wrapper = savedPlanSchema.safeParse(data);
+  if (wrapper.success) {
+    const plan = parsePlan(JSON.stringify(wrapper.data.plan));
+    return { plan, saved: { ...wrapper.data, usage: wrapper.data.usage ?? null, plan } };
+  }
+  return { plan: parsePlan(text) };
+}
+
+/**
+ * Load a plan from a path or `-` (stdin).
+ * @throws UsageError when the file cannot be read; PlanParseError when it holds no valid plan
+ */
+export async function loadPlanSource(source: string, cwd: string, readStdin: () => Promise<string>): Promise<{ plan: Plan; saved?: SavedPlan }> {
+  let text: string;
+  if (source === '-') text = await readStdin();
+  else {
+    try {
+      text = await readFile(resolve(cwd, source), 'utf8');
+    } catch (error) {
+      throw new UsageError(`Cannot read plan file ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+  if (!text.trim()) throw new UsageError(source === '-' ? 'No plan on standard input.' : `Plan file ${source} is empty.`);
+  return readPlanText(text);
+}
+
+/** Status of one patch against the current files (`clawcode check`). */
+export type PatchCheckStatus = 'applies' | 'already_applied' | 'conflict' | 'ambiguous';
+
+/** One row of `clawcode check`. */
+export interface PatchCheck {
+  index: number;
+  file: string;
+  status: PatchCheckStatus;
+  /** Match strategy when it applies; refusal reason otherwise. */
+  detail?: string;
+  /** The file changed since the plan was saved (base hash differs). */
+  baseChanged: boolean;
+}
+
+/**
+ * Check every patch of a plan against the current contents, in order (a patch sees the earlier ones'
+ * result when they apply): `applies`, `already_applied` (find is gone but the replacement is there),
+ * `ambiguous` (find matches more than once), otherwise `conflict`.
+ *
+ * @param contents   path → current text ('' for a missing file)
+ * @param baseHashes from a saved plan, to flag files changed since; `current` gives today's hashes
+ */
+export function checkPlan(plan: Plan, contents: ReadonlyMap<string, string>, baseHashes?: Record<string, string | null>, current?: ReadonlyMap<string, string | null>): PatchCheck[] {
+  const state = new Map(contents);
+  return plan.patches.map((patch, index) => {
+    const content = state.get(patch.file) ?? '';
+    const baseChanged = baseHashes !== undefined && current !== undefined && patch.file in baseHashes && baseHashes[patch.file] !== current.get(patch.file);
+    const result = applyPatch(content, patch.find, patch.replace, { replaceAll: patch.replace_all, occurrence: patch.occurrence });
+    if (result.applied && result.newContent !== undefined) {
+      state.set(patch.file, result.newContent);
+      return { index, file: patch.file, status: 'applies', detail: result.strategy, baseChanged };
+    }
+    const error = result.error ?? '';
+    if (/ambiguous|more than once|matches \d+ /i.test(error) || (result as { code?: string }).code === 'patch_ambiguous_find') {
+      return { index, file: patch.file, status: 'ambiguous', detail: error, baseChanged };
+    }
+    if (patch.replace.trim() !== '' && content.includes(patch.replace)) {
+      return { index, file: patch.file, status: 'already_applied', baseChanged };
+    }
+    return { index, file: patch.file, status: 'conflict', detail: error, baseChanged };
+  });
+}

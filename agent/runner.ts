@@ -1,0 +1,168 @@
+import { performance } from 'node:perf_hooks';
+import { buildContext, type ContextResult } from './context.js';
+import { preparePlan, type PreparedPlan } from './executor.js';
+import type { AgentEmitter } from './events.js';
+import { buildMemoryContext, loadGlobalMemory, loadSessionMemory, saveGlobalMemory } from '../memory/memory.js';
+import { detectProjectSummary } from '../memory/project-summary.js';
+import { DEFAULT_INSTRUCTIONS_CAP_CHARS, foldersOf, loadInstructions, type ProjectInstructions } from './instructions.js';
+import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';
+import type { PlanResult } from '../llm/provider.js';
+import type { Plan, ProviderConfig } from '../llm/types.js';
+
+/** The function that turns prompts into a plan; `llm/provider.ts` `getStructuredPlan` in production. */
+export type Planner = (
+  config: ProviderConfig,
+  systemPrompt: string,
+  userPrompt: string,
+  options: { signal?: AbortSignal; timeoutMs?: number; onProgress?: (p: { chars: number }) => void },
+) => Promise<PlanResult>;
+
+/** Inputs of one pipeline run. */
+export interface RunAgentOptions {
+  /** Absolute project root. */
+  rootDir: string;
+  task: string;
+  provider: ProviderConfig;
+  /** Context budget in characters. */
+  budgetChars: number;
+  /** CLAWCODE_HOME override (memory, index); defaults to the environment's. */
+  homeDir?: string;
+  emitter?: AgentEmitter;
+  signal?: AbortSignal;
+  /** Provider request timeout per attempt, ms. */
+  timeoutMs?: number;
+  /** Extra ignore patterns (settings `ignore`), gitignore syntax. */
+  extraIgnore?: string[];
+  /** Injected planner; defaults to a lazy import of `getStructuredPlan` so the SDKs load only here. */
+  planner?: Planner;
+}
+
+/** Wall-clock time of each stage, ms. `modelMs` is the provider call (incl. a repair request). */
+export interface StageTimings {
+  contextMs: number;
+  promptMs: number;
+  modelMs: number;
+  applyMs: number;
+  totalMs: number;
+}
+
+/** Everything one run computed, before anything is written. */
+export interface AgentRun {
+  task: string;
+  context: ContextResult;
+  /** Project instructions sent with the task (AGENTS.md …). */
+  instructions: ProjectInstructions;
+  systemPrompt: string;
+  userPrompt: string;
+  plan: Plan;
+  planResult: PlanResult;
+  prepared: PreparedPlan;
+  timings: StageTimings;
+}
+
+/** Build the two prompts for a task: context selection, memory, instructions (no provider call). */
+export async function buildPrompts(options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore'>): Promise<{
+  context: ContextResult;
+  instructions: ProjectInstructions;
+  systemPrompt: string;
+  userPrompt: string;
+  contextMs: number;
+  promptMs: number;
+}> {
+  const t0 = performance.now();
+  // Instructions count against the context budget (issue 8): the root ones are reserved first,
+  // nested ones for the selected files' folders may use what the context left over.
+  const rootInstructions = await loadInstructions(options.rootDir, [], Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, Math.floor(options.budgetChars / 2)));
+  const context = await buildContext({
+    rootDir: options.rootDir,
+    task: options.task,
+    budgetChars: Math.max(1, options.budgetChars - rootInstructions.chars),
+    homeDir: options.homeDir,
+    extraIgnore: options.extraIgnore,
+  });
+  const leftover = options.budgetChars - context.totalChars;
+  const instructions = await loadInstructions(
+    options.rootDir,
+    foldersOf(context.files.slice(0, 3).map((f) => f.path)),
+    Math.max(rootInstructions.chars, Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, leftover)),
+  );
+  const contextMs = performance.now() - t0;
+  options.emitter?.emit('context', {
+    files: context.files.map((f) => ({ path: f.path, chars: f.chars })),
+    totalChars: context.totalChars,
+    budgetChars: context.budget,
+    ms: Math.round(contextMs),
+  });
+  const t1 = performance.now();
+  const [global, session] = await Promise.all([loadGlobalMemory(options.homeDir), loadSessionMemory(options.rootDir, options.homeDir)]);
+  if (!global.projectSummaries[options.rootDir]) {
+    // First run in this project: remember what it is (framework, test command) for later prompts.
+    const summary = await detectProjectSummary(options.rootDir);
+    if (Object.keys(summary).length > 0) {
+      global.projectSummaries[options.rootDir] = summary;
+      await saveGlobalMemory(global, options.homeDir);
+    }
+  }
+  const systemPrompt = buildSystemPrompt();
+  const userPrompt = buildUserPrompt({
+    task: options.task,
+    outline: context.outline,
+    files: context.files,
+    memoryContext: buildMemoryContext(options.rootDir, global, session),
+    instructions: instructions.text,
+  });
+  return { context, instructions, systemPrompt, userPrompt, contextMs, promptMs: performance.now() - t1 };
+}
+
+/**
+ * The pipeline of one task without any user I/O (reference §4.1 `runAgent`): select context,
+ * build prompts, ONE provider call (plus at most one repair request, inside the planner), then
+ * apply the plan in memory. Nothing is written to the project.
+ *
+ * @returns the computed run; a plan that does not apply is reported in `prepared.ok === false`
+ * @throws ProviderError / PlanParseError / InterruptedError from the planner; IoError on unreadable files
+ */
+export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
+  const start = performance.now();
+  options.emitter?.emit('planning', { task: options.task });
+  const prompts = await buildPrompts(options);
+
+  const planner = options.planner ?? (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
+  options.emitter?.emit('model_request', { provider: options.provider.name, model: options.provider.model });
+  const t2 = performance.now();
+  const planResult = await planner(options.provider, prompts.systemPrompt, prompts.userPrompt, {
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+    onProgress: (p) => options.emitter?.emit('model_progress', p),
+  });
+  const modelMs = performance.now() - t2;
+  options.emitter?.emit('model_reply', {
+    ms: Math.round(modelMs),
+    inputTokens: planResult.usage?.inputTokens,
+    outputTokens: planResult.usage?.outputTokens,
+  });
+
+  const t3 = performance.now();
+  const prepared = await preparePlan(options.rootDir, planResult.plan, options.emitter);
+  const applyMs = performance.now() - t3;
+  if (prepared.ok) {
+    options.emitter?.emit('diffs', { diffs: prepared.changes.map((c) => ({ file: c.path, diff: c.diff })) });
+  }
+  return {
+    task: options.task,
+    context: prompts.context,
+    instructions: prompts.instructions,
+    systemPrompt: prompts.systemPrompt,
+    userPrompt: prompts.userPrompt,
+    plan: planResult.plan,
+    planResult,
+    prepared,
+    timings: {
+      contextMs: Math.round(prompts.contextMs),
+      promptMs: Math.round(prompts.promptMs),
+      modelMs: Math.round(modelMs),
+      applyMs: Math.round(applyMs),
+      totalMs: Math.round(performance.now() - start),
+    },
+  };
+}

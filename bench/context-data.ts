@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Benchmark data for `bench/context.ts`: the public task files, trees materialised from bare clones
+ * (`git archive PARENT | tar -x`), and gold hunks (old-side ranges of `git diff -U0 PARENT SHA`),
+ * as defined in ../shared/bench/README.md. Trees and hunks are cached under bench/.cache (gitignored).
+ */
+
+/** One line of tasks-public-*.jsonl. */
+export interface BenchTask {
+  repo: string;
+  sha: string;
+  parent: string;
+  task: string;
+  subject: string;
+  gold: string[];
+  allChanged: string[];
+}
+
+/** A gold hunk: file and old-side 1-based inclusive line range (a pure insertion keeps its anchor line). */
+export interface Hunk {
+  file: string;
+  start: number;
+  end: number;
+}
+
+/** Read every tasks-public-*.jsonl in a folder. */
+export function loadTasks(dir: string): BenchTask[] {
+  const out: BenchTask[] = [];
+  for (const f of readdirSync(dir).filter((n) => /^tasks-public-.*\.jsonl$/.test(n)).sort()) {
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) if (line.trim()) out.push(JSON.parse(line) as BenchTask);
+  }
+  return out;
+}
+
+/** The git dir of a repo inside the repos folder: `owner+name/repo` (fetch mirror), `owner+name`, or `owner+name.git`. */
+export function gitDirFor(reposDir: string, repo: string): string {
+  for (const c of [join(reposDir, repo, 'repo'), join(reposDir, repo), join(reposDir, `${repo}.git`)]) {
+    if (existsSync(join(c, 'HEAD')) || existsSync(join(c, '.git'))) return c;
+  }
+  throw new Error(`no clone of ${repo} under ${reposDir} (expected ${repo}/repo, ${repo} or ${repo}.git)`);
+}
+
+/** Materialise the tree at `parent` once; returns its folder. */
+export function materialise(cacheDir: string, gitDir: string, task: BenchTask): string {
+  const out = join(cacheDir, 'trees', task.repo, task.parent);
+  if (existsSync(join(out, '.complete'))) return out;
+  const tmp = `${out}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  execFileSync('sh', ['-c', `git --git-dir="$1" archive "$2" | tar -x -C "$3"`, 'sh', gitDir, task.parent, tmp]);
+  writeFileSync(join(tmp, '.complete'), '');
+  rmSync(out, { recursive: true, force: true });
+  renameSync(tmp, out);
+  return out;
+}
+
+/** Parse the old-side ranges of a `git diff -U0` output. */
+export function parseHunks(file: string, diff: string): Hunk[] {
+  const out: Hunk[] = [];
+  for (const m of diff.matchAll(/^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/gm)) {
+    const start = Number(m[1]);
+    const count = m[2] === undefined ? 1 : Number(m[2]);
+    if (count === 0) out.push({ file, start: Math.max(1, start), end: Math.max(1, start) });
+    else out.push({ file, start, end: start + count - 1 });
+  }
+  return out;
+}
+
+/** Gold hunks of a task (cached in memory by the caller's map). */
+export function goldHunks(gitDir: string, task: BenchTask): Hunk[] {
+  return task.gold.flatMap((file) => {
+    const diff = execFileSync('git', ['--git-dir', gitDir, 'diff', '-U0', task.parent, task.sha, '--', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    return parseHunks(file, diff);
+  });
+}
+
+/** Whether the subject names a changed file (its stem as a word, or its path): the "leak" split. */
+export function namesChangedFile(task: BenchTask): boolean {
+  const subject = ` ${task.subject.toLowerCase().replace(/[^a-z0-9_/.-]+/g, ' ')} `;
+  return task.allChanged.some((p) => {
+    const base = p.slice(p.lastIndexOf('/') + 1).toLowerCase();
+    const stem = base.replace(/\.[^.]*$/, '');
+    return subject.includes(p.toLowerCase()) || subject.includes(` ${base} `) || (stem.length >= 3 && new RegExp(`[ /.(]${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ .):]`).test(subject));
+  });
+}

@@ -1,0 +1,223 @@
+#!/usr/bin/env node
+// Entry: argument parsing and branching only (DESIGN.md). Every action imports its module lazily,
+// so `--version` and `--help` load commander and nothing heavy (no SDK, no Ink).
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { ClawcodeError, UsageError } from './utils/errors.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** Flags of the main job, as commander parses them. */
+export interface TaskFlags {
+  dir?: string;
+  provider?: string;
+  model?: string;
+  budget?: number;
+  timeout?: number;
+  dryRun?: boolean;
+  yes?: boolean;
+  runCommands?: boolean;
+  json?: boolean;
+  debug?: boolean;
+  shell?: boolean;
+  ui?: boolean;
+  color?: boolean;
+  events?: boolean;
+  planOut?: string;
+  printPrompt?: boolean;
+  /** `--verify` alone is true (use the remembered test command); with a value, that command. */
+  verify?: string | boolean;
+  rollbackOnFail?: boolean;
+  commit?: boolean;
+}
+
+let jsonMode = false;
+let debugMode = false;
+
+function positiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive whole number, got "${value}"`);
+    return n;
+  };
+}
+
+function buildProgram(): Command {
+  const program = new Command('clawcode')
+    .description('Turn one sentence into a reviewed, atomic, undoable set of code edits.')
+    .version(pkg.version, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .argument('[task...]', 'what to change, in plain words')
+    .option('-d, --dir <path>', 'project root (default: current folder)')
+    .option('-p, --provider <name>', 'provider or config entry to use (openai, azure, groq, gemini, ollama, …)')
+    .option('-m, --model <id>', 'model (Azure: deployment) to use')
+    .option('--budget <chars>', 'context budget in characters (default 18000)', positiveInt('--budget'))
+    .option('--timeout <ms>', 'provider request timeout in ms (default 120000, or CLAWCODE_TIMEOUT_MS)', positiveInt('--timeout'))
+    .option('--dry-run', 'show the plan and diffs, write nothing')
+    .option('-y, --yes', 'apply edits without asking (commands still need --run-commands)')
+    .option('--run-commands', "run the plan's commands without asking (destructive ones still need a confirmation)")
+    .option('--json', 'print one JSON report on stdout; never prompt')
+    .option('--events', 'print one JSON line per pipeline event on stdout (CI); never prompt')
+    .option('--plan-out <file>', 'also save the plan (with base hashes) for `clawcode apply`')
+    .option('--print-prompt', 'print the exact prompt for pasting into any chat model; no model call')
+    .option('--verify [command]', 'after writing, run this command (default: the project test command)')
+    .option('--rollback-on-fail', 'restore the files when the verify command fails (exit 4)')
+    .option('--commit', 'git-commit exactly the written files, with the task as the message')
+    .option('--debug', 'show stack traces and request details (never keys)')
+    .option('--shell', 'start an interactive REPL')
+    .option('--ui', 'start the full-screen terminal UI')
+    .addOption(new Option('--no-color', 'disable colours (NO_COLOR is honoured too)'))
+    .showHelpAfterError('(run clawcode --help for usage)')
+    .enablePositionalOptions()
+    .exitOverride()
+    .action(async (taskWords: string[], flags: TaskFlags) => {
+      jsonMode = Boolean(flags.json);
+      debugMode = Boolean(flags.debug);
+      const { runTaskCommand } = await import('./cli/task-command.js');
+      process.exitCode = await runTaskCommand(taskWords.join(' ').trim(), flags);
+    });
+
+  program
+    .command('config')
+    .description('add, edit, remove or choose the default provider')
+    .option('--show', 'print the merged settings and where each value comes from')
+    .option('-d, --dir <path>', 'project root (for --show)')
+    .option('--json', 'with --show: print JSON')
+    .action(async (flags: { show?: boolean; dir?: string; json?: boolean }) => {
+      if (flags.show) {
+        const [{ runConfigShow }, { resolveProjectRoot }] = await Promise.all([import('./cli/config-show.js'), import('./cli/task-command.js')]);
+        await runConfigShow({ rootDir: await resolveProjectRoot(flags.dir), env: process.env, flags: {}, stdout: process.stdout, json: Boolean(flags.json) });
+        return;
+      }
+      const { runConfigCommand } = await import('./cli/config.js');
+      await runConfigCommand({});
+    });
+
+  program
+    .command('init')
+    .description('write a starter AGENTS.md from what is detected (never overwrites)')
+    .option('-d, --dir <path>', 'project root')
+    .action(async (flags: { dir?: string }) => {
+      const [{ runInitCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/init-command.js'), import('./cli/task-command.js')]);
+      await runInitCommand({ rootDir: await resolveProjectRoot(flags.dir), stdout: process.stdout });
+    });
+
+  program
+    .command('apply')
+    .description('apply a saved plan (from --plan-out, or a model answer) with no model call')
+    .argument('<plan>', 'plan file, or - for standard input')
+    .option('-d, --dir <path>', 'project root')
+    .option('--dry-run', 'show the diffs, write nothing')
+    .option('-y, --yes', 'write without asking')
+    .option('--run-commands', "run the plan's commands without asking")
+    .option('--json', 'print one JSON report; never prompt')
+    .action(async (source: string, flags: { dir?: string; dryRun?: boolean; yes?: boolean; runCommands?: boolean; json?: boolean }) => {
+      jsonMode = Boolean(flags.json);
+      const { runApplyCommand } = await import('./cli/apply-command.js');
+      process.exitCode = await runApplyCommand(source, flags);
+    });
+
+  program
+    .command('check')
+    .description('check a saved plan against the current files: applies / already applied / conflict / ambiguous')
+    .argument('<plan>', 'plan file, or - for standard input')
+    .option('-d, --dir <path>', 'project root')
+    .option('--json', 'print JSON')
+    .action(async (source: string, flags: { dir?: string; json?: boolean }) => {
+      jsonMode = Boolean(flags.json);
+      const { runCheckCommand } = await import('./cli/apply-command.js');
+      process.exitCode = await runCheckCommand(source, flags);
+    });
+
+  program
+    .command('context')
+    .description('show the context that would be sent for a task')
+    .argument('<task...>', 'the task')
+    .option('-d, --dir <path>', 'project root')
+    .option('--budget <chars>', 'context budget in characters', positiveInt('--budget'), 18_000)
+    .option('--json', 'print JSON')
+    .action(async (taskWords: string[], flags: { dir?: string; budget: number; json?: boolean }) => {
+      jsonMode = Boolean(flags.json);
+      const [{ runContextCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/context.js'), import('./cli/task-command.js')]);
+      await runContextCommand({ rootDir: await resolveProjectRoot(flags.dir), task: taskWords.join(' '), budgetChars: flags.budget, json: Boolean(flags.json), stdout: process.stdout });
+    });
+
+  program
+    .command('undo')
+    .description('restore the files of the last (or named) run')
+    .argument('[runId]', 'run to undo (default: the last one)')
+    .option('-d, --dir <path>', 'project root')
+    .option('-y, --yes', 'do not ask')
+    .option('--force', 'restore the files not changed since the run, leave the others')
+    .option('--json', 'print JSON, never prompt')
+    .action(async (runId: string | undefined, flags: { dir?: string; yes?: boolean; force?: boolean; json?: boolean }) => {
+      jsonMode = Boolean(flags.json);
+      const [{ runUndoCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/undo.js'), import('./cli/task-command.js')]);
+      const outcome = await runUndoCommand({
+        rootDir: await resolveProjectRoot(flags.dir),
+        runId,
+        yes: Boolean(flags.yes),
+        force: Boolean(flags.force),
+        json: Boolean(flags.json),
+        interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json),
+      });
+      process.exitCode = outcome.exitCode;
+    });
+
+  program
+    .command('history')
+    .description('list the runs of this project')
+    .option('-d, --dir <path>', 'project root')
+    .option('--json', 'print JSON')
+    .action(async (flags: { dir?: string; json?: boolean }) => {
+      const [{ runHistoryCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/history.js'), import('./cli/task-command.js')]);
+      await runHistoryCommand({ rootDir: await resolveProjectRoot(flags.dir), json: Boolean(flags.json) });
+    });
+
+  return program;
+}
+
+/** Print an error the way a person (or a --json consumer) can act on, and return its exit code. */
+async function reportError(error: unknown): Promise<number> {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+    return 2; // commander already printed the message
+  }
+  if (isPromptExit(error)) return 130;
+  if (error instanceof ClawcodeError) {
+    if (jsonMode) {
+      process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode } }) + '\n');
+    } else {
+      const { default: chalk } = await import('chalk');
+      process.stderr.write(`${chalk.red('clawcode:')} ${error.message}\n`);
+      if (error.hint) process.stderr.write(`${chalk.dim(error.hint)}\n`);
+      if (debugMode && error.cause instanceof Error) process.stderr.write(`${error.cause.stack ?? error.cause.message}\n`);
+    }
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`clawcode: internal error, please report: ${message}\n`);
+  if (debugMode && error instanceof Error && error.stack) process.stderr.write(error.stack + '\n');
+  else process.stderr.write('(run again with --debug for the stack trace)\n');
+  return 1;
+}
+
+/** @inquirer/prompts throws ExitPromptError on Ctrl-C; treat it as an interruption. */
+function isPromptExit(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
+}
+
+async function main(argv: string[]): Promise<void> {
+  if (process.env.NO_COLOR || argv.includes('--no-color')) {
+    // chalk 5 ignores NO_COLOR (shared/research/ecosystem.md §5); ora and boxen share this instance.
+    const { default: chalk } = await import('chalk');
+    chalk.level = 0;
+  }
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    process.exitCode = await reportError(error);
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,124 @@
+import { performance } from 'node:perf_hooks';
+import chalk from 'chalk';
+import { buildPrompts } from '../agent/runner.js';
+import { preparePlan, readPlanTargets } from '../agent/executor.js';
+import { checkPlan, hashBytes, loadPlanSource, type PatchCheck } from '../agent/plan-file.js';
+import { loadSettings } from '../config/settings.js';
+import { acquireProjectLock } from '../utils/lock.js';
+import { presentAndApply, type TaskReport } from './flow.js';
+import { resolveProjectRoot } from './task-command.js';
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * `--print-prompt`: print the exact system and user prompts for a task, for pasting into any chat
+ * model; its JSON answer can then go to `clawcode apply -`. No provider is needed or called.
+ */
+export async function printPrompt(options: { rootDir: string; task: string; budgetChars: number; extraIgnore?: string[]; stdout: NodeJS.WritableStream }): Promise<void> {
+  const prompts = await buildPrompts({ rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, extraIgnore: options.extraIgnore });
+  options.stdout.write(`${prompts.systemPrompt}\n\n---\n\n${prompts.userPrompt}\n`);
+}
+
+/**
+ * `clawcode apply <plan|->`: apply a saved plan (or a model's answer) with the same engine, checks,
+ * review and journal as a task, and no model call.
+ *
+ * @returns the exit code: 0 applied (or dry run), 3 the plan did not apply (nothing written), 4 a command failed
+ * @throws UsageError (unreadable source), PlanParseError (no valid plan), IoError
+ */
+export async function runApplyCommand(
+  source: string,
+  flags: { dir?: string; dryRun?: boolean; yes?: boolean; runCommands?: boolean; json?: boolean },
+): Promise<number> {
+  const started = performance.now();
+  const rootDir = await resolveProjectRoot(flags.dir);
+  const settings = await loadSettings({ rootDir, env: process.env });
+  const { plan, saved } = await loadPlanSource(source, process.cwd(), readStdin);
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json && source !== '-');
+  const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
+  try {
+    const t = performance.now();
+    const prepared = await preparePlan(rootDir, plan);
+    const applyMs = Math.round(performance.now() - t);
+    const task = saved?.task ?? 'apply plan';
+    const report: TaskReport = {
+      task,
+      status: 'failed',
+      exitCode: 0,
+      provider: saved?.provider ?? 'saved plan',
+      providerId: 'none',
+      model: saved?.model ?? '',
+      plan,
+      repaired: false,
+      patches: prepared.results.map((r) => ({ index: r.index, file: r.file, applied: r.applied, strategy: r.strategy, error: r.error, startLine: r.startLine })),
+      pathIssues: prepared.pathIssues.map((i) => ({ index: i.index, file: i.file, code: i.code, message: i.message })),
+      filesWritten: [],
+      commands: [],
+      usage: null,
+      costUsd: null,
+      context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
+      timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0, writeMs: 0, commandsMs: 0 },
+    };
+    const final = await presentAndApply(report, plan, prepared, {
+      rootDir,
+      task,
+      dryRun: Boolean(flags.dryRun),
+      yes: Boolean(flags.yes),
+      runCommands: Boolean(flags.runCommands),
+      commandRules: settings.values.commands,
+      json: Boolean(flags.json),
+      debug: false,
+      interactive,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    }, started);
+    final.timings.totalMs = Math.round(performance.now() - started);
+    if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
+    else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${final.error}\n`);
+    return final.exitCode;
+  } finally {
+    await release();
+  }
+}
+
+const STATUS_MARK: Record<PatchCheck['status'], string> = {
+  applies: chalk.green('applies'),
+  already_applied: chalk.cyan('already applied'),
+  conflict: chalk.red('conflict'),
+  ambiguous: chalk.yellow('ambiguous'),
+};
+
+/**
+ * `clawcode check <plan|->`: report per patch whether it applies, is already applied, conflicts or
+ * is ambiguous against the current files; nothing is written.
+ *
+ * @returns 0 when every patch applies cleanly, 3 otherwise
+ */
+export async function runCheckCommand(source: string, flags: { dir?: string; json?: boolean }): Promise<number> {
+  const rootDir = await resolveProjectRoot(flags.dir);
+  const { plan, saved } = await loadPlanSource(source, process.cwd(), readStdin);
+  const targets = await readPlanTargets(rootDir, plan);
+  const contents = new Map<string, string>();
+  const hashes = new Map<string, string | null>();
+  for (const [path, bytes] of targets) {
+    contents.set(path, bytes === null ? '' : bytes.toString('utf8'));
+    hashes.set(path, hashBytes(bytes));
+  }
+  const checks = checkPlan(plan, contents, saved?.baseHashes, hashes);
+  const ok = checks.every((c) => c.status === 'applies');
+  if (flags.json) {
+    process.stdout.write(JSON.stringify({ ok, patches: checks }, null, 2) + '\n');
+  } else {
+    for (const c of checks) {
+      const changed = c.baseChanged ? chalk.dim(' (file changed since the plan was saved)') : '';
+      const detail = c.status === 'applies' ? (c.detail && c.detail !== 'exact' ? chalk.dim(` (${c.detail})`) : '') : c.detail ? `: ${c.detail}` : '';
+      process.stdout.write(`#${c.index + 1} ${c.file}: ${STATUS_MARK[c.status]}${detail}${changed}\n`);
+    }
+    process.stdout.write(ok ? `${chalk.green('✓')} All ${checks.length} patches apply cleanly.\n` : `${chalk.red('✗')} Not every patch applies.\n`);
+  }
+  return ok ? 0 : 3;
+}

@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root (where package.json and dist/ live). */
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The built CLI entry that end-to-end tests run. */
+export const CLI_PATH = join(REPO_ROOT, 'dist', 'cli.js');
+
+/**
+ * Copy the source of an installed npm package (from this repo's node_modules) into a fresh temp
+ * folder, without its own node_modules: a real project tree for end-to-end tests.
+ *
+ * @returns the absolute path of the copy
+ */
+export async function copyPackageFixture(name: string): Promise<string> {
+  const dest = await mkdtemp(join(tmpdir(), `clawcode-fixture-${name.replace(/\W/g, '_')}-`));
+  const src = join(REPO_ROOT, 'node_modules', name);
+  await cp(src, dest, { recursive: true, filter: (from) => !relative(src, from).split(/[\\/]/).includes('node_modules') });
+  return dest;
+}
+
+/** Every file of a tree as path → bytes, for exact before/after comparisons. */
+export async function snapshotTree(root: string): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  async function walk(dir: string): Promise<void> {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const abs = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(abs);
+      else if (entry.isFile()) out.set(relative(root, abs).split('\\').join('/'), await readFile(abs));
+    }
+  }
+  await walk(root);
+  return out;
+}
+
+/** Environment for a child CLI: no provider variables from the developer's shell, a temp home, no colour. */
+export function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(OPENAI|AZURE_OPENAI|GROQ|GEMINI|GOOGLE|CLAWCODE)_/.test(key)) continue;
+    env[key] = value;
+  }
+  env.NO_COLOR = '1';
+  delete env.FORCE_COLOR;
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+/** Result of one CLI run. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Run the built CLI as a child process (no TTY), feeding `input` on stdin when given.
+ * @param timeoutMs  kill the child after this many ms (the test then fails on its exit code)
+ */
+export function runCli(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { env: options.env, cwd: options.cwd ?? REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}

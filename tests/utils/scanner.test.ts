@@ -1,0 +1,133 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { classifyContent, isGeneratedPath, scanProject } from '../../utils/scanner.js';
+
+let root: string;
+let outside: string;
+
+function write(rel: string, content: string | Buffer): void {
+  const abs = join(root, rel);
+  mkdirSync(join(abs, '..'), { recursive: true });
+  writeFileSync(abs, content);
+}
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'cc-scan-'));
+  outside = mkdtempSync(join(tmpdir(), 'cc-outside-'));
+  vi.stubEnv('CLAWCODE_HOME', mkdtempSync(join(tmpdir(), 'cc-home-')));
+});
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+describe('scanProject without git', () => {
+  it('applies nested .gitignore files per directory, with negations', async () => {
+    write('.gitignore', '*.log\nsecret-dir/\n');
+    write('app.ts', 'x');
+    write('debug.log', 'x');
+    write('secret-dir/a.ts', 'x');
+    write('pkg/.gitignore', 'generated/\n!keep.log\ntmp-*.ts\n');
+    write('pkg/keep.log', 'x');
+    write('pkg/other.log', 'x');
+    write('pkg/generated/out.ts', 'x');
+    write('pkg/tmp-1.ts', 'x');
+    write('pkg/src/tmp-2.ts', 'x');
+    write('pkg/src/real.ts', 'x');
+    write('other/tmp-3.ts', 'x');
+    const r = await scanProject(root);
+    expect(r.git).toBe(false);
+    expect(r.fileList).toEqual(['.gitignore', 'app.ts', 'other/tmp-3.ts', 'pkg/.gitignore', 'pkg/keep.log', 'pkg/src/real.ts']);
+  });
+
+  it('skips default folders, .clawcodeignore patterns and extra patterns', async () => {
+    write('node_modules/dep/index.js', 'x');
+    write('sub/node_modules/dep/index.js', 'x');
+    write('dist/bundle.js', 'x');
+    write('.clawcodeignore', 'fixtures/\n');
+    write('fixtures/big.json', '{}');
+    write('src/keep.ts', 'x');
+    write('src/drop.ts', 'x');
+    const r = await scanProject(root, { extraIgnore: ['src/drop.ts'] });
+    expect(r.fileList).toEqual(['.clawcodeignore', 'src/keep.ts']);
+  });
+
+  it('never lists secret files, and says why', async () => {
+    write('.env', 'KEY=1');
+    write('.env.production', 'KEY=1');
+    write('.env.example', 'KEY=');
+    write('certs/server.pem', 'x');
+    write('keys/id_rsa', 'x');
+    write('credentials.json', '{}');
+    write('src/app.ts', 'x');
+    const r = await scanProject(root);
+    expect(r.fileList).toEqual(['.env.example', 'src/app.ts']);
+    expect(r.skipped.filter((s) => s.reason === 'secret').map((s) => s.path).sort()).toEqual(['.env', '.env.production', 'certs/server.pem', 'credentials.json', 'keys/id_rsa']);
+  });
+
+  it('skips lockfiles, minified bundles, binaries, non-UTF-8 and huge files', async () => {
+    write('package-lock.json', '{}');
+    write('public/app.min.js', 'x');
+    write('logo.png', Buffer.from([0x89, 0x50]));
+    write('data.bin2', Buffer.from([0x41, 0x00, 0x42]));
+    write('latin1.txt', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    write('minified.js', `${'var a=1;'.repeat(2000)}\n`);
+    write('huge.ts', 'x'.repeat(2000));
+    write('ok.ts', 'export const ok = 1;\n');
+    const r = await scanProject(root, { readContent: true, maxFileBytes: 1000 });
+    expect(r.fileList).toEqual(['ok.ts']);
+    expect(r.files[0]?.content).toBe('export const ok = 1;\n');
+    const reasons = Object.fromEntries(r.skipped.map((s) => [s.path, s.reason]));
+    expect(reasons).toMatchObject({ 'package-lock.json': 'generated', 'public/app.min.js': 'generated', 'logo.png': 'binary', 'data.bin2': 'binary', 'latin1.txt': 'non_utf8', 'huge.ts': 'too_large' });
+    expect(reasons['minified.js']).toBe('too_large');
+  });
+
+  it('keeps symlinks to files inside the root and drops links that leave it', async () => {
+    write('src/real.ts', 'x');
+    writeFileSync(join(outside, 'passwd'), 'root:x');
+    symlinkSync(join(root, 'src/real.ts'), join(root, 'alias.ts'));
+    symlinkSync(join(outside, 'passwd'), join(root, 'escape.ts'));
+    symlinkSync(outside, join(root, 'outdir'));
+    symlinkSync(root, join(root, 'src/loop'));
+    const r = await scanProject(root);
+    expect(r.fileList).toEqual(['alias.ts', 'src/real.ts']);
+    expect(r.skipped).toContainEqual({ path: 'escape.ts', reason: 'symlink_outside' });
+  });
+});
+
+describe('scanProject in a git work tree', () => {
+  it('lists tracked and untracked files that git does not ignore', async () => {
+    write('.gitignore', 'out/\n*.tmp\n');
+    write('src/a.ts', 'x');
+    write('src/b.tmp', 'x');
+    write('out/c.ts', 'x');
+    write('new.ts', 'x');
+    write('.env', 'SECRET=1');
+    const git = (...args: string[]): void => {
+      execFileSync('git', args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    };
+    git('init', '-q');
+    git('add', 'src/a.ts', '.gitignore');
+    git('commit', '-qm', 'init');
+    const r = await scanProject(root);
+    expect(r.git).toBe(true);
+    expect(r.fileList).toEqual(['.gitignore', 'new.ts', 'src/a.ts']);
+  });
+});
+
+describe('content rules', () => {
+  it('classifies text, binary, non-UTF-8 and minified content', () => {
+    expect(classifyContent(Buffer.from('\ufeffhello\n'))).toEqual({ kind: 'text', text: 'hello\n' });
+    expect(classifyContent(Buffer.from([1, 0, 2])).kind).toBe('binary');
+    expect(classifyContent(Buffer.from([0xff, 0xfe, 0x41])).kind).toBe('non_utf8');
+    expect(classifyContent(Buffer.from('a'.repeat(6000))).kind).toBe('generated');
+  });
+
+  it('recognises generated paths but not ordinary sources', () => {
+    for (const p of ['yarn.lock', 'a/pnpm-lock.yaml', 'x.min.js', 'a/b.js.map', 'api_pb2.py', 'go.sum']) expect(isGeneratedPath(p)).toBe(true);
+    for (const p of ['src/lock.ts', 'minify.js', 'index.d.ts', 'go.mod']) expect(isGeneratedPath(p)).toBe(false);
+  });
+});
