@@ -93,9 +93,9 @@ export async function runShellCommand(flags: TaskFlags): Promise<number> {
   let provider = await providerFor(rootDir, flags, interactive);
   await addRecentProject(rootDir).catch(() => undefined);
   const [{ runRepl }, review] = await Promise.all([import('./repl.js'), interactive ? loadReview() : undefined]);
-  process.stdout.write(chalk.dim(`Provider: ${provider.name} · ${provider.model}\n`));
   await runRepl({
     rootDir,
+    banner: `Provider: ${provider.name} · ${provider.model}`,
     runTask: async (task, signal, ctx) => {
       await runOneTask({
         rootDir: ctx.rootDir,
@@ -163,7 +163,9 @@ export async function runUiCommand(flags: TaskFlags): Promise<number> {
     emitter,
     runTask: async (task, signal, hooks) => {
       const sink = discard();
-      await runOneTask({ rootDir, task, flags, provider, signal, interactive: true, emitter, stdout: sink, stderr: sink, confirm: hooks.confirm });
+      const report = await runOneTask({ rootDir, task, flags, provider, signal, interactive: true, emitter, stdout: sink, stderr: sink, confirm: hooks.confirm });
+      // The console printout is dropped here, so a failed report reaches the feed as an error line.
+      if (report.error) throw new Error(report.error);
     },
   });
   return 0;

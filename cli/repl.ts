@@ -23,6 +23,8 @@ export interface ReplOptions {
   /** Streams, for tests; default process.stdin / process.stdout. */
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
+  /** A line shown under the greeting, e.g. the provider and model in use. */
+  banner?: string;
   /** Environment (CLAWCODE_HOME for history, NO_COLOR); default process.env. */
   env?: NodeJS.ProcessEnv;
 }
@@ -74,6 +76,7 @@ export async function runRepl(options: ReplOptions): Promise<void> {
   let interruptedOnce = false;
 
   say(`${paint.bold('clawcode shell')} in ${rootDir}`);
+  if (options.banner) say(paint.dim(options.banner));
   say(paint.dim('Type a task, :help for commands, Ctrl-D to leave.'));
 
   const promptText = () => `${paint.cyan(`clawcode:${basename(rootDir)}`)}${paint.dim('>')} `;
