@@ -64,7 +64,7 @@ async function answer(s: PtySession, waitText: string, keys: string) {
 }
 
 describe('clawcode in a terminal (built CLI)', () => {
-  it('"What next?" loop: applies the first plan, takes one hunk of the second through the review, leaves on an empty answer', async () => {
+  it('"What next?" loop: applies the first plan, takes one hunk of the second through the review, leaves on an empty answer', { timeout: 90_000 }, async () => {
     server.reply(
       replies.plan(plan([{ find: "'hello'", replace: "'hello there'" }])),
       replies.plan(plan([{ find: "'hello there'", replace: "'HELLO'" }, { find: "'bye'", replace: "'BYE'" }])),

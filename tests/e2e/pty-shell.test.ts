@@ -59,7 +59,7 @@ const greet = () => readFile(join(project, 'src/greet.js'), 'utf8');
 const wired = readFileSync(join(REPO_ROOT, 'cli.ts'), 'utf8').includes('./cli/interactive.js');
 
 describe.skipIf(!wired)('interactive surfaces of the built CLI', () => {
-  it('--shell: runs a line as a task, Ctrl-C cancels a hanging model request, :exit leaves', async () => {
+  it('--shell: runs a line as a task, Ctrl-C cancels a hanging model request, :exit leaves', { timeout: 90_000 }, async () => {
     server.reply(replies.plan(plan("'bye'", "'goodbye'")), replies.hang());
     const s = start(['--shell', '--dir', project, '--provider', 'openai']);
     await s.waitFor('clawcode:');
@@ -85,7 +85,7 @@ describe.skipIf(!wired)('interactive surfaces of the built CLI', () => {
     expect(await greet()).toBe(ORIGINAL.replace("'bye'", "'goodbye'"));
   });
 
-  it('--ui at 60 columns: a task from the input shows its diff, y in the TUI writes it, Ctrl-C leaves', async () => {
+  it('--ui at 60 columns: a task from the input shows its diff, y in the TUI writes it, Ctrl-C leaves', { timeout: 90_000 }, async () => {
     server.reply(replies.plan(plan("'hello'", "'hi'"), { usage: { input: 900, output: 60 } }));
     const s = start(['--ui', '--dir', project, '--provider', 'openai'], 60);
     await s.waitFor('describe a task');
