@@ -18,7 +18,7 @@ export interface ReplOptions {
   switchProvider?: (name: string | undefined) => Promise<string | void>;
   /** `:project` with no argument: pick a project (e.g. `selectProject`); resolves to an absolute path. */
   chooseProject?: (currentRoot: string) => Promise<string>;
-  /** `:undo`: undo the last run in `rootDir`; resolves to a line to show. */
+  /** `:undo`: undo the last run in `rootDir` (printing its own outcome, or resolving to a line to show). */
   undo?: (rootDir: string) => Promise<string | void>;
   /** Streams, for tests; default process.stdin / process.stdout. */
   input?: NodeJS.ReadableStream;
@@ -220,7 +220,7 @@ export async function runRepl(options: ReplOptions): Promise<void> {
           }
           await guarded(async () => {
             const msg = await options.undo!(rootDir);
-            say(msg || 'Undone.');
+            if (msg) say(msg);
           });
           continue;
         case ':project':

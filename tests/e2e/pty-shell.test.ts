@@ -59,7 +59,7 @@ const greet = () => readFile(join(project, 'src/greet.js'), 'utf8');
 const wired = readFileSync(join(REPO_ROOT, 'cli.ts'), 'utf8').includes('./cli/interactive.js');
 
 describe.skipIf(!wired)('interactive surfaces of the built CLI', () => {
-  it('--shell: runs a line as a task, Ctrl-C cancels a hanging model request, :exit leaves', { timeout: 90_000 }, async () => {
+  it('--shell: runs a line as a task, Ctrl-C cancels a hanging model request, :undo restores, :exit leaves', { timeout: 90_000 }, async () => {
     server.reply(replies.plan(plan("'bye'", "'goodbye'")), replies.hang());
     const s = start(['--shell', '--dir', project, '--provider', 'openai']);
     await s.waitFor('clawcode:');
@@ -78,11 +78,21 @@ describe.skipIf(!wired)('interactive surfaces of the built CLI', () => {
     s.write('\u0003');
     await s.waitFor('Task cancelled.');
     await s.waitFor('clawcode:');
+    expect(await greet()).toBe(ORIGINAL.replace("'bye'", "'goodbye'"));
+
+    // :undo restores the bytes from before the first task (after a confirmation).
+    s.mark();
+    s.write(':undo\r');
+    await s.waitFor('Undo 1 file?');
+    s.mark();
+    s.write('y\r');
+    await s.waitFor('Undid run');
+    expect(await greet()).toBe(ORIGINAL);
+    await s.waitFor('clawcode:');
     s.mark();
     s.write(':exit\r');
     await s.waitFor('Bye.');
     expect(await s.exited).toBe(0);
-    expect(await greet()).toBe(ORIGINAL.replace("'bye'", "'goodbye'"));
   });
 
   it('--ui at 60 columns: a task from the input shows its diff, y in the TUI writes it, Ctrl-C leaves', { timeout: 90_000 }, async () => {
