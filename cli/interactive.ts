@@ -1,0 +1,102 @@
+import { Writable } from 'node:stream';
+import chalk from 'chalk';
+import type { TaskFlags } from '../cli.js';
+import { createAgentEmitter } from '../agent/events.js';
+import { loadSettings } from '../config/settings.js';
+import { loadSessionMemory } from '../memory/memory.js';
+import { getGitInfo } from '../utils/git.js';
+import { acquireProjectLock } from '../utils/lock.js';
+import type { ProviderConfig } from '../llm/types.js';
+import { executeTask } from './flow.js';
+import { addRecentProject } from './projects.js';
+import { resolveProjectRoot, resolveProvider, settingsFlags } from './task-command.js';
+
+/** A stream that drops what is written: the TUI shows events, not the console flow's text. */
+function sink(): NodeJS.WritableStream {
+  return new Writable({ write: (_chunk, _enc, done) => done() });
+}
+
+/**
+ * `clawcode --shell`: the readline REPL (cli/repl.ts). Each line runs as a task with the console flow
+ * (diffs, review, confirmation); Ctrl-C cancels the running task and its model request.
+ */
+export async function runShell(flags: TaskFlags): Promise<void> {
+  let rootDir = await resolveProjectRoot(flags.dir);
+  await addRecentProject(rootDir).catch(() => undefined);
+  let settings = await loadSettings({ rootDir, env: process.env, flags: settingsFlags(flags) });
+  let provider: ProviderConfig = await resolveProvider(settings.values, true);
+  const { runRepl } = await import('./repl.js');
+  const { reviewInTerminal } = await import('./review-terminal.js');
+  process.stdout.write(`${chalk.bold('clawcode shell')} · ${provider.name}/${provider.model} · ${rootDir}\nType a task, or :help.\n`);
+  await runRepl({
+    rootDir,
+    runTask: async (task, signal, context) => {
+      rootDir = context.rootDir;
+      const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
+      try {
+        const report = await executeTask({
+          rootDir, task, provider, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore,
+          dryRun: Boolean(flags.dryRun), yes: Boolean(flags.yes), runCommands: Boolean(flags.runCommands),
+          commandRules: settings.values.commands, json: false, debug: Boolean(flags.debug), interactive: true,
+          timeoutMs: settings.values.timeoutMs, signal, stdout: process.stdout, stderr: process.stderr, review: reviewInTerminal,
+        });
+        if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${report.error}\n`);
+      } finally {
+        await release();
+      }
+    },
+    switchProvider: async (name) => {
+      settings = await loadSettings({ rootDir, env: process.env, flags: { ...settingsFlags(flags), ...(name ? { provider: name } : {}) } });
+      provider = await resolveProvider(settings.values, true);
+      return `${provider.name} · ${provider.model}`;
+    },
+    chooseProject: async (current) => {
+      const { selectProject } = await import('./projects.js');
+      rootDir = await selectProject({ cwd: current });
+      settings = await loadSettings({ rootDir, env: process.env, flags: settingsFlags(flags) });
+      return rootDir;
+    },
+    undo: async (root) => {
+      const { runUndoCommand } = await import('./undo.js');
+      const outcome = await runUndoCommand({ rootDir: root, interactive: true });
+      return outcome.status === 'undone' ? `Undid run ${outcome.runId}` : undefined;
+    },
+  });
+}
+
+/**
+ * The Ink TUI (`--ui`, and the default when a terminal starts clawcode with no task). Ink and React
+ * load only here (ui/run-ui.tsx).
+ */
+export async function runTui(flags: TaskFlags): Promise<void> {
+  const rootDir = await resolveProjectRoot(flags.dir);
+  await addRecentProject(rootDir).catch(() => undefined);
+  const settings = await loadSettings({ rootDir, env: process.env, flags: settingsFlags(flags) });
+  const provider = await resolveProvider(settings.values, true);
+  const [git, memory] = await Promise.all([getGitInfo(rootDir), loadSessionMemory(rootDir)]);
+  const emitter = createAgentEmitter();
+  const { runInkUI } = await import('../ui/run-ui.js');
+  await runInkUI({
+    rootDir,
+    provider: provider.name,
+    model: provider.model,
+    branch: git.branch ?? undefined,
+    emitter,
+    memory: `memory: ${memory.lastTasks.length} task${memory.lastTasks.length === 1 ? '' : 's'}`,
+    runTask: async (task: string, signal: AbortSignal, hooks?: { confirm(message: string): Promise<boolean> }) => {
+      const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
+      try {
+        const report = await executeTask({
+          rootDir, task, provider, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore,
+          dryRun: Boolean(flags.dryRun), yes: Boolean(flags.yes) || !hooks, runCommands: Boolean(flags.runCommands),
+          commandRules: settings.values.commands, json: false, debug: false, interactive: Boolean(hooks),
+          timeoutMs: settings.values.timeoutMs, signal, emitter, stdout: sink(), stderr: sink(),
+          ...(hooks ? { confirm: (m: string) => hooks.confirm(m) } : {}),
+        });
+        if (report.error) emitter.emit('error', { message: report.error });
+      } finally {
+        await release();
+      }
+    },
+  });
+}
