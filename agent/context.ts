@@ -5,7 +5,7 @@ import { classifyContent, scanProject } from '../utils/scanner.js';
 import { redactSecrets } from '../utils/secrets.js';
 import { indexText, loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
 import { buildOutline } from './context-outline.js';
-import { resolveImport } from './context-symbols.js';
+import { extractImports, resolveImport } from './context-symbols.js';
 import { selectContext, type ContextFile, type RankDoc } from './selector.js';
 
 export type { ContextFile } from './selector.js';
@@ -54,7 +54,7 @@ const SYMBOL_FILES = 8;
 const SYMBOLS_PER_FILE = 6;
 
 function readDoc(absPath: string, mtimeMs: number, sizeBytes: number): IndexedDoc {
-  const empty = { mtimeMs, sizeBytes, tokens: 0, lines: 0, terms: '\n', defs: [], imports: [] };
+  const empty = { mtimeMs, sizeBytes, tokens: 0, lines: 0, terms: '\n', defs: [] };
   let buf: Buffer;
   try {
     buf = readFileSync(absPath);
@@ -101,24 +101,26 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   const bySuffix = (suffix: string): string[] =>
     (byBase.get(suffix.slice(suffix.lastIndexOf('/') + 1)) ?? []).filter((p) => p === suffix || p.endsWith(`/${suffix}`));
 
+  const readText = (path: string): string | null => {
+    try {
+      const cls = classifyContent(readFileSync(join(rootDir, path)));
+      return cls.kind === 'text' ? cls.text : null;
+    } catch {
+      return null;
+    }
+  };
   const redactionsByPath = new Map<string, { kind: string; count: number }[]>();
   const outlineReserve = Math.min(Math.floor(budget * OUTLINE_SHARE), OUTLINE_MAX_CHARS);
   const selection = selectContext(options.task, docs, {
     budgetChars: budget - outlineReserve,
-    readText: (path) => {
-      try {
-        const cls = classifyContent(readFileSync(join(rootDir, path)));
-        return cls.kind === 'text' ? cls.text : null;
-      } catch {
-        return null;
-      }
-    },
+    readText,
     transform: (path, text) => {
       const r = redactSecrets(text);
       if (r.redactions.length > 0) redactionsByPath.set(path, r.redactions);
       return r.text;
     },
-    importsOf: (path, doc) => doc.imports.flatMap((spec) => resolveImport(spec, path, fileSet, bySuffix)),
+    // Imports are read from the text of the few top files, not indexed: cheaper than parsing every file.
+    importsOf: (path) => extractImports(readText(path) ?? '').flatMap((spec) => resolveImport(spec, path, fileSet, bySuffix)),
   });
 
   const sent = new Set(selection.files.map((f) => f.path));

@@ -46,7 +46,8 @@ export interface RankResult {
 
 /** Tuning knobs; defaults are the measured ones. `importsOf` resolves a file's imports to paths. */
 export interface RankOptions {
-  importsOf?: (path: string, doc: IndexedDoc) => string[];
+  /** project paths a file imports (called for the top few files only) */
+  importsOf?: (path: string) => string[];
   /** disable the structural signals (path, symbols, prior, neighbours): plain BM25, for benchmarks */
   plainBm25?: boolean;
 }
@@ -78,12 +79,12 @@ export function pathPrior(path: string, task: string): number {
   return 1;
 }
 
-function pathTokens(path: string): { base: Set<string>; dir: Set<string>; stem: string } {
-  const segs = path.toLowerCase() === path ? path.split('/') : path.split('/');
+function pathTokens(path: string): { base: Set<string>; dir: Set<string> } {
+  const segs = path.split('/');
   const file = segs[segs.length - 1] ?? '';
   const stem = file.replace(/\.[^.]*$/, '');
   const toks = (s: string): string[] => s.split(/[^A-Za-z0-9_$]+/).flatMap((w) => (w.length < 2 ? [] : [w.toLowerCase(), ...splitIdentifier(w)]));
-  return { base: new Set(toks(stem)), dir: new Set(segs.slice(0, -1).flatMap(toks)), stem: stem.toLowerCase() };
+  return { base: new Set(toks(stem)), dir: new Set(segs.slice(0, -1).flatMap(toks)) };
 }
 
 function maxOf(values: readonly number[]): number {
@@ -132,16 +133,22 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   const termSet = new Map(terms.map((t) => [t.term, t]));
   const defTerms = new Set<string>();
   const pathScore = docs.map((d) => {
-    const { base, dir, stem } = pathTokens(d.path);
+    const lowerPath = d.path.toLowerCase();
+    const file = lowerPath.slice(lowerPath.lastIndexOf('/') + 1);
+    const dot = file.lastIndexOf('.');
+    const stem = dot > 0 ? file.slice(0, dot) : file;
     let s = 0;
+    // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
+    if (stem.length >= 3 && stem !== 'index' && stem !== '__init__' && taskLower.includes(` ${stem} `)) s += maxIdf;
+    if (d.path.includes('/') && taskLower.includes(lowerPath)) s += 3 * maxIdf;
+    // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
+    if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
+    const { base, dir } = pathTokens(d.path);
     for (const { term } of terms) {
       const w = idf.get(term) ?? maxIdf;
       if (base.has(term)) s += w;
       else if (dir.has(term)) s += 0.5 * w;
     }
-    // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
-    if (stem.length >= 3 && stem !== 'index' && stem !== '__init__' && taskLower.includes(` ${stem} `)) s += maxIdf;
-    if (d.path.includes('/') && taskLower.includes(d.path.toLowerCase())) s += 3 * maxIdf;
     return s;
   });
   const symScore = docs.map((d) => {
@@ -177,7 +184,7 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     const top = sorted.slice(0, TOP_FOR_NEIGHBOURS);
     const floor = top[top.length - 1]!.score;
     for (const t of top) {
-      for (const p of options.importsOf(t.path, t.doc)) {
+      for (const p of options.importsOf(t.path)) {
         const r = byPath.get(p);
         if (!r || top.includes(r) || r.parts.neighbour > 0) continue;
         r.parts.neighbour = Math.min(W_NEIGHBOUR * t.score * r.parts.prior, Math.max(0, floor * 0.999 - r.score));
