@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { classifyContent } from '../utils/scanner.js';
 import { join } from 'node:path';
 import { analyzeText } from './context-symbols.js';
 import { getProjectHash } from '../memory/project-hash.js';
@@ -34,6 +35,22 @@ export function indexText(text: string, mtimeMs: number, sizeBytes: number): Ind
   let lines = 1;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
   return { mtimeMs, sizeBytes, kind: 'text', tokens: total, lines, terms, defs };
+}
+
+/**
+ * Read, classify and index one file. Binary, non-UTF-8 and minified files get an entry without terms
+ * (so they are not re-read until they change); an unreadable file gets kind 'unreadable'.
+ */
+export function indexFile(absPath: string, mtimeMs: number, sizeBytes: number): IndexedDoc {
+  const empty = { mtimeMs, sizeBytes, tokens: 0, lines: 0, terms: '\n', defs: [] };
+  let buf: Buffer;
+  try {
+    buf = readFileSync(absPath);
+  } catch {
+    return { ...empty, kind: 'unreadable' };
+  }
+  const cls = classifyContent(buf);
+  return cls.kind === 'text' ? indexText(cls.text, mtimeMs, sizeBytes) : { ...empty, kind: cls.kind };
 }
 
 /** Term frequency of `term` in an indexed document (0 when absent). */

@@ -54,16 +54,16 @@ export interface RankOptions {
 
 const K1 = 1.2;
 const B = 0.75;
-const W_PATH = 0.5;
-const W_SYM = 0.7;
-const W_NEIGHBOUR = 0.15;
+const W_PATH = Number(process.env.CC_WPATH ?? 0.5);
+const W_SYM = Number(process.env.CC_WSYM ?? 0.7);
+const W_NEIGHBOUR = Number(process.env.CC_WNB ?? 0.15);
 const TOP_FOR_NEIGHBOURS = 5;
 
 const TEST_PATH = /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
 const DOC_PATH = /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
 const CODE_FILE = /\.(ts|tsx|js|jsx|mjs|cjs|mts|cts|py|pyi|go|rs|java|kt|kts|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|sh|bash|vue|svelte|astro|css|scss|less|html|sql|lua|ex|exs|erl|hs|ml|clj|dart|r|jl|pl|zig|nim)$/i;
 const TEST_PRIOR = Number(process.env.CC_TESTP ?? 0.3);
-const DOC_PRIOR = Number(process.env.CC_DOCP ?? 0.5);
+const DOC_PRIOR = Number(process.env.CC_DOCP ?? 0.3);
 const OTHER_PRIOR = Number(process.env.CC_OTHERP ?? 1);
 const TEST_WORDS = /\b(tests?|testing|specs?|fixtures?|e2e|unit|coverage|mocks?)\b/i;
 const DOC_WORDS = /\b(docs?|documentation|readme|examples?|changelog|guide|tutorial|typos?|benchmarks?)\b/i;
@@ -178,10 +178,10 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     return { path: d.path, score: (parts.content + W_PATH * parts.path + W_SYM * parts.symbol) * parts.prior, parts, doc: d.doc };
   });
   const sorted = stableSort(ranked);
-  if (options.importsOf && sorted.length > TOP_FOR_NEIGHBOURS && (sorted[0]?.score ?? 0) > 0) {
+  if (options.importsOf && (sorted[0]?.score ?? 0) > 0) {
     // Import neighbours of the top files get a small share of the top score, never above the top ranks.
     const byPath = new Map(sorted.map((r) => [r.path, r]));
-    const top = sorted.slice(0, TOP_FOR_NEIGHBOURS);
+    const top = sorted.slice(0, TOP_FOR_NEIGHBOURS).filter((r) => r.score > 0);
     const floor = top[top.length - 1]!.score;
     for (const t of top) {
       for (const p of options.importsOf(t.path)) {
