@@ -73,6 +73,15 @@ function buildProgram(): Command {
     .action(async (taskWords: string[], flags: TaskFlags) => {
       jsonMode = Boolean(flags.json);
       debugMode = Boolean(flags.debug);
+      const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+      if (flags.shell && !flags.ui) {
+        const { runShell } = await import('./cli/interactive.js');
+        return runShell(flags);
+      }
+      if (flags.ui || (terminal && taskWords.length === 0 && !flags.json && !flags.events && !flags.printPrompt)) {
+        const { runTui } = await import('./cli/interactive.js');
+        return runTui(flags);
+      }
       const { runTaskCommand } = await import('./cli/task-command.js');
       process.exitCode = await runTaskCommand(taskWords.join(' ').trim(), flags);
     });

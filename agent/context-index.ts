@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { classifyContent } from '../utils/scanner.js';
 import { join } from 'node:path';
-import { countTokens } from '../utils/tokenize.js';
-import { extractDefinitions, extractImports } from './context-symbols.js';
+import { analyzeText } from './context-symbols.js';
 import { getProjectHash } from '../memory/project-hash.js';
 
 /**
@@ -11,7 +11,7 @@ import { getProjectHash } from '../memory/project-hash.js';
  */
 
 /** Bump when the stored shape or the tokenizer changes; older files are ignored and rewritten. */
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 
 /** What the index keeps per file. `kind` other than 'text' means the file is never sent. */
 export interface IndexedDoc {
@@ -25,18 +25,32 @@ export interface IndexedDoc {
   terms: string;
   /** defined symbol names, original case */
   defs: string[];
-  /** import specifiers as written */
-  imports: string[];
 }
 
 /** Build the index entry of one text file. */
 export function indexText(text: string, mtimeMs: number, sizeBytes: number): IndexedDoc {
-  const { counts, total } = countTokens(text);
+  const { counts, total, defs } = analyzeText(text);
   let terms = '\n';
   for (const [t, c] of counts) terms += `${t} ${c}\n`;
   let lines = 1;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
-  return { mtimeMs, sizeBytes, kind: 'text', tokens: total, lines, terms, defs: extractDefinitions(text), imports: extractImports(text) };
+  return { mtimeMs, sizeBytes, kind: 'text', tokens: total, lines, terms, defs };
+}
+
+/**
+ * Read, classify and index one file. Binary, non-UTF-8 and minified files get an entry without terms
+ * (so they are not re-read until they change); an unreadable file gets kind 'unreadable'.
+ */
+export function indexFile(absPath: string, mtimeMs: number, sizeBytes: number): IndexedDoc {
+  const empty = { mtimeMs, sizeBytes, tokens: 0, lines: 0, terms: '\n', defs: [] };
+  let buf: Buffer;
+  try {
+    buf = readFileSync(absPath);
+  } catch {
+    return { ...empty, kind: 'unreadable' };
+  }
+  const cls = classifyContent(buf);
+  return cls.kind === 'text' ? indexText(cls.text, mtimeMs, sizeBytes) : { ...empty, kind: cls.kind };
 }
 
 /** Term frequency of `term` in an indexed document (0 when absent). */
@@ -47,7 +61,7 @@ export function termFrequency(doc: IndexedDoc, term: string): number {
   return Number.parseInt(doc.terms.slice(start, doc.terms.indexOf('\n', start)), 10);
 }
 
-type Row = [number, number, IndexedDoc['kind'], number, number, string, string, string[]];
+type Row = [number, number, IndexedDoc['kind'], number, number, string, string];
 
 /** Path of a project's index file under the clawcode home. */
 export function indexPath(homeDir: string, rootDir: string): string {
@@ -64,7 +78,7 @@ export function loadIndex(homeDir: string, rootDir: string): Map<string, Indexed
     const raw = JSON.parse(readFileSync(indexPath(homeDir, rootDir), 'utf8')) as { version?: number; docs?: Record<string, Row> };
     if (raw.version !== INDEX_VERSION || !raw.docs) return docs;
     for (const [path, r] of Object.entries(raw.docs)) {
-      docs.set(path, { mtimeMs: r[0], sizeBytes: r[1], kind: r[2], tokens: r[3], lines: r[4], terms: r[5], defs: r[6] === '' ? [] : r[6].split(' '), imports: r[7] });
+      docs.set(path, { mtimeMs: r[0], sizeBytes: r[1], kind: r[2], tokens: r[3], lines: r[4], terms: r[5], defs: r[6] === '' ? [] : r[6].split(' ') });
     }
   } catch {
     // no index yet, or a damaged one: rebuild
@@ -78,7 +92,7 @@ export function loadIndex(homeDir: string, rootDir: string): Map<string, Indexed
  */
 export function saveIndex(homeDir: string, rootDir: string, docs: ReadonlyMap<string, IndexedDoc>): void {
   const out: Record<string, Row> = {};
-  for (const [p, d] of docs) out[p] = [d.mtimeMs, d.sizeBytes, d.kind, d.tokens, d.lines, d.terms, d.defs.join(' '), d.imports];
+  for (const [p, d] of docs) out[p] = [d.mtimeMs, d.sizeBytes, d.kind, d.tokens, d.lines, d.terms, d.defs.join(' ')];
   const target = indexPath(homeDir, rootDir);
   try {
     mkdirSync(join(homeDir, 'index'), { recursive: true });

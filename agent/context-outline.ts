@@ -44,7 +44,12 @@ function render(input: OutlineInput, k: number): string {
 export function buildOutline(input: OutlineInput): string {
   if (input.paths.length === 0) return '';
   let lo = 0;
-  let hi = input.paths.length;
+  // Every listed file costs at least its name and a separator: bound the search before rendering.
+  let hi = 0;
+  for (let cost = 0; hi < input.paths.length && cost <= input.maxChars; hi++) {
+    const p = input.paths[hi]!;
+    cost += p.length - p.lastIndexOf('/') + 1;
+  }
   // Longest prefix of the priority list whose rendering fits (rendering grows with k).
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);

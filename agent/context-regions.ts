@@ -1,4 +1,3 @@
-import { countTokens } from '../utils/tokenize.js';
 
 /**
  * Regions of a large file (relevance.md §7 item 5, "hybrid packing"): split a file into whole
@@ -77,6 +76,36 @@ export function chunkLines(lines: readonly string[]): LineRange[] {
   return out;
 }
 
+function isLower(c: number): boolean {
+  return c >= 97 && c <= 122;
+}
+function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+function isAlnum(c: number): boolean {
+  return isLower(c) || isUpper(c) || (c >= 48 && c <= 57);
+}
+
+/**
+ * Occurrences of a lowercase term as a code token in `text`: at an identifier start or a camelCase /
+ * snake_case part boundary, and ending at one. Equivalent to counting `countTokens` matches for
+ * ordinary identifiers, without tokenizing the file (this runs on every candidate file per task).
+ */
+function tokenOffsets(text: string, lower: string, term: string): number[] {
+  const out: number[] = [];
+  for (let p = lower.indexOf(term); p !== -1; p = lower.indexOf(term, p + 1)) {
+    const before = p === 0 ? 32 : text.charCodeAt(p - 1);
+    const first = text.charCodeAt(p);
+    const startOk = !isAlnum(before) || (isUpper(first) && !isUpper(before)) || (isUpper(first) && isUpper(before) && isLower(text.charCodeAt(p + 1)));
+    if (!startOk) continue;
+    const after = text.charCodeAt(p + term.length);
+    const last = text.charCodeAt(p + term.length - 1);
+    const endOk = Number.isNaN(after) || !isAlnum(after) || (isUpper(after) && !isUpper(last)) || (isUpper(after) && isLower(text.charCodeAt(p + term.length + 1)));
+    if (endOk) out.push(p);
+  }
+  return out;
+}
+
 /**
  * Score each chunk against the task terms: Σ idf(t)·(1 + ln tf) over terms present, plus a bonus
  * for a chunk whose first lines define a symbol the task names.
@@ -84,18 +113,40 @@ export function chunkLines(lines: readonly string[]): LineRange[] {
  * @param idf  query term → inverse document frequency from the file ranking
  */
 export function scoreChunks(lines: readonly string[], chunks: readonly LineRange[], idf: ReadonlyMap<string, number>, defTerms: ReadonlySet<string>): number[] {
-  return chunks.map(([s, e]) => {
-    const { counts } = countTokens(lines.slice(s - 1, e).join('\n'));
-    let score = 0;
-    for (const [t, w] of idf) {
-      const tf = counts.get(t) ?? 0;
-      if (tf > 0) score += w * (1 + Math.log(tf));
+  const text = lines.join('\n');
+  const lower = text.toLowerCase();
+  const lineStart: number[] = [0];
+  for (const l of lines) lineStart.push(lineStart[lineStart.length - 1]! + l.length + 1);
+  // chunkOf(offset): chunks are in file order and cover every line, so binary search their start offsets.
+  const starts = chunks.map(([s]) => lineStart[s - 1]!);
+  const chunkOf = (offset: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
     }
-    const head = lines.slice(s - 1, Math.min(e, s + 3)).join('\n');
-    for (const raw of defTerms) {
-      const t = raw.replace(/\$/g, "\\$");
-      if (new RegExp(`(def|function|class|func|fn|type|interface)\\s+[^\\n]*?\\b${t}\\b|\\b${t}\\s*[=:(]`, 'i').test(head)) score += 2 * (idf.get(raw) ?? 1);
+    return lo;
+  };
+  const scores = chunks.map(() => 0);
+  for (const [t, w] of idf) {
+    const tf = new Map<number, number>();
+    for (const off of tokenOffsets(text, lower, t)) {
+      const c = chunkOf(off);
+      tf.set(c, (tf.get(c) ?? 0) + 1);
     }
-    return score;
+    for (const [c, n] of tf) scores[c]! += w * (1 + Math.log(n));
+  }
+  const defRes = [...defTerms].map((raw) => {
+    const t = raw.replace(/\$/g, '\\$');
+    return { raw, re: new RegExp(`(def|function|class|func|fn|type|interface)\\s+[^\\n]*?\\b${t}\\b|\\b${t}\\s*[=:(]`, 'i') };
   });
+  if (defRes.length > 0) {
+    chunks.forEach(([s, e], i) => {
+      const head = lines.slice(s - 1, Math.min(e, s + 3)).join('\n');
+      for (const { raw, re } of defRes) if (re.test(head)) scores[i]! += 2 * (idf.get(raw) ?? 1);
+    });
+  }
+  return scores;
 }

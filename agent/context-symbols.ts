@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { IDENT, MAX_TOKEN_CHARS, identifierTokens } from '../utils/tokenize.js';
 
 /**
  * Cheap, regex-based symbol and import extraction for ranking (relevance.md §7 items 2 and 6:
@@ -21,7 +22,7 @@ const DEF_PATTERNS: RegExp[] = [
   /^[ \t]*([A-Za-z_$][\w$]*)[ \t]*[:=][ \t]*(?:async[ \t]+)?(?:function\b|\([^)\n]*\)[ \t]*(?::[^=\n]+)?=>)/gm,
 ];
 
-const NOT_A_NAME = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'else', 'do', 'try', 'with', 'constructor', 'super', 'new', 'typeof', 'await']);
+const NOT_A_NAME = new Set(['this', 'self', 'if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'else', 'do', 'try', 'with', 'constructor', 'super', 'new', 'typeof', 'await']);
 
 /**
  * Names of what a text defines: functions, classes, methods, types, top-level constants.
@@ -96,4 +97,89 @@ export function resolveImport(spec: string, fromPath: string, files: ReadonlySet
   }
   if (modPath === '') return [];
   return [...bySuffix(`${modPath}.py`), ...bySuffix(`${modPath}/__init__.py`)].slice(0, 2);
+}
+
+const DEF_KEYWORDS = new Set(['function', 'class', 'def', 'func', 'fn', 'fun', 'interface', 'enum', 'struct', 'trait', 'namespace', 'type', 'module']);
+const TOP_LEVEL_KEYWORDS = new Set(['const', 'let', 'var']);
+const MODIFIERS = new Set(['export', 'default', 'declare', 'abstract', 'async', 'static', 'public', 'private', 'protected', 'readonly', 'override', 'get', 'set', 'pub', 'final', 'open', 'internal', 'unsafe']);
+const FUNCTION_VALUE = /^(?:async\s+)?function\b|^(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=>/;
+
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9;
+}
+
+/**
+ * One pass over a text that both counts its code-aware tokens (as `countTokens`) and collects the
+ * names it defines, the same shapes as `extractDefinitions` finds with seven regexes, in a fraction
+ * of the time: after a definition keyword (`function`, `class`, `def`, `func`, `type`, top-level
+ * `const`), Go receivers, indented `name(...) {` methods, and `name = function` / `name: (...) =>`.
+ *
+ * @returns token counts, document length in tokens, and distinct defined names (original case)
+ */
+export function analyzeText(text: string): { counts: Map<string, number>; total: number; defs: string[] } {
+  const counts = new Map<string, number>();
+  const defs = new Set<string>();
+  let total = 0;
+  let lineEnd = -1;
+  let indent = 0;
+  let first = true; // no identifier other than modifiers seen yet on this line
+  let expectDef = false;
+  let defAfter = -1;
+  const re = new RegExp(IDENT.source, 'g');
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const ident = m[0];
+    const at = m.index;
+    const end = at + ident.length;
+    if (at > lineEnd) {
+      const lineStart = text.lastIndexOf('\n', at) + 1;
+      lineEnd = text.indexOf('\n', at);
+      if (lineEnd === -1) lineEnd = text.length;
+      let i = lineStart;
+      while (i < at && isBlank(text.charCodeAt(i))) i++;
+      indent = i - lineStart;
+      first = i === at;
+      expectDef = false;
+      defAfter = -1;
+    }
+    if (ident.length >= 2 && ident.length <= MAX_TOKEN_CHARS) {
+      for (const t of identifierTokens(ident)) {
+        counts.set(t, (counts.get(t) ?? 0) + 1);
+        total++;
+      }
+    }
+    if (expectDef || (defAfter >= 0 && at > defAfter)) {
+      if (ident.length >= 2 && !NOT_A_NAME.has(ident)) defs.add(ident);
+      expectDef = false;
+      defAfter = -1;
+      first = false;
+      continue;
+    }
+    // Keywords count only where a statement starts: prose in comments says "the function" too.
+    if (first && (DEF_KEYWORDS.has(ident) || (TOP_LEVEL_KEYWORDS.has(ident) && indent === 0))) {
+      let j = end;
+      while (isBlank(text.charCodeAt(j)) || text.charCodeAt(j) === 42) j++;
+      if (ident === 'func' && text.charCodeAt(j) === 40) {
+        const close = text.indexOf(')', j);
+        if (close !== -1 && close < lineEnd) defAfter = close;
+      } else if (j > end) expectDef = true;
+      first = false;
+      continue;
+    }
+    if (MODIFIERS.has(ident)) continue;
+    let j = end;
+    while (isBlank(text.charCodeAt(j))) j++;
+    const c = text.charCodeAt(j);
+    if (first && indent > 0 && (c === 40 || c === 60) && !NOT_A_NAME.has(ident)) {
+      let k = lineEnd - 1;
+      while (k > j && (isBlank(text.charCodeAt(k)) || text.charCodeAt(k) === 13)) k--;
+      if (text.charCodeAt(k) === 123) defs.add(ident);
+    } else if ((c === 61 && text.charCodeAt(j + 1) !== 61 && text.charCodeAt(j + 1) !== 62) || (c === 58 && text.charCodeAt(j + 1) !== 58)) {
+      let k = j + 1;
+      while (isBlank(text.charCodeAt(k))) k++;
+      if (FUNCTION_VALUE.test(text.slice(k, Math.min(lineEnd, k + 160))) && ident.length >= 2) defs.add(ident);
+    }
+    first = false;
+  }
+  return { counts, total, defs: [...defs] };
 }

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { clawcodeHome } from '../config/paths.js';
-import { classifyContent, scanProject } from '../utils/scanner.js';
+import { classifyContent, scanProject, type ScannedFile } from '../utils/scanner.js';
 import { redactSecrets } from '../utils/secrets.js';
-import { indexText, loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
+import { loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
+import { indexFiles } from './context-parallel.js';
 import { buildOutline } from './context-outline.js';
-import { resolveImport } from './context-symbols.js';
+import { extractImports, resolveImport } from './context-symbols.js';
 import { selectContext, type ContextFile, type RankDoc } from './selector.js';
 
 export type { ContextFile } from './selector.js';
@@ -53,18 +54,6 @@ const OUTLINE_MAX_CHARS = 3000;
 const SYMBOL_FILES = 8;
 const SYMBOLS_PER_FILE = 6;
 
-function readDoc(absPath: string, mtimeMs: number, sizeBytes: number): IndexedDoc {
-  const empty = { mtimeMs, sizeBytes, tokens: 0, lines: 0, terms: '\n', defs: [], imports: [] };
-  let buf: Buffer;
-  try {
-    buf = readFileSync(absPath);
-  } catch {
-    return { ...empty, kind: 'unreadable' };
-  }
-  const cls = classifyContent(buf);
-  return cls.kind === 'text' ? indexText(cls.text, mtimeMs, sizeBytes) : { ...empty, kind: cls.kind };
-}
-
 /**
  * Build the context for one task.
  *
@@ -76,18 +65,20 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   const rootDir = resolve(options.rootDir);
   const budget = Math.max(0, Math.floor(options.budgetChars));
   const home = options.homeDir ?? clawcodeHome();
-  const scan = await scanProject(rootDir, { extraIgnore: options.extraIgnore });
+  // git lists files in a child process while this thread parses the cached index.
+  const scanning = scanProject(rootDir, { extraIgnore: options.extraIgnore });
   const cached = loadIndex(home, rootDir);
+  const scan = await scanning;
   const index = new Map<string, IndexedDoc>();
-  let indexed = 0;
+  const stale: ScannedFile[] = [];
   for (const f of scan.files) {
-    let doc = cached.get(f.path);
-    if (!doc || doc.mtimeMs !== f.mtimeMs || doc.sizeBytes !== f.sizeBytes) {
-      doc = readDoc(f.absPath, f.mtimeMs, f.sizeBytes);
-      indexed++;
-    }
-    index.set(f.path, doc);
+    const doc = cached.get(f.path);
+    if (doc && doc.mtimeMs === f.mtimeMs && doc.sizeBytes === f.sizeBytes) index.set(f.path, doc);
+    else stale.push(f);
   }
+  const fresh = await indexFiles(stale);
+  stale.forEach((f, i) => index.set(f.path, fresh[i]!));
+  const indexed = stale.length;
   if (indexed > 0 || cached.size !== index.size) saveIndex(home, rootDir, index);
 
   const docs: RankDoc[] = [];
@@ -101,24 +92,26 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   const bySuffix = (suffix: string): string[] =>
     (byBase.get(suffix.slice(suffix.lastIndexOf('/') + 1)) ?? []).filter((p) => p === suffix || p.endsWith(`/${suffix}`));
 
+  const readText = (path: string): string | null => {
+    try {
+      const cls = classifyContent(readFileSync(join(rootDir, path)));
+      return cls.kind === 'text' ? cls.text : null;
+    } catch {
+      return null;
+    }
+  };
   const redactionsByPath = new Map<string, { kind: string; count: number }[]>();
   const outlineReserve = Math.min(Math.floor(budget * OUTLINE_SHARE), OUTLINE_MAX_CHARS);
   const selection = selectContext(options.task, docs, {
     budgetChars: budget - outlineReserve,
-    readText: (path) => {
-      try {
-        const cls = classifyContent(readFileSync(join(rootDir, path)));
-        return cls.kind === 'text' ? cls.text : null;
-      } catch {
-        return null;
-      }
-    },
+    readText,
     transform: (path, text) => {
       const r = redactSecrets(text);
       if (r.redactions.length > 0) redactionsByPath.set(path, r.redactions);
       return r.text;
     },
-    importsOf: (path, doc) => doc.imports.flatMap((spec) => resolveImport(spec, path, fileSet, bySuffix)),
+    // Imports are read from the text of the few top files, not indexed: cheaper than parsing every file.
+    importsOf: (path) => extractImports(readText(path) ?? '').flatMap((spec) => resolveImport(spec, path, fileSet, bySuffix)),
   });
 
   const sent = new Set(selection.files.map((f) => f.path));

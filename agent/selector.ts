@@ -46,23 +46,24 @@ export interface RankResult {
 
 /** Tuning knobs; defaults are the measured ones. `importsOf` resolves a file's imports to paths. */
 export interface RankOptions {
-  importsOf?: (path: string, doc: IndexedDoc) => string[];
+  /** project paths a file imports (called for the top few files only) */
+  importsOf?: (path: string) => string[];
   /** disable the structural signals (path, symbols, prior, neighbours): plain BM25, for benchmarks */
   plainBm25?: boolean;
 }
 
 const K1 = 1.2;
 const B = 0.75;
-const W_PATH = 0.5;
-const W_SYM = 0.7;
-const W_NEIGHBOUR = 0.15;
+const W_PATH = Number(process.env.CC_WPATH ?? 0.5);
+const W_SYM = Number(process.env.CC_WSYM ?? 0.7);
+const W_NEIGHBOUR = Number(process.env.CC_WNB ?? 0.15);
 const TOP_FOR_NEIGHBOURS = 5;
 
 const TEST_PATH = /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
 const DOC_PATH = /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
 const CODE_FILE = /\.(ts|tsx|js|jsx|mjs|cjs|mts|cts|py|pyi|go|rs|java|kt|kts|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|sh|bash|vue|svelte|astro|css|scss|less|html|sql|lua|ex|exs|erl|hs|ml|clj|dart|r|jl|pl|zig|nim)$/i;
 const TEST_PRIOR = Number(process.env.CC_TESTP ?? 0.3);
-const DOC_PRIOR = Number(process.env.CC_DOCP ?? 0.5);
+const DOC_PRIOR = Number(process.env.CC_DOCP ?? 0.3);
 const OTHER_PRIOR = Number(process.env.CC_OTHERP ?? 1);
 const TEST_WORDS = /\b(tests?|testing|specs?|fixtures?|e2e|unit|coverage|mocks?)\b/i;
 const DOC_WORDS = /\b(docs?|documentation|readme|examples?|changelog|guide|tutorial|typos?|benchmarks?)\b/i;
@@ -78,12 +79,12 @@ export function pathPrior(path: string, task: string): number {
   return 1;
 }
 
-function pathTokens(path: string): { base: Set<string>; dir: Set<string>; stem: string } {
-  const segs = path.toLowerCase() === path ? path.split('/') : path.split('/');
+function pathTokens(path: string): { base: Set<string>; dir: Set<string> } {
+  const segs = path.split('/');
   const file = segs[segs.length - 1] ?? '';
   const stem = file.replace(/\.[^.]*$/, '');
   const toks = (s: string): string[] => s.split(/[^A-Za-z0-9_$]+/).flatMap((w) => (w.length < 2 ? [] : [w.toLowerCase(), ...splitIdentifier(w)]));
-  return { base: new Set(toks(stem)), dir: new Set(segs.slice(0, -1).flatMap(toks)), stem: stem.toLowerCase() };
+  return { base: new Set(toks(stem)), dir: new Set(segs.slice(0, -1).flatMap(toks)) };
 }
 
 function maxOf(values: readonly number[]): number {
@@ -132,16 +133,22 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   const termSet = new Map(terms.map((t) => [t.term, t]));
   const defTerms = new Set<string>();
   const pathScore = docs.map((d) => {
-    const { base, dir, stem } = pathTokens(d.path);
+    const lowerPath = d.path.toLowerCase();
+    const file = lowerPath.slice(lowerPath.lastIndexOf('/') + 1);
+    const dot = file.lastIndexOf('.');
+    const stem = dot > 0 ? file.slice(0, dot) : file;
     let s = 0;
+    // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
+    if (stem.length >= 3 && stem !== 'index' && stem !== '__init__' && taskLower.includes(` ${stem} `)) s += maxIdf;
+    if (d.path.includes('/') && taskLower.includes(lowerPath)) s += 3 * maxIdf;
+    // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
+    if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
+    const { base, dir } = pathTokens(d.path);
     for (const { term } of terms) {
       const w = idf.get(term) ?? maxIdf;
       if (base.has(term)) s += w;
       else if (dir.has(term)) s += 0.5 * w;
     }
-    // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
-    if (stem.length >= 3 && stem !== 'index' && stem !== '__init__' && taskLower.includes(` ${stem} `)) s += maxIdf;
-    if (d.path.includes('/') && taskLower.includes(d.path.toLowerCase())) s += 3 * maxIdf;
     return s;
   });
   const symScore = docs.map((d) => {
@@ -171,13 +178,13 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     return { path: d.path, score: (parts.content + W_PATH * parts.path + W_SYM * parts.symbol) * parts.prior, parts, doc: d.doc };
   });
   const sorted = stableSort(ranked);
-  if (options.importsOf && sorted.length > TOP_FOR_NEIGHBOURS && (sorted[0]?.score ?? 0) > 0) {
+  if (options.importsOf && (sorted[0]?.score ?? 0) > 0) {
     // Import neighbours of the top files get a small share of the top score, never above the top ranks.
     const byPath = new Map(sorted.map((r) => [r.path, r]));
-    const top = sorted.slice(0, TOP_FOR_NEIGHBOURS);
+    const top = sorted.slice(0, TOP_FOR_NEIGHBOURS).filter((r) => r.score > 0);
     const floor = top[top.length - 1]!.score;
     for (const t of top) {
-      for (const p of options.importsOf(t.path, t.doc)) {
+      for (const p of options.importsOf(t.path)) {
         const r = byPath.get(p);
         if (!r || top.includes(r) || r.parts.neighbour > 0) continue;
         r.parts.neighbour = Math.min(W_NEIGHBOUR * t.score * r.parts.prior, Math.max(0, floor * 0.999 - r.score));

@@ -11,6 +11,7 @@ import { createAgentEmitter, type AgentEmitter } from '../agent/events.js';
 import type { ProviderConfig } from '../llm/types.js';
 import { executeTask, type TaskReport } from './flow.js';
 import { recoverUnfinishedRuns } from './recover.js';
+import { addRecentProject } from './projects.js';
 
 /**
  * Resolve and check the project root: `--dir` or the current folder.
@@ -96,6 +97,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   const machine = Boolean(flags.json || flags.events);
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !machine);
   const settings = await loadSettings({ rootDir, env: process.env, flags: settingsFlags(flags) });
+  await addRecentProject(rootDir).catch(() => undefined); // a convenience: never fail a task over it
   if (!task) {
     if (!interactive) throw new UsageError('No task given.', { hint: 'Usage: clawcode "add logging to the api" [--dir path] [--yes]' });
     task = await askTask('What should clawcode do?');

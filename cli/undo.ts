@@ -1,6 +1,8 @@
 import chalk from 'chalk';
 import { UsageError } from '../utils/errors.js';
 import { previewUndo, UndoConflictError, undoRun, type UndoPreview, type UndoResult } from '../utils/journal.js';
+import { acquireProjectLock } from '../utils/lock.js';
+import { recoverUnfinishedRuns } from './recover.js';
 
 /** Options of `clawcode undo [runId]`. Streams and `confirm` are injected so tests drive them. */
 export interface UndoCommandOptions {
@@ -16,6 +18,8 @@ export interface UndoCommandOptions {
   /** a person can be asked (TTY and not --json) */
   interactive?: boolean;
   homeDir?: string;
+  /** how long to wait for another clawcode run on this project to finish, in ms (default 10 000) */
+  lockWaitMs?: number;
   stdout?: NodeJS.WritableStream;
   /** yes/no question; default @inquirer/prompts `confirm` */
   confirm?: (message: string) => Promise<boolean>;
@@ -48,17 +52,34 @@ export function formatUndoPreview(preview: UndoPreview): string {
 }
 
 /**
- * `clawcode undo [runId] [--force] [--yes]`: show what would be restored, refuse when files changed
- * since the run (unless `--force`, which restores only the untouched ones), confirm, then undo.
+ * `clawcode undo [runId] [--force] [--yes]`: under the project lock, first roll back a run that was
+ * interrupted mid-apply (asking when a person can be asked), then show what would be restored,
+ * refuse when files changed since the run (unless `--force`, which restores only the untouched
+ * ones), confirm, and undo.
  *
  * @throws UndoConflictError (exit 1) files changed and no `--force` (or nothing left to restore)
  * @throws UsageError (exit 2) confirmation needed but nobody can be asked (pass `--yes`)
+ * @throws ProjectLockedError (exit 1) another clawcode run kept the project busy beyond `lockWaitMs`
  * @throws RunNotFoundError / ClawcodeError from utils/journal.ts (no such run, nothing to undo)
  */
 export async function runUndoCommand(options: UndoCommandOptions): Promise<UndoCommandOutcome> {
+  const release = await acquireProjectLock(options.rootDir, { homeDir: options.homeDir, waitMs: options.lockWaitMs ?? 10_000 });
+  try {
+    return await undoLocked(options);
+  } finally {
+    await release();
+  }
+}
+
+async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutcome> {
   const out = (text: string): void => {
     if (!options.json) (options.stdout ?? process.stdout).write(`${text}\n`);
   };
+  const canAsk = Boolean(options.interactive && !options.json && !options.yes);
+  await recoverUnfinishedRuns({
+    rootDir: options.rootDir, homeDir: options.homeDir, print: options.json ? undefined : out,
+    confirm: canAsk ? (options.confirm ?? defaultConfirm) : undefined,
+  });
   const preview = await previewUndo(options);
   out(formatUndoPreview(preview));
   if (preview.conflicts.length > 0 && (!options.force || preview.restorable.length === 0)) {

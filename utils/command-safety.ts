@@ -68,6 +68,7 @@ function classifySegment(segment: Segment, root: string, afterDownload: boolean)
   const words = stripPrefixes(segment.words);
   const name = commandName(words);
   const args = words.slice(1);
+  const fromXargs = segment.words.includes('xargs');
   for (const target of segment.redirects) {
     if (isOutside(target, root)) return { destructive: true, reason: `writes outside the project (${target})` };
   }
@@ -85,12 +86,14 @@ function classifySegment(segment: Segment, root: string, afterDownload: boolean)
     const inner = classifyCommand(args[1], root);
     if (inner.destructive) return inner;
   }
-  if (name === 'git') return classifyGit(args);
+  if (name === 'git') return classifyGit(args, root);
+  if (isGlobalInstall(name, args)) return { destructive: true, reason: `installs packages outside the project (${name} global)` };
   const recursive = args.some((a) => a === '--recursive' || /^-[a-zA-Z]*[rR]/.test(a));
   const paths = args.filter((a) => !a.startsWith('-'));
   if ((name === 'chmod' || name === 'chown' || name === 'chgrp') && recursive && paths.some((p) => p === '/' || p === '/*')) {
     return { destructive: true, reason: `${name} -R on /` };
   }
+  if (name === 'rm' && recursive && fromXargs) return { destructive: true, reason: 'deletes paths read from input recursively' };
   if (name === 'rm' && recursive) {
     const unsafe = paths.find((p) => !isBuildFolderPath(p, root));
     if (unsafe !== undefined) return { destructive: true, reason: `deletes ${unsafe} recursively (outside build folders)` };
@@ -98,15 +101,36 @@ function classifySegment(segment: Segment, root: string, afterDownload: boolean)
   if (name === 'cd' && paths[0] !== undefined && isOutside(paths[0], root)) {
     return { destructive: true, reason: `changes into ${paths[0]}, outside the project` };
   }
-  const written = WRITERS.has(name) ? paths : COPIERS.has(name) ? paths.slice(-1) : name === 'find' && args.includes('-delete') ? paths.slice(0, 1) : [];
+  const written = WRITERS.has(name) ? paths
+    : COPIERS.has(name) ? paths.slice(-1)
+      : name === 'find' && args.includes('-delete') ? paths.slice(0, 1)
+        : name === 'curl' || name === 'wget' ? optionValues(args, ['-o', '--output', '-O', '--output-document', '-P', '--directory-prefix'])
+          : [];
   const outside = written.find((p) => isOutside(p, root));
   if (outside !== undefined) return { destructive: true, reason: `writes outside the project (${outside})` };
   return { destructive: false };
 }
 
-function classifyGit(args: string[]): CommandSafety {
-  const sub = args.find((a) => !a.startsWith('-'));
-  const rest = args.slice(args.indexOf(sub ?? '') + 1);
+function classifyGit(args: string[], root: string): CommandSafety {
+  // Global options before the subcommand; -C/--git-dir/--work-tree point git somewhere else.
+  let i = 0;
+  while (i < args.length && (args[i] ?? '').startsWith('-')) {
+    const option = args[i] ?? '';
+    if (['-C', '-c', '--git-dir', '--work-tree', '--namespace'].includes(option)) {
+      const value = args[i + 1] ?? '';
+      if (option !== '-c' && option !== '--namespace' && isOutside(value, root)) {
+        return { destructive: true, reason: `runs git on ${value}, outside the project` };
+      }
+      i += 2;
+    } else {
+      if (/^--(git-dir|work-tree)=/.test(option) && isOutside(option.slice(option.indexOf('=') + 1), root)) {
+        return { destructive: true, reason: `runs git on ${option}, outside the project` };
+      }
+      i += 1;
+    }
+  }
+  const sub = args[i];
+  const rest = args.slice(i + 1);
   if (sub === 'reset' && rest.includes('--hard')) return { destructive: true, reason: 'git reset --hard discards uncommitted work' };
   if (sub === 'clean') return { destructive: true, reason: 'git clean deletes untracked files' };
   if (sub === 'push' && rest.some((a) => a === '-f' || a.startsWith('--force') || /^-[a-zA-Z]*f/.test(a) || a.startsWith('+'))) {
@@ -137,12 +161,42 @@ function isBuildFolderPath(path: string, root: string): boolean {
   return index >= 0 && !parts.slice(0, index).some((p) => /[*?[]/.test(p));
 }
 
+/** `npm i -g`, `yarn global add`, `pnpm add -g`, `pip install` outside a virtualenv is not judged. */
+function isGlobalInstall(name: string, args: string[]): boolean {
+  const global = args.includes('-g') || args.includes('--global') || args.includes('--location=global');
+  if ((name === 'npm' || name === 'pnpm') && global) return true;
+  return name === 'yarn' && args[0] === 'global';
+}
+
+/** The values given to any of `options` (`-o file`, `--output=file`). */
+function optionValues(args: string[], options: string[]): string[] {
+  const values: string[] = [];
+  args.forEach((arg, i) => {
+    if (options.includes(arg) && args[i + 1] !== undefined) values.push(args[i + 1] ?? '');
+    const eq = arg.indexOf('=');
+    if (eq > 0 && options.includes(arg.slice(0, eq))) values.push(arg.slice(eq + 1));
+  });
+  return values;
+}
+
+/** Drop `FOO=1`, `env`, `nice -n 5`, `xargs -0` and the like in front of the real command. */
 function stripPrefixes(words: string[]): string[] {
   let i = 0;
   while (i < words.length) {
     const word = words[i] ?? '';
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) || PREFIXES.has(word)) i += 1;
-    else break;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
+      i += 1;
+    } else if (PREFIXES.has(word)) {
+      i += 1;
+      // The prefix's own options (and a numeric value such as nice's priority) are not the command.
+      while (i < words.length && (/^-/.test(words[i] ?? '') || /^-?\d+$/.test(words[i] ?? ''))) {
+        const option = words[i] ?? '';
+        i += 1;
+        if (['-n', '-I', '-L', '-P', '-u', '-d', '-s'].includes(option) && i < words.length) i += 1;
+      }
+    } else {
+      break;
+    }
   }
   return words.slice(i);
 }

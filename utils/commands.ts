@@ -42,8 +42,10 @@ const KILL_GRACE_MS = 2000;
 /**
  * Run one shell command (through `/bin/sh -c`, or cmd.exe on Windows) with stdin closed, capturing
  * its output. On timeout or abort the whole process group gets SIGTERM, then SIGKILL after 2 s, so
- * servers a test script starts do not outlive it. Never throws for a failing command: the caller
- * turns a non-zero `exitCode` into a CommandFailedError when the run has to stop.
+ * servers a test script starts do not outlive it. The command runs in its own process group, so a
+ * terminal's Ctrl-C does not reach it: wire `signal` to SIGINT; if clawcode exits first, the group
+ * is killed from an `exit` handler. Never throws for a failing command: the caller turns a non-zero
+ * `exitCode` into a CommandFailedError when the run has to stop.
  *
  * @throws IoError (exit 1) the command could not be started at all (e.g. `cwd` does not exist)
  */
@@ -77,6 +79,14 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       graceTimer.unref();
     };
     const timer = setTimeout(() => { timedOut = true; kill(); }, timeoutMs);
+    const onParentExit = (): void => {
+      try {
+        if (groupKill && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    process.on('exit', onParentExit);
     const onAbort = (): void => kill();
     if (options.signal?.aborted) kill();
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -87,11 +97,13 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     child.stderr.on('data', (chunk: string) => { err.push(chunk); both.push(chunk); options.onOutput?.(chunk, 'stderr'); });
     child.on('error', (cause) => {
       clearTimeout(timer);
+      process.off('exit', onParentExit);
       options.signal?.removeEventListener('abort', onAbort);
       reject(new IoError(`Could not start \`${command}\` in ${options.cwd}: ${cause.message}`, { code: 'command_spawn_failed', cause }));
     });
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer);
+      process.off('exit', onParentExit);
       if (graceTimer) clearTimeout(graceTimer);
       options.signal?.removeEventListener('abort', onAbort);
       resolvePromise({

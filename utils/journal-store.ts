@@ -346,8 +346,10 @@ export async function removeStrayTempFiles(abs: string, sinceMs: number): Promis
 export async function removeCreatedDirs(realRoot: string, createdDirs: readonly string[]): Promise<void> {
   const ordered = [...createdDirs].sort((a, b) => b.split('/').length - a.split('/').length);
   for (const rel of ordered) {
+    const abs = join(realRoot, ...rel.split('/'));
+    if (!isInside(realRoot, abs)) continue; // a tampered manifest must not reach outside the root
     try {
-      await rmdir(join(realRoot, ...rel.split('/')));
+      await rmdir(abs);
     } catch {
       // not empty or already gone: leave it
     }

@@ -9,16 +9,30 @@ import { isSecretPath } from './secrets.js';
  * Project scanning (issue 5, reference §4.2 without its 500-file cap): list every file that could be
  * context. Inside a git work tree `git ls-files -co --exclude-standard` decides (git's own ignore
  * semantics); elsewhere the `ignore` package applies `.gitignore` files per directory. In both cases
- * `.clawcodeignore` (any directory), DEFAULT_IGNORE and the caller's extra patterns also apply.
+ * `.clawcodeignore` (any directory), DEFAULT_IGNORE_DIRS and the caller's extra patterns also apply.
  */
 
-/** Folders and files that are never context: dependencies, VCS data, build output, caches. */
-export const DEFAULT_IGNORE: readonly string[] = [
-  'node_modules/', '.git/', '.hg/', '.svn/', 'dist/', '/build/', 'coverage/', '.nyc_output/', '.next/',
-  '.nuxt/', '.turbo/', '.cache/', '.parcel-cache/', '__pycache__/', '*.pyc', '.venv/', 'venv/', '.tox/',
-  '.mypy_cache/', '.pytest_cache/', '.ruff_cache/', '*.egg-info/', '.gradle/', '.idea/', '.DS_Store',
-  'bower_components/', 'jspm_packages/',
+/** Folders that are never context, at any depth: dependencies, VCS data, build output, caches. */
+export const DEFAULT_IGNORE_DIRS: readonly string[] = [
+  'node_modules', '.git', '.hg', '.svn', 'dist', 'coverage', '.nyc_output', '.next', '.nuxt', '.turbo', '.cache',
+  '.parcel-cache', '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache', '.gradle',
+  '.idea', 'bower_components', 'jspm_packages', '.yarn', '.pnpm-store',
 ];
+/** Folders ignored only at the project root (`build/` is output there, but `scripts/build/` is source). */
+const ROOT_ONLY_DIRS = new Set(['build']);
+const IGNORED_DIRS = new Set(DEFAULT_IGNORE_DIRS);
+const IGNORED_FILE = /(^|\/)\.DS_Store$|\.py[co]$/;
+
+/** Whether DEFAULT_IGNORE_DIRS (or a root `build/`, `*.egg-info/`, `.DS_Store`, `*.pyc`) excludes a path. */
+export function isDefaultIgnored(relPath: string): boolean {
+  if (IGNORED_FILE.test(relPath)) return true;
+  const segs = relPath.split('/');
+  for (let i = 0; i < segs.length - 1; i++) {
+    const seg = segs[i]!;
+    if (IGNORED_DIRS.has(seg) || seg.endsWith('.egg-info') || (i === 0 && ROOT_ONLY_DIRS.has(seg))) return true;
+  }
+  return false;
+}
 
 /** Default per-file size cap in bytes; larger files are skipped as `too_large` (issue 5, Cline #265). */
 export const DEFAULT_MAX_FILE_BYTES = 1_000_000;
@@ -29,6 +43,8 @@ const GENERATED = [
   /\.(map|lock)$/,
   /(^|\/)[^/]*[._-](generated|gen)\.[a-z]+$/i,
   /\.pb\.go$|_pb2(_grpc)?\.py$/,
+  // Test-runner snapshots are written by tools, never by hand; prettier's are half its bytes.
+  /\.snap$|(^|\/)__snapshots__\//,
 ];
 
 const BINARY_EXT = new Set(
@@ -123,11 +139,11 @@ function readIgnoreFile(absPath: string): string | null {
 }
 
 /** Walk without git: nested `.gitignore` / `.clawcodeignore` per directory, deeper files win. */
-function walkFiles(rootDir: string, base: Ignore): string[] {
+function walkFiles(rootDir: string, base: Ignore | null): string[] {
   const out: string[] = [];
   const stack: { dir: string; rules: { prefix: string; ig: Ignore }[] }[] = [{ dir: '', rules: [] }];
   const ignored = (rules: { prefix: string; ig: Ignore }[], rel: string): boolean => {
-    if (base.ignores(rel)) return true;
+    if (isDefaultIgnored(rel) || base?.ignores(rel)) return true;
     let state = false;
     for (const { prefix, ig } of rules) {
       const r = ig.test(rel.slice(prefix.length));
@@ -181,7 +197,7 @@ function clawcodeIgnoreFilter(rootDir: string, paths: readonly string[]): (rel: 
 export async function scanProject(rootDir: string, options: ScanOptions = {}): Promise<ScanResult> {
   const started = performance.now();
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const base = ignore().add([...DEFAULT_IGNORE, ...(options.extraIgnore ?? [])]);
+  const base = options.extraIgnore && options.extraIgnore.length > 0 ? ignore().add([...options.extraIgnore]) : null;
   let realRoot: string;
   try {
     realRoot = realpathSync(rootDir);
@@ -195,7 +211,7 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   let paths: string[];
   if (listed !== null) {
     const claw = clawcodeIgnoreFilter(realRoot, listed);
-    paths = [...new Set(listed)].filter((p) => !base.ignores(p) && !claw(p));
+    paths = [...new Set(listed)].filter((p) => !isDefaultIgnored(p) && !base?.ignores(p) && !claw(p));
   } else {
     paths = walkFiles(realRoot, base);
   }

@@ -5,10 +5,11 @@
  * Dit et al., ICPC 2011 (see ../shared/research/relevance.md §4.1).
  */
 
-const IDENT = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+/** An identifier-like run; exported so one-pass analysers tokenize exactly like `countTokens`. */
+export const IDENT = /[A-Za-z_$][A-Za-z0-9_$]*/g;
 const CAMEL_PART = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
 /** Longer "identifiers" are nearly always base64, hashes or minified noise. */
-const MAX_TOKEN_CHARS = 48;
+export const MAX_TOKEN_CHARS = 48;
 
 /**
  * Split one identifier into its lowercased parts (`getHTTPResponse` → get, http, response;
@@ -36,6 +37,28 @@ function needsSplit(ident: string): boolean {
   return false;
 }
 
+const expansions = new Map<string, readonly string[]>();
+const MAX_CACHED_IDENTIFIERS = 500_000;
+
+/**
+ * The tokens one identifier contributes: itself lowercased, then its parts when it has several.
+ * Cached across files (identifiers repeat heavily; this is most of the cold indexing time).
+ */
+export function identifierTokens(ident: string): readonly string[] {
+  let out = expansions.get(ident);
+  if (out === undefined) {
+    const whole = ident.toLowerCase();
+    out = [whole];
+    if (needsSplit(ident)) {
+      const parts = splitIdentifier(ident);
+      if (parts.length > 1 || (parts.length === 1 && parts[0] !== whole)) out = [whole, ...parts];
+    }
+    if (expansions.size >= MAX_CACHED_IDENTIFIERS) expansions.clear();
+    expansions.set(ident, out);
+  }
+  return out;
+}
+
 /**
  * Count the code-aware tokens of a text.
  *
@@ -45,20 +68,14 @@ function needsSplit(ident: string): boolean {
 export function countTokens(text: string): { counts: Map<string, number>; total: number } {
   const counts = new Map<string, number>();
   let total = 0;
-  const add = (t: string): void => {
-    counts.set(t, (counts.get(t) ?? 0) + 1);
-    total++;
-  };
-  IDENT.lastIndex = 0;
+  const re = new RegExp(IDENT.source, 'g');
   let m: RegExpExecArray | null;
-  while ((m = IDENT.exec(text)) !== null) {
+  while ((m = re.exec(text)) !== null) {
     const ident = m[0];
     if (ident.length < 2 || ident.length > MAX_TOKEN_CHARS) continue;
-    const whole = ident.toLowerCase();
-    add(whole);
-    if (needsSplit(ident)) {
-      const parts = splitIdentifier(ident);
-      if (parts.length > 1 || (parts.length === 1 && parts[0] !== whole)) for (const p of parts) add(p);
+    for (const t of identifierTokens(ident)) {
+      counts.set(t, (counts.get(t) ?? 0) + 1);
+      total++;
     }
   }
   return { counts, total };

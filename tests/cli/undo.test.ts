@@ -90,6 +90,31 @@ describe('clawcode undo', () => {
     expect(JSON.parse(out.text())).toMatchObject({ status: 'undone', restored: ['a.ts'], deleted: [], skipped: [] });
   });
 
+  it('first rolls back a run interrupted mid-apply, then undoes the last applied run', async () => {
+    await writeFile(join(root, 'a.ts'), 'a0');
+    await applied('good', { 'a.ts': 'a1' });
+    const crashed = await applied('crashed', { 'a.ts': 'a2', 'tmp.ts': 'x' });
+    crashed.status = 'applying';
+    await writeManifest(crashed);
+    const out = capture();
+    const outcome = await runUndoCommand({ rootDir: root, yes: true, stdout: out.stream });
+    expect(out.text()).toMatch(/interrupted while writing files[\s\S]*Rolled back/);
+    expect(outcome.result).toMatchObject({ restored: ['a.ts'] });
+    expect(await readdir(root)).toEqual(['a.ts']);
+    expect(await read('a.ts')).toBe('a0');
+    expect((await listRuns(root)).map((r) => r.status)).toEqual(['rolled_back', 'undone']);
+  });
+
+  it('refuses while another live clawcode run holds the project lock', async () => {
+    await writeFile(join(root, 'a.ts'), 'a0');
+    await applied('t', { 'a.ts': 'a1' });
+    const lockPath = await projectLockPath(root, home);
+    await mkdir(dirname(lockPath), { recursive: true });
+    await writeFile(lockPath, JSON.stringify({ pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' }));
+    await expect(runUndoCommand({ rootDir: root, yes: true, lockWaitMs: 50, stdout: capture().stream })).rejects.toMatchObject({ code: 'project_locked' });
+    expect(await read('a.ts')).toBe('a1');
+  });
+
   it('says there is nothing to undo', async () => {
     await expect(runUndoCommand({ rootDir: root, yes: true, stdout: capture().stream })).rejects.toMatchObject({ code: 'nothing_to_undo' });
   });

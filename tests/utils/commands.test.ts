@@ -1,10 +1,24 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { classifyCommand, lastLines, runCommand } from '../../utils/commands.js';
 
 const root = '/work/project';
+
+/** A killed process may stay a zombie where nothing reaps orphans (containers): that is not running. */
+async function isRunning(pid: number): Promise<boolean> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => null);
+  if (status !== null) return !/^State:\s+Z/m.test(status);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('classifyCommand', () => {
   const destructive: [string, string, RegExp][] = [
@@ -44,6 +58,14 @@ describe('classifyCommand', () => {
     ['a nested destructive command', 'echo $(rm -rf src)', /deletes src/],
     ['sh -c with a destructive command', "bash -c 'git reset --hard'", /reset --hard/],
     ['git checkout .', 'git checkout .', /discards/],
+    ['git reset --hard behind -C', 'git -C sub reset --hard', /reset --hard/],
+    ['git run on a folder outside', 'git -C .. commit -am x', /outside the project/],
+    ['rm -rf fed by xargs', 'git ls-files | xargs -0 rm -rf', /read from input/],
+    ['curl writing outside', 'curl -fsSL -o /usr/local/bin/tool https://x.example/tool', /outside the project/],
+    ['wget writing outside', 'wget --output-document=/etc/x https://x.example/x', /outside the project/],
+    ['a global npm install', 'npm install -g typescript', /outside the project/],
+    ['a global yarn install', 'yarn global add serve', /outside the project/],
+    ['sudo behind nice', 'nice -n 10 sudo make install', /another user/],
   ];
   for (const [name, command, reason] of destructive) {
     it(`flags ${name}`, () => {
@@ -71,6 +93,10 @@ describe('classifyCommand', () => {
     ['dd without of=', 'dd if=/dev/urandom bs=16 count=1'],
     ['chmod of a script', 'chmod +x scripts/run.sh'],
     ['a quoted > in an argument', 'echo "a > /etc/b"'],
+    ['git -C into a subfolder', 'git -C packages/app status'],
+    ['curl writing inside the project', 'curl -sSo vendor/lib.js https://x.example/lib.js'],
+    ['a local npm install', 'npm install --save-dev vitest'],
+    ['xargs with a harmless command', 'git ls-files | xargs wc -l'],
   ];
   for (const [name, command] of safe) {
     it(`allows ${name}`, () => {
@@ -104,12 +130,25 @@ describe('runCommand', () => {
 
   it('kills a command and its children when the timeout passes', async () => {
     const started = Date.now();
-    const result = await runCommand('echo started; sleep 30 & sleep 30; echo never', { cwd: dir, timeoutMs: 300 });
+    const result = await runCommand('echo started; sleep 30 & echo $! > bg.pid; sleep 30; echo never', { cwd: dir, timeoutMs: 300 });
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBeNull();
     expect(result.signal).toBe('SIGTERM');
     expect(result.stdout).toBe('started\n');
     expect(Date.now() - started).toBeLessThan(3000);
+    // The background child died with the group instead of lingering for 30 s.
+    const bgPid = Number(await readFile(join(dir, 'bg.pid'), 'utf8'));
+    await new Promise((res) => setTimeout(res, 100));
+    expect(await isRunning(bgPid)).toBe(false);
+  });
+
+  it('kills the command group when clawcode itself exits', async () => {
+    const script = fileURLToPath(new URL('../support/journal-command-child.ts', import.meta.url));
+    execFileSync(process.execPath, ['--import', 'tsx', script, dir], { cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+    const pids = (await readFile(join(dir, 'pids.txt'), 'utf8')).trim().split(' ').map(Number);
+    expect(pids).toHaveLength(2);
+    await new Promise((res) => setTimeout(res, 100));
+    for (const pid of pids) expect(await isRunning(pid)).toBe(false);
   });
 
   it('stops on abort', async () => {

@@ -63,11 +63,14 @@ async function snapshot(dir: string): Promise<Map<string, string>> {
   return out;
 }
 
-/**
- * Run the child; kill it with SIGKILL `killAfterMs` after it prints the line starting with `trigger`
- * ("ready" before the journal is written, "wrote" after the first file); never when undefined.
- */
-function runChild(fx: Fixture, killAfterMs?: number, trigger = 'ready'): Promise<{ killed: boolean; applyMs?: number }> {
+/** When to kill the child: `delayMs` after it has printed "ready" and then `afterWrites` "wrote" lines. */
+interface KillPlan {
+  afterWrites: number;
+  delayMs: number;
+}
+
+/** Run the child; kill it with SIGKILL as `kill` says, or let it finish when `kill` is undefined. */
+function runChild(fx: Fixture, kill?: KillPlan): Promise<{ killed: boolean; applyMs?: number }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', childScript, fx.root, fx.home, fx.changesPath], {
       cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
@@ -78,9 +81,10 @@ function runChild(fx: Fixture, killAfterMs?: number, trigger = 'ready'): Promise
     child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
-      if (killAfterMs !== undefined && !armed && out.split('\n').some((line) => line.startsWith(trigger))) {
+      if (kill === undefined || armed || !out.startsWith('ready\n')) return;
+      if (out.split('\n').filter((line) => line.startsWith('wrote ')).length >= kill.afterWrites) {
         armed = true;
-        setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        setTimeout(() => child.kill('SIGKILL'), kill.delayMs);
       }
     });
     child.on('error', reject);
@@ -106,14 +110,17 @@ describe('a many-file run killed with SIGKILL', () => {
     const applyMs = Math.max(full.applyMs ?? 50, 5);
 
     const outcomes: string[] = [];
-    for (let i = 0; i < 7; i += 1) {
+    for (let i = 0; i < 6; i += 1) {
       const fx = await makeFixture();
       const original = await snapshot(fx.root);
-      // Odd iterations aim anywhere in the run; even ones aim after the first file write, where
-      // the tree is half written (the journal phase alone takes about half of the run).
-      const trigger = i % 2 === 0 ? 'wrote' : 'ready';
-      const killAfterMs = Math.floor(Math.random() * applyMs * (trigger === 'wrote' ? 0.6 : 1.2));
-      const { killed } = await runChild(fx, killAfterMs, trigger);
+      // Odd iterations aim anywhere in the run (a random time after "ready"); even ones aim into the
+      // write phase, right after a random file, where the tree is half written. Counting writes
+      // instead of ms keeps the aim true however loaded the machine is.
+      const kill: KillPlan = i % 2 === 0
+        ? { afterWrites: 1 + Math.floor(Math.random() * (fx.newFiles.size - 10)), delayMs: 0 }
+        : { afterWrites: 0, delayMs: Math.floor(Math.random() * applyMs * 1.2) };
+      const where = `kill ${kill.delayMs} ms after write ${kill.afterWrites}`;
+      const { killed } = await runChild(fx, kill);
 
       // Every file holds either its old bytes or its new bytes, never a mix or a truncation.
       for (const [path, after] of fx.newFiles) {
@@ -121,7 +128,7 @@ describe('a many-file run killed with SIGKILL', () => {
         const old = fx.oldFiles.get(path) ?? null;
         const isOld = now === null ? old === null : old !== null && now.equals(old);
         const isNew = now !== null && now.toString('utf8') === after;
-        expect(isOld || isNew, `${path} after a kill at ${killAfterMs} ms`).toBe(true);
+        expect(isOld || isNew, `${path} after ${where}`).toBe(true);
       }
 
       const unfinished = await findUnfinishedRuns(fx.root, fx.home);
@@ -130,9 +137,9 @@ describe('a many-file run killed with SIGKILL', () => {
       const applied = runs.find((r) => r.status === 'applied');
       if (applied) await undoRun({ rootDir: fx.root, homeDir: fx.home });
       outcomes.push(!killed ? 'finished' : unfinished.length > 0 ? 'mid-apply' : applied ? 'after-apply' : 'before-journal');
-      expect(await snapshot(fx.root), `tree after recovery, kill at ${killAfterMs} ms`).toEqual(original);
+      expect(await snapshot(fx.root), `tree after recovery, ${where}`).toEqual(original);
     }
-    // At least one kill must have landed somewhere; a run of only clean finishes would prove little.
-    expect(outcomes.some((o) => o !== 'finished')).toBe(true);
-  }, 30_000);
+    // Kills must land mid-apply; a run of only clean finishes would prove little.
+    expect(outcomes, outcomes.join(', ')).toContain('mid-apply');
+  }, 60_000);
 });
