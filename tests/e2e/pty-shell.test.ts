@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,11 +54,7 @@ function start(args: string[], cols = 100): PtySession {
 
 const greet = () => readFile(join(project, 'src/greet.js'), 'utf8');
 
-// cli.ts branches to cli/interactive.ts for --shell and --ui; until that wiring exists these cases
-// cannot run, so they are skipped rather than failing (they run as soon as cli.ts imports it).
-const wired = readFileSync(join(REPO_ROOT, 'cli.ts'), 'utf8').includes('./cli/interactive.js');
-
-describe.skipIf(!wired)('interactive surfaces of the built CLI', () => {
+describe('interactive surfaces of the built CLI', () => {
   it('--shell: runs a line as a task, Ctrl-C cancels a hanging model request, :undo restores, :exit leaves', { timeout: 90_000 }, async () => {
     server.reply(replies.plan(plan("'bye'", "'goodbye'")), replies.hang());
     const s = start(['--shell', '--dir', project, '--provider', 'openai']);
