@@ -52,6 +52,7 @@ export function App(props: AppProps) {
   const [diffs, setDiffs] = useState<FileDiff[]>([]);
   const [mode, setMode] = useState<UiMode>('ready');
   const [tokens, setTokens] = useState({ input: 0, output: 0 });
+  const [activity, setActivity] = useState<string | undefined>(undefined);
   const [history, setHistory] = useState<string[]>([...(props.history ?? [])]);
   const nextId = useRef(0);
   const controller = useRef<AbortController | null>(null);
@@ -74,6 +75,9 @@ export function App(props: AppProps) {
     () =>
       props.emitter.onAny((name, payload) => {
         if (name === 'diffs') setDiffs([...(payload as { diffs: FileDiff[] }).diffs]);
+        if (name === 'model_progress') setActivity(`${(payload as { chars: number }).chars} chars received`);
+        else if (name === 'model_request') setActivity('waiting for the provider');
+        else if (name !== 'read_file') setActivity(undefined);
         if (name === 'model_reply') {
           const r = payload as { inputTokens?: number; outputTokens?: number };
           setTokens((t) => ({ input: t.input + (r.inputTokens ?? 0), output: t.output + (r.outputTokens ?? 0) }));
@@ -176,6 +180,7 @@ export function App(props: AppProps) {
         model={props.model}
         inputTokens={tokens.input}
         outputTokens={tokens.output}
+        activity={activity}
         memory={props.memory}
       />
       {question ? (

@@ -64,11 +64,12 @@ async function answer(s: PtySession, waitText: string, keys: string) {
 }
 
 describe('clawcode in a terminal (built CLI)', () => {
-  it('"What next?" loop: applies the first plan, takes one hunk of the second through the review, leaves on an empty answer', { timeout: 90_000 }, async () => {
+  it('"What next?" loop: applies the first plan, takes one hunk of the second (edited in $EDITOR) through the review, leaves on an empty answer', { timeout: 90_000 }, async () => {
     server.reply(
       replies.plan(plan([{ find: "'hello'", replace: "'hello there'" }])),
       replies.plan(plan([{ find: "'hello there'", replace: "'HELLO'" }, { find: "'bye'", replace: "'BYE'" }])),
     );
+    env.EDITOR = 'sed -i s/HELLO/Hola/';
     const s = start(['make the greeting friendlier', '--dir', project, '--provider', 'openai']);
     await answer(s, 'Apply these changes to 1 file?', 'y');
     s.write('\r');
@@ -80,12 +81,13 @@ describe('clawcode in a terminal (built CLI)', () => {
     s.write('shout both strings\r');
     await answer(s, 'Apply these changes to 1 file?', 'r');
     s.write('\r');
-    await answer(s, '(hunk 1/2)', 'y');
+    // e: $EDITOR (here a sed that rewrites the hunk's new text) edits the first hunk, which is then taken.
+    await answer(s, '(hunk 1/2)', 'e');
     s.write('\r');
     await answer(s, '(hunk 2/2)', 'n');
     s.write('\r');
     await s.waitFor('What next?');
-    expect(await readFile(join(project, 'src/greet.js'), 'utf8')).toBe(afterFirst.replace("'hello there'", "'HELLO'"));
+    expect(await readFile(join(project, 'src/greet.js'), 'utf8')).toBe(afterFirst.replace("'hello there'", "'Hola'"));
 
     s.write('\r');
     expect(await s.exited).toBe(0);

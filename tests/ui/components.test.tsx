@@ -51,6 +51,16 @@ describe('Header and StatusBar', () => {
     expect(frame).toContain('running │ m1 │ tokens 120↑ 30↓ │ memory: 2 tasks');
     expect(frame).toContain('Esc/Ctrl-C cancel');
   });
+
+  it('status bar spins and shows the activity while busy, and neither when ready', async () => {
+    const busy = render(<StatusBar mode="running" model="m" inputTokens={0} outputTokens={0} activity="249 chars received" />);
+    const first = busy.lastFrame()!;
+    expect(first).toMatch(/^⠋ running 249 chars received │ m/);
+    await until(busy.lastFrame, '⠙ running');
+    const ready = render(<StatusBar mode="ready" model="m" inputTokens={0} outputTokens={0} activity="stale" />).lastFrame()!;
+    expect(ready).toMatch(/^ready │ m/);
+    expect(ready).not.toContain('stale');
+  });
 });
 
 describe('ActivityFeed', () => {
