@@ -106,7 +106,8 @@ export function App(props: AppProps) {
       return;
     }
     if (key.ctrl && input === 'c') {
-      if (controller.current) cancel();
+      // A second Ctrl-C while cancelling leaves, as in the shell.
+      if (controller.current && !controller.current.signal.aborted) cancel();
       else exit();
     } else if (key.escape) {
       // Ink clears focus on Esc before this handler runs; Esc here means "cancel / back to the input".

@@ -90,7 +90,7 @@ describe('clawcode in a terminal (built CLI)', () => {
     expect(await readFile(join(project, 'src/greet.js'), 'utf8')).toBe(afterFirst.replace("'hello there'", "'Hola'"));
 
     s.write('\r');
-    expect(await s.exited).toBe(0);
+    expect(await s.exitCode()).toBe(0);
     expect(server.completions()).toHaveLength(2);
   });
 });

@@ -64,7 +64,7 @@ describe('clawcode shell in a terminal', () => {
     s.mark();
     s.write('\u0004');
     await s.waitFor('Bye.');
-    expect(await s.exited).toBe(0);
+    expect(await s.exitCode()).toBe(0);
   });
 
   it('keeps history per project across sessions', { timeout: 90_000 }, async () => {
@@ -72,7 +72,7 @@ describe('clawcode shell in a terminal', () => {
     await first.waitFor('clawcode:');
     await typeLine(first, 'remember me', 'ran: remember me');
     await typeLine(first, ':exit', 'Bye.');
-    expect(await first.exited).toBe(0);
+    expect(await first.exitCode()).toBe(0);
 
     const second = startRepl();
     await second.waitFor('clawcode:');
@@ -83,6 +83,6 @@ describe('clawcode shell in a terminal', () => {
     second.write('\r');
     await second.waitFor('ran: remember me');
     second.write(':exit\r');
-    expect(await second.exited).toBe(0);
+    expect(await second.exitCode()).toBe(0);
   });
 });

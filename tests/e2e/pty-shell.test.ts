@@ -88,7 +88,7 @@ describe('interactive surfaces of the built CLI', () => {
     s.mark();
     s.write(':exit\r');
     await s.waitFor('Bye.');
-    expect(await s.exited).toBe(0);
+    expect(await s.exitCode()).toBe(0);
   });
 
   it('--ui at 60 columns: a task from the input shows its diff, y in the TUI writes it, Ctrl-C leaves', { timeout: 90_000 }, async () => {
@@ -107,7 +107,9 @@ describe('interactive surfaces of the built CLI', () => {
     await s.waitFor('wrote 1 file');
     expect(await greet()).toBe(ORIGINAL.replace("'hello'", "'hi'"));
     expect(s.output()).toContain('tokens 900↑ 60↓');
+    // Ctrl-C while the task is still finishing would cancel it; once ready, it leaves.
+    await s.waitFor('ready │');
     s.write('\u0003');
-    expect(await s.exited).toBe(0);
+    expect(await s.exitCode()).toBe(0);
   });
 });

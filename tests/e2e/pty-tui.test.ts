@@ -59,7 +59,7 @@ describe('the Ink TUI in a 60-column terminal', () => {
     s.mark();
     s.write('\u0003');
     await s.waitFor('TUI closed');
-    expect(await s.exited).toBe(0);
+    expect(await s.exitCode()).toBe(0);
     // NO_COLOR: no SGR colour sequences anywhere in what was drawn.
     expect(s.raw()).not.toMatch(/\u001b\[(3|4|9)[0-9](;[0-9]+)*m/);
   });

@@ -22,6 +22,8 @@ export interface PtySession {
   write(keys: string): void;
   /** Resolves with the exit code when the program ends. */
   exited: Promise<number>;
+  /** The exit code, or a rejection naming the screen if the program is still running after `timeoutMs`. */
+  exitCode(timeoutMs?: number): Promise<number>;
   /** Kill the program if it still runs (afterEach). */
   kill(): void;
 }
@@ -76,6 +78,17 @@ export function spawnPty(
       }),
     write: (keys) => term.write(keys),
     exited,
+    exitCode: (timeoutMs = 20_000) =>
+      new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`Still running after ${timeoutMs} ms. Screen since mark:\n${session.sinceMark()}`)),
+          timeoutMs,
+        );
+        void exited.then((code) => {
+          clearTimeout(timer);
+          resolve(code);
+        });
+      }),
     kill: () => {
       if (alive) term.kill();
     },
