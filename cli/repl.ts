@@ -41,7 +41,7 @@ const HELP = [
   '  :undo              undo the last run',
   '  :clear             clear the screen',
   '  :exit              leave (or Ctrl-D)',
-  'Ctrl-C cancels a running task; at an empty prompt, press it twice to leave.',
+  'Ctrl-C cancels a task; twice at an empty prompt leaves.',
 ].join('\n');
 
 /** True for the errors a cancelled task ends with: our InterruptedError, AbortError, inquirer's exit. */

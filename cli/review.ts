@@ -91,7 +91,7 @@ export async function reviewChanges(
     for (const [i, hunk] of hunks.entries()) {
       if (rest === 'accept') take.add(hunk.id);
       if (rest !== 'ask') continue;
-      io.print(formatHunk(hunk, hunks.length, chalk));
+      io.print(`\n${formatHunk(hunk, hunks.length, chalk)}`);
       let answer = await io.ask(`Apply this hunk to ${change.path}?`, choices);
       while (answer === 'e' && io.edit) {
         const edited = await io.edit(hunk.newText, change.path);
