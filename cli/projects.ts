@@ -63,7 +63,7 @@ export async function getRecentProjects(env: NodeJS.ProcessEnv = process.env): P
  *
  * @param now  clock, injected for tests
  * @returns the new list
- * @throws IoError-like Node errors only if CLAWCODE_HOME cannot be created or written
+ * @throws the Node fs error (EACCES, ENOSPC, …) when CLAWCODE_HOME cannot be created or written
  */
 export async function addRecentProject(
   projectPath: string,
