@@ -18,11 +18,13 @@ export interface ReplOptions {
   switchProvider?: (name: string | undefined) => Promise<string | void>;
   /** `:project` with no argument: pick a project (e.g. `selectProject`); resolves to an absolute path. */
   chooseProject?: (currentRoot: string) => Promise<string>;
-  /** `:undo`: undo the last run in `rootDir`; resolves to a line to show. */
+  /** `:undo`: undo the last run in `rootDir` (printing its own outcome, or resolving to a line to show). */
   undo?: (rootDir: string) => Promise<string | void>;
   /** Streams, for tests; default process.stdin / process.stdout. */
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
+  /** A line shown under the greeting, e.g. the provider and model in use. */
+  banner?: string;
   /** Environment (CLAWCODE_HOME for history, NO_COLOR); default process.env. */
   env?: NodeJS.ProcessEnv;
 }
@@ -74,6 +76,7 @@ export async function runRepl(options: ReplOptions): Promise<void> {
   let interruptedOnce = false;
 
   say(`${paint.bold('clawcode shell')} in ${rootDir}`);
+  if (options.banner) say(paint.dim(options.banner));
   say(paint.dim('Type a task, :help for commands, Ctrl-D to leave.'));
 
   const promptText = () => `${paint.cyan(`clawcode:${basename(rootDir)}`)}${paint.dim('>')} `;
@@ -217,7 +220,7 @@ export async function runRepl(options: ReplOptions): Promise<void> {
           }
           await guarded(async () => {
             const msg = await options.undo!(rootDir);
-            say(msg || 'Undone.');
+            if (msg) say(msg);
           });
           continue;
         case ':project':

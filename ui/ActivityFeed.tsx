@@ -53,8 +53,11 @@ export function describeEvent<K extends AgentEventName>(
     }
     case 'error':
       return { kind: 'error', text: (p as AgentEventMap['error']).message };
-    case 'success':
-      return { kind: 'success', text: (p as AgentEventMap['success']).message };
+    case 'success': {
+      const e = p as AgentEventMap['success'];
+      const n = e.filesWritten.length;
+      return { kind: 'success', text: n > 0 ? `${e.message} · wrote ${n} file${n === 1 ? '' : 's'}` : e.message };
+    }
     default:
       return null;
   }

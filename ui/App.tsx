@@ -8,6 +8,11 @@ import { InputPrompt } from './InputPrompt.js';
 import { Logo } from './Logo.js';
 import { StatusBar, type UiMode } from './StatusBar.js';
 
+/** What the TUI offers a running task: a yes/no question answered with y/n (Enter = yes, Esc = no). */
+export interface TuiTaskHooks {
+  confirm(message: string): Promise<boolean>;
+}
+
 /** Props of the TUI root; `runTask` is the lead's flow, run with an AbortSignal the TUI controls. */
 export interface AppProps {
   rootDir: string;
@@ -15,7 +20,7 @@ export interface AppProps {
   model: string;
   branch?: string;
   emitter: AgentEmitter;
-  runTask: (task: string, signal: AbortSignal) => Promise<void>;
+  runTask: (task: string, signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>;
   /** Earlier inputs of this project, oldest first. */
   history?: readonly string[];
   /** Called with each submitted task, e.g. to persist history. */
@@ -50,6 +55,15 @@ export function App(props: AppProps) {
   const [history, setHistory] = useState<string[]>([...(props.history ?? [])]);
   const nextId = useRef(0);
   const controller = useRef<AbortController | null>(null);
+  const [question, setQuestion] = useState<string | null>(null);
+  const answerRef = useRef<((yes: boolean) => void) | null>(null);
+
+  const answer = useCallback((yes: boolean) => {
+    const resolve = answerRef.current;
+    answerRef.current = null;
+    setQuestion(null);
+    resolve?.(yes);
+  }, []);
 
   const push = useCallback((kind: FeedKind, text: string) => {
     const id = nextId.current++;
@@ -77,6 +91,16 @@ export function App(props: AppProps) {
   }, []);
 
   useInput((input, key) => {
+    if (answerRef.current) {
+      if (input === 'y' || input === 'Y' || key.return) answer(true);
+      else if (input === 'n' || input === 'N' || key.escape) answer(false);
+      else if (key.ctrl && input === 'c') {
+        answer(false);
+        cancel();
+      }
+      if (key.escape) focus('input');
+      return;
+    }
     if (key.ctrl && input === 'c') {
       if (controller.current) cancel();
       else exit();
@@ -102,7 +126,18 @@ export function App(props: AppProps) {
       controller.current = ac;
       setMode('running');
       props
-        .runTask(task, ac.signal)
+        .runTask(task, ac.signal, {
+          confirm: (message) =>
+            new Promise<boolean>((resolve) => {
+              if (ac.signal.aborted) return resolve(false);
+              // Deferred: the Enter that submitted the task is still being dispatched to the other
+              // input handlers, and must not answer the question as well.
+              queueMicrotask(() => {
+                answerRef.current = resolve;
+                setQuestion(message);
+              });
+            }),
+        })
         .then(
           () => {
             if (ac.signal.aborted) push('error', 'Task cancelled.');
@@ -113,12 +148,13 @@ export function App(props: AppProps) {
           },
         )
         .finally(() => {
+          if (answerRef.current) answer(false);
           controller.current = null;
           setMode('ready');
           focus('input');
         });
     },
-    [exit, focus, props, push],
+    [answer, exit, focus, props, push],
   );
 
   // The logo is a splash: once work shows, its 5 rows go to the feed and the diff (unless the terminal is tall).
@@ -142,7 +178,17 @@ export function App(props: AppProps) {
         outputTokens={tokens.output}
         memory={props.memory}
       />
-      <InputPrompt onSubmit={submit} history={history} disabled={mode !== 'ready'} />
+      {question ? (
+        <Box borderStyle="round" borderColor="yellow" paddingX={1}>
+          <Text wrap="truncate-end">
+            <Text color="yellow">? </Text>
+            <Text bold>{question}</Text>
+            <Text dimColor> (y/n)</Text>
+          </Text>
+        </Box>
+      ) : (
+        <InputPrompt onSubmit={submit} history={history} disabled={mode !== 'ready'} />
+      )}
       {columns < 40 ? <Text dimColor>(narrow terminal)</Text> : null}
     </Box>
   );

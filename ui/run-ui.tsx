@@ -3,7 +3,9 @@ import { render } from 'ink';
 import type { AgentEmitter } from '../agent/events.js';
 import { appendHistory, loadHistory } from '../cli/history-file.js';
 import { UsageError } from '../utils/errors.js';
-import { App } from './App.js';
+import { App, type TuiTaskHooks } from './App.js';
+
+export type { TuiTaskHooks };
 
 /** Options of {@link runInkUI}; the same shape the reference's cli.ts passes (§2, §3.3). */
 export interface InkUIOptions {
@@ -13,8 +15,11 @@ export interface InkUIOptions {
   /** Git branch of rootDir, or undefined outside a repository. */
   branch?: string;
   emitter: AgentEmitter;
-  /** Run one task end to end (events go to `emitter`); abort `signal` to cancel it. */
-  runTask: (task: string, signal: AbortSignal) => Promise<void>;
+  /**
+   * Run one task end to end (events go to `emitter`); abort `signal` to cancel it. `hooks.confirm`
+   * asks a yes/no question inside the TUI (pass it as the flow's `confirm`); never prompt on stdin.
+   */
+  runTask: (task: string, signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>;
   /** A short memory label for the status bar, e.g. "memory: 3 tasks". */
   memory?: string;
   /** Streams and environment, for tests; default process.stdin/stdout/env. */

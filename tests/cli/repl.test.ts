@@ -39,7 +39,8 @@ async function session(lines: string[], extra: Partial<ReplOptions> = {}) {
 
 describe('runRepl (piped)', () => {
   it('runs each line as a task in order, skips blank lines and leaves at end of input', async () => {
-    const { screen, tasks } = await session(['add logging', '', 'fix the bug']);
+    const { screen, tasks } = await session(['add logging', '', 'fix the bug'], { banner: 'Provider: openai · gpt-x' });
+    expect(screen).toContain('Provider: openai · gpt-x');
     expect(tasks.map((t) => t.task)).toEqual(['add logging', 'fix the bug']);
     expect(tasks[0]!.rootDir).toBe(project);
     expect(screen).toContain('clawcode shell');

@@ -35,7 +35,7 @@ async function typeLine(s: PtySession, line: string, expect: string | RegExp) {
 }
 
 describe('clawcode shell in a terminal', () => {
-  it('runs tasks, cancels one with Ctrl-C, recalls history with arrows, and leaves with Ctrl-D', async () => {
+  it('runs tasks, cancels one with Ctrl-C, recalls history with arrows, and leaves with Ctrl-D', { timeout: 90_000 }, async () => {
     const s = startRepl();
     await s.waitFor('clawcode:');
     await typeLine(s, 'write a.txt hello', 'wrote a.txt');
@@ -67,7 +67,7 @@ describe('clawcode shell in a terminal', () => {
     expect(await s.exited).toBe(0);
   });
 
-  it('keeps history per project across sessions', async () => {
+  it('keeps history per project across sessions', { timeout: 90_000 }, async () => {
     const first = startRepl();
     await first.waitFor('clawcode:');
     await typeLine(first, 'remember me', 'ran: remember me');

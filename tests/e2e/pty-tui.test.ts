@@ -19,7 +19,7 @@ beforeEach(async () => {
 afterEach(() => sessions.splice(0).forEach((s) => s.kill()));
 
 describe('the Ink TUI in a 60-column terminal', () => {
-  it('runs a task from the input, shows the feed and diff, cancels with Esc, recalls history, quits on Ctrl-C', async () => {
+  it('runs a task from the input, shows the feed and diff, cancels with Esc, recalls history, quits on Ctrl-C', { timeout: 90_000 }, async () => {
     const s = spawnPty(process.execPath, ['--import', 'tsx', driver, project], {
       cwd: repoRoot,
       cols: 60,

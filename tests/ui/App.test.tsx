@@ -92,6 +92,28 @@ describe('App', () => {
     expect(lastFrame()).toContain('ready');
   });
 
+  it("asks the task's yes/no questions inside the TUI: y answers yes, n answers no", async () => {
+    const emitter = createAgentEmitter();
+    const answers: boolean[] = [];
+    const { lastFrame, stdin } = render(
+      <App rootDir="/p" provider="x" model="m" emitter={emitter} runTask={async (_task, _signal, hooks) => {
+        answers.push(await hooks.confirm('Apply these changes to 1 file?'));
+        answers.push(await hooks.confirm('Run npm test?'));
+        emitter.emit('success', { message: 'applied', filesWritten: ['a.ts'] });
+      }} />,
+    );
+    await waitForFrame(lastFrame, 'describe a task');
+    stdin.write('go');
+    await waitForFrame(lastFrame, 'go');
+    stdin.write('\r');
+    await waitForFrame(lastFrame, '? Apply these changes to 1 file? (y/n)');
+    stdin.write('y');
+    await waitForFrame(lastFrame, 'Run npm test?');
+    stdin.write('n');
+    await waitForFrame(lastFrame, 'applied · wrote 1 file');
+    expect(answers).toEqual([true, false]);
+  });
+
   it(':exit leaves the app without running a task', async () => {
     const tasks: string[] = [];
     const { stdin, lastFrame } = render(

@@ -88,7 +88,7 @@ describe('DiffView', () => {
     stdin.write('\u001b[B');
     await until(lastFrame, 'lines 6–10 of 16');
     stdin.write('\t');
-    await tick();
+    await until(lastFrame, 'Tab back');
     stdin.write('\u001b[B');
     await until(lastFrame, 'lines 7–11 of 16');
     stdin.write('\u001b[6~');
