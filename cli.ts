@@ -143,12 +143,19 @@ function buildProgram(): Command {
     .description('show the context that would be sent for a task')
     .argument('<task...>', 'the task')
     .option('-d, --dir <path>', 'project root')
-    .option('--budget <chars>', 'context budget in characters', positiveInt('--budget'), 18_000)
+    .option('--budget <chars>', 'context budget in characters (default 18000, or settings)', positiveInt('--budget'))
     .option('--json', 'print JSON')
-    .action(async (taskWords: string[], flags: { dir?: string; budget: number; json?: boolean }) => {
+    .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean }) => {
       jsonMode = Boolean(flags.json);
-      const [{ runContextCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/context.js'), import('./cli/task-command.js')]);
-      await runContextCommand({ rootDir: await resolveProjectRoot(flags.dir), task: taskWords.join(' '), budgetChars: flags.budget, json: Boolean(flags.json), stdout: process.stdout });
+      const [{ runContextCommand }, { resolveProjectRoot }, { loadSettings }] = await Promise.all([
+        import('./cli/context.js'), import('./cli/task-command.js'), import('./config/settings.js'),
+      ]);
+      const rootDir = await resolveProjectRoot(flags.dir);
+      const settings = await loadSettings({ rootDir, env: process.env, flags: flags.budget ? { budgetChars: flags.budget } : {} });
+      await runContextCommand({
+        rootDir, task: taskWords.join(' '), budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore,
+        json: Boolean(flags.json), stdout: process.stdout,
+      });
     });
 
   program

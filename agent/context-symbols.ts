@@ -2,44 +2,11 @@ import { posix } from 'node:path';
 import { IDENT, MAX_TOKEN_CHARS, identifierTokens } from '../utils/tokenize.js';
 
 /**
- * Cheap, regex-based symbol and import extraction for ranking (relevance.md §7 items 2 and 6:
- * "regex now, tree-sitter later"). Covers JS/TS, Python and Go well, and common shapes elsewhere.
+ * Cheap symbol and import extraction for ranking (relevance.md §7 items 2 and 6: "regex now,
+ * tree-sitter later"). Covers JS/TS, Python and Go well, and common shapes elsewhere.
  */
-
-const DEF_PATTERNS: RegExp[] = [
-  // JS/TS functions, classes, consts, types; Rust fn; Kotlin/Swift fun/func
-  /^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:declare[ \t]+)?(?:abstract[ \t]+)?(?:async[ \t]+)?(?:function\*?|class|interface|type|enum|const|let|var|fn|fun|struct|trait|impl|module|namespace)[ \t]+([A-Za-z_$][\w$]*)/gm,
-  // Python def/class
-  /^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)/gm,
-  // Go func, method and type
-  /^func[ \t]+(?:\([^)]*\)[ \t]*)?([A-Za-z_]\w*)/gm,
-  /^type[ \t]+([A-Za-z_]\w*)/gm,
-  // JS assignments of functions: app.handle = function, exports.foo = function, Foo.prototype.bar =
-  /^[ \t]*(?:[\w$]+\.)+([A-Za-z_$][\w$]*)[ \t]*=[ \t]*(?:async[ \t]+)?(?:function\b|\([^)]*\)[ \t]*=>|[\w$]+[ \t]*=>)/gm,
-  // class methods and object-literal methods: `  parseOptions(argv) {`
-  /^[ \t]+(?:static[ \t]+|async[ \t]+|get[ \t]+|set[ \t]+|public[ \t]+|private[ \t]+|protected[ \t]+|readonly[ \t]+|override[ \t]+|#)*([A-Za-z_$][\w$]*)[ \t]*(?:<[^>\n]*>)?\([^)\n]*\)?[^;\n]*\{[ \t]*$/gm,
-  // `name: function (` and `name = (...) =>` class fields
-  /^[ \t]*([A-Za-z_$][\w$]*)[ \t]*[:=][ \t]*(?:async[ \t]+)?(?:function\b|\([^)\n]*\)[ \t]*(?::[^=\n]+)?=>)/gm,
-];
 
 const NOT_A_NAME = new Set(['this', 'self', 'if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'else', 'do', 'try', 'with', 'constructor', 'super', 'new', 'typeof', 'await']);
-
-/**
- * Names of what a text defines: functions, classes, methods, types, top-level constants.
- *
- * @returns distinct names in first-seen order (original case)
- */
-export function extractDefinitions(text: string): string[] {
-  const out = new Set<string>();
-  for (const re of DEF_PATTERNS) {
-    re.lastIndex = 0;
-    for (const m of text.matchAll(re)) {
-      const name = m[1];
-      if (name && name.length >= 2 && !NOT_A_NAME.has(name)) out.add(name);
-    }
-  }
-  return [...out];
-}
 
 const IMPORT_PATTERNS: RegExp[] = [
   /\bfrom[ \t]+['"]([^'"\n]+)['"]/g,

@@ -129,9 +129,7 @@ export function checkPlan(plan: Plan, contents: ReadonlyMap<string, string>, bas
       return { index, file: patch.file, status: 'applies', detail: result.strategy, baseChanged };
     }
     const error = result.error ?? '';
-    if (/ambiguous|more than once|matches \d+ /i.test(error) || (result as { code?: string }).code === 'patch_ambiguous_find') {
-      return { index, file: patch.file, status: 'ambiguous', detail: error, baseChanged };
-    }
+    if (result.code === 'patch_ambiguous_find') return { index, file: patch.file, status: 'ambiguous', detail: error, baseChanged };
     if (patch.replace.trim() !== '' && content.includes(patch.replace)) {
       return { index, file: patch.file, status: 'already_applied', baseChanged };
     }

@@ -60,18 +60,18 @@ export interface AgentRun {
   timings: StageTimings;
 }
 
-/** Build the two prompts for a task: context selection, memory, instructions (no provider call). */
-export async function buildPrompts(options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore'>): Promise<{
+/**
+ * Context selection plus project instructions under one budget (issue 8): the root instruction files
+ * are reserved first (at most half the budget), the context stage fills the rest, and nested
+ * instruction files for the top files' folders may use what the context left over.
+ *
+ * @param options.budgetChars  total characters for file context, outline and instructions
+ * @returns the context and the instructions; `context.totalChars + instructions.chars <= budgetChars`
+ */
+export async function gatherContext(options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'extraIgnore'>): Promise<{
   context: ContextResult;
   instructions: ProjectInstructions;
-  systemPrompt: string;
-  userPrompt: string;
-  contextMs: number;
-  promptMs: number;
 }> {
-  const t0 = performance.now();
-  // Instructions count against the context budget (issue 8): the root ones are reserved first,
-  // nested ones for the selected files' folders may use what the context left over.
   const rootInstructions = await loadInstructions(options.rootDir, [], Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, Math.floor(options.budgetChars / 2)));
   const context = await buildContext({
     rootDir: options.rootDir,
@@ -86,6 +86,20 @@ export async function buildPrompts(options: Pick<RunAgentOptions, 'rootDir' | 't
     foldersOf(context.files.slice(0, 3).map((f) => f.path)),
     Math.max(rootInstructions.chars, Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, leftover)),
   );
+  return { context, instructions };
+}
+
+/** Build the two prompts for a task: context selection, memory, instructions (no provider call). */
+export async function buildPrompts(options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore'>): Promise<{
+  context: ContextResult;
+  instructions: ProjectInstructions;
+  systemPrompt: string;
+  userPrompt: string;
+  contextMs: number;
+  promptMs: number;
+}> {
+  const t0 = performance.now();
+  const { context, instructions } = await gatherContext(options);
   const contextMs = performance.now() - t0;
   options.emitter?.emit('context', {
     files: context.files.map((f) => ({ path: f.path, chars: f.chars })),

@@ -1,4 +1,5 @@
-import { buildContext, type ContextResult } from '../agent/context.js';
+import type { ContextResult } from '../agent/context.js';
+import { gatherContext } from '../agent/runner.js';
 
 /**
  * `clawcode context "<task>"`: show what would be sent to the provider for a task, and why, without
@@ -14,6 +15,8 @@ export interface ContextCommandOptions {
   stdout: NodeJS.WritableStream;
   /** clawcode home for the index (default: CLAWCODE_HOME or ~/.clawcode) */
   homeDir?: string;
+  /** Extra ignore patterns (settings `ignore`). */
+  extraIgnore?: string[];
 }
 
 /** The `--json` shape of DESIGN.md "Contracts": nothing more, nothing less. */
@@ -66,6 +69,15 @@ export function formatContextTable(r: ContextResult): string {
  * @throws whatever buildContext throws (it does not throw for unreadable files)
  */
 export async function runContextCommand(options: ContextCommandOptions): Promise<void> {
-  const result = await buildContext({ rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, homeDir: options.homeDir });
-  options.stdout.write(options.json ? `${JSON.stringify(contextJson(result))}\n` : formatContextTable(result));
+  // The same budget split as a task (agent/runner.ts): instructions are counted in the budget.
+  const { context, instructions } = await gatherContext({ rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, homeDir: options.homeDir, extraIgnore: options.extraIgnore });
+  const result: ContextResult = { ...context, budget: options.budgetChars, totalChars: context.totalChars + instructions.chars };
+  if (options.json) {
+    options.stdout.write(`${JSON.stringify(contextJson(result))}\n`);
+    return;
+  }
+  const note = instructions.files.length
+    ? `instructions: ${instructions.files.join(', ')} (${instructions.chars} chars${instructions.truncated ? ', truncated' : ''})\n`
+    : '';
+  options.stdout.write(formatContextTable(result) + note);
 }

@@ -127,3 +127,18 @@ describe('clawcode init', () => {
     expect(await readFile(join(project, 'AGENTS.md'), 'utf8')).toBe('mine\n');
   });
 });
+
+describe('clawcode context', () => {
+  it('shows the instruction files it sends and counts them in the budget; --json keeps the DESIGN.md shape', async () => {
+    await writeFile(join(project, 'AGENTS.md'), 'Always use strict mode.\n'.repeat(20));
+    const table = await runCli(['context', 'CommanderError exit code', '--dir', project, '--budget', '9000'], { env });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/instructions: AGENTS\.md \(\d+ chars\)/);
+    const json = await runCli(['context', 'CommanderError exit code', '--dir', project, '--budget', '9000', '--json'], { env });
+    const result = JSON.parse(json.stdout);
+    expect(Object.keys(result).sort()).toEqual(['budget', 'files', 'ms', 'scannedFiles', 'totalChars']);
+    expect(result.budget).toBe(9000);
+    expect(result.totalChars).toBeLessThanOrEqual(9000);
+    expect(result.files.reduce((n: number, f: { chars: number }) => n + f.chars, 0)).toBeLessThan(result.totalChars);
+  });
+});
