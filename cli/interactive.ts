@@ -24,12 +24,14 @@ export async function runShell(flags: TaskFlags): Promise<void> {
   let rootDir = await resolveProjectRoot(flags.dir);
   await addRecentProject(rootDir).catch(() => undefined);
   let settings = await loadSettings({ rootDir, env: process.env, flags: settingsFlags(flags) });
-  let provider: ProviderConfig = await resolveProvider(settings.values, true);
+  // Piped input still works line by line, but nobody can be asked: then plans are shown, not written.
+  const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  let provider: ProviderConfig = await resolveProvider(settings.values, terminal);
   const { runRepl } = await import('./repl.js');
   const { reviewInTerminal } = await import('./review-terminal.js');
-  process.stdout.write(`${chalk.bold('clawcode shell')} · ${provider.name}/${provider.model} · ${rootDir}\nType a task, or :help.\n`);
   await runRepl({
     rootDir,
+    banner: `${provider.name} · ${provider.model}`,
     runTask: async (task, signal, context) => {
       rootDir = context.rootDir;
       const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
@@ -37,8 +39,9 @@ export async function runShell(flags: TaskFlags): Promise<void> {
         const report = await executeTask({
           rootDir, task, provider, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore,
           dryRun: Boolean(flags.dryRun), yes: Boolean(flags.yes), runCommands: Boolean(flags.runCommands),
-          commandRules: settings.values.commands, json: false, debug: Boolean(flags.debug), interactive: true,
-          timeoutMs: settings.values.timeoutMs, signal, stdout: process.stdout, stderr: process.stderr, review: reviewInTerminal,
+          commandRules: settings.values.commands, json: false, debug: Boolean(flags.debug), interactive: terminal,
+          timeoutMs: settings.values.timeoutMs, signal, stdout: process.stdout, stderr: process.stderr,
+          ...(terminal ? { review: reviewInTerminal } : {}),
         });
         if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${report.error}\n`);
       } finally {
@@ -47,7 +50,7 @@ export async function runShell(flags: TaskFlags): Promise<void> {
     },
     switchProvider: async (name) => {
       settings = await loadSettings({ rootDir, env: process.env, flags: { ...settingsFlags(flags), ...(name ? { provider: name } : {}) } });
-      provider = await resolveProvider(settings.values, true);
+      provider = await resolveProvider(settings.values, terminal);
       return `${provider.name} · ${provider.model}`;
     },
     chooseProject: async (current) => {
@@ -58,10 +61,21 @@ export async function runShell(flags: TaskFlags): Promise<void> {
     },
     undo: async (root) => {
       const { runUndoCommand } = await import('./undo.js');
-      const outcome = await runUndoCommand({ rootDir: root, interactive: true });
-      return outcome.status === 'undone' ? `Undid run ${outcome.runId}` : undefined;
+      // runUndoCommand prints its own result line.
+      await runUndoCommand({ rootDir: root, interactive: terminal });
     },
   });
+}
+
+/** The project picker, skipped when the current folder has no project subfolders and no recent projects. */
+async function pickProject(): Promise<string> {
+  const cwd = process.cwd();
+  const { getProjectDirectoryChoices, getRecentProjects, selectProject } = await import('./projects.js');
+  const [choices, recent] = await Promise.all([getProjectDirectoryChoices(cwd), getRecentProjects()]);
+  const others = recent.filter((r) => r.path !== cwd);
+  // Choices always hold "." and "Other"; only ask when there is a real alternative.
+  if (choices.length <= 2 && others.length === 0) return cwd;
+  return selectProject({ cwd });
 }
 
 /**
@@ -69,7 +83,8 @@ export async function runShell(flags: TaskFlags): Promise<void> {
  * load only here (ui/run-ui.tsx).
  */
 export async function runTui(flags: TaskFlags): Promise<void> {
-  const rootDir = await resolveProjectRoot(flags.dir);
+  // Without --dir, pick the project like the reference (§4.9): recent ones, marked subfolders, other.
+  const rootDir = flags.dir ? await resolveProjectRoot(flags.dir) : await pickProject();
   await addRecentProject(rootDir).catch(() => undefined);
   const settings = await loadSettings({ rootDir, env: process.env, flags: settingsFlags(flags) });
   const provider = await resolveProvider(settings.values, true);
