@@ -4,7 +4,7 @@
  * the first pass that finds anything and counts locations (research edit-matching.md §6.3–§6.4; Gemini CLI
  * counts at every tier, Aider re-indents, Codex folds punctuation).
  */
-import { buildIndentMap, reindentLine } from './patch-indent.js';
+import { buildIndentMap, reindentLine, type IndentMap } from './patch-indent.js';
 import { locateElision } from './patch-elision.js';
 import {
   contentKey,
@@ -99,9 +99,10 @@ export function locate(model: TextModel, patch: PreparedPatch): PassOutcome | un
     const trimmed = substringCandidates(model, patch.core, patch.rcore, patch.leadTrimmed, patch.trailTrimmed);
     if (trimmed.length > 0) return { strategy: 'trimmed_blank_edges', candidates: trimmed };
   }
-  if (nonWsLength(patch.core) < SHORT_FIND_CHARS) return undefined;
   const findLines = patch.core.split('\n');
   const replLines = patch.rcore === '' ? [] : patch.rcore.split('\n');
+  // Short finds match exactly or not at all; elision has its own anchoring rules.
+  if (nonWsLength(patch.core) < SHORT_FIND_CHARS) return locateElision(model, findLines, replLines);
   const verbatim = (first: number, last: number): Candidate => spanCandidate(model, first, last, patch.rcore);
   for (const pass of LINE_PASSES) {
     if (pass.eligible && !pass.eligible(findLines)) continue;
@@ -184,7 +185,19 @@ function reindented(
   }
   const map = buildIndentMap(model, pairs, rl.map(indentOf), strict);
   if (!map) return undefined;
-  return spanCandidate(model, i, i + fl.length - 1, rl.map((l) => reindentLine(map, l)).join('\n'));
+  return reindentedCandidate(model, i, i + fl.length - 1, rl, map);
+}
+
+/** A span whose replacement is re-indented line by line; marks the first line that had no certain indent. */
+function reindentedCandidate(model: TextModel, first: number, last: number, rl: readonly string[], map: IndentMap): Candidate {
+  let uncertainLine: number | undefined;
+  const lines = rl.map((l, j) => {
+    const out = reindentLine(map, l);
+    if (out === undefined) uncertainLine ??= j + 1;
+    return out ?? l;
+  });
+  const c = spanCandidate(model, first, last, lines.join('\n'));
+  return uncertainLine === undefined ? c : { ...c, uncertainLine };
 }
 
 /** Non-blank lines equal in order, any blank lines between them in the file or in find. */
@@ -204,7 +217,7 @@ function blankTolerant(model: TextModel, fl: readonly string[], rl: readonly str
   }
   const map = buildIndentMap(model, pairs, rl.map(indentOf), false);
   if (!map) return undefined;
-  return spanCandidate(model, i, last, rl.map((l) => reindentLine(map, l)).join('\n'));
+  return reindentedCandidate(model, i, last, rl, map);
 }
 
 /**

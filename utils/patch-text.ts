@@ -206,6 +206,8 @@ export interface Candidate {
   lastLine: number;
   /** Replacement for the span, in working text (LF line endings). */
   text: string;
+  /** Set when a replacement line's indentation could not be written with certainty in the file's style. */
+  uncertainLine?: number;
 }
 
 /** A whole-line span from line `first` to line `last` (inclusive) replaced by `text`. */

@@ -22,6 +22,8 @@ export type PatchErrorCode =
   | 'patch_invalid_options'
   | 'patch_occurrence_out_of_range'
   | 'patch_overlapping_matches'
+  | 'patch_ambiguous_blank_edge'
+  | 'patch_ambiguous_indent'
   | 'patch_elision_unanchored'
   | 'patch_elision_unpaired'
   | 'patch_file_missing'
@@ -130,6 +132,20 @@ export function applyPatch(content: string, find: string, replace: string, optio
     });
   } else {
     chosen = found;
+  }
+  const uncertain = chosen.find((c) => c.uncertainLine !== undefined);
+  if (uncertain) {
+    return refuse('patch_ambiguous_indent', `cannot tell how line ${uncertain.uncertainLine} of replace is indented in this file's style (tabs vs spaces)`, {
+      ...counted,
+      hint: 'write find and replace with the file\'s own indentation characters',
+    });
+  }
+  const edge = chosen.find((c) => blankEdgeConflict(model, c));
+  if (edge) {
+    return refuse('patch_ambiguous_blank_edge', `find starts or ends inside a run of blank lines (line ${edge.firstLine + 1}) and the patch changes how many there are`, {
+      ...counted,
+      hint: 'quote the whole run of blank lines in find, or leave blank lines out of both find and replace',
+    });
   }
   const edits = chosen.map((c) => toRawEdit(model, c));
   return {
@@ -244,6 +260,31 @@ function noMatch(model: TextModel, core: string, rcore: string): PatchResult {
       ? 'the replace text is already in the file; this patch may have been applied already'
       : 'copy find exactly from the current file, with a few unchanged lines around the change',
   });
+}
+
+/**
+ * A patch whose matched text begins (or ends) with line breaks inside a longer run of blank lines in the
+ * file, and whose replacement has a different number of line breaks there: the find does not say which
+ * of the file's blank lines it meant, so the resulting count of blank lines would be a guess.
+ */
+function blankEdgeConflict(model: TextModel, c: Candidate): boolean {
+  const w = model.w;
+  const matched = w.slice(c.start, c.end);
+  const newlines = (s: string) => s.split('\n').length - 1;
+  const lead = (s: string) => /^\s*/.exec(s)![0];
+  const trail = (s: string) => /\s*$/.exec(s)![0];
+  if (matched.trim() === '' || c.text.trim() === '') return false;
+  const mLead = newlines(lead(matched));
+  if (mLead > 0 && newlines(lead(c.text)) !== mLead) {
+    const before = newlines(trail(w.slice(Math.max(0, c.start - 200), c.start)));
+    if (before > 0 && before + mLead >= 2) return true;
+  }
+  const mTrail = newlines(trail(matched));
+  if (mTrail > 0 && newlines(trail(c.text)) !== mTrail) {
+    const after = newlines(lead(w.slice(c.end, c.end + 200)));
+    if (after > 0 && after + mTrail >= 2) return true;
+  }
+  return false;
 }
 
 function refuse(code: PatchErrorCode, error: string, extra: Partial<PatchResult> = {}): PatchResult {
