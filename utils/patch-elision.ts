@@ -97,14 +97,24 @@ function bestSupported(
   const squash = (line: string) => foldedKey(line).replace(/\s+/g, '');
   const folded = lineKeys(model).folded;
   const repl = replLines.map(squash);
-  const scored = candidates.map((c, k) => {
+  // Cheapest first (the length difference is a lower bound on the diff), and every diff is cut off once it
+  // cannot matter: past the best so far plus the margin, a reading can neither win nor tie.
+  const order = candidates
+    .map((c, k) => ({ c, k, bound: Math.abs(c.lastLine - c.firstLine + 1 - repl.length) }))
+    .sort((a, b) => a.bound - b.bound);
+  let bestSoFar = Infinity;
+  const scored = order.map(({ c, k, bound }) => {
+    const limit = bestSoFar + SUPPORT_MARGIN;
+    if (bound > limit) return { candidate: c, changed: Infinity, evidence: 0, reading: readings[k]! };
     const span = folded.slice(c.firstLine, c.lastLine + 1).map((l) => l.replace(/\s+/g, ''));
     const headEnd = segments[0]!.lines.length;
     const tailStart = span.length - segments[segments.length - 1]!.lines.length;
+    const parts = diffArrays(span, repl, { maxEditLength: Number.isFinite(limit) ? limit : Number.MAX_SAFE_INTEGER });
+    if (!parts) return { candidate: c, changed: Infinity, evidence: 0, reading: readings[k]! };
     let changed = 0;
     let evidence = 0;
     let at = 0;
-    for (const part of diffArrays(span as string[], repl)) {
+    for (const part of parts) {
       if (part.added || part.removed) {
         changed += part.count ?? part.value.length;
       } else {
@@ -112,6 +122,7 @@ function bestSupported(
       }
       if (!part.added) at += part.value.length;
     }
+    bestSoFar = Math.min(bestSoFar, changed);
     return { candidate: c, changed, evidence, reading: readings[k]! };
   });
   scored.sort((a, b) => a.changed - b.changed);

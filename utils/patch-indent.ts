@@ -45,12 +45,14 @@ export function buildIndentMap(
   const shift = columnShift(model, matched, replaceIndents, strict);
   // A relation maps a find-frame indent to the file's; `fresh` is set for indents no matched line had.
   const relations: ((indent: string, fresh: boolean) => string | undefined)[] = [];
+  let strip: ((indent: string) => string | undefined) | undefined;
   const first = matched[0];
   if (first) {
     const [f0, g0] = first;
     if (f0.endsWith(g0)) {
       const extra = f0.slice(0, f0.length - g0.length);
-      relations.push((r) => (r.startsWith(extra) ? r.slice(extra.length) : undefined));
+      strip = (r) => (r.startsWith(extra) ? r.slice(extra.length) : undefined);
+      relations.push(strip);
     }
     if (g0.endsWith(f0)) {
       const missing = g0.slice(0, g0.length - f0.length);
@@ -69,7 +71,17 @@ export function buildIndentMap(
   }
   if (!best) return matched.length === 0 ? { pairs, convert: (r) => r } : undefined;
   const chosen = best;
-  return { pairs, convert: (r) => chosen(r, true) ?? shift?.(r, true) ?? r };
+  // Unless the model's extra prefix is simply taken off, a new indent with a tab in it, in a frame that
+  // used spaces and never a tab, has no known meaning.
+  const frameHasTabs = [...pairs.keys()].some((f) => f.includes('\t'));
+  const frameHasSpaces = [...pairs.keys()].some((f) => f.includes(' '));
+  const convert = (r: string): string => {
+    const stripped = chosen === strip ? strip?.(r) : undefined;
+    if (stripped !== undefined) return stripped;
+    if (!frameHasTabs && frameHasSpaces && r.includes('\t')) return AMBIGUOUS_INDENT;
+    return chosen(r, true) ?? shift?.(r, true) ?? r;
+  };
+  return { pairs, convert };
 }
 
 /**

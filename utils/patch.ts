@@ -110,23 +110,24 @@ export function applyPatch(content: string, find: string, replace: string, optio
   const strategy = outcome.strategy;
   const found = [...outcome.candidates].sort((a, b) => a.start - b.start || a.end - b.end);
   const lines = found.slice(0, 20).map((c) => c.firstLine + 1);
+  const where = describeSpans(found);
   const counted = { strategy, matchCount: found.length, matchLines: lines };
   let chosen: Candidate[];
   if (options.replaceAll) {
     for (let i = 1; i < found.length; i++) {
       if (found[i]!.start < found[i - 1]!.end) {
-        return refuse('patch_overlapping_matches', `find matches ${found.length} places that overlap (lines ${listLines(lines)}); replace_all cannot apply`, counted);
+        return refuse('patch_overlapping_matches', `find matches ${found.length} places that overlap (${where}); replace_all cannot apply`, counted);
       }
     }
     chosen = found;
   } else if (options.occurrence !== undefined) {
     const pick = found[options.occurrence - 1];
     if (!pick) {
-      return refuse('patch_occurrence_out_of_range', `occurrence ${options.occurrence} asked for, but find matches ${found.length} place(s) (lines ${listLines(lines)})`, counted);
+      return refuse('patch_occurrence_out_of_range', `occurrence ${options.occurrence} asked for, but find matches ${found.length} place(s) (${where})`, counted);
     }
     chosen = [pick];
   } else if (found.length > 1) {
-    return refuse('patch_ambiguous_find', `find matches ${found.length} places (lines ${listLines(lines)}); nothing was changed`, {
+    return refuse('patch_ambiguous_find', `find matches ${found.length} places (${where}); nothing was changed`, {
       ...counted,
       hint: 'add surrounding lines to make find unique, or set occurrence (1-based) or replace_all',
     });
@@ -291,8 +292,10 @@ function refuse(code: PatchErrorCode, error: string, extra: Partial<PatchResult>
   return { applied: false, code, error, ...extra };
 }
 
-function listLines(lines: readonly number[]): string {
-  return lines.length > 8 ? `${lines.slice(0, 8).join(', ')}, …` : lines.join(', ');
+/** "lines 3, 9–12, 40" for up to 8 spans (1-based, inclusive), then "…". */
+function describeSpans(spans: readonly Candidate[]): string {
+  const text = spans.slice(0, 8).map((c) => (c.lastLine > c.firstLine ? `${c.firstLine + 1}–${c.lastLine + 1}` : `${c.firstLine + 1}`));
+  return `lines ${text.join(', ')}${spans.length > 8 ? ', …' : ''}`;
 }
 
 function toRawEdit(model: TextModel, c: Candidate): PatchEdit {
