@@ -178,13 +178,6 @@ export function lineKeys(model: TextModel): LineKeys {
   return model.keys;
 }
 
-/** Width of an indentation string in columns, a tab counting as 4 (only ratios between lines matter). */
-export function indentWidth(indent: string): number {
-  let w = 0;
-  for (let i = 0; i < indent.length; i++) w += indent.charCodeAt(i) === 9 ? 4 : 1;
-  return w;
-}
-
 /** Count of non-whitespace characters. */
 export function nonWsLength(s: string): number {
   let n = 0;

@@ -13,7 +13,20 @@ import { eolForSpan, makeTextModel, rawOffset, type TextModel } from './patch-te
 export type { MatchStrategy } from './patch-match.js';
 export { isElisionMarker } from './patch-elision.js';
 
-/** Stable codes of a refused patch (for tests, logs and `--json` reports). */
+/**
+ * Stable codes of a refused patch (for tests, logs and `--json` reports):
+ * - `patch_no_match`: no pass found find (see `closest`); `patch_ambiguous_find`: the first pass that
+ *   found anything found several places (see `matchLines`); nothing looser was tried.
+ * - `patch_empty_find`: `find: ""` on a non-empty file; `patch_noop`: find equals replace;
+ *   `patch_invalid_options`: bad `occurrence` or both options; `patch_occurrence_out_of_range`;
+ *   `patch_overlapping_matches`: `replaceAll` on matches that overlap.
+ * - `patch_ambiguous_blank_edge`: find starts/ends inside a run of blank lines and the patch changes how
+ *   many; `patch_ambiguous_indent`: a new line's indentation has no certain spelling in the file's style.
+ * - `patch_elision_unanchored` / `patch_elision_unpaired`: `...` lines that cannot anchor a span, or
+ *   markers in replace that do not repeat find's.
+ * - Plans only: `patch_file_missing` (non-empty find on a file not given), `patch_overlap` (a patch
+ *   changes text an earlier patch of the plan wrote).
+ */
 export type PatchErrorCode =
   | 'patch_no_match'
   | 'patch_ambiguous_find'
@@ -105,7 +118,7 @@ export function applyPatch(content: string, find: string, replace: string, optio
   const outcome = locate(model, prepared);
   if (!outcome) return noMatch(model, prepared.core, prepared.rcore);
   if ('refusal' in outcome) {
-    return refuse(outcome.refusal.code as PatchErrorCode, outcome.refusal.message, { strategy: outcome.strategy });
+    return refuse(outcome.refusal.code, outcome.refusal.message, { strategy: outcome.strategy });
   }
   const strategy = outcome.strategy;
   const found = [...outcome.candidates].sort((a, b) => a.start - b.start || a.end - b.end);

@@ -40,6 +40,17 @@ describe('exact pass', () => {
     expect(r.newContent).toBe('one\r\nTWO\r\nextra\r\nTHREE\r\n');
   });
 
+  it('in a file with mixed endings, writes the endings of the span it replaces', () => {
+    const content = 'a1\r\na2\r\nb1 is here\nb2 is here\nc\r\n';
+    const r = applyPatch(content, 'b1 is here\nb2 is here', 'B1 is here\nB2 is here');
+    expect(r.newContent).toBe('a1\r\na2\r\nB1 is here\nB2 is here\nc\r\n');
+  });
+
+  it('accepts CRLF in find and replace for an LF file', () => {
+    const r = applyPatch('one\ntwo\nthree\n', 'one\r\ntwo', 'uno\r\ndos');
+    expect(r).toMatchObject({ applied: true, strategy: 'exact', newContent: 'uno\ndos\nthree\n' });
+  });
+
   it('keeps a BOM and a missing final newline', () => {
     const r = applyPatch('\uFEFFalpha\nbeta', 'beta', 'gamma');
     expect(r.newContent).toBe('\uFEFFalpha\ngamma');
@@ -109,6 +120,21 @@ describe('indent_relative pass', () => {
   it('refuses when a new line has no certain spelling in a tab file', () => {
     const content = 'class A {\n\tm() {\n\t\treturn 1;\n\t}\n}\n';
     const r = applyPatch(content, '    m() {\n        return 1;\n    }', '    m() {\n      odd();\n        return 1;\n    }');
+    expect(r).toMatchObject({ applied: false, code: 'patch_ambiguous_indent' });
+  });
+});
+
+describe('indentation frames', () => {
+  it('takes a uniform extra prefix off new lines, tabs included', () => {
+    const content = 'func a() {\n\tx := 1\n\treturn x\n}\n';
+    const r = applyPatch(content, '  func a() {\n  \tx := 1', '  func a() {\n  \tx := 1\n  \tif x > 0 {\n  \t\tx++\n  \t}');
+    expect(r).toMatchObject({ applied: true, strategy: 'indent_relative' });
+    expect(r.newContent).toBe('func a() {\n\tx := 1\n\tif x > 0 {\n\t\tx++\n\t}\n\treturn x\n}\n');
+  });
+
+  it('refuses a new line with a tab when the model wrote only spaces elsewhere', () => {
+    const content = '\t/**\n\t * Docs for run.\n\t */\n\trun() {}\n';
+    const r = applyPatch(content, '/**\n * Docs for run.\n */', '/**\n * Docs for run.\n\t * odd.\n */');
     expect(r).toMatchObject({ applied: false, code: 'patch_ambiguous_indent' });
   });
 });
