@@ -64,7 +64,7 @@ export function locateElision(
   }
   const keep = replMarkers > 0;
   const occurrences = segments.map((s) => segmentOccurrences(model, s.lines));
-  const readings = enumerateReadings(model, segments, occurrences);
+  const { readings, truncated } = enumerateReadings(model, segments, occurrences);
   const candidates: Candidate[] = readings.map((starts) => {
     const first = starts[0]!;
     const lastSeg = segments.length - 1;
@@ -72,14 +72,14 @@ export function locateElision(
     return spanCandidate(model, first, last, renderReplacement(model, segments, starts, replLines, keep));
   });
   if (candidates.length === 0) return undefined;
-  const supported = candidates.length > 1 && !keep ? bestSupported(model, segments, readings, candidates, replLines) : undefined;
-  return { strategy: 'elision', candidates: supported ? [supported] : candidates };
+  const supported = candidates.length > 1 && !keep && !truncated ? bestSupported(model, segments, readings, candidates, replLines) : undefined;
+  return supported ? { strategy: 'elision', candidates: [supported] } : { strategy: 'elision', candidates, truncated };
 }
 
 /** Margin (in changed lines) by which the best-supported reading must beat the next one. */
 const SUPPORT_MARGIN = 2;
-/** Readings beyond this many are not scored (the find is ambiguous anyway). */
-const MAX_SCORED_READINGS = 200;
+/** Readings beyond this many are neither listed nor scored (the find is ambiguous anyway). */
+const MAX_READINGS = 500;
 
 /**
  * The reading whose span is closest to the replacement (fewest lines added + removed), if it beats every
@@ -92,8 +92,7 @@ function bestSupported(
   candidates: readonly Candidate[],
   replLines: readonly string[],
 ): Candidate | undefined {
-  if (readings.length > MAX_SCORED_READINGS) return undefined;
-  // Compared without any whitespace: re-aligned or re-indented kept lines are still evidence.
+    // Compared without any whitespace: re-aligned or re-indented kept lines are still evidence.
   const squash = (line: string) => foldedKey(line).replace(/\s+/g, '');
   const folded = lineKeys(model).folded;
   const repl = replLines.map(squash);
@@ -174,27 +173,30 @@ function segmentOccurrences(model: TextModel, lines: readonly string[]): number[
  * Every way to place the segments in order, each after the previous one with at least one non-blank line
  * elided between them. Each placement is a distinct location, so more than one is ambiguous.
  */
-function enumerateReadings(model: TextModel, segments: readonly Segment[], occurrences: readonly number[][]): number[][] {
-  // Capped: past the cap the find is ambiguous anyway, and the count in the refusal says "at least".
+function enumerateReadings(
+  model: TextModel,
+  segments: readonly Segment[],
+  occurrences: readonly number[][],
+): { readings: number[][]; truncated: boolean } {
   const content = lineKeys(model).content;
   const nonBlankBefore: number[] = new Array<number>(content.length + 1);
   nonBlankBefore[0] = 0;
   for (let i = 0; i < content.length; i++) nonBlankBefore[i + 1] = nonBlankBefore[i]! + (content[i] === '' ? 0 : 1);
   const hasText = (from: number, to: number): boolean => to > from && nonBlankBefore[to]! - nonBlankBefore[from]! > 0;
   const readings: number[][] = [];
-  const LIMIT = 200;
+  // Past the cap the find is ambiguous anyway; one extra reading is collected to know the cap was passed.
   const walk = (seg: number, after: number, acc: number[]): void => {
-    if (readings.length >= LIMIT) return;
     for (const start of occurrences[seg]!) {
-      if (seg > 0 && !hasText(after, start)) continue;
-      if (seg > 0 && start < after) continue;
+      if (readings.length > MAX_READINGS) return;
+      if (seg > 0 && (start < after || !hasText(after, start))) continue;
       const next = [...acc, start];
       if (seg === segments.length - 1) readings.push(next);
       else walk(seg + 1, start + segments[seg]!.lines.length, next);
     }
   };
   walk(0, 0, []);
-  return readings;
+  const truncated = readings.length > MAX_READINGS;
+  return { readings: truncated ? readings.slice(0, MAX_READINGS) : readings, truncated };
 }
 
 /**

@@ -46,7 +46,7 @@ export type MatchStrategy =
 
 /** What a pass found: its locations, or a refusal that must stop the cascade. */
 export type PassOutcome =
-  | { strategy: MatchStrategy; candidates: Candidate[] }
+  | { strategy: MatchStrategy; candidates: Candidate[]; /** More locations exist than were listed. */ truncated?: boolean }
   | { strategy: MatchStrategy; refusal: { code: 'patch_elision_unanchored' | 'patch_elision_unpaired'; message: string } };
 
 /** Fewer non-whitespace characters than this and only the exact passes run (Gemini CLI and Aider use 10). */

@@ -124,23 +124,24 @@ export function applyPatch(content: string, find: string, replace: string, optio
   const found = [...outcome.candidates].sort((a, b) => a.start - b.start || a.end - b.end);
   const lines = found.slice(0, 20).map((c) => c.firstLine + 1);
   const where = describeSpans(found);
+  const count = outcome.truncated ? `more than ${found.length}` : String(found.length);
   const counted = { strategy, matchCount: found.length, matchLines: lines };
   let chosen: Candidate[];
   if (options.replaceAll) {
     for (let i = 1; i < found.length; i++) {
       if (found[i]!.start < found[i - 1]!.end) {
-        return refuse('patch_overlapping_matches', `find matches ${found.length} places that overlap (${where}); replace_all cannot apply`, counted);
+        return refuse('patch_overlapping_matches', `find matches ${count} places that overlap (${where}); replace_all cannot apply`, counted);
       }
     }
     chosen = found;
   } else if (options.occurrence !== undefined) {
     const pick = found[options.occurrence - 1];
     if (!pick) {
-      return refuse('patch_occurrence_out_of_range', `occurrence ${options.occurrence} asked for, but find matches ${found.length} place(s) (${where})`, counted);
+      return refuse('patch_occurrence_out_of_range', `occurrence ${options.occurrence} asked for, but find matches ${count} place(s) (${where})`, counted);
     }
     chosen = [pick];
   } else if (found.length > 1) {
-    return refuse('patch_ambiguous_find', `find matches ${found.length} places (${where}); nothing was changed`, {
+    return refuse('patch_ambiguous_find', `find matches ${count} places (${where}); nothing was changed`, {
       ...counted,
       hint: 'add surrounding lines to make find unique, or set occurrence (1-based) or replace_all',
     });
