@@ -4,6 +4,7 @@
  * the first pass that finds anything and counts locations (research edit-matching.md §6.3–§6.4; Gemini CLI
  * counts at every tier, Aider re-indents, Codex folds punctuation).
  */
+import { diffArrays } from 'diff';
 import { buildIndentMap, reindentLine, type IndentMap } from './patch-indent.js';
 import { locateElision } from './patch-elision.js';
 import {
@@ -140,11 +141,11 @@ const LINE_PASSES: readonly LinePass[] = [
   },
   {
     strategy: 'unicode_folded',
-    match: (model, fl, _rl, i, verbatim) => {
+    match: (model, fl, rl, i) => {
       const keys = lineKeys(model).folded;
       if (i + fl.length > keys.length) return undefined;
       for (let j = 0; j < fl.length; j++) if (keys[i + j] !== foldedKey(fl[j]!)) return undefined;
-      return verbatim(i, i + fl.length - 1);
+      return spanCandidate(model, i, i + fl.length - 1, keepFileSpelling(model, i, fl, rl));
     },
   },
   {
@@ -162,6 +163,31 @@ const LINE_PASSES: readonly LinePass[] = [
     match: (model, fl, rl, i) => blankTolerant(model, fl, rl, i),
   },
 ];
+
+/**
+ * The replacement, with every line it keeps from find (equal once folded) written as the file spells it:
+ * the file's curly quotes, dashes and odd spaces survive on lines the patch does not change (Claude Code
+ * "preserve quote style"; research §6.3 P4). Lines are paired by a line diff of find and replace.
+ */
+function keepFileSpelling(model: TextModel, first: number, fl: readonly string[], rl: readonly string[]): string {
+  const out: string[] = [];
+  let f = 0;
+  let r = 0;
+  for (const part of diffArrays(fl.map(foldedKey), rl.map(foldedKey))) {
+    const n = part.count ?? part.value.length;
+    if (part.added) {
+      out.push(...rl.slice(r, r + n));
+      r += n;
+    } else if (part.removed) {
+      f += n;
+    } else {
+      for (let k = 0; k < n; k++) out.push(model.lines[first + f + k]!);
+      f += n;
+      r += n;
+    }
+  }
+  return out.join('\n');
+}
 
 /** Lines where the first line of find could start: same content key (a superset for every line pass). */
 function startLines(model: TextModel, findLines: readonly string[]): readonly number[] {

@@ -91,6 +91,13 @@ describe('unicode_folded pass', () => {
     expect(r).toMatchObject({ applied: true, strategy: 'unicode_folded', startLine: 6 });
     expect(r.newContent).toContain("const msg = 'hi ' + name;");
   });
+
+  it('keeps the file\'s typographic characters on lines the patch does not change', () => {
+    const content = 'const title = \u201CHello\u201D; // greeting\nconst count = 1;\nconst done = false;\n';
+    const r = applyPatch(content, 'const title = "Hello"; // greeting\nconst count = 1;', 'const title = "Hello"; // greeting\nconst count = 2;');
+    expect(r).toMatchObject({ applied: true, strategy: 'unicode_folded' });
+    expect(r.newContent).toBe('const title = \u201CHello\u201D; // greeting\nconst count = 2;\nconst done = false;\n');
+  });
 });
 
 describe('indent_relative pass', () => {
