@@ -55,7 +55,14 @@ function main(): void {
   const show = valueOf(args, '--show') as Verdict | undefined;
   const onlyKind = valueOf(args, '--kind');
   const path = process.env.CLAWCODE_EDITS_BENCH ?? fileURLToPath(new URL('../../shared/bench/edits-public.json', import.meta.url));
-  const data = JSON.parse(readFileSync(path, 'utf8')) as BenchData;
+  let data: BenchData;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8')) as BenchData;
+  } catch (error) {
+    process.stderr.write(`cannot read the edits benchmark at ${path}: ${(error as Error).message}\n(set CLAWCODE_EDITS_BENCH to its path)\n`);
+    process.exitCode = 1;
+    return;
+  }
   const cases = onlyKind ? data.cases.filter((c) => c.kind === onlyKind) : data.cases;
   const reports = [oursEngine, exactEngine].map((engine) => run(engine, data, cases, engine === oursEngine ? show : undefined));
   if (json) {
