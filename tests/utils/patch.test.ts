@@ -210,6 +210,11 @@ describe('refusals', () => {
     expect(r.newContent).toBeUndefined();
   });
 
+  it('suggests the line sharing most words with a one-line find', () => {
+    const r = applyPatch(js, 'console.log(msg, name);', 'x();');
+    expect(r).toMatchObject({ applied: false, code: 'patch_no_match', closest: { startLine: 7, endLine: 7 } });
+  });
+
   it('refuses an ambiguous exact find with the count and every line', () => {
     const content = 'a();\nb();\na();\nc();\na();\n';
     const r = applyPatch(content, 'a();', 'z();');
@@ -292,6 +297,11 @@ describe('occurrence and replaceAll', () => {
     expect(applyPatch(content, 'log(1);', 'x', { occurrence: 0 })).toMatchObject({ code: 'patch_invalid_options' });
     expect(applyPatch(content, 'log(1);', 'x', { occurrence: 1.5 })).toMatchObject({ code: 'patch_invalid_options' });
     expect(applyPatch(content, 'log(1);', 'x', { occurrence: 1, replaceAll: true })).toMatchObject({ code: 'patch_invalid_options' });
+  });
+
+  it('writes $ patterns literally in every replaced place', () => {
+    const r = applyPatch(content, 'log(1);', "log('$&$$');", { replaceAll: true });
+    expect(r.newContent).toBe("log('$&$$');\nlog(2);\nlog('$&$$');\n");
   });
 
   it('refuses replaceAll when the matches overlap', () => {
