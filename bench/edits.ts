@@ -45,6 +45,7 @@ interface EngineReport {
   kinds: Record<string, Tally & { correctRate: number }>;
   medianMs: number;
   p95Ms: number;
+  maxMs: number;
   strategies: Record<string, number>;
 }
 
@@ -54,7 +55,14 @@ function main(): void {
   const show = valueOf(args, '--show') as Verdict | undefined;
   const onlyKind = valueOf(args, '--kind');
   const path = process.env.CLAWCODE_EDITS_BENCH ?? fileURLToPath(new URL('../../shared/bench/edits-public.json', import.meta.url));
-  const data = JSON.parse(readFileSync(path, 'utf8')) as BenchData;
+  let data: BenchData;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8')) as BenchData;
+  } catch (error) {
+    process.stderr.write(`cannot read the edits benchmark at ${path}: ${(error as Error).message}\n(set CLAWCODE_EDITS_BENCH to its path)\n`);
+    process.exitCode = 1;
+    return;
+  }
   const cases = onlyKind ? data.cases.filter((c) => c.kind === onlyKind) : data.cases;
   const reports = [oursEngine, exactEngine].map((engine) => run(engine, data, cases, engine === oursEngine ? show : undefined));
   if (json) {
@@ -95,6 +103,7 @@ function run(engine: Engine, data: BenchData, cases: readonly BenchCase[], show:
     kinds: Object.fromEntries(Object.entries(kinds).map(([k, t]) => [k, rate(t)])),
     medianMs: quantile(times, 0.5),
     p95Ms: quantile(times, 0.95),
+    maxMs: times[times.length - 1] ?? 0,
     strategies,
   };
 }
@@ -128,6 +137,7 @@ function printTable(reports: readonly EngineReport[], total: number, path: strin
   lines.push(`${'OVERALL'.padEnd(20)}${String(total).padStart(5)}   ${reports.map((r) => cell(r.overall)).join(' │ ')}`);
   lines.push(`${'median ms / edit'.padEnd(25)} ${reports.map((r) => r.medianMs.toFixed(3).padStart(18)).join(' │ ')}`);
   lines.push(`${'p95 ms / edit'.padEnd(25)} ${reports.map((r) => r.p95Ms.toFixed(3).padStart(18)).join(' │ ')}`);
+  lines.push(`${'max ms / edit'.padEnd(25)} ${reports.map((r) => r.maxMs.toFixed(3).padStart(18)).join(' │ ')}`);
   lines.push(`strategies (ours): ${Object.entries(reports[0]!.strategies).map(([s, n]) => `${s} ${n}`).join(', ')}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -1,8 +1,14 @@
 /**
- * The elision pass: a `find` with `...` marker lines ("keep what is here") is split into segments that
- * anchor the span at both ends; the elided text between them is located, never guessed (Aider's
- * `try_dotdotdots` requires each piece to be unique; research edit-matching.md §6.3 P8).
+ * The elision pass: a `find` with `...` marker lines ("something is left out here") is split into segments
+ * that anchor the span at both ends (research edit-matching.md §6.3 P8; Aider's `try_dotdotdots`).
+ *
+ * Anchors are often common lines (`}`, a closing docstring), so several placements ("readings") can fit.
+ * Every placement counts as a location. One reading is taken only on evidence from the replacement, which
+ * is the new text of the span: it must be the smallest line diff to the replacement by a clear margin AND
+ * the replacement must keep at least one informative line of that reading's elided text. A replacement
+ * that says nothing about the elided text (e.g. deletes it all) never picks between readings.
  */
+import { diffArrays } from 'diff';
 import type { PassOutcome } from './patch-match.js';
 import { type Candidate, contentKey, foldedKey, lineKeys, spanCandidate, type TextModel } from './patch-text.js';
 
@@ -43,24 +49,91 @@ export function locateElision(
       },
     };
   }
-  if (replMarkers !== 0 && replMarkers !== segments.length - 1) {
+  const findMarkers = findLines.filter(isElisionMarker);
+  const replMarkerLines = replLines.filter(isElisionMarker);
+  // Markers in replace mean "keep the elided text" only when they repeat find's marker lines exactly;
+  // otherwise a `...` in replace may be literal code (a Python stub, a docstring example).
+  if (replMarkers !== 0 && (replMarkers !== findMarkers.length || replMarkerLines.some((l, i) => l !== findMarkers[i]))) {
     return {
       strategy: 'elision',
       refusal: {
         code: 'patch_elision_unpaired',
-        message: `find has ${segments.length - 1} "..." line(s) but replace has ${replMarkers}; use the same number or none`,
+        message: `find has ${findMarkers.length} "..." line(s) and replace has ${replMarkers} that do not repeat them; use the same marker lines, or none`,
       },
     };
   }
+  const keep = replMarkers > 0;
   const occurrences = segments.map((s) => segmentOccurrences(model, s.lines));
-  const readings = enumerateReadings(model, segments, occurrences);
+  const { readings, truncated } = enumerateReadings(model, segments, occurrences);
   const candidates: Candidate[] = readings.map((starts) => {
     const first = starts[0]!;
     const lastSeg = segments.length - 1;
     const last = starts[lastSeg]! + segments[lastSeg]!.lines.length - 1;
-    return spanCandidate(model, first, last, renderReplacement(model, segments, starts, replLines, replMarkers > 0));
+    return spanCandidate(model, first, last, renderReplacement(model, segments, starts, replLines, keep));
   });
-  return candidates.length > 0 ? { strategy: 'elision', candidates } : undefined;
+  if (candidates.length === 0) return undefined;
+  const supported = candidates.length > 1 && !keep && !truncated ? bestSupported(model, segments, readings, candidates, replLines) : undefined;
+  return supported ? { strategy: 'elision', candidates: [supported] } : { strategy: 'elision', candidates, truncated };
+}
+
+/** Margin (in changed lines) by which the best-supported reading must beat the next one. */
+const SUPPORT_MARGIN = 2;
+/** Readings beyond this many are neither listed nor scored (the find is ambiguous anyway). */
+const MAX_READINGS = 500;
+
+/**
+ * The reading whose span is closest to the replacement (fewest lines added + removed), if it beats every
+ * other reading by `SUPPORT_MARGIN` and the replacement keeps an informative line of its elided text.
+ */
+function bestSupported(
+  model: TextModel,
+  segments: readonly Segment[],
+  readings: readonly number[][],
+  candidates: readonly Candidate[],
+  replLines: readonly string[],
+): Candidate | undefined {
+    // Compared without any whitespace: re-aligned or re-indented kept lines are still evidence.
+  const squash = (line: string) => foldedKey(line).replace(/\s+/g, '');
+  const folded = lineKeys(model).folded;
+  const repl = replLines.map(squash);
+  // Cheapest first (the length difference is a lower bound on the diff), and every diff is cut off once it
+  // cannot matter: past the best so far plus the margin, a reading can neither win nor tie.
+  const order = candidates
+    .map((c, k) => ({ c, k, bound: Math.abs(c.lastLine - c.firstLine + 1 - repl.length) }))
+    .sort((a, b) => a.bound - b.bound);
+  let bestSoFar = Infinity;
+  const scored = order.map(({ c, k, bound }) => {
+    const limit = bestSoFar + SUPPORT_MARGIN;
+    if (bound > limit) return { candidate: c, changed: Infinity, evidence: 0, reading: readings[k]! };
+    const span = folded.slice(c.firstLine, c.lastLine + 1).map((l) => l.replace(/\s+/g, ''));
+    const headEnd = segments[0]!.lines.length;
+    const tailStart = span.length - segments[segments.length - 1]!.lines.length;
+    const parts = diffArrays(span, repl, { maxEditLength: Number.isFinite(limit) ? limit : Number.MAX_SAFE_INTEGER });
+    if (!parts) return { candidate: c, changed: Infinity, evidence: 0, reading: readings[k]! };
+    let changed = 0;
+    let evidence = 0;
+    let at = 0;
+    for (const part of parts) {
+      if (part.added || part.removed) {
+        changed += part.count ?? part.value.length;
+      } else {
+        for (let i = at; i < at + part.value.length; i++) if (i >= headEnd && i < tailStart && informative(span[i]!)) evidence++;
+      }
+      if (!part.added) at += part.value.length;
+    }
+    bestSoFar = Math.min(bestSoFar, changed);
+    return { candidate: c, changed, evidence, reading: readings[k]! };
+  });
+  scored.sort((a, b) => a.changed - b.changed);
+  const [best, next] = scored;
+  if (!best || !next || next.changed - best.changed < SUPPORT_MARGIN || best.evidence === 0) return undefined;
+  return best.candidate;
+}
+
+/** A line that says something on its own: 4+ characters with a letter or digit (not a lone brace). */
+function informative(line: string): boolean {
+  const t = line.trim();
+  return t.length >= 4 && /[\p{L}\p{N}]/u.test(t);
 }
 
 function splitSegments(findLines: readonly string[]): Segment[] | undefined {
@@ -100,26 +173,30 @@ function segmentOccurrences(model: TextModel, lines: readonly string[]): number[
  * Every way to place the segments in order, each after the previous one with at least one non-blank line
  * elided between them. Each placement is a distinct location, so more than one is ambiguous.
  */
-function enumerateReadings(model: TextModel, segments: readonly Segment[], occurrences: readonly number[][]): number[][] {
+function enumerateReadings(
+  model: TextModel,
+  segments: readonly Segment[],
+  occurrences: readonly number[][],
+): { readings: number[][]; truncated: boolean } {
   const content = lineKeys(model).content;
   const nonBlankBefore: number[] = new Array<number>(content.length + 1);
   nonBlankBefore[0] = 0;
   for (let i = 0; i < content.length; i++) nonBlankBefore[i + 1] = nonBlankBefore[i]! + (content[i] === '' ? 0 : 1);
   const hasText = (from: number, to: number): boolean => to > from && nonBlankBefore[to]! - nonBlankBefore[from]! > 0;
   const readings: number[][] = [];
-  const LIMIT = 1000;
+  // Past the cap the find is ambiguous anyway; one extra reading is collected to know the cap was passed.
   const walk = (seg: number, after: number, acc: number[]): void => {
-    if (readings.length >= LIMIT) return;
     for (const start of occurrences[seg]!) {
-      if (seg > 0 && !hasText(after, start)) continue;
-      if (seg > 0 && start < after) continue;
+      if (readings.length > MAX_READINGS) return;
+      if (seg > 0 && (start < after || !hasText(after, start))) continue;
       const next = [...acc, start];
       if (seg === segments.length - 1) readings.push(next);
       else walk(seg + 1, start + segments[seg]!.lines.length, next);
     }
   };
   walk(0, 0, []);
-  return readings;
+  const truncated = readings.length > MAX_READINGS;
+  return { readings: truncated ? readings.slice(0, MAX_READINGS) : readings, truncated };
 }
 
 /**

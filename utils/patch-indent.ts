@@ -1,28 +1,34 @@
 /**
- * Re-indentation of a replacement for the indentation-tolerant passes: the model's `find` and `replace`
+ * Re-indentation of a replacement for the indentation-tolerant passes. The model's `find` and `replace`
  * share one indentation frame (shifted, dedented, or tabs where the file has spaces); the file has another.
- * An `IndentMap` learns the find→file correspondence from the matched lines and moves every replacement
- * line into the file's frame (Aider's `replace_part_with_missing_leading_whitespace`, Gemini CLI's
- * `applyIndentation`; research edit-matching.md §6.3 P5/P6).
+ * An `IndentMap` learns the find→file relation from the matched lines — a constant shift in columns, with
+ * the width of a tab on the side that uses tabs solved for — and moves every replacement line into the
+ * file's frame (Aider's `replace_part_with_missing_leading_whitespace`, Gemini CLI's `applyIndentation`;
+ * research edit-matching.md §6.3 P5/P6).
  */
-import { indentWidth, type TextModel, lineKeys } from './patch-text.js';
+import { lineKeys, type TextModel } from './patch-text.js';
 
-/** Find-indent → file-indent correspondence plus a linear fit for indents the find never used. */
+/** Find-indent → file-indent relation. */
 export interface IndentMap {
   /** Exact find-indent strings seen on matched lines, mapped to the file's indent string. */
   readonly pairs: ReadonlyMap<string, string>;
-  /** file width = offset + scale × find width (columns, tab = 4). */
-  readonly scale: number;
-  readonly offset: number;
-  /** Write new indentation with tabs (the file's style around the match). */
-  readonly tabs: boolean;
+  /** Moves any other indent string into the file's frame. */
+  readonly convert: (indent: string) => string;
 }
 
+/** Returned by a relation that cannot tell how the file would write an indent. */
+const AMBIGUOUS_INDENT = '\u0000';
+
+/** Tab widths tried, most likely first (2 is how 2-space files are usually tab-converted). */
+const TAB_WIDTHS = [2, 4, 8, 3] as const;
+
 /**
- * Build the map from matched (find indent, file indent) pairs.
- * @param strict  true (indent_relative pass): every pair must agree with one function that is one-to-one and
- *                linear with a positive scale, else `undefined` (no match). false (trimmed_lines pass): the
- *                first pair of each find indent wins and the fit comes from the first pair alone.
+ * Build the map from matched (find indent, file indent) pairs of non-blank lines. Relations tried in order,
+ * each kept only as exact as the evidence: a common prefix added or removed (keeps odd tab/space mixes),
+ * leading tabs ↔ runs of N spaces, then a shift in columns with a tab width solved for.
+ * @param strict  true (indent_relative pass): every pair must fit one relation, else `undefined` (no match).
+ *                false (trimmed_lines, blank_lines_ignored): the relation most pairs fit wins.
+ * @param replaceIndents  indents of the replacement lines (they tell whether the model's frame uses tabs)
  */
 export function buildIndentMap(
   model: TextModel,
@@ -31,78 +37,134 @@ export function buildIndentMap(
   strict: boolean,
 ): IndentMap | undefined {
   const pairs = new Map<string, string>();
-  const reverse = new Map<string, string>();
   for (const [f, g] of matched) {
     const known = pairs.get(f);
-    if (known === undefined) {
-      if (strict && reverse.has(g) && reverse.get(g) !== f) return undefined;
-      pairs.set(f, g);
-      reverse.set(g, f);
-    } else if (known !== g && strict) {
-      return undefined;
+    if (known === undefined) pairs.set(f, g);
+    else if (strict && known !== g) return undefined;
+  }
+  const shift = columnShift(model, matched, replaceIndents, strict);
+  // A relation maps a find-frame indent to the file's; `fresh` is set for indents no matched line had.
+  const relations: ((indent: string, fresh: boolean) => string | undefined)[] = [];
+  let strip: ((indent: string) => string | undefined) | undefined;
+  const first = matched[0];
+  if (first) {
+    const [f0, g0] = first;
+    if (f0.endsWith(g0)) {
+      const extra = f0.slice(0, f0.length - g0.length);
+      strip = (r) => (r.startsWith(extra) ? r.slice(extra.length) : undefined);
+      relations.push(strip);
+    }
+    if (g0.endsWith(f0)) {
+      const missing = g0.slice(0, g0.length - f0.length);
+      relations.push((r) => missing + r);
     }
   }
-  const entries = [...pairs].map(([f, g]) => [indentWidth(f), indentWidth(g)] as const).sort((a, b) => a[0] - b[0]);
-  if (entries.length === 0) return { pairs, scale: 1, offset: 0, tabs: fileUsesTabs(model, []) };
-  const first = entries[0]!;
-  const last = entries[entries.length - 1]!;
-  let scale: number;
-  if (strict && last[0] > first[0]) {
-    scale = (last[1] - first[1]) / (last[0] - first[0]);
-    if (!(scale > 0)) return undefined;
-    for (const [fw, gw] of entries) if (Math.abs(first[1] + scale * (fw - first[0]) - gw) > 1e-9) return undefined;
-  } else {
-    scale = unitRatio(model, [...pairs.keys(), ...replaceIndents], [...pairs.values()]);
+  for (const u of TAB_WIDTHS) relations.push((r) => tabsToSpaces(r, u), (r, fresh) => spacesToTabs(r, u, fresh));
+  if (shift) relations.push(shift);
+  let best: ((indent: string, fresh: boolean) => string | undefined) | undefined;
+  let bestFit = -1;
+  for (const rel of relations) {
+    let fit = 0;
+    for (const [f, g] of matched) if (rel(f, false) === g) fit++;
+    if (strict && fit < matched.length) continue;
+    if (fit > bestFit) [best, bestFit] = [rel, fit];
   }
-  const anchor = strict ? first : ([indentWidth(matched[0]![0]), indentWidth(matched[0]![1])] as const);
-  return { pairs, scale, offset: anchor[1] - scale * anchor[0], tabs: fileUsesTabs(model, [...pairs.values()]) };
+  if (!best) return matched.length === 0 ? { pairs, convert: (r) => r } : undefined;
+  const chosen = best;
+  // Unless the model's extra prefix is simply taken off, a new indent with a tab in it, in a frame that
+  // used spaces and never a tab, has no known meaning.
+  const frameHasTabs = [...pairs.keys()].some((f) => f.includes('\t'));
+  const frameHasSpaces = [...pairs.keys()].some((f) => f.includes(' '));
+  const convert = (r: string): string => {
+    const stripped = chosen === strip ? strip?.(r) : undefined;
+    if (stripped !== undefined) return stripped;
+    if (!frameHasTabs && frameHasSpaces && r.includes('\t')) return AMBIGUOUS_INDENT;
+    return chosen(r, true) ?? shift?.(r, true) ?? r;
+  };
+  return { pairs, convert };
 }
 
-/** Re-indent one replacement line into the file's frame. Blank lines are kept as written. */
-export function reindentLine(map: IndentMap, line: string): string {
+/**
+ * Re-indent one replacement line into the file's frame. Blank lines are kept as written. `undefined` when
+ * the line's indentation has no certain spelling in the file's style (the patch is then refused).
+ */
+export function reindentLine(map: IndentMap, line: string): string | undefined {
   if (line.trim() === '') return line;
   let i = 0;
   while (i < line.length && (line[i] === ' ' || line[i] === '\t')) i++;
   const indent = line.slice(0, i);
-  const known = map.pairs.get(indent);
-  if (known !== undefined) return known + line.slice(i);
-  const width = Math.max(0, Math.round(map.offset + map.scale * indentWidth(indent)));
-  const text = map.tabs ? '\t'.repeat(Math.floor(width / 4)) + ' '.repeat(width % 4) : ' '.repeat(width);
-  return text + line.slice(i);
+  const mapped = map.pairs.get(indent) ?? map.convert(indent);
+  return mapped === AMBIGUOUS_INDENT ? undefined : mapped + line.slice(i);
 }
 
-/** Ratio of the file's indent unit to the find's when only one level was matched (tabs vs spaces). */
-function unitRatio(model: TextModel, findIndents: readonly string[], fileIndents: readonly string[]): number {
-  const findTabs = findIndents.some((s) => s.includes('\t'));
-  const fileTabs = fileIndents.some((s) => s.includes('\t')) || (fileIndents.every((s) => s === '') && fileUsesTabs(model, []));
-  if (findTabs === fileTabs) return 1;
-  if (findTabs) {
-    const keys = lineKeys(model);
-    return spaceUnit(keys.indent.filter((_, i) => keys.content[i] !== '')) / 4;
+/** Leading tabs written as `u` spaces each (the rest of the indent kept). */
+function tabsToSpaces(indent: string, u: number): string | undefined {
+  let i = 0;
+  while (indent[i] === '\t') i++;
+  return ' '.repeat(i * u) + indent.slice(i);
+}
+
+/**
+ * Leading spaces written as tabs, `u` spaces a tab. A remainder is left as spaces, but how the file writes
+ * such an alignment (tab then spaces, or spaces around a tab) cannot be known: `AMBIGUOUS_INDENT`.
+ */
+function spacesToTabs(indent: string, u: number, fresh: boolean): string | undefined {
+  let i = 0;
+  while (indent[i] === ' ') i++;
+  if (fresh && i % u !== 0) return AMBIGUOUS_INDENT;
+  return '\t'.repeat(Math.floor(i / u)) + ' '.repeat(i % u) + indent.slice(i);
+}
+
+/**
+ * A constant shift in columns, with the width of a tab solved for on the side that uses tabs; new
+ * indentation is written in the file's style. `undefined` when no shift fits (strict) or nothing matched.
+ */
+function columnShift(
+  model: TextModel,
+  matched: readonly (readonly [string, string])[],
+  replaceIndents: readonly string[],
+  strict: boolean,
+): ((indent: string, fresh: boolean) => string) | undefined {
+  const findTabs = matched.some(([f]) => f.includes('\t')) || replaceIndents.some((r) => r.includes('\t'));
+  const fileIndents = matched.map(([, g]) => g);
+  const fileTabs = fileIndents.some((g) => g.includes('\t')) || (fileIndents.every((g) => g === '') && fileUsesTabs(model));
+  const combos: [number, number][] = [];
+  if (findTabs && !fileTabs) for (const u of TAB_WIDTHS) combos.push([u, 1]);
+  else if (!findTabs && fileTabs) for (const u of TAB_WIDTHS) combos.push([1, u]);
+  else combos.push([4, 4]);
+  let best: { findTab: number; fileTab: number; shift: number; votes: number } | undefined;
+  for (const [findTab, fileTab] of combos) {
+    const votes = new Map<number, number>();
+    for (const [f, g] of matched) {
+      const d = columns(g, fileTab) - columns(f, findTab);
+      votes.set(d, (votes.get(d) ?? 0) + 1);
+    }
+    if (strict && votes.size > 1) continue;
+    for (const [shift, n] of votes) {
+      // More agreeing lines first; then a pure conversion (no shift); then the earlier (likelier) tab width.
+      if (!best || n > best.votes || (n === best.votes && shift === 0 && best.shift !== 0)) {
+        best = { findTab, fileTab, shift, votes: n };
+      }
+    }
   }
-  return 4 / spaceUnit(findIndents);
+  if (!best) return undefined;
+  const { findTab, fileTab, shift } = best;
+  return (indent, fresh) => {
+    const width = Math.max(0, columns(indent, findTab) + shift);
+    if (fresh && fileTabs && width % fileTab !== 0) return AMBIGUOUS_INDENT;
+    return fileTabs ? '\t'.repeat(Math.floor(width / fileTab)) + ' '.repeat(width % fileTab) : ' '.repeat(width);
+  };
 }
 
-/** The most common positive step between successive space indents (2, 4, ...), default 4. */
-function spaceUnit(indents: readonly string[]): number {
-  const counts = new Map<number, number>();
-  let prev = -1;
-  for (const s of indents) {
-    if (s.includes('\t')) continue;
-    const w = s.length;
-    if (prev >= 0 && w > prev && w - prev <= 8) counts.set(w - prev, (counts.get(w - prev) ?? 0) + 1);
-    prev = w;
-  }
-  let best = 4;
-  let bestCount = 0;
-  for (const [step, count] of counts) if (count > bestCount || (count === bestCount && step < best)) [best, bestCount] = [step, count];
-  return best;
+/** Width of an indentation string in columns, a tab counting `tab` columns. */
+function columns(indent: string, tab: number): number {
+  let w = 0;
+  for (let i = 0; i < indent.length; i++) w += indent.charCodeAt(i) === 9 ? tab : 1;
+  return w;
 }
 
-/** Whether new indentation near the match should use tabs: the matched file indents say so, else the file does. */
-function fileUsesTabs(model: TextModel, fileIndents: readonly string[]): boolean {
-  if (fileIndents.some((s) => s.includes('\t'))) return true;
-  if (fileIndents.some((s) => s.length > 0)) return false;
+/** Whether the file indents with tabs more often than with spaces. */
+function fileUsesTabs(model: TextModel): boolean {
   let tabs = 0;
   let spaces = 0;
   for (const s of lineKeys(model).indent) {

@@ -4,7 +4,8 @@
  * the first pass that finds anything and counts locations (research edit-matching.md §6.3–§6.4; Gemini CLI
  * counts at every tier, Aider re-indents, Codex folds punctuation).
  */
-import { buildIndentMap, reindentLine } from './patch-indent.js';
+import { diffArrays } from 'diff';
+import { buildIndentMap, reindentLine, type IndentMap } from './patch-indent.js';
 import { locateElision } from './patch-elision.js';
 import {
   contentKey,
@@ -46,8 +47,8 @@ export type MatchStrategy =
 
 /** What a pass found: its locations, or a refusal that must stop the cascade. */
 export type PassOutcome =
-  | { strategy: MatchStrategy; candidates: Candidate[] }
-  | { strategy: MatchStrategy; refusal: { code: string; message: string } };
+  | { strategy: MatchStrategy; candidates: Candidate[]; /** More locations exist than were listed. */ truncated?: boolean }
+  | { strategy: MatchStrategy; refusal: { code: 'patch_elision_unanchored' | 'patch_elision_unpaired'; message: string } };
 
 /** Fewer non-whitespace characters than this and only the exact passes run (Gemini CLI and Aider use 10). */
 export const SHORT_FIND_CHARS = 10;
@@ -99,9 +100,10 @@ export function locate(model: TextModel, patch: PreparedPatch): PassOutcome | un
     const trimmed = substringCandidates(model, patch.core, patch.rcore, patch.leadTrimmed, patch.trailTrimmed);
     if (trimmed.length > 0) return { strategy: 'trimmed_blank_edges', candidates: trimmed };
   }
-  if (nonWsLength(patch.core) < SHORT_FIND_CHARS) return undefined;
   const findLines = patch.core.split('\n');
   const replLines = patch.rcore === '' ? [] : patch.rcore.split('\n');
+  // Short finds match exactly or not at all; elision has its own anchoring rules.
+  if (nonWsLength(patch.core) < SHORT_FIND_CHARS) return locateElision(model, findLines, replLines);
   const verbatim = (first: number, last: number): Candidate => spanCandidate(model, first, last, patch.rcore);
   for (const pass of LINE_PASSES) {
     if (pass.eligible && !pass.eligible(findLines)) continue;
@@ -139,11 +141,11 @@ const LINE_PASSES: readonly LinePass[] = [
   },
   {
     strategy: 'unicode_folded',
-    match: (model, fl, _rl, i, verbatim) => {
+    match: (model, fl, rl, i) => {
       const keys = lineKeys(model).folded;
       if (i + fl.length > keys.length) return undefined;
       for (let j = 0; j < fl.length; j++) if (keys[i + j] !== foldedKey(fl[j]!)) return undefined;
-      return verbatim(i, i + fl.length - 1);
+      return spanCandidate(model, i, i + fl.length - 1, keepFileSpelling(model, i, fl, rl));
     },
   },
   {
@@ -161,6 +163,31 @@ const LINE_PASSES: readonly LinePass[] = [
     match: (model, fl, rl, i) => blankTolerant(model, fl, rl, i),
   },
 ];
+
+/**
+ * The replacement, with every line it keeps from find (equal once folded) written as the file spells it:
+ * the file's curly quotes, dashes and odd spaces survive on lines the patch does not change (Claude Code
+ * "preserve quote style"; research §6.3 P4). Lines are paired by a line diff of find and replace.
+ */
+function keepFileSpelling(model: TextModel, first: number, fl: readonly string[], rl: readonly string[]): string {
+  const out: string[] = [];
+  let f = 0;
+  let r = 0;
+  for (const part of diffArrays(fl.map(foldedKey), rl.map(foldedKey))) {
+    const n = part.count ?? part.value.length;
+    if (part.added) {
+      out.push(...rl.slice(r, r + n));
+      r += n;
+    } else if (part.removed) {
+      f += n;
+    } else {
+      for (let k = 0; k < n; k++) out.push(model.lines[first + f + k]!);
+      f += n;
+      r += n;
+    }
+  }
+  return out.join('\n');
+}
 
 /** Lines where the first line of find could start: same content key (a superset for every line pass). */
 function startLines(model: TextModel, findLines: readonly string[]): readonly number[] {
@@ -184,7 +211,19 @@ function reindented(
   }
   const map = buildIndentMap(model, pairs, rl.map(indentOf), strict);
   if (!map) return undefined;
-  return spanCandidate(model, i, i + fl.length - 1, rl.map((l) => reindentLine(map, l)).join('\n'));
+  return reindentedCandidate(model, i, i + fl.length - 1, rl, map);
+}
+
+/** A span whose replacement is re-indented line by line; marks the first line that had no certain indent. */
+function reindentedCandidate(model: TextModel, first: number, last: number, rl: readonly string[], map: IndentMap): Candidate {
+  let uncertainLine: number | undefined;
+  const lines = rl.map((l, j) => {
+    const out = reindentLine(map, l);
+    if (out === undefined) uncertainLine ??= j + 1;
+    return out ?? l;
+  });
+  const c = spanCandidate(model, first, last, lines.join('\n'));
+  return uncertainLine === undefined ? c : { ...c, uncertainLine };
 }
 
 /** Non-blank lines equal in order, any blank lines between them in the file or in find. */
@@ -204,7 +243,7 @@ function blankTolerant(model: TextModel, fl: readonly string[], rl: readonly str
   }
   const map = buildIndentMap(model, pairs, rl.map(indentOf), false);
   if (!map) return undefined;
-  return spanCandidate(model, i, last, rl.map((l) => reindentLine(map, l)).join('\n'));
+  return reindentedCandidate(model, i, last, rl, map);
 }
 
 /**

@@ -178,13 +178,6 @@ export function lineKeys(model: TextModel): LineKeys {
   return model.keys;
 }
 
-/** Width of an indentation string in columns, a tab counting as 4 (only ratios between lines matter). */
-export function indentWidth(indent: string): number {
-  let w = 0;
-  for (let i = 0; i < indent.length; i++) w += indent.charCodeAt(i) === 9 ? 4 : 1;
-  return w;
-}
-
 /** Count of non-whitespace characters. */
 export function nonWsLength(s: string): number {
   let n = 0;
@@ -206,6 +199,8 @@ export interface Candidate {
   lastLine: number;
   /** Replacement for the span, in working text (LF line endings). */
   text: string;
+  /** Set when a replacement line's indentation could not be written with certainty in the file's style. */
+  uncertainLine?: number;
 }
 
 /** A whole-line span from line `first` to line `last` (inclusive) replaced by `text`. */

@@ -13,7 +13,20 @@ import { eolForSpan, makeTextModel, rawOffset, type TextModel } from './patch-te
 export type { MatchStrategy } from './patch-match.js';
 export { isElisionMarker } from './patch-elision.js';
 
-/** Stable codes of a refused patch (for tests, logs and `--json` reports). */
+/**
+ * Stable codes of a refused patch (for tests, logs and `--json` reports):
+ * - `patch_no_match`: no pass found find (see `closest`); `patch_ambiguous_find`: the first pass that
+ *   found anything found several places (see `matchLines`); nothing looser was tried.
+ * - `patch_empty_find`: `find: ""` on a non-empty file; `patch_noop`: find equals replace;
+ *   `patch_invalid_options`: bad `occurrence` or both options; `patch_occurrence_out_of_range`;
+ *   `patch_overlapping_matches`: `replaceAll` on matches that overlap.
+ * - `patch_ambiguous_blank_edge`: find starts/ends inside a run of blank lines and the patch changes how
+ *   many; `patch_ambiguous_indent`: a new line's indentation has no certain spelling in the file's style.
+ * - `patch_elision_unanchored` / `patch_elision_unpaired`: `...` lines that cannot anchor a span, or
+ *   markers in replace that do not repeat find's.
+ * - Plans only: `patch_file_missing` (non-empty find on a file not given), `patch_overlap` (a patch
+ *   changes text an earlier patch of the plan wrote).
+ */
 export type PatchErrorCode =
   | 'patch_no_match'
   | 'patch_ambiguous_find'
@@ -22,6 +35,8 @@ export type PatchErrorCode =
   | 'patch_invalid_options'
   | 'patch_occurrence_out_of_range'
   | 'patch_overlapping_matches'
+  | 'patch_ambiguous_blank_edge'
+  | 'patch_ambiguous_indent'
   | 'patch_elision_unanchored'
   | 'patch_elision_unpaired'
   | 'patch_file_missing'
@@ -103,33 +118,49 @@ export function applyPatch(content: string, find: string, replace: string, optio
   const outcome = locate(model, prepared);
   if (!outcome) return noMatch(model, prepared.core, prepared.rcore);
   if ('refusal' in outcome) {
-    return refuse(outcome.refusal.code as PatchErrorCode, outcome.refusal.message, { strategy: outcome.strategy });
+    return refuse(outcome.refusal.code, outcome.refusal.message, { strategy: outcome.strategy });
   }
   const strategy = outcome.strategy;
   const found = [...outcome.candidates].sort((a, b) => a.start - b.start || a.end - b.end);
   const lines = found.slice(0, 20).map((c) => c.firstLine + 1);
+  const where = describeSpans(found);
+  const count = outcome.truncated ? `more than ${found.length}` : String(found.length);
   const counted = { strategy, matchCount: found.length, matchLines: lines };
   let chosen: Candidate[];
   if (options.replaceAll) {
     for (let i = 1; i < found.length; i++) {
       if (found[i]!.start < found[i - 1]!.end) {
-        return refuse('patch_overlapping_matches', `find matches ${found.length} places that overlap (lines ${listLines(lines)}); replace_all cannot apply`, counted);
+        return refuse('patch_overlapping_matches', `find matches ${count} places that overlap (${where}); replace_all cannot apply`, counted);
       }
     }
     chosen = found;
   } else if (options.occurrence !== undefined) {
     const pick = found[options.occurrence - 1];
     if (!pick) {
-      return refuse('patch_occurrence_out_of_range', `occurrence ${options.occurrence} asked for, but find matches ${found.length} place(s) (lines ${listLines(lines)})`, counted);
+      return refuse('patch_occurrence_out_of_range', `occurrence ${options.occurrence} asked for, but find matches ${count} place(s) (${where})`, counted);
     }
     chosen = [pick];
   } else if (found.length > 1) {
-    return refuse('patch_ambiguous_find', `find matches ${found.length} places (lines ${listLines(lines)}); nothing was changed`, {
+    return refuse('patch_ambiguous_find', `find matches ${count} places (${where}); nothing was changed`, {
       ...counted,
       hint: 'add surrounding lines to make find unique, or set occurrence (1-based) or replace_all',
     });
   } else {
     chosen = found;
+  }
+  const uncertain = chosen.find((c) => c.uncertainLine !== undefined);
+  if (uncertain) {
+    return refuse('patch_ambiguous_indent', `cannot tell how line ${uncertain.uncertainLine} of replace is indented in this file's style (tabs vs spaces)`, {
+      ...counted,
+      hint: 'write find and replace with the file\'s own indentation characters',
+    });
+  }
+  const edge = chosen.find((c) => blankEdgeConflict(model, c));
+  if (edge) {
+    return refuse('patch_ambiguous_blank_edge', `find starts or ends inside a run of blank lines (line ${edge.firstLine + 1}) and the patch changes how many there are`, {
+      ...counted,
+      hint: 'quote the whole run of blank lines in find, or leave blank lines out of both find and replace',
+    });
   }
   const edits = chosen.map((c) => toRawEdit(model, c));
   return {
@@ -246,12 +277,39 @@ function noMatch(model: TextModel, core: string, rcore: string): PatchResult {
   });
 }
 
+/**
+ * A patch whose matched text begins (or ends) with line breaks inside a longer run of blank lines in the
+ * file, and whose replacement has a different number of line breaks there: the find does not say which
+ * of the file's blank lines it meant, so the resulting count of blank lines would be a guess.
+ */
+function blankEdgeConflict(model: TextModel, c: Candidate): boolean {
+  const w = model.w;
+  const matched = w.slice(c.start, c.end);
+  const newlines = (s: string) => s.split('\n').length - 1;
+  const lead = (s: string) => /^\s*/.exec(s)![0];
+  const trail = (s: string) => /\s*$/.exec(s)![0];
+  if (matched.trim() === '' || c.text.trim() === '') return false;
+  const mLead = newlines(lead(matched));
+  if (mLead > 0 && newlines(lead(c.text)) !== mLead) {
+    const before = newlines(trail(w.slice(Math.max(0, c.start - 200), c.start)));
+    if (before > 0 && before + mLead >= 2) return true;
+  }
+  const mTrail = newlines(trail(matched));
+  if (mTrail > 0 && newlines(trail(c.text)) !== mTrail) {
+    const after = newlines(lead(w.slice(c.end, c.end + 200)));
+    if (after > 0 && after + mTrail >= 2) return true;
+  }
+  return false;
+}
+
 function refuse(code: PatchErrorCode, error: string, extra: Partial<PatchResult> = {}): PatchResult {
   return { applied: false, code, error, ...extra };
 }
 
-function listLines(lines: readonly number[]): string {
-  return lines.length > 8 ? `${lines.slice(0, 8).join(', ')}, …` : lines.join(', ');
+/** "lines 3, 9–12, 40" for up to 8 spans (1-based, inclusive), then "…". */
+function describeSpans(spans: readonly Candidate[]): string {
+  const text = spans.slice(0, 8).map((c) => (c.lastLine > c.firstLine ? `${c.firstLine + 1}–${c.lastLine + 1}` : `${c.firstLine + 1}`));
+  return `lines ${text.join(', ')}${spans.length > 8 ? ', …' : ''}`;
 }
 
 function toRawEdit(model: TextModel, c: Candidate): PatchEdit {
