@@ -7,6 +7,14 @@ import { IoError } from '../utils/errors.js';
 import type { Plan } from '../llm/types.js';
 import type { AgentEmitter } from './events.js';
 
+/** A target file that is not valid UTF-8 (it would not survive a decode and re-encode). */
+export interface EncodingIssue {
+  index: number;
+  file: string;
+  code: 'path_not_utf8';
+  message: string;
+}
+
 /** One file a plan would change, computed in memory. */
 export interface PlannedChange {
   /** Project-relative path with `/` separators. */
@@ -25,8 +33,8 @@ export interface PlannedChange {
 export interface PreparedPlan {
   /** True when every path check passed and every patch applied. */
   ok: boolean;
-  /** Plan-level refusals (path escape, binary or secret target); when non-empty no patch was tried. */
-  pathIssues: PlanPathIssue[];
+  /** Plan-level refusals (path escape, binary, secret or non-UTF-8 target); when non-empty no patch was tried. */
+  pathIssues: (PlanPathIssue | EncodingIssue)[];
   /** One outcome per patch, in plan order (empty when pathIssues refused the plan). */
   results: PatchOutcome[];
   /** Files whose content would change, in first-patched order; empty unless `ok`. */
@@ -72,7 +80,17 @@ export async function preparePlan(rootDir: string, plan: Plan, emitter?: AgentEm
 
   const targets = await readPlanTargets(rootDir, plan, emitter);
   const contents = new Map<string, string>();
-  for (const [path, bytes] of targets) contents.set(path, bytes === null ? '' : bytes.toString('utf8'));
+  const encodingIssues: EncodingIssue[] = [];
+  for (const [path, bytes] of targets) {
+    const text = bytes === null ? '' : bytes.toString('utf8');
+    // Decoding a non-UTF-8 file would rewrite its untouched bytes too (as U+FFFD); refuse it instead.
+    if (bytes !== null && !Buffer.from(text, 'utf8').equals(bytes)) {
+      const index = plan.patches.findIndex((p) => p.file === path);
+      encodingIssues.push({ index, file: path, code: 'path_not_utf8', message: 'is not valid UTF-8 text; clawcode edits UTF-8 files only' });
+    }
+    contents.set(path, text);
+  }
+  if (encodingIssues.length > 0) return { ok: false, pathIssues: encodingIssues, results: [], changes: [] };
 
   const applied = applyPatches(contents, plan.patches);
   if (!applied.applied) return { ok: false, pathIssues: [], results: applied.results, changes: [] };

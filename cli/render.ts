@@ -1,6 +1,5 @@
 import chalk from 'chalk';
 import type { PatchOutcome } from '../utils/patch.js';
-import type { PlanPathIssue } from '../utils/plan-check.js';
 import { diffStats } from '../utils/diff.js';
 
 /** Colour a unified diff for the terminal: headers bold, hunks cyan, additions green, removals red. */
@@ -33,7 +32,7 @@ export function formatPatchResults(results: readonly PatchOutcome[]): string {
 }
 
 /** One line per refused path of a plan. */
-export function formatPathIssues(issues: readonly PlanPathIssue[]): string {
+export function formatPathIssues(issues: readonly { file: string; message: string }[]): string {
   return issues.map((i) => `${chalk.red('✗')} ${i.file}: ${i.message}`).join('\n');
 }
 
