@@ -205,3 +205,25 @@ describe('start-up cost', () => {
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
+
+describe('interrupting', () => {
+  it('Ctrl-C (SIGINT) during the model call aborts the request, exits 130 and writes nothing', async () => {
+    const { spawn } = await import('node:child_process');
+    const { CLI_PATH } = await import('../support/fixture.js');
+    server.reply({ type: 'hang' });
+    const before = await snapshotTree(project);
+    const child = spawn(process.execPath, [CLI_PATH, 'add a timestamp', '--dir', project, '--yes'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // Wait until the request has reached the server, then interrupt.
+    for (let i = 0; i < 200 && server.completions().length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(server.completions()).toHaveLength(1);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    expect(stderr).not.toMatch(/internal error/);
+    const after = await snapshotTree(project);
+    expect(after.size).toBe(before.size);
+    for (const [path, bytes] of before) expect(after.get(path)?.equals(bytes), path).toBe(true);
+  });
+});
