@@ -52,12 +52,14 @@ export interface RankOptions {
   plainBm25?: boolean;
 }
 
-const K1 = 1.2;
-const B = 0.75;
+const K1 = Number(process.env.CC_K1 ?? 1.2);
+const B = Number(process.env.CC_B ?? 0.75);
 const W_PATH = Number(process.env.CC_WPATH ?? 0.5);
 const W_SYM = Number(process.env.CC_WSYM ?? 0.7);
 const W_NEIGHBOUR = Number(process.env.CC_WNB ?? 0.15);
 const TOP_FOR_NEIGHBOURS = 5;
+const PATH_DEN = Number(process.env.CC_PATHDEN ?? 0);
+const SYM_DEN = Number(process.env.CC_SYMDEN ?? 0);
 
 const TEST_PATH = /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
 const DOC_PATH = /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
@@ -172,7 +174,9 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     }
     return s;
   });
-  const [mb, mp, ms] = [maxOf(bm25) || 1, maxOf(pathScore) || 1, maxOf(symScore) || 1];
+  // Path and symbol scores are scaled against what a strong match would score, not only the best one
+  // present: a lone match of a common word ("check" defined in some file) must not count as a full hit.
+  const [mb, mp, ms] = [maxOf(bm25) || 1, Math.max(maxOf(pathScore), PATH_DEN * maxIdf) || 1, Math.max(maxOf(symScore), SYM_DEN * maxIdf) || 1];
   const ranked: RankedFile[] = docs.map((d, i) => {
     const parts: ScoreParts = { content: bm25[i]! / mb, path: pathScore[i]! / mp, symbol: symScore[i]! / ms, prior: pathPrior(d.path, task), neighbour: 0 };
     return { path: d.path, score: (parts.content + W_PATH * parts.path + W_SYM * parts.symbol) * parts.prior, parts, doc: d.doc };
@@ -238,7 +242,7 @@ export interface ContextSelection {
 }
 
 /** How many ranked files are read and offered to the packer. */
-const MAX_CANDIDATES = 60;
+const MAX_CANDIDATES = Number(process.env.CC_MAXCAND ?? 60);
 
 /**
  * Choose what is sent for one task: rank, then fill the budget in rank order. A file is sent whole

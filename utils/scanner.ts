@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { isSecretPath } from './secrets.js';
 
@@ -252,9 +252,4 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     files.push(file);
   }
   return { files, fileList: files.map((f) => f.path), skipped, git, ms: performance.now() - started };
-}
-
-/** Project-relative `/` path of an absolute path under root (for callers holding absolute paths). */
-export function toProjectPath(rootDir: string, absPath: string): string {
-  return relative(rootDir, absPath).split(sep).join('/');
 }
