@@ -47,6 +47,8 @@ const GENERATED = [
   /\.snap$|(^|\/)__snapshots__\//,
 ];
 
+const GENERATED_ANY = new RegExp(GENERATED.map((re) => `(?:${re.source})`).join('|'), 'i');
+
 const BINARY_EXT = new Set(
   ('png jpg jpeg gif bmp ico icns webp avif tif tiff psd svgz pdf zip gz tgz bz2 xz 7z rar zst jar war ear ' +
     'class dll exe so dylib o a lib obj wasm node woff woff2 ttf otf eot mp3 mp4 m4a wav ogg flac mov avi mkv ' +
@@ -111,7 +113,7 @@ export function classifyContent(buf: Buffer): ContentClass {
 
 /** Whether a path names a lockfile, minified bundle, source map or generated source. */
 export function isGeneratedPath(relPath: string): boolean {
-  return GENERATED.some((re) => re.test(relPath));
+  return GENERATED_ANY.test(relPath);
 }
 
 function hasBinaryExtension(relPath: string): boolean {
