@@ -43,7 +43,9 @@ const WHOLE_SHARE = Number(process.env.CC_WHOLE ?? 0.5);
 const REGION_SHARE = Number(process.env.CC_REGION ?? 0.5);
 /** Value of a file's import head relative to the file's score (import edits are frequent). */
 const HEAD_VALUE = Number(process.env.CC_HEAD ?? 0.55);
-const VEXP = Number(process.env.CC_VEXP ?? 0.5);
+const VEXP = Number(process.env.CC_VEXP ?? 1);
+const ZERO_VALUE = Number(process.env.CC_ZERO ?? 0);
+const DECAY = Number(process.env.CC_DECAY ?? 1);
 const HEAD_MAX_LINES = 40;
 
 /** Header plus verbatim text of a whole file. */
@@ -104,6 +106,8 @@ interface FileState {
   whole: boolean;
   chars: number;
   order: number;
+  /** units taken so far */
+  units: number;
 }
 
 function excerptChars(f: FileState, ranges: readonly LineRange[]): number {
@@ -116,6 +120,55 @@ interface Unit {
   file: FileState;
   value: number;
   range: LineRange | null;
+}
+
+interface HeapEntry {
+  u: Unit;
+  value: number;
+  /** the file's `units` when `value` was computed */
+  stamp: number;
+}
+
+/** Max-heap by value; ties go to the better-ranked file, then the earlier block (deterministic). */
+class UnitHeap {
+  private readonly a: HeapEntry[] = [];
+
+  private before(x: HeapEntry, y: HeapEntry): boolean {
+    if (x.value !== y.value) return x.value > y.value;
+    if (x.u.file.order !== y.u.file.order) return x.u.file.order < y.u.file.order;
+    return (x.u.range?.[0] ?? 0) < (y.u.range?.[0] ?? 0);
+  }
+
+  push(e: HeapEntry): void {
+    const a = this.a;
+    a.push(e);
+    for (let i = a.length - 1; i > 0; ) {
+      const p = (i - 1) >> 1;
+      if (!this.before(a[i]!, a[p]!)) break;
+      [a[i], a[p]] = [a[p]!, a[i]!];
+      i = p;
+    }
+  }
+
+  pop(): HeapEntry | undefined {
+    const a = this.a;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last !== undefined) {
+      a[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && this.before(a[l]!, a[m]!)) m = l;
+        if (r < a.length && this.before(a[r]!, a[m]!)) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m]!, a[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
 }
 
 /**
@@ -133,7 +186,7 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const offsets = [0];
     for (const l of lines) offsets.push(offsets[offsets.length - 1]! + l.length + 1);
-    return { c, lines, offsets, ranges: [], whole: false, chars: 0, order };
+    return { c, lines, offsets, ranges: [], whole: false, chars: 0, order, units: 0 };
   });
   if (options.wholeOnly) {
     let used = 0;
@@ -159,18 +212,27 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
     chunks.forEach((range, i) => {
       const s = scores[i]!;
       if (s > 0) units.push({ file: f, value: f.c.score * Math.pow(s / best, VEXP), range });
+      else if (ZERO_VALUE > 0) units.push({ file: f, value: f.c.score * ZERO_VALUE, range });
     });
     const head = importHeadEnd(f.lines);
     if (head > 0) units.push({ file: f, value: f.c.score * HEAD_VALUE, range: [1, head] });
     else if (best === 0 && chunks[0]) units.push({ file: f, value: f.c.score * HEAD_VALUE, range: chunks[0] });
   }
-  units.sort((a, b) => b.value - a.value || a.file.order - b.file.order || (a.range?.[0] ?? 0) - (b.range?.[0] ?? 0));
+  // Lazy greedy: each unit taken from a file lowers the value of that file's remaining units by
+  // DECAY, so the best block of a lower-ranked file can beat a fifth block of the top file.
+  const heap = new UnitHeap();
+  for (const u of units) heap.push({ u, value: u.value, stamp: 0 });
   let used = 0;
   let taken = 0;
-  for (const u of units) {
+  for (let e = heap.pop(); e !== undefined; e = heap.pop()) {
     if (budget - used < 60) break;
+    const { u } = e;
     const f = u.file;
     if (f.whole) continue;
+    if (e.stamp !== f.units) {
+      heap.push({ u, value: u.value * DECAY ** f.units, stamp: f.units });
+      continue;
+    }
     if (options.maxFiles !== undefined && f.chars === 0 && taken >= options.maxFiles) continue;
     let next: number;
     let ranges: LineRange[] = f.ranges;
@@ -185,6 +247,7 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
     if (f.chars === 0) taken++;
     used += next - f.chars;
     f.chars = next;
+    f.units++;
     if (u.range === null) f.whole = true;
     else f.ranges = ranges;
   }

@@ -52,12 +52,15 @@ export interface RankOptions {
   plainBm25?: boolean;
 }
 
-const K1 = 1.2;
-const B = 0.75;
+const K1 = Number(process.env.CC_K1 ?? 1.2);
+const B = Number(process.env.CC_B ?? 0.75);
 const W_PATH = Number(process.env.CC_WPATH ?? 0.5);
 const W_SYM = Number(process.env.CC_WSYM ?? 0.7);
 const W_NEIGHBOUR = Number(process.env.CC_WNB ?? 0.15);
 const TOP_FOR_NEIGHBOURS = 5;
+const COORD = Number(process.env.CC_COORD ?? 0);
+const PATH_DEN = Number(process.env.CC_PATHDEN ?? 0);
+const SYM_DEN = Number(process.env.CC_SYMDEN ?? 0);
 
 const TEST_PATH = /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
 const DOC_PATH = /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
@@ -117,14 +120,19 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   });
   const maxIdf = maxOf([...idf.values()]) || 1;
   const taskLower = ` ${task.toLowerCase().replace(/[^a-z0-9_/.$-]+/g, ' ')} `;
+  const totalWeight = terms.reduce((a, t) => a + t.weight, 0) || 1;
   const bm25 = docs.map((d, di) => {
     let s = 0;
+    let matched = 0;
     const norm = K1 * (1 - B + (B * d.doc.tokens) / avgdl);
-    terms.forEach(({ term }, ti) => {
+    terms.forEach(({ term, weight }, ti) => {
       const f = tf[ti]![di]!;
-      if (f > 0) s += idf.get(term)! * ((f * (K1 + 1)) / (f + norm));
+      if (f > 0) {
+        s += idf.get(term)! * ((f * (K1 + 1)) / (f + norm));
+        matched += weight;
+      }
     });
-    return s;
+    return COORD > 0 ? s * (matched / totalWeight) ** COORD : s;
   });
   if (options.plainBm25) {
     const ranked = docs.map((d, i) => ({ path: d.path, score: bm25[i]!, parts: { content: bm25[i]!, path: 0, symbol: 0, prior: 1, neighbour: 0 }, doc: d.doc }));
@@ -172,7 +180,9 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     }
     return s;
   });
-  const [mb, mp, ms] = [maxOf(bm25) || 1, maxOf(pathScore) || 1, maxOf(symScore) || 1];
+  // Path and symbol scores are scaled against what a strong match would score, not only the best one
+  // present: a lone match of a common word ("check" defined in some file) must not count as a full hit.
+  const [mb, mp, ms] = [maxOf(bm25) || 1, Math.max(maxOf(pathScore), PATH_DEN * maxIdf) || 1, Math.max(maxOf(symScore), SYM_DEN * maxIdf) || 1];
   const ranked: RankedFile[] = docs.map((d, i) => {
     const parts: ScoreParts = { content: bm25[i]! / mb, path: pathScore[i]! / mp, symbol: symScore[i]! / ms, prior: pathPrior(d.path, task), neighbour: 0 };
     return { path: d.path, score: (parts.content + W_PATH * parts.path + W_SYM * parts.symbol) * parts.prior, parts, doc: d.doc };
@@ -238,7 +248,31 @@ export interface ContextSelection {
 }
 
 /** How many ranked files are read and offered to the packer. */
-const MAX_CANDIDATES = 60;
+const MAX_CANDIDATES = Number(process.env.CC_MAXCAND ?? 60);
+
+/**
+ * Files that matched nothing, in the order they fill budget left over: source files before tests
+ * and docs, files near the best match before distant ones, then larger files (more often the ones
+ * edited: BugLocator, relevance.md §4.1). Each gets a small synthetic score below every match so
+ * it only takes what the matched files leave.
+ */
+function fillOrder(ranked: readonly RankedFile[]): RankedFile[] {
+  const zero = ranked.filter((r) => r.score <= 0);
+  const floor = ranked.reduce((m, r) => (r.score > 0 ? Math.min(m, r.score) : m), 1);
+  const topDir = (ranked[0]?.score ?? 0) > 0 ? ranked[0]!.path.slice(0, ranked[0]!.path.lastIndexOf('/') + 1) : '';
+  const shared = (p: string): number => {
+    let i = 0;
+    while (i < topDir.length && i < p.length && topDir[i] === p[i]) i++;
+    return p.slice(0, i).split('/').length - 1;
+  };
+  const sorted = zero
+    .map((r) => ({ r, key: [r.parts.prior, shared(r.path), -r.path.split('/').length, r.doc.sizeBytes] }))
+    .sort((a, b) => {
+      for (let i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return b.key[i]! - a.key[i]!;
+      return 0;
+    });
+  return sorted.map(({ r }, i) => ({ ...r, score: (floor * 0.5) / (1 + i) }));
+}
 
 /**
  * Choose what is sent for one task: rank, then fill the budget in rank order. A file is sent whole
@@ -255,7 +289,7 @@ export function selectContext(task: string, docs: readonly RankDoc[], options: S
   const { ranked, idf, defTerms } = rankFiles(task, docs, options);
   const anyScore = (ranked[0]?.score ?? 0) > 0;
   // With nothing to go on, shallow files (README, manifest, entry points) are the best guess.
-  const order = anyScore ? ranked.filter((r) => r.score > 0) : [...ranked].sort((a, b) => a.path.split('/').length - b.path.split('/').length);
+  const order = anyScore ? [...ranked.filter((r) => r.score > 0), ...fillOrder(ranked)] : fillOrder(ranked);
   const candidates: PackCandidate[] = [];
   const byPath = new Map<string, RankedFile>();
   const limit = options.wholeOnly ? 400 : MAX_CANDIDATES;

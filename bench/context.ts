@@ -10,7 +10,8 @@ import { gitDirFor, goldHunks, loadTasks, materialise, namesChangedFile, type Be
  * `npm run bench:context`: file recall, hunk recall and time per task for clawcode's selector, the
  * reference keyword scorer and plain BM25, at 18k and 60k characters, on ../shared/bench's public tasks
  * (task text = `subject`). Env: CLAWCODE_BENCH_REPOS (folder of bare clones, required),
- * CLAWCODE_BENCH_TASKS (default ../shared/bench), CLAWCODE_BENCH_FILTER (substring of repo names).
+ * CLAWCODE_BENCH_TASKS (default ../shared/bench), CLAWCODE_BENCH_FILTER (substring of repo names),
+ * CLAWCODE_BENCH_HOME (keep indexes between runs), CLAWCODE_BENCH_ONLY_OURS (skip the baselines).
  */
 
 const BUDGETS = [18_000, 60_000] as const;
@@ -50,7 +51,9 @@ async function main(): Promise<void> {
   const tasksDir = resolve(process.env.CLAWCODE_BENCH_TASKS ?? '../shared/bench');
   const filter = process.env.CLAWCODE_BENCH_FILTER ?? '';
   const cacheDir = resolve('bench/.cache');
-  const home = mkdtempSync(join(tmpdir(), 'clawcode-bench-home-'));
+  // A kept home (CLAWCODE_BENCH_HOME) reuses indexes across runs: for tuning, not for timing.
+  const keptHome = process.env.CLAWCODE_BENCH_HOME;
+  const home = keptHome ?? mkdtempSync(join(tmpdir(), 'clawcode-bench-home-'));
   const tasks = loadTasks(tasksDir).filter((t) => t.repo.includes(filter));
   const results = new Map<string, Outcome[]>();
   const push = (sel: Selector, budget: number, o: Outcome): void => {
@@ -81,7 +84,7 @@ async function main(): Promise<void> {
     }
     if (++done % 40 === 0) process.stderr.write(`${done}/${tasks.length} tasks\n`);
   }
-  rmSync(home, { recursive: true, force: true });
+  if (!keptHome) rmSync(home, { recursive: true, force: true });
 
   const repos = [...new Set(tasks.map((t) => t.repo))];
   const short = (r: string): string => r.split('+')[1] ?? r;

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { isSecretPath } from './secrets.js';
 
@@ -46,6 +46,8 @@ const GENERATED = [
   // Test-runner snapshots are written by tools, never by hand; prettier's are half its bytes.
   /\.snap$|(^|\/)__snapshots__\//,
 ];
+
+const GENERATED_ANY = new RegExp(GENERATED.map((re) => `(?:${re.source})`).join('|'), 'i');
 
 const BINARY_EXT = new Set(
   ('png jpg jpeg gif bmp ico icns webp avif tif tiff psd svgz pdf zip gz tgz bz2 xz 7z rar zst jar war ear ' +
@@ -111,7 +113,7 @@ export function classifyContent(buf: Buffer): ContentClass {
 
 /** Whether a path names a lockfile, minified bundle, source map or generated source. */
 export function isGeneratedPath(relPath: string): boolean {
-  return GENERATED.some((re) => re.test(relPath));
+  return GENERATED_ANY.test(relPath);
 }
 
 function hasBinaryExtension(relPath: string): boolean {
@@ -252,9 +254,4 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     files.push(file);
   }
   return { files, fileList: files.map((f) => f.path), skipped, git, ms: performance.now() - started };
-}
-
-/** Project-relative `/` path of an absolute path under root (for callers holding absolute paths). */
-export function toProjectPath(rootDir: string, absPath: string): string {
-  return relative(rootDir, absPath).split(sep).join('/');
 }

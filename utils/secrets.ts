@@ -16,6 +16,8 @@ const SECRET_BASENAME = [
   /^client_secret.*\.json$/i,
   /\.tfstate(\.backup)?$/i,
 ];
+/** One alternation instead of nine tests per path: scanning 10k paths is on the warm path. */
+const SECRET_BASENAME_ANY = new RegExp(SECRET_BASENAME.map((re) => `(?:${re.source})`).join('|'), 'i');
 const SECRET_DIR = /(^|\/)\.(ssh|aws|gnupg|docker)\//i;
 
 /** Example env files document variable names and carry no values; they are safe and useful. */
@@ -32,7 +34,7 @@ export function isSecretPath(relPath: string): boolean {
   const base = relPath.slice(relPath.lastIndexOf('/') + 1);
   if (SAFE_ENV.test(base)) return false;
   if (SECRET_DIR.test(relPath)) return true;
-  return SECRET_BASENAME.some((re) => re.test(base));
+  return SECRET_BASENAME_ANY.test(base);
 }
 
 interface SecretPattern {

@@ -88,12 +88,13 @@ describe('buildContext', () => {
     expect(cold.indexedFiles).toBe(2);
     const warm = await buildContext({ rootDir: root, task: 'gamma', budgetChars: 5000, homeDir: home });
     expect(warm.indexedFiles).toBe(0);
-    expect(warm.files.every((f) => f.score === 0)).toBe(true);
+    expect(warm.files.every((f) => f.parts?.content === 0)).toBe(true);
     writeFileSync(join(root, 'b.ts'), 'export const gammaRay = 3; // gamma\n');
     utimesSync(join(root, 'b.ts'), new Date(), new Date(Date.now() + 5000));
     const edited = await buildContext({ rootDir: root, task: 'gamma', budgetChars: 5000, homeDir: home });
     expect(edited.indexedFiles).toBe(1);
-    expect(edited.files.map((f) => f.path)).toEqual(['b.ts']);
+    expect(edited.files[0]?.path).toBe('b.ts');
+    expect(edited.files[0]?.parts?.content).toBeGreaterThan(0);
     expect(edited.files[0]!.text).toContain('gammaRay');
   });
 });

@@ -70,9 +70,18 @@ describe('selectContext', () => {
     expect(sel.files[0]?.chars).toBe(sel.files[0]?.text.length);
   });
 
-  it('falls back to shallow files when nothing matches the task', () => {
-    const { list, texts } = docs({ 'README.md': '# hi\n', 'deep/a/b/c.ts': 'x\n' });
+  it('falls back to shallow source files when nothing matches the task', () => {
+    const { list, texts } = docs({ 'README.md': '# hi\n', 'deep/a/b/c.ts': 'x\n', 'src/index.ts': 'y\n' });
     const sel = selectContext('zzz qqq', list, { budgetChars: 5000, readText: (p) => texts.get(p) ?? null });
-    expect(sel.files[0]?.path).toBe('README.md');
+    expect(sel.files.map((f) => f.path)).toEqual(['src/index.ts', 'deep/a/b/c.ts', 'README.md']);
+  });
+
+  it('fills budget the matches leave with unmatched source files, after every match', () => {
+    const { list, texts } = docs({ ...TREE, 'src/unrelated.ts': 'export const nothing = 0;\n' });
+    const sel = selectContext('parseCookie', list, { budgetChars: 50_000, readText: (p) => texts.get(p) ?? null });
+    const paths = sel.files.map((f) => f.path);
+    expect(paths).toContain('src/unrelated.ts');
+    const minMatched = Math.min(...sel.files.filter((f) => f.path !== 'src/unrelated.ts' && f.path !== 'src/router.ts').map((f) => f.score));
+    expect(sel.files.find((f) => f.path === 'src/unrelated.ts')!.score).toBeLessThan(minMatched);
   });
 });
