@@ -49,7 +49,7 @@ export interface BuildContextOptions {
   extraIgnore?: string[];
 }
 
-const OUTLINE_SHARE = Number(process.env.CC_OUTLINE ?? 0.05);
+const OUTLINE_SHARE = 0.05;
 const OUTLINE_MAX_CHARS = 2500;
 const SYMBOL_FILES = 8;
 const SYMBOLS_PER_FILE = 6;
