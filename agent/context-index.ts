@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { classifyContent } from '../utils/scanner.js';
 import { join } from 'node:path';
+import { classifyContent } from '../utils/scanner.js';
 import { analyzeText } from './context-symbols.js';
 import { getProjectHash } from '../memory/project-hash.js';
 
@@ -78,6 +78,7 @@ export function loadIndex(homeDir: string, rootDir: string): Map<string, Indexed
     const raw = JSON.parse(readFileSync(indexPath(homeDir, rootDir), 'utf8')) as { version?: number; docs?: Record<string, Row> };
     if (raw.version !== INDEX_VERSION || !raw.docs) return docs;
     for (const [path, r] of Object.entries(raw.docs)) {
+      if (!Array.isArray(r) || typeof r[0] !== 'number' || typeof r[1] !== 'number' || typeof r[5] !== 'string' || !Array.isArray(r[6])) continue;
       docs.set(path, { mtimeMs: r[0], sizeBytes: r[1], kind: r[2], tokens: r[3], lines: r[4], terms: r[5], defs: r[6] });
     }
   } catch {

@@ -87,7 +87,9 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   const byBase = new Map<string, string[]>();
   for (const p of fileSet) {
     const base = p.slice(p.lastIndexOf('/') + 1);
-    byBase.set(base, [...(byBase.get(base) ?? []), p]);
+    const same = byBase.get(base);
+    if (same) same.push(p);
+    else byBase.set(base, [p]);
   }
   const bySuffix = (suffix: string): string[] =>
     (byBase.get(suffix.slice(suffix.lastIndexOf('/') + 1)) ?? []).filter((p) => p === suffix || p.endsWith(`/${suffix}`));
