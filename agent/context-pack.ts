@@ -41,8 +41,8 @@ export interface PackOptions {
 const WHOLE_SHARE = 0.5;
 /** Excerpts of one file take at most this share of the budget. */
 const REGION_SHARE = 0.5;
-/** Value of a file's import head relative to the file's score (import edits are frequent). */
-const HEAD_VALUE = 0.55;
+/** Value of a file's import head relative to the file's score: import lines change often (0.55 → 0.8: +0.007 @18k). */
+const HEAD_VALUE = 0.8;
 
 /**
  * A unit's priority is value / (chars/1000)^DENSITY: mostly value, a little value per character.
