@@ -65,10 +65,15 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   const rootDir = resolve(options.rootDir);
   const budget = Math.max(0, Math.floor(options.budgetChars));
   const home = options.homeDir ?? clawcodeHome();
-  // git lists files in a child process while this thread parses the cached index.
-  const scanning = scanProject(rootDir, { extraIgnore: options.extraIgnore });
-  const cached = loadIndex(home, rootDir);
-  const scan = await scanning;
+  // git lists files in child processes while this thread parses the cached index and stats its paths.
+  let cached = new Map<string, IndexedDoc>();
+  const scan = await scanProject(rootDir, {
+    extraIgnore: options.extraIgnore,
+    whileListing: () => {
+      cached = loadIndex(home, rootDir);
+      return cached.keys();
+    },
+  });
   const index = new Map<string, IndexedDoc>();
   const stale: ScannedFile[] = [];
   for (const f of scan.files) {
