@@ -3,8 +3,7 @@ import { join, resolve } from 'node:path';
 import { clawcodeHome } from '../config/paths.js';
 import { classifyContent, scanProject, type ScannedFile } from '../utils/scanner.js';
 import { redactSecrets } from '../utils/secrets.js';
-import { loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
-import { indexFiles } from './context-parallel.js';
+import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
 import { buildOutline } from './context-outline.js';
 import { extractImports, resolveImport } from './context-symbols.js';
 import { selectContext, type ContextFile, type RankDoc } from './selector.js';
@@ -81,8 +80,8 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     if (doc && doc.mtimeMs === f.mtimeMs && doc.sizeBytes === f.sizeBytes) index.set(f.path, doc);
     else stale.push(f);
   }
-  const fresh = await indexFiles(stale);
-  stale.forEach((f, i) => index.set(f.path, fresh[i]!));
+  // One thread: a worker-thread split was measured slower here (7.7k files: 0.68 s vs 0.57 s).
+  for (const f of stale) index.set(f.path, indexFile(f.absPath, f.mtimeMs, f.sizeBytes));
   const indexed = stale.length;
   if (indexed > 0 || cached.size !== index.size) saveIndex(home, rootDir, index);
 
