@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { classifyContent } from '../utils/scanner.js';
 import { join } from 'node:path';
+import { classifyContent } from '../utils/scanner.js';
 import { analyzeText } from './context-symbols.js';
 import { getProjectHash } from '../memory/project-hash.js';
 
@@ -11,7 +11,7 @@ import { getProjectHash } from '../memory/project-hash.js';
  */
 
 /** Bump when the stored shape or the tokenizer changes; older files are ignored and rewritten. */
-export const INDEX_VERSION = 4;
+export const INDEX_VERSION = 5;
 
 /** What the index keeps per file. `kind` other than 'text' means the file is never sent. */
 export interface IndexedDoc {
@@ -61,7 +61,7 @@ export function termFrequency(doc: IndexedDoc, term: string): number {
   return Number.parseInt(doc.terms.slice(start, doc.terms.indexOf('\n', start)), 10);
 }
 
-type Row = [number, number, IndexedDoc['kind'], number, number, string, string];
+type Row = [number, number, IndexedDoc['kind'], number, number, string, string[]];
 
 /** Path of a project's index file under the clawcode home. */
 export function indexPath(homeDir: string, rootDir: string): string {
@@ -78,7 +78,8 @@ export function loadIndex(homeDir: string, rootDir: string): Map<string, Indexed
     const raw = JSON.parse(readFileSync(indexPath(homeDir, rootDir), 'utf8')) as { version?: number; docs?: Record<string, Row> };
     if (raw.version !== INDEX_VERSION || !raw.docs) return docs;
     for (const [path, r] of Object.entries(raw.docs)) {
-      docs.set(path, { mtimeMs: r[0], sizeBytes: r[1], kind: r[2], tokens: r[3], lines: r[4], terms: r[5], defs: r[6] === '' ? [] : r[6].split(' ') });
+      if (!Array.isArray(r) || typeof r[0] !== 'number' || typeof r[1] !== 'number' || typeof r[5] !== 'string' || !Array.isArray(r[6])) continue;
+      docs.set(path, { mtimeMs: r[0], sizeBytes: r[1], kind: r[2], tokens: r[3], lines: r[4], terms: r[5], defs: r[6] });
     }
   } catch {
     // no index yet, or a damaged one: rebuild
@@ -92,7 +93,7 @@ export function loadIndex(homeDir: string, rootDir: string): Map<string, Indexed
  */
 export function saveIndex(homeDir: string, rootDir: string, docs: ReadonlyMap<string, IndexedDoc>): void {
   const out: Record<string, Row> = {};
-  for (const [p, d] of docs) out[p] = [d.mtimeMs, d.sizeBytes, d.kind, d.tokens, d.lines, d.terms, d.defs.join(' ')];
+  for (const [p, d] of docs) out[p] = [d.mtimeMs, d.sizeBytes, d.kind, d.tokens, d.lines, d.terms, d.defs];
   const target = indexPath(homeDir, rootDir);
   try {
     mkdirSync(join(homeDir, 'index'), { recursive: true });

@@ -6,7 +6,7 @@
  */
 
 /** Chunks longer than this are split again inside (relevance.md: "≤80 lines"). */
-export const MAX_CHUNK_LINES = Number(process.env.CC_CHUNK ?? 80);
+export const MAX_CHUNK_LINES = 80;
 const MIN_CHUNK_LINES = 3;
 
 /** A 1-based inclusive line range of a file. */

@@ -3,8 +3,7 @@ import { join, resolve } from 'node:path';
 import { clawcodeHome } from '../config/paths.js';
 import { classifyContent, scanProject, type ScannedFile } from '../utils/scanner.js';
 import { redactSecrets } from '../utils/secrets.js';
-import { loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
-import { indexFiles } from './context-parallel.js';
+import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
 import { buildOutline } from './context-outline.js';
 import { extractImports, resolveImport } from './context-symbols.js';
 import { selectContext, type ContextFile, type RankDoc } from './selector.js';
@@ -49,7 +48,7 @@ export interface BuildContextOptions {
   extraIgnore?: string[];
 }
 
-const OUTLINE_SHARE = Number(process.env.CC_OUTLINE ?? 0.05);
+const OUTLINE_SHARE = 0.05;
 const OUTLINE_MAX_CHARS = 2500;
 const SYMBOL_FILES = 8;
 const SYMBOLS_PER_FILE = 6;
@@ -65,10 +64,15 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   const rootDir = resolve(options.rootDir);
   const budget = Math.max(0, Math.floor(options.budgetChars));
   const home = options.homeDir ?? clawcodeHome();
-  // git lists files in a child process while this thread parses the cached index.
-  const scanning = scanProject(rootDir, { extraIgnore: options.extraIgnore });
-  const cached = loadIndex(home, rootDir);
-  const scan = await scanning;
+  // git lists files in child processes while this thread parses the cached index and stats its paths.
+  let cached = new Map<string, IndexedDoc>();
+  const scan = await scanProject(rootDir, {
+    extraIgnore: options.extraIgnore,
+    whileListing: () => {
+      cached = loadIndex(home, rootDir);
+      return cached.keys();
+    },
+  });
   const index = new Map<string, IndexedDoc>();
   const stale: ScannedFile[] = [];
   for (const f of scan.files) {
@@ -76,8 +80,8 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     if (doc && doc.mtimeMs === f.mtimeMs && doc.sizeBytes === f.sizeBytes) index.set(f.path, doc);
     else stale.push(f);
   }
-  const fresh = await indexFiles(stale);
-  stale.forEach((f, i) => index.set(f.path, fresh[i]!));
+  // One thread: a worker-thread split was measured slower here (7.7k files: 0.68 s vs 0.57 s).
+  for (const f of stale) index.set(f.path, indexFile(f.absPath, f.mtimeMs, f.sizeBytes));
   const indexed = stale.length;
   if (indexed > 0 || cached.size !== index.size) saveIndex(home, rootDir, index);
 
@@ -87,7 +91,9 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   const byBase = new Map<string, string[]>();
   for (const p of fileSet) {
     const base = p.slice(p.lastIndexOf('/') + 1);
-    byBase.set(base, [...(byBase.get(base) ?? []), p]);
+    const same = byBase.get(base);
+    if (same) same.push(p);
+    else byBase.set(base, [p]);
   }
   const bySuffix = (suffix: string): string[] =>
     (byBase.get(suffix.slice(suffix.lastIndexOf('/') + 1)) ?? []).filter((p) => p === suffix || p.endsWith(`/${suffix}`));

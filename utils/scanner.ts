@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { isSecretPath } from './secrets.js';
@@ -88,6 +88,11 @@ export interface ScanOptions {
   maxFileBytes?: number;
   /** read and classify every file (binary, non-UTF-8, minified); default false: paths and stats only */
   readContent?: boolean;
+  /**
+   * Work to overlap with the listing (git runs in child processes meanwhile). It may return paths
+   * that are probably in the project (e.g. from a cache); they are stat'ed while git still runs.
+   */
+  whileListing?: () => Iterable<string>;
 }
 
 /** Content class of a file's bytes. */
@@ -121,15 +126,28 @@ function hasBinaryExtension(relPath: string): boolean {
   return dot > relPath.lastIndexOf('/') && BINARY_EXT.has(relPath.slice(dot + 1).toLowerCase());
 }
 
-function gitListFiles(rootDir: string): Promise<string[] | null> {
+function git(rootDir: string, args: string[]): Promise<string[] | null> {
   return new Promise((resolvePaths) => {
     execFile(
       'git',
-      ['ls-files', '-co', '--exclude-standard', '-z'],
+      args,
       { cwd: rootDir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
       (err, stdout) => resolvePaths(err ? null : stdout.split('\0').filter((p) => p !== '')),
     );
   });
+}
+
+/**
+ * `git ls-files -co --exclude-standard`, as two processes: the tracked list is instant, the untracked
+ * walk is slow but prints little, so neither blocks on a full pipe while this thread does other work.
+ */
+async function gitListFiles(rootDir: string): Promise<string[] | null> {
+  const [tracked, untracked] = await Promise.all([git(rootDir, ['ls-files', '-c', '-z']), git(rootDir, ['ls-files', '-o', '--exclude-standard', '-z'])]);
+  return tracked === null || untracked === null ? null : [...tracked, ...untracked];
+}
+
+function lstatQuiet(absPath: string): Stats | undefined {
+  return lstatSync(absPath, { throwIfNoEntry: false });
 }
 
 function readIgnoreFile(absPath: string): string | null {
@@ -206,7 +224,10 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   } catch {
     return { files: [], fileList: [], skipped: [], git: false, ms: performance.now() - started };
   }
-  let listed = await gitListFiles(realRoot);
+  const listing = gitListFiles(realRoot);
+  const early = new Map<string, Stats | undefined>();
+  for (const rel of options.whileListing?.() ?? []) early.set(rel, lstatQuiet(join(realRoot, rel)));
+  let listed = await listing;
   // An empty listing means the folder is ignored by an enclosing repository (or empty): walk it instead.
   if (listed !== null && listed.length === 0) listed = null;
   const git = listed !== null;
@@ -226,16 +247,16 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     if (isGeneratedPath(rel)) { skipped.push({ path: rel, reason: 'generated' }); continue; }
     if (hasBinaryExtension(rel)) { skipped.push({ path: rel, reason: 'binary' }); continue; }
     const absPath = join(realRoot, rel);
-    let st;
+    let st = early.has(rel) ? early.get(rel) : lstatQuiet(absPath);
+    if (st === undefined) continue; // deleted since listing
     try {
-      st = lstatSync(absPath);
       if (st.isSymbolicLink()) {
         const target = realpathSync(absPath);
         if (!target.startsWith(rootPrefix)) { skipped.push({ path: rel, reason: 'symlink_outside' }); continue; }
         st = statSync(target);
       }
     } catch {
-      continue; // deleted since listing, dangling link, or a submodule folder
+      continue; // dangling link
     }
     if (!st.isFile()) continue;
     if (st.size > maxBytes) { skipped.push({ path: rel, reason: 'too_large' }); continue; }

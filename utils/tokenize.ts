@@ -101,8 +101,8 @@ const GENERIC = new Set(
     'change changes changed remove removes removed bump chore introduce introduces implement implemented ensure ' +
     'correct correctly properly better avoid issue issues bug bugs possible').split(' '),
 );
-const GENERIC_WEIGHT = Number(process.env.CC_GENERIC ?? 0.3);
-const VARIANT_WEIGHT = Number(process.env.CC_STEM ?? 0.6);
+const GENERIC_WEIGHT = 0.3;
+const VARIANT_WEIGHT = 0.6;
 
 /** One term of a task after tokenizing. */
 export interface QueryTerm {

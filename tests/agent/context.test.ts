@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildContext } from '../../agent/context.js';
+import { INDEX_VERSION, indexPath } from '../../agent/context-index.js';
 
 let root: string;
 let home: string;
@@ -96,5 +97,17 @@ describe('buildContext', () => {
     expect(edited.files[0]?.path).toBe('b.ts');
     expect(edited.files[0]?.parts?.content).toBeGreaterThan(0);
     expect(edited.files[0]!.text).toContain('gammaRay');
+  });
+
+  it('rebuilds a damaged index instead of failing', async () => {
+    write('a.ts', 'export const alpha = 1;\n');
+    await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home });
+    const file = indexPath(home, root);
+    writeFileSync(file, JSON.stringify({ version: INDEX_VERSION, docs: { 'a.ts': 'garbage', 'b.ts': [1, 2] } }));
+    const r = await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home });
+    expect(r.indexedFiles).toBe(1);
+    expect(r.files[0]?.path).toBe('a.ts');
+    writeFileSync(file, '{ not json');
+    expect((await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home })).files[0]?.path).toBe('a.ts');
   });
 });
