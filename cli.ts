@@ -94,7 +94,7 @@ function buildProgram(): Command {
     .option('--json', 'with --show: print JSON')
     .action(async (flags: { show?: boolean; dir?: string; json?: boolean }) => {
       if (flags.show) {
-        const [{ runConfigShow }, { resolveProjectRoot }] = await Promise.all([import('./cli/config-show.js'), import('./cli/task-command.js')]);
+        const [{ runConfigShow }, { resolveProjectRoot }] = await Promise.all([import('./cli/config-show.js'), import('./cli/project-root.js')]);
         await runConfigShow({ rootDir: await resolveProjectRoot(flags.dir), env: process.env, flags: {}, stdout: process.stdout, json: Boolean(flags.json) });
         return;
       }
@@ -107,7 +107,7 @@ function buildProgram(): Command {
     .description('write a starter AGENTS.md from what is detected (never overwrites)')
     .option('-d, --dir <path>', 'project root')
     .action(async (flags: { dir?: string }) => {
-      const [{ runInitCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/init-command.js'), import('./cli/task-command.js')]);
+      const [{ runInitCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/init-command.js'), import('./cli/project-root.js')]);
       await runInitCommand({ rootDir: await resolveProjectRoot(flags.dir), stdout: process.stdout });
     });
 
@@ -148,7 +148,7 @@ function buildProgram(): Command {
     .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean }) => {
       jsonMode = Boolean(flags.json);
       const [{ runContextCommand }, { resolveProjectRoot }, { loadSettings }] = await Promise.all([
-        import('./cli/context.js'), import('./cli/task-command.js'), import('./config/settings.js'),
+        import('./cli/context.js'), import('./cli/project-root.js'), import('./config/settings.js'),
       ]);
       const rootDir = await resolveProjectRoot(flags.dir);
       const settings = await loadSettings({ rootDir, env: process.env, flags: flags.budget ? { budgetChars: flags.budget } : {} });
@@ -168,7 +168,7 @@ function buildProgram(): Command {
     .option('--json', 'print JSON, never prompt')
     .action(async (runId: string | undefined, flags: { dir?: string; yes?: boolean; force?: boolean; json?: boolean }) => {
       jsonMode = Boolean(flags.json);
-      const [{ runUndoCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/undo.js'), import('./cli/task-command.js')]);
+      const [{ runUndoCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/undo.js'), import('./cli/project-root.js')]);
       const outcome = await runUndoCommand({
         rootDir: await resolveProjectRoot(flags.dir),
         runId,
@@ -186,7 +186,7 @@ function buildProgram(): Command {
     .option('-d, --dir <path>', 'project root')
     .option('--json', 'print JSON')
     .action(async (flags: { dir?: string; json?: boolean }) => {
-      const [{ runHistoryCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/history.js'), import('./cli/task-command.js')]);
+      const [{ runHistoryCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/history.js'), import('./cli/project-root.js')]);
       await runHistoryCommand({ rootDir: await resolveProjectRoot(flags.dir), json: Boolean(flags.json) });
     });
 

@@ -1,10 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import { buildContext, type ContextResult } from './context.js';
+import type { ContextResult } from './context.js';
 import { preparePlan, type PreparedPlan } from './executor.js';
 import type { AgentEmitter } from './events.js';
+
+export { gatherContext };
 import { buildMemoryContext, loadGlobalMemory, loadSessionMemory, saveGlobalMemory } from '../memory/memory.js';
 import { detectProjectSummary } from '../memory/project-summary.js';
-import { DEFAULT_INSTRUCTIONS_CAP_CHARS, foldersOf, loadInstructions, type ProjectInstructions } from './instructions.js';
+import type { ProjectInstructions } from './instructions.js';
+import { gatherContext } from './prompt-context.js';
 import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';
 import type { PlanResult } from '../llm/provider.js';
 import type { Plan, ProviderConfig } from '../llm/types.js';
@@ -58,35 +61,6 @@ export interface AgentRun {
   planResult: PlanResult;
   prepared: PreparedPlan;
   timings: StageTimings;
-}
-
-/**
- * Context selection plus project instructions under one budget (issue 8): the root instruction files
- * are reserved first (at most half the budget), the context stage fills the rest, and nested
- * instruction files for the top files' folders may use what the context left over.
- *
- * @param options.budgetChars  total characters for file context, outline and instructions
- * @returns the context and the instructions; `context.totalChars + instructions.chars <= budgetChars`
- */
-export async function gatherContext(options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'extraIgnore'>): Promise<{
-  context: ContextResult;
-  instructions: ProjectInstructions;
-}> {
-  const rootInstructions = await loadInstructions(options.rootDir, [], Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, Math.floor(options.budgetChars / 2)));
-  const context = await buildContext({
-    rootDir: options.rootDir,
-    task: options.task,
-    budgetChars: Math.max(1, options.budgetChars - rootInstructions.chars),
-    homeDir: options.homeDir,
-    extraIgnore: options.extraIgnore,
-  });
-  const leftover = options.budgetChars - context.totalChars;
-  const instructions = await loadInstructions(
-    options.rootDir,
-    foldersOf(context.files.slice(0, 3).map((f) => f.path)),
-    Math.max(rootInstructions.chars, Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, leftover)),
-  );
-  return { context, instructions };
 }
 
 /** Build the two prompts for a task: context selection, memory, instructions (no provider call). */

@@ -6,7 +6,7 @@ import { checkPlan, hashBytes, loadPlanSource, type PatchCheck } from '../agent/
 import { loadSettings } from '../config/settings.js';
 import { acquireProjectLock } from '../utils/lock.js';
 import { presentAndApply, type TaskReport } from './flow.js';
-import { resolveProjectRoot } from './task-command.js';
+import { resolveProjectRoot } from './project-root.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

@@ -1,5 +1,5 @@
 import type { ContextResult } from '../agent/context.js';
-import { gatherContext } from '../agent/runner.js';
+import { gatherContext } from '../agent/prompt-context.js';
 
 /**
  * `clawcode context "<task>"`: show what would be sent to the provider for a task, and why, without

@@ -1,5 +1,3 @@
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import chalk from 'chalk';
 import type { TaskFlags } from '../cli.js';
 import { ConfigError, InterruptedError, UsageError } from '../utils/errors.js';
@@ -10,20 +8,11 @@ import { loadGlobalMemory } from '../memory/memory.js';
 import { createAgentEmitter, type AgentEmitter } from '../agent/events.js';
 import type { ProviderConfig } from '../llm/types.js';
 import { executeTask, type TaskReport } from './flow.js';
+import { resolveProjectRoot } from './project-root.js';
 import { recoverUnfinishedRuns } from './recover.js';
 import { addRecentProject } from './projects.js';
 
-/**
- * Resolve and check the project root: `--dir` or the current folder.
- * @throws UsageError when it does not exist or is not a folder
- */
-export async function resolveProjectRoot(dir: string | undefined, cwd = process.cwd()): Promise<string> {
-  const root = resolve(cwd, dir ?? '.');
-  const info = await stat(root).catch(() => undefined);
-  if (!info) throw new UsageError(`Project folder not found: ${root}`);
-  if (!info.isDirectory()) throw new UsageError(`Not a folder: ${root}`, { hint: 'Pass the project folder with --dir.' });
-  return root;
-}
+export { resolveProjectRoot };
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
 export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {

@@ -1,7 +1,6 @@
 import { appendFile, readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import ignore from 'ignore';
-import { z } from 'zod';
 import { ConfigError, IoError, UsageError } from '../utils/errors.js';
 import { clawcodeHome } from './paths.js';
 import { locateJsonError } from './settings-json.js';
@@ -96,24 +95,27 @@ const FLAG_NAMES: Record<keyof SettingsValues, string> = {
 /** What one layer contributes; every field optional. */
 type LayerValues = Omit<Partial<SettingsValues>, 'commands'> & { commands?: { allow?: string[]; deny?: string[] } };
 
-const positiveInt = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-const stringList = z.array(z.string());
-
 /**
  * Schema of a settings object (project/local file, or `settings` in config.json). Strict: an unknown key is
  * an error, because a misspelt key silently ignored is a setting the person believes is on.
+ * Built on first use: zod costs ~60 ms to load, and most runs have no settings file to check.
  */
-const settingsFileSchema = z.strictObject({
-  provider: z.string().min(1).optional(),
-  model: z.string().min(1).optional(),
-  budgetChars: positiveInt.optional(),
-  timeoutMs: positiveInt.optional(),
-  ignore: stringList.optional(),
-  // An empty string switches off a verify command set by a lower layer.
-  verifyCommand: z.string().optional(),
-  commands: z.strictObject({ allow: stringList.optional(), deny: stringList.optional() }).optional(),
-  autoCommit: z.boolean().optional(),
-});
+async function settingsFileSchema() {
+  const { z } = await import('zod');
+  const positiveInt = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+  const stringList = z.array(z.string());
+  return z.strictObject({
+    provider: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    budgetChars: positiveInt.optional(),
+    timeoutMs: positiveInt.optional(),
+    ignore: stringList.optional(),
+    // An empty string switches off a verify command set by a lower layer.
+    verifyCommand: z.string().optional(),
+    commands: z.strictObject({ allow: stringList.optional(), deny: stringList.optional() }).optional(),
+    autoCommit: z.boolean().optional(),
+  });
+}
 
 /** One layer above the defaults: its values and how to name the source of each key. */
 type Layer = { layer: SettingsLayer; values: LayerValues; where: (key: keyof SettingsValues) => string };
@@ -224,8 +226,9 @@ async function readJsonFile(path: string, shownAs: string): Promise<unknown> {
 }
 
 /** Validate a settings object against settingsFileSchema; `prefix` is prepended to key paths in messages. */
-function validateSettingsObject(data: unknown, shownAs: string, path: string, prefix = ''): LayerValues {
-  const parsed = settingsFileSchema.safeParse(data);
+async function validateSettingsObject(data: unknown, shownAs: string, path: string, prefix = ''): Promise<LayerValues> {
+  const schema = await settingsFileSchema();
+  const parsed = schema.safeParse(data);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const at = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
@@ -233,7 +236,7 @@ function validateSettingsObject(data: unknown, shownAs: string, path: string, pr
     const key = [at, issue.keys[0]].filter(Boolean).join('.');
     throw new ConfigError(`Unknown key "${key}" in ${shownAs}`, {
       code: 'settings_unknown_key',
-      hint: `Known keys: ${Object.keys(settingsFileSchema.shape).join(', ')} (commands: allow, deny). File: ${path}`,
+      hint: `Known keys: ${Object.keys(schema.shape).join(', ')} (commands: allow, deny). File: ${path}`,
     });
   }
   throw new ConfigError(`Invalid value for "${at || '(top level)'}" in ${shownAs}: ${issue.message}`, {
@@ -249,7 +252,7 @@ async function readUserLayer(path: string): Promise<{ found: boolean; values?: L
     throw new ConfigError(`${path} must contain a JSON object`, { code: 'settings_invalid' });
   }
   const record = data as Record<string, unknown>;
-  const values = record.settings === undefined ? {} : validateSettingsObject(record.settings, path, path, 'settings');
+  const values = record.settings === undefined ? {} : await validateSettingsObject(record.settings, path, path, 'settings');
   // Provider entries (and their keys) are config.ts's business; only the default provider name is a setting.
   if (values.provider === undefined && typeof record.defaultProvider === 'string' && record.defaultProvider !== '') {
     values.provider = record.defaultProvider;
@@ -269,7 +272,7 @@ async function readProjectLayer(path: string, shownAs: string): Promise<LayerVal
       hint: 'Project settings may be committed; keep keys in $CLAWCODE_HOME/config.json (clawcode config) or environment variables.',
     });
   }
-  return validateSettingsObject(data, shownAs, path);
+  return await validateSettingsObject(data, shownAs, path);
 }
 
 function envInt(env: NodeJS.ProcessEnv, name: string, unit: string): number | undefined {
@@ -315,7 +318,7 @@ export function parseSettingsEnv(env: NodeJS.ProcessEnv): Partial<SettingsValues
 function validateFlags(flags: Partial<SettingsValues>): LayerValues {
   for (const key of ['budgetChars', 'timeoutMs'] as const) {
     const n = flags[key];
-    if (n !== undefined && !positiveInt.safeParse(n).success) {
+    if (n !== undefined && !(Number.isSafeInteger(n) && n > 0)) {
       throw new UsageError(`${FLAG_NAMES[key]} must be a positive whole number, got ${String(n)}`, { code: 'settings_bad_flag' });
     }
   }
