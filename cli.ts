@@ -25,8 +25,10 @@ export interface TaskFlags {
   events?: boolean;
   planOut?: string;
   printPrompt?: boolean;
-  /** `--verify` alone is true (use the remembered test command); with a value, that command. */
-  verify?: string | boolean;
+  /** `--verify`: run the project's test command (or the settings' verifyCommand) after writing. */
+  verify?: boolean;
+  /** `--verify-cmd <command>`: verify with this command. */
+  verifyCmd?: string;
   rollbackOnFail?: boolean;
   commit?: boolean;
 }
@@ -60,7 +62,8 @@ function buildProgram(): Command {
     .option('--events', 'print one JSON line per pipeline event on stdout (CI); never prompt')
     .option('--plan-out <file>', 'also save the plan (with base hashes) for `clawcode apply`')
     .option('--print-prompt', 'print the exact prompt for pasting into any chat model; no model call')
-    .option('--verify [command]', 'after writing, run this command (default: the project test command)')
+    .option('--verify', "after writing, run the project's test command (or the settings' verifyCommand)")
+    .option('--verify-cmd <command>', 'after writing, run this command to verify the change')
     .option('--rollback-on-fail', 'restore the files when the verify command fails (exit 4)')
     .option('--commit', 'git-commit exactly the written files, with the task as the message')
     .option('--debug', 'show stack traces and request details (never keys)')
@@ -74,6 +77,12 @@ function buildProgram(): Command {
       jsonMode = Boolean(flags.json);
       debugMode = Boolean(flags.debug);
       const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+      if ((flags.shell || flags.ui) && (flags.json || flags.events)) {
+        throw new UsageError('--shell and --ui are interactive; they cannot be combined with --json or --events.');
+      }
+      if ((flags.shell || flags.ui) && (flags.verify || flags.verifyCmd || flags.rollbackOnFail || flags.commit || flags.planOut)) {
+        throw new UsageError('--verify, --rollback-on-fail, --commit and --plan-out apply to a single task, not to --shell or --ui.');
+      }
       if (flags.shell && !flags.ui) {
         const { runShell } = await import('./cli/interactive.js');
         return runShell(flags);
@@ -93,6 +102,7 @@ function buildProgram(): Command {
     .option('-d, --dir <path>', 'project root (for --show)')
     .option('--json', 'with --show: print JSON')
     .action(async (flags: { show?: boolean; dir?: string; json?: boolean }) => {
+      jsonMode = Boolean(flags.json);
       if (flags.show) {
         const [{ runConfigShow }, { resolveProjectRoot }] = await Promise.all([import('./cli/config-show.js'), import('./cli/project-root.js')]);
         await runConfigShow({ rootDir: await resolveProjectRoot(flags.dir), env: process.env, flags: {}, stdout: process.stdout, json: Boolean(flags.json) });
@@ -186,6 +196,7 @@ function buildProgram(): Command {
     .option('-d, --dir <path>', 'project root')
     .option('--json', 'print JSON')
     .action(async (flags: { dir?: string; json?: boolean }) => {
+      jsonMode = Boolean(flags.json);
       const [{ runHistoryCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/history.js'), import('./cli/project-root.js')]);
       await runHistoryCommand({ rootDir: await resolveProjectRoot(flags.dir), json: Boolean(flags.json) });
     });
@@ -199,7 +210,7 @@ async function reportError(error: unknown): Promise<number> {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     return 2; // commander already printed the message
   }
-  if (isPromptExit(error)) return 130;
+  if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) return 130; // Ctrl-C at a prompt
   if (error instanceof ClawcodeError) {
     if (jsonMode) {
       process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode } }) + '\n');
@@ -216,11 +227,6 @@ async function reportError(error: unknown): Promise<number> {
   if (debugMode && error instanceof Error && error.stack) process.stderr.write(error.stack + '\n');
   else process.stderr.write('(run again with --debug for the stack trace)\n');
   return 1;
-}
-
-/** @inquirer/prompts throws ExitPromptError on Ctrl-C; treat it as an interruption. */
-function isPromptExit(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
 }
 
 async function main(argv: string[]): Promise<void> {

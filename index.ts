@@ -18,6 +18,7 @@ import { runAgent, type AgentRun, type StageTimings } from './agent/runner.js';
 import { parsePlan } from './llm/plan-parser.js';
 import type { Plan, PatchOp, ProviderConfig, Usage } from './llm/types.js';
 import { applyRun, type RunRecord } from './utils/journal.js';
+import { acquireProjectLock } from './utils/lock.js';
 import { PatchApplyError } from './utils/errors.js';
 
 export { applyPatch, applyPatches } from './utils/patch.js';
@@ -92,11 +93,13 @@ export interface ApplyPlanResult {
  * patch applied in memory, then all files written atomically through the run journal (undoable).
  *
  * @throws PatchApplyError (exit code 3) when a path is refused or a patch does not apply: nothing is written
- * @throws PlanParseError when `plan` is text that is not a valid plan
+ * @throws PlanParseError when `plan` is not a valid plan (text or object)
+ * @throws ProjectLockedError when another clawcode run holds the project for more than 10 s
  */
 export async function applyPlan(options: ApplyPlanOptions): Promise<ApplyPlanResult> {
   const rootDir = resolveRoot(options.rootDir);
-  const plan = typeof options.plan === 'string' ? parsePlan(options.plan) : options.plan;
+  // Objects are validated too: a plan from JSON.parse or another tool is untrusted input.
+  const plan = parsePlan(typeof options.plan === 'string' ? options.plan : JSON.stringify(options.plan));
   const prepared = await preparePlan(rootDir, plan);
   if (!prepared.ok) {
     const issue = prepared.pathIssues[0];
@@ -107,13 +110,19 @@ export async function applyPlan(options: ApplyPlanOptions): Promise<ApplyPlanRes
     );
   }
   if (options.dryRun || prepared.changes.length === 0) return { prepared, filesWritten: [] };
-  const run = await applyRun({
-    rootDir,
-    changes: prepared.changes.map((c) => ({ path: c.path, before: c.before, after: c.after })),
-    meta: { task: options.task ?? 'apply plan' },
-    homeDir: options.homeDir,
-  });
-  return { prepared, filesWritten: prepared.changes.map((c) => c.path), run };
+  // The same per-project lock as the CLI, so a script and a clawcode run never interleave writes.
+  const release = await acquireProjectLock(rootDir, { homeDir: options.homeDir, waitMs: 10_000 });
+  try {
+    const run = await applyRun({
+      rootDir,
+      changes: prepared.changes.map((c) => ({ path: c.path, before: c.before, after: c.after })),
+      meta: { task: options.task ?? 'apply plan' },
+      homeDir: options.homeDir,
+    });
+    return { prepared, filesWritten: prepared.changes.map((c) => c.path), run };
+  } finally {
+    await release();
+  }
 }
 
 /**

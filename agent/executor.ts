@@ -39,6 +39,8 @@ export interface PreparedPlan {
   results: PatchOutcome[];
   /** Files whose content would change, in first-patched order; empty unless `ok`. */
   changes: PlannedChange[];
+  /** Bytes of every target as read (null = missing); empty when a path check refused the plan. */
+  targets: ReadonlyMap<string, Buffer | null>;
 }
 
 /**
@@ -76,7 +78,7 @@ export async function readPlanTargets(rootDir: string, plan: Plan, emitter?: Age
  */
 export async function preparePlan(rootDir: string, plan: Plan, emitter?: AgentEmitter): Promise<PreparedPlan> {
   const pathIssues = await checkPlanPaths(rootDir, plan.patches);
-  if (pathIssues.length > 0) return { ok: false, pathIssues, results: [], changes: [] };
+  if (pathIssues.length > 0) return { ok: false, pathIssues, results: [], changes: [], targets: new Map() };
 
   const targets = await readPlanTargets(rootDir, plan, emitter);
   const contents = new Map<string, string>();
@@ -90,10 +92,10 @@ export async function preparePlan(rootDir: string, plan: Plan, emitter?: AgentEm
     }
     contents.set(path, text);
   }
-  if (encodingIssues.length > 0) return { ok: false, pathIssues: encodingIssues, results: [], changes: [] };
+  if (encodingIssues.length > 0) return { ok: false, pathIssues: encodingIssues, results: [], changes: [], targets };
 
   const applied = applyPatches(contents, plan.patches);
-  if (!applied.applied) return { ok: false, pathIssues: [], results: applied.results, changes: [] };
+  if (!applied.applied) return { ok: false, pathIssues: [], results: applied.results, changes: [], targets };
 
   const changes: PlannedChange[] = [];
   for (const [path, bytes] of targets) {
@@ -102,5 +104,5 @@ export async function preparePlan(rootDir: string, plan: Plan, emitter?: AgentEm
     if (beforeText === after) continue;
     changes.push({ path, before: bytes, beforeText, after, diff: makeUnifiedDiff(path, beforeText, after) });
   }
-  return { ok: true, pathIssues: [], results: applied.results, changes };
+  return { ok: true, pathIssues: [], results: applied.results, changes, targets };
 }

@@ -2,8 +2,6 @@ import { performance } from 'node:perf_hooks';
 import type { ContextResult } from './context.js';
 import { preparePlan, type PreparedPlan } from './executor.js';
 import type { AgentEmitter } from './events.js';
-
-export { gatherContext };
 import { buildMemoryContext, loadGlobalMemory, loadSessionMemory, saveGlobalMemory } from '../memory/memory.js';
 import { detectProjectSummary } from '../memory/project-summary.js';
 import type { ProjectInstructions } from './instructions.js';

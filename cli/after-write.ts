@@ -2,6 +2,7 @@ import chalk from 'chalk';
 import { runCommand } from '../utils/commands.js';
 import { commitFiles, dirtyFiles } from '../utils/git.js';
 import { undoRun } from '../utils/journal.js';
+import { InterruptedError } from '../utils/errors.js';
 
 /** Outcome of the verify step (`--verify`). */
 export interface VerifyReport {
@@ -42,7 +43,10 @@ export async function runVerify(options: {
   print?: (text: string) => void;
 }): Promise<VerifyReport> {
   options.print?.(chalk.dim(`\nVerify: $ ${options.command}`));
+  if (options.signal?.aborted) throw new InterruptedError();
   const result = await runCommand(options.command, { cwd: options.rootDir, timeoutMs: options.timeoutMs, signal: options.signal });
+  // Interrupted verify: the files stay written (undoable); never roll back on a Ctrl-C.
+  if (options.signal?.aborted) throw new InterruptedError();
   const passed = result.exitCode === 0 && !result.timedOut;
   if (!passed && result.tail) options.print?.(result.tail.replace(/\n$/, ''));
   options.print?.(passed ? `${chalk.green('✓')} verify passed` : `${chalk.red('✗')} verify failed (${result.timedOut ? 'timed out' : `exit ${result.exitCode}`})`);

@@ -1,10 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
-import { buildPrompts } from '../agent/runner.js';
 import { preparePlan, readPlanTargets } from '../agent/executor.js';
 import { checkPlan, hashBytes, loadPlanSource, type PatchCheck } from '../agent/plan-file.js';
 import { loadSettings } from '../config/settings.js';
 import { acquireProjectLock } from '../utils/lock.js';
+import { checkPlanPaths } from '../utils/plan-check.js';
+import { withInterrupt } from './interrupt.js';
+import { recoverUnfinishedRuns } from './recover.js';
 import { presentAndApply, type TaskReport } from './flow.js';
 import { resolveProjectRoot } from './project-root.js';
 
@@ -12,15 +14,6 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * `--print-prompt`: print the exact system and user prompts for a task, for pasting into any chat
- * model; its JSON answer can then go to `clawcode apply -`. No provider is needed or called.
- */
-export async function printPrompt(options: { rootDir: string; task: string; budgetChars: number; extraIgnore?: string[]; stdout: NodeJS.WritableStream }): Promise<void> {
-  const prompts = await buildPrompts({ rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, extraIgnore: options.extraIgnore });
-  options.stdout.write(`${prompts.systemPrompt}\n\n---\n\n${prompts.userPrompt}\n`);
 }
 
 /**
@@ -39,50 +32,65 @@ export async function runApplyCommand(
   const settings = await loadSettings({ rootDir, env: process.env });
   const { plan, saved } = await loadPlanSource(source, process.cwd(), readStdin);
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json && source !== '-');
-  const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
-  try {
-    const t = performance.now();
-    const prepared = await preparePlan(rootDir, plan);
-    const applyMs = Math.round(performance.now() - t);
-    const task = saved?.task ?? 'apply plan';
-    const report: TaskReport = {
-      task,
-      status: 'failed',
-      exitCode: 0,
-      provider: saved?.provider ?? 'saved plan',
-      providerId: 'none',
-      model: saved?.model ?? '',
-      plan,
-      repaired: false,
-      patches: prepared.results.map((r) => ({ index: r.index, file: r.file, applied: r.applied, strategy: r.strategy, error: r.error, startLine: r.startLine })),
-      pathIssues: prepared.pathIssues.map((i) => ({ index: i.index, file: i.file, code: i.code, message: i.message })),
-      filesWritten: [],
-      commands: [],
-      usage: null,
-      costUsd: null,
-      context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
-      timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0, writeMs: 0, commandsMs: 0 },
-    };
-    const final = await presentAndApply(report, plan, prepared, {
-      rootDir,
-      task,
-      dryRun: Boolean(flags.dryRun),
-      yes: Boolean(flags.yes),
-      runCommands: Boolean(flags.runCommands),
-      commandRules: settings.values.commands,
-      json: Boolean(flags.json),
-      debug: false,
-      interactive,
-      stdout: process.stdout,
-      stderr: process.stderr,
-    }, started);
-    final.timings.totalMs = Math.round(performance.now() - started);
-    if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
-    else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${final.error}\n`);
-    return final.exitCode;
-  } finally {
-    await release();
-  }
+  return withInterrupt(async (signal) => {
+    const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
+    try {
+      if (!flags.dryRun) {
+        await recoverUnfinishedRuns({ rootDir, confirm: interactive ? confirmPrompt : undefined, print: (text) => process.stderr.write(text + '\n') });
+      }
+      const t = performance.now();
+      const prepared = await preparePlan(rootDir, plan);
+      const applyMs = Math.round(performance.now() - t);
+      const stale = saved ? [...prepared.targets].filter(([path, bytes]) => path in saved.baseHashes && saved.baseHashes[path] !== hashBytes(bytes)).map(([path]) => path) : [];
+      if (stale.length > 0 && !flags.json) {
+        process.stderr.write(`${chalk.yellow('!')} Changed since the plan was saved: ${stale.join(', ')}; each patch is matched against the current files.\n`);
+      }
+      const task = saved?.task ?? 'apply plan';
+      const report: TaskReport = {
+        task,
+        status: 'failed',
+        exitCode: 0,
+        provider: saved?.provider ?? 'saved plan',
+        providerId: 'none',
+        model: saved?.model ?? '',
+        plan,
+        repaired: false,
+        patches: prepared.results.map((r) => ({ index: r.index, file: r.file, applied: r.applied, strategy: r.strategy, error: r.error, startLine: r.startLine })),
+        pathIssues: prepared.pathIssues.map((i) => ({ index: i.index, file: i.file, code: i.code, message: i.message })),
+        filesWritten: [],
+        commands: [],
+        usage: null,
+        costUsd: null,
+        context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
+        timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0, writeMs: 0, commandsMs: 0 },
+      };
+      const final = await presentAndApply(report, plan, prepared, {
+        rootDir,
+        task,
+        dryRun: Boolean(flags.dryRun),
+        yes: Boolean(flags.yes),
+        runCommands: Boolean(flags.runCommands),
+        commandRules: settings.values.commands,
+        json: Boolean(flags.json),
+        debug: false,
+        interactive,
+        signal,
+        stdout: process.stdout,
+        stderr: process.stderr,
+      }, started);
+      final.timings.totalMs = Math.round(performance.now() - started);
+      if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
+      else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${final.error}\n`);
+      return final.exitCode;
+    } finally {
+      await release();
+    }
+  });
+}
+
+async function confirmPrompt(message: string): Promise<boolean> {
+  const { confirm } = await import('@inquirer/prompts');
+  return confirm({ message, default: true });
 }
 
 const STATUS_MARK: Record<PatchCheck['status'], string> = {
@@ -101,6 +109,13 @@ const STATUS_MARK: Record<PatchCheck['status'], string> = {
 export async function runCheckCommand(source: string, flags: { dir?: string; json?: boolean }): Promise<number> {
   const rootDir = await resolveProjectRoot(flags.dir);
   const { plan, saved } = await loadPlanSource(source, process.cwd(), readStdin);
+  // Same path rules as apply, before any file is read: a plan that apply refuses never "applies" here.
+  const pathIssues = await checkPlanPaths(rootDir, plan.patches);
+  if (pathIssues.length > 0) {
+    if (flags.json) process.stdout.write(JSON.stringify({ ok: false, refused: pathIssues, patches: [] }, null, 2) + '\n');
+    else for (const issue of pathIssues) process.stdout.write(`#${issue.index + 1} ${issue.file}: ${chalk.red('refused')}: ${issue.message}\n`);
+    return 3;
+  }
   const targets = await readPlanTargets(rootDir, plan);
   const contents = new Map<string, string>();
   const hashes = new Map<string, string | null>();

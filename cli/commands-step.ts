@@ -1,5 +1,6 @@
 import chalk from 'chalk';
 import { classifyCommand, runCommand } from '../utils/commands.js';
+import { InterruptedError } from '../utils/errors.js';
 import { isCommandAllowed, type CommandRules } from '../config/settings.js';
 import type { AgentEmitter } from '../agent/events.js';
 
@@ -59,6 +60,7 @@ export async function runPlanCommands(options: CommandStepOptions): Promise<Comm
 
   const reports: CommandReport[] = [];
   for (const [i, command] of commands.entries()) {
+    if (options.signal?.aborted) throw new InterruptedError();
     if (decisions[i] === 'deny') {
       print?.(`${chalk.red('✗')} refused by a deny rule: ${command}`);
       reports.push({ command, ran: false, exitCode: null, skipped: 'denied_by_rule' });
@@ -81,6 +83,8 @@ export async function runPlanCommands(options: CommandStepOptions): Promise<Comm
     options.emitter?.emit('run_tests', { command });
     print?.(chalk.dim(`$ ${command}`));
     const result = await runCommand(command, { cwd: options.rootDir, timeoutMs: options.timeoutMs, signal: options.signal });
+    // Ctrl-C killed the command: that is an interruption, not a failing command.
+    if (options.signal?.aborted) throw new InterruptedError();
     options.emitter?.emit('command_done', { command, exitCode: result.exitCode });
     if (print && result.tail) print(result.tail.replace(/\n$/, ''));
     const mark = result.exitCode === 0 ? chalk.green('✓') : chalk.red('✗');

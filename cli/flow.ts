@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
 import { runAgent, type AgentRun, type Planner } from '../agent/runner.js';
-import { readPlanTargets, type PreparedPlan } from '../agent/executor.js';
+import type { PreparedPlan } from '../agent/executor.js';
+import { IoError, InterruptedError } from '../utils/errors.js';
 import { makeSavedPlan } from '../agent/plan-file.js';
 import { createAgentEmitter, type AgentEmitter } from '../agent/events.js';
 import { applyRun } from '../utils/journal.js';
@@ -31,7 +32,6 @@ export interface TaskOptions {
   /** A person is at a terminal (stdin and stdout are TTYs, not --json). */
   interactive: boolean;
   timeoutMs?: number;
-  commandTimeoutMs?: number;
   homeDir?: string;
   signal?: AbortSignal;
   emitter?: AgentEmitter;
@@ -148,9 +148,12 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
   };
 
   if (options.planOut) {
-    const targets = await readPlanTargets(options.rootDir, plan).catch(() => new Map<string, Buffer | null>());
-    const saved = makeSavedPlan(plan, targets, { task: options.task, provider: options.provider.name, model: report.model, usage: report.usage });
-    await writeFile(options.planOut, JSON.stringify(saved, null, 2) + '\n');
+    const saved = makeSavedPlan(plan, prepared.targets, { task: options.task, provider: options.provider.name, model: report.model, usage: report.usage });
+    try {
+      await writeFile(options.planOut, JSON.stringify(saved, null, 2) + '\n');
+    } catch (error) {
+      throw new IoError(`Cannot save the plan to ${options.planOut}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+    }
     out(chalk.dim(`Plan saved to ${options.planOut} (apply it later with: clawcode apply ${options.planOut})`));
   }
   return presentAndApply(report, plan, prepared, { ...options, emitter }, started);
@@ -234,21 +237,36 @@ export async function presentAndApply(
     report.journal = record.runDir;
     report.timings.writeMs = Math.round(performance.now() - t);
     out(`\n${chalk.green('✓')} Wrote ${toWrite.length} file${toWrite.length === 1 ? '' : 's'} ${chalk.dim(`(undo: clawcode undo ${record.runId})`)}`);
+    report.status = 'applied';
     const print = options.json ? undefined : out;
     if (options.verify) {
       report.verify = await runVerify({
         rootDir: options.rootDir, command: options.verify, runId: record.runId, rollbackOnFail: Boolean(options.rollbackOnFail),
-        timeoutMs: options.commandTimeoutMs, signal: options.signal, homeDir: options.homeDir, print,
+        signal: options.signal, homeDir: options.homeDir, print,
       });
       if (report.verify.exitCode !== 0 || report.verify.timedOut) {
-        if (report.verify.rolledBack) report.filesWritten = [];
-        report.status = report.verify.rolledBack ? 'rolled_back' : 'applied';
-        return finish(report, report.status, 4, `verify failed: ${options.verify}${report.verify.rolledBack ? ' (changes rolled back)' : ''}`);
+        if (report.verify.rolledBack) {
+          report.filesWritten = [];
+          report.status = 'rolled_back';
+        }
+        report.exitCode = 4;
+        report.error = `verify failed: ${options.verify}${report.verify.rolledBack ? ' (changes rolled back)' : ''}`;
+        // A failed verify skips the commit and the plan's commands, but still records memory and the summary.
+        return finishWithCommands(report, options, plan, confirm, out, started, { skipCommands: true });
       }
     }
-    if (options.commit) report.commit = await commitRun(options.rootDir, report.filesWritten, options.task, print);
+    if (options.commit) {
+      try {
+        report.commit = await commitRun(options.rootDir, report.filesWritten, options.task, print);
+      } catch (error) {
+        // The files are written and undoable; a commit that fails is reported, not a reason to lose the run.
+        report.exitCode = 1;
+        report.error = `written but not committed: ${(error as Error).message}`;
+      }
+    }
+  } else {
+    report.status = 'no_changes';
   }
-  report.status = toWrite.length > 0 ? 'applied' : 'no_changes';
   return finishWithCommands(report, options, plan, confirm, out, started);
 }
 
@@ -266,9 +284,12 @@ async function finishWithCommands(
   confirm: (m: string) => Promise<boolean>,
   out: (t: string) => void,
   started: number,
+  tail: { skipCommands?: boolean } = {},
 ): Promise<TaskReport> {
   const t = performance.now();
-  if (options.dryRun) {
+  if (tail.skipCommands) {
+    report.commands = plan.commands.map((command) => ({ command, ran: false, exitCode: null, skipped: 'verify_failed' }));
+  } else if (options.dryRun) {
     report.commands = plan.commands.map((command) => ({ command, ran: false, exitCode: null, skipped: 'dry_run' }));
     if (plan.commands.length) out(chalk.bold('\nCommands in the plan (not run):') + '\n' + plan.commands.map((c) => `  $ ${c}`).join('\n'));
   } else {
@@ -278,7 +299,6 @@ async function finishWithCommands(
       runCommands: options.runCommands,
       rules: options.commandRules,
       interactive: options.interactive,
-      timeoutMs: options.commandTimeoutMs,
       signal: options.signal,
       confirm,
       print: options.json ? undefined : (text) => out(text),
@@ -287,7 +307,7 @@ async function finishWithCommands(
   }
   report.timings.commandsMs = Math.round(performance.now() - t);
   if (!options.dryRun) await saveSessionAfterRun(options.rootDir, options.task, report.filesWritten, plan.agent_notes, options.homeDir);
-  if (report.commands.some((c) => c.ran && c.exitCode !== 0)) {
+  if (report.exitCode === 0 && report.commands.some((c) => c.ran && c.exitCode !== 0)) {
     report.exitCode = 4;
     report.error = `command failed: ${report.commands.find((c) => c.ran && c.exitCode !== 0)!.command}`;
   }

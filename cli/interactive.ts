@@ -9,7 +9,8 @@ import { acquireProjectLock } from '../utils/lock.js';
 import type { ProviderConfig } from '../llm/types.js';
 import { executeTask } from './flow.js';
 import { addRecentProject } from './projects.js';
-import { resolveProjectRoot, resolveProvider, settingsFlags } from './task-command.js';
+import { resolveProvider, settingsFlags } from './task-command.js';
+import { resolveProjectRoot } from './project-root.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */
 function sink(): NodeJS.WritableStream {
@@ -98,15 +99,15 @@ export async function runTui(flags: TaskFlags): Promise<void> {
     branch: git.branch ?? undefined,
     emitter,
     memory: `memory: ${memory.lastTasks.length} task${memory.lastTasks.length === 1 ? '' : 's'}`,
-    runTask: async (task: string, signal: AbortSignal, hooks?: { confirm(message: string): Promise<boolean> }) => {
+    runTask: async (task: string, signal: AbortSignal, hooks: { confirm(message: string): Promise<boolean> }) => {
       const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
       try {
         const report = await executeTask({
           rootDir, task, provider, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore,
-          dryRun: Boolean(flags.dryRun), yes: Boolean(flags.yes) || !hooks, runCommands: Boolean(flags.runCommands),
-          commandRules: settings.values.commands, json: false, debug: false, interactive: Boolean(hooks),
+          dryRun: Boolean(flags.dryRun), yes: Boolean(flags.yes), runCommands: Boolean(flags.runCommands),
+          commandRules: settings.values.commands, json: false, debug: false, interactive: true,
           timeoutMs: settings.values.timeoutMs, signal, emitter, stdout: sink(), stderr: sink(),
-          ...(hooks ? { confirm: (m: string) => hooks.confirm(m) } : {}),
+          confirm: (m: string) => hooks.confirm(m),
         });
         if (report.error) emitter.emit('error', { message: report.error });
       } finally {

@@ -1,18 +1,21 @@
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import chalk from 'chalk';
 import type { TaskFlags } from '../cli.js';
-import { ConfigError, InterruptedError, UsageError } from '../utils/errors.js';
+import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../utils/errors.js';
 import { readConfig, resolveProviderConfig } from '../config/config.js';
 import { loadSettings, type ResolvedSettings, type SettingsValues } from '../config/settings.js';
 import { acquireProjectLock } from '../utils/lock.js';
+import { isGitRepo } from '../utils/git.js';
+import { detectProjectSummary } from '../memory/project-summary.js';
+import { isPromptExit, withInterrupt } from './interrupt.js';
 import { loadGlobalMemory } from '../memory/memory.js';
 import { createAgentEmitter, type AgentEmitter } from '../agent/events.js';
 import type { ProviderConfig } from '../llm/types.js';
-import { executeTask, type TaskReport } from './flow.js';
+import { executeTask } from './flow.js';
 import { resolveProjectRoot } from './project-root.js';
 import { recoverUnfinishedRuns } from './recover.js';
 import { addRecentProject } from './projects.js';
-
-export { resolveProjectRoot };
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
 export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
@@ -21,7 +24,7 @@ export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
   if (flags.model) out.model = flags.model;
   if (flags.budget) out.budgetChars = flags.budget;
   if (flags.timeout) out.timeoutMs = flags.timeout;
-  if (typeof flags.verify === 'string') out.verifyCommand = flags.verify;
+  if (flags.verifyCmd) out.verifyCommand = flags.verifyCmd;
   if (flags.commit) out.autoCommit = true;
   return out;
 }
@@ -61,18 +64,34 @@ function eventsToStdout(emitter: AgentEmitter): void {
 }
 
 /**
- * The verify command for `--verify`: the flag's command, else the settings' verifyCommand, else
- * (for a bare `--verify`) the project's remembered test command.
+ * The command to verify with after writing: `--verify-cmd` or the settings' verifyCommand (merged by
+ * loadSettings, the flag winning), else for `--verify` the project's test command, remembered in
+ * memory or detected now from its manifest.
+ *
+ * @throws UsageError for `--verify` without any known test command, or `--rollback-on-fail` without verify
  */
-async function verifyCommandFor(flags: TaskFlags, settings: ResolvedSettings, rootDir: string, homeDir?: string): Promise<string | undefined> {
-  if (typeof flags.verify === 'string' && flags.verify.trim()) return flags.verify;
-  if (settings.values.verifyCommand) return settings.values.verifyCommand;
-  if (flags.verify === true) {
-    const remembered = (await loadGlobalMemory(homeDir)).projectSummaries[rootDir]?.testCommand;
-    if (!remembered) throw new UsageError('--verify needs a command: no test command is known for this project.', { hint: 'Use --verify "npm test".' });
-    return remembered;
+async function verifyCommandFor(flags: TaskFlags, settings: ResolvedSettings, rootDir: string): Promise<string | undefined> {
+  let command = settings.values.verifyCommand || undefined;
+  if (!command && flags.verify) {
+    command = (await loadGlobalMemory()).projectSummaries[rootDir]?.testCommand ?? (await detectProjectSummary(rootDir)).testCommand;
+    if (!command) throw new UsageError('--verify: no test command is known for this project.', { hint: 'Name one: --verify-cmd "npm test".' });
   }
-  return undefined;
+  if (flags.rollbackOnFail && !command) {
+    throw new UsageError('--rollback-on-fail needs a verify command.', { hint: 'Add --verify (the project test command) or --verify-cmd "<command>".' });
+  }
+  return command;
+}
+
+/** Fail before the model call when `--plan-out` or `--commit` cannot work, so no paid plan is lost. */
+async function checkBeforePlanning(flags: TaskFlags, commit: boolean, rootDir: string): Promise<void> {
+  if (flags.planOut) {
+    const folder = dirname(resolve(flags.planOut));
+    const info = await stat(folder).catch(() => undefined);
+    if (!info?.isDirectory()) throw new UsageError(`--plan-out: folder not found: ${folder}`);
+  }
+  if (commit && !flags.dryRun && !(await isGitRepo(rootDir))) {
+    throw new UsageError(`--commit: ${rootDir} is not a git repository (or git is not installed).`);
+  }
 }
 
 /**
@@ -93,55 +112,59 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
     if (!task) return 0;
   }
   if (flags.printPrompt) {
-    const { printPrompt } = await import('./apply-command.js');
-    await printPrompt({ rootDir, task, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore, stdout: process.stdout });
+    const { printPrompt } = await import('./print-prompt.js');
+    await printPrompt({ rootDir, task, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore, json: machine, stdout: process.stdout });
     return 0;
   }
-  const provider = await resolveProvider(settings.values, interactive);
   const verify = await verifyCommandFor(flags, settings, rootDir);
+  await checkBeforePlanning(flags, settings.values.autoCommit, rootDir);
+  const provider = await resolveProvider(settings.values, interactive);
   const emitter = createAgentEmitter();
   if (flags.events) eventsToStdout(emitter);
   const loop = interactive && !flags.yes;
 
   let exitCode = 0;
   for (;;) {
-    const controller = new AbortController();
-    const onSigint = () => {
-      if (controller.signal.aborted) process.exit(130);
-      controller.abort(new InterruptedError());
-    };
-    process.on('SIGINT', onSigint);
-    // One writer per project at a time: a second clawcode waits up to 10 s, then refuses.
-    const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
     try {
-      await recoverUnfinishedRuns({
-        rootDir,
-        confirm: interactive ? confirmPrompt : undefined,
-        print: machine ? undefined : (text) => process.stderr.write(text + '\n'),
-      });
-      const report = await executeTask({
-        rootDir,
-        task,
-        provider,
-        budgetChars: settings.values.budgetChars,
-        extraIgnore: settings.values.ignore,
-        dryRun: Boolean(flags.dryRun),
-        yes: Boolean(flags.yes),
-        runCommands: Boolean(flags.runCommands),
-        commandRules: settings.values.commands,
-        json: machine,
-        debug: Boolean(flags.debug),
-        interactive,
-        timeoutMs: settings.values.timeoutMs,
-        signal: controller.signal,
-        emitter,
-        stdout: process.stdout,
-        stderr: process.stderr,
-        planOut: flags.planOut,
-        verify,
-        rollbackOnFail: Boolean(flags.rollbackOnFail),
-        commit: settings.values.autoCommit,
-        ...(interactive ? { review: await reviewer() } : {}),
+      const report = await withInterrupt(async (signal) => {
+        // One writer per project at a time: a second clawcode waits up to 10 s, then refuses.
+        const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
+        try {
+          // A dry run writes nothing, so an interrupted earlier run is left for the next real run.
+          if (!flags.dryRun) {
+            await recoverUnfinishedRuns({
+              rootDir,
+              confirm: interactive ? confirmPrompt : undefined,
+              print: (text) => process.stderr.write(text + '\n'),
+            });
+          }
+          return await executeTask({
+            rootDir,
+            task,
+            provider,
+            budgetChars: settings.values.budgetChars,
+            extraIgnore: settings.values.ignore,
+            dryRun: Boolean(flags.dryRun),
+            yes: Boolean(flags.yes),
+            runCommands: Boolean(flags.runCommands),
+            commandRules: settings.values.commands,
+            json: machine,
+            debug: Boolean(flags.debug),
+            interactive,
+            timeoutMs: settings.values.timeoutMs,
+            signal,
+            emitter,
+            stdout: process.stdout,
+            stderr: process.stderr,
+            planOut: flags.planOut,
+            verify,
+            rollbackOnFail: Boolean(flags.rollbackOnFail),
+            commit: settings.values.autoCommit,
+            ...(interactive ? { review: await reviewer() } : {}),
+          });
+        } finally {
+          await release();
+        }
       });
       exitCode = report.exitCode;
       if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report }) + '\n');
@@ -149,11 +172,13 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
       else if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${report.error}\n`);
     } catch (error) {
       if (!loop) throw error;
-      await showErrorBox(error);
-      exitCode = typeof (error as { exitCode?: unknown }).exitCode === 'number' ? (error as { exitCode: number }).exitCode : 1;
-    } finally {
-      await release();
-      process.off('SIGINT', onSigint);
+      if (isPromptExit(error) || error instanceof InterruptedError) {
+        process.stderr.write(chalk.yellow('Cancelled; nothing more was done.\n'));
+        exitCode = 130;
+      } else {
+        await showErrorBox(error, Boolean(flags.debug));
+        exitCode = error instanceof ClawcodeError ? error.exitCode : 1;
+      }
     }
     if (!loop) return exitCode;
     task = await askTask('What next? (empty to quit)');
@@ -177,11 +202,13 @@ async function askTask(message: string): Promise<string> {
   return (await input({ message })).trim();
 }
 
-async function showErrorBox(error: unknown): Promise<void> {
+/** The What-next loop's error display: a box, so the loop can go on; a bug says so (stack under --debug). */
+async function showErrorBox(error: unknown, debug: boolean): Promise<void> {
   const { default: boxen } = await import('boxen');
+  const known = error instanceof ClawcodeError;
   const message = error instanceof Error ? error.message : String(error);
-  const hint = (error as { hint?: string }).hint;
-  process.stderr.write(boxen(`${message}${hint ? `\n${chalk.dim(hint)}` : ''}`, { title: 'Error', borderColor: 'red', padding: { left: 1, right: 1 } }) + '\n');
+  const detail = known ? error.hint : debug && error instanceof Error ? error.stack : '(run with --debug for the stack trace)';
+  const title = known ? 'Error' : 'Internal error, please report';
+  process.stderr.write(boxen(`${message}${detail ? `\n${chalk.dim(detail)}` : ''}`, { title, borderColor: 'red', padding: { left: 1, right: 1 } }) + '\n');
 }
 
-export type { TaskReport };

@@ -87,9 +87,9 @@ const FLAG_NAMES: Record<keyof SettingsValues, string> = {
   budgetChars: '--budget',
   timeoutMs: '--timeout',
   ignore: '--ignore',
-  verifyCommand: '--verify',
+  verifyCommand: '--verify-cmd',
   commands: '--allow/--deny',
-  autoCommit: '--auto-commit',
+  autoCommit: '--commit',
 };
 
 /** What one layer contributes; every field optional. */

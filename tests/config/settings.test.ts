@@ -108,8 +108,8 @@ describe('loadSettings precedence', () => {
       model: '--model',
       budgetChars: '--budget',
       timeoutMs: '--timeout',
-      verifyCommand: '--verify',
-      autoCommit: '--auto-commit',
+      verifyCommand: '--verify-cmd',
+      autoCommit: '--commit',
     },
   };
 
