@@ -55,6 +55,8 @@ function costFactor(chars: number): number {
   return Math.max(0.2, chars / 1000) ** DENSITY;
 }
 const HEAD_MAX_LINES = 40;
+/** Blocks of a file that may go whole rank just below the whole file. */
+const FALLBACK_COST = 1.0001;
 
 /** Header plus verbatim text of a whole file. */
 export function wholeFileText(path: string, text: string): string {
@@ -160,18 +162,22 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
   }
   for (const f of files) {
     const wholeChars = wholeFileText(f.c.path, f.c.text).length;
-    if (wholeChars <= WHOLE_SHARE * budget) {
+    const fitsWhole = wholeChars <= WHOLE_SHARE * budget;
+    if (fitsWhole) {
       units.push({ file: f, value: f.c.score / costFactor(wholeChars), range: null });
-      continue;
     }
     const chunks = chunkLines(f.lines);
     const scores = scoreChunks(f.lines, chunks, options.idf, options.defTerms);
     const best = Math.max(0, ...scores);
     chunks.forEach((range, i) => {
       const s = scores[i]!;
-      const cost = costFactor(f.offsets[range[1]]! - f.offsets[range[0] - 1]!);
+      // A file that may go whole offers its blocks too, as a fallback: priced like the whole file,
+      // they come right after it and are taken when it no longer fits in what is left
+      // (+0.019 hunk recall @18k measured; before, such a file was dropped entirely).
+      const cost = fitsWhole ? costFactor(wholeChars) * FALLBACK_COST : costFactor(f.offsets[range[1]]! - f.offsets[range[0] - 1]!);
       if (s > 0) units.push({ file: f, value: (f.c.score * (s / best)) / cost, range });
     });
+    if (fitsWhole) continue;
     const head = importHeadEnd(f.lines);
     if (head > 0) units.push({ file: f, value: (f.c.score * HEAD_VALUE) / costFactor(f.offsets[head]!), range: [1, head] });
     else if (best === 0 && chunks[0]) units.push({ file: f, value: (f.c.score * HEAD_VALUE) / costFactor(f.offsets[chunks[0][1]]!), range: chunks[0] });
