@@ -20,7 +20,7 @@ export interface ScoreParts {
   content: number;
   path: number;
   symbol: number;
-  /** multiplier from the path prior (1, 0.3 docs/examples, 0.15 tests/fixtures) */
+  /** multiplier from the path prior (1, 0.3 docs/examples/tooling, 0.15 tests/fixtures) */
   prior: number;
   /** bonus for being imported by a top file */
   neighbour: number;
@@ -67,16 +67,24 @@ const DOC_PATH = /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|chan
 // relevance.md §7 suggests 0.3 and 0.5; on the public set 0.15 and 0.3 measured +0.01 hunk recall.
 const TEST_PRIOR = 0.15;
 const DOC_PRIOR = 0.3;
+const TOOLING_PATH = /^(\.github|\.circleci|\.gitlab|\.vscode|\.devcontainer|\.husky|scripts?|tools?|build|ci)\/|\.(ya?ml|toml|ini|cfg|json|jsonc|lock|mk)$|(^|\/)(Makefile|Dockerfile|Justfile|Rakefile|\.[a-z]+rc(\.[a-z]+)?|[\w-]+\.config\.[a-z]+)$/i;
+const TOOLING_PRIOR = 0.3;
+const TOOLING_WORDS = /\b(ci|workflows?|actions?|builds?|config|configs|configuration|yaml|yml|json|toml|scripts?|tooling|lint|linter|eslint|deps|dependency|dependencies|package|packages|release|releases|docker|makefile|tsconfig|setup|install|versions?|publish)\b/i;
 const TEST_WORDS = /\b(tests?|testing|specs?|fixtures?|e2e|unit|coverage|mocks?)\b/i;
 const DOC_WORDS = /\b(docs?|documentation|readme|examples?|changelog|guide|tutorial|typos?|benchmarks?)\b/i;
 
 /**
  * Path prior (relevance.md §7 item 1): 0.15 for test and fixture paths, 0.3 for docs, examples and
- * licence files, both lifted to 1 when the task says test/spec or doc/readme/example.
+ * licence files, both lifted to 1 when the task says test/spec or doc/readme/example; 0.3 for
+ * tooling (CI folders, root scripts/ and build/, Makefiles, YAML/TOML/JSON and `*.config.*`
+ * files), lifted when the task says ci, build, config, dependencies and the like: these files
+ * share words with code but are rarely where a code change goes (+0.007 / +0.005 hunk recall
+ * @18k / @60k measured on the public set).
  */
 export function pathPrior(path: string, task: string): number {
   if (TEST_PATH.test(path)) return TEST_WORDS.test(task) ? 1 : TEST_PRIOR;
   if (DOC_PATH.test(path)) return DOC_WORDS.test(task) ? 1 : DOC_PRIOR;
+  if (TOOLING_PATH.test(path)) return TOOLING_WORDS.test(task) ? 1 : TOOLING_PRIOR;
   return 1;
 }
 

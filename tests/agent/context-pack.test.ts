@@ -38,9 +38,27 @@ describe('packContext', () => {
     const lines = big.split('\n').slice(0, -1); // the packer drops the empty "line" after the last newline
     const def = lines.indexOf('def func_150(x):') + 1;
     expect(files[0]!.ranges!.some(([a, b]) => a <= def && def + 2 <= b)).toBe(true);
-    expect(files[0]!.ranges![0]).toEqual([1, importHeadEnd(lines)]);
+    // The import head is sent; the budget left after the matching block goes to unmatched blocks.
+    expect(files[0]!.ranges![0]![0]).toBe(1);
+    expect(files[0]!.ranges![0]![1]).toBeGreaterThanOrEqual(importHeadEnd(lines));
+    expect(files[0]!.text.length).toBeGreaterThan(0.5 * 4000 - 200); // its cap: half the budget
     expect(files[0]!.text).toBe(rangesText('big.py', lines, files[0]!.ranges!));
     for (const [a, b] of files[0]!.ranges!) expect(files[0]!.text).toContain(`[lines ${a}-${b}]\n${lines.slice(a - 1, b).join('\n')}\n`);
+  });
+
+  it('sends the best block of a mid-size file when the whole file no longer fits', () => {
+    // Each fits whole alone (≤ half the budget), but after a.py and c.py only a block of b.py does.
+    const a = pyFile(40);
+    const b = pyFile(20).replace('def func_15(x):', 'def target_fn(x):');
+    const budget = Math.ceil(wholeFileText('a.py', a).length * 2.3);
+    const files = packContext(
+      [{ path: 'a.py', score: 1, text: a }, { path: 'c.py', score: 0.95, text: a }, { path: 'b.py', score: 0.5, text: b }],
+      { budgetChars: budget, idf: new Map([['target_fn', 5], ['func_1', 1]]), defTerms: new Set(['target_fn']) },
+    );
+    expect(files.slice(0, 2).map((f) => [f.path, f.ranges])).toEqual([['a.py', null], ['c.py', null]]);
+    const def = b.split('\n').indexOf('def target_fn(x):') + 1;
+    expect(files[2]?.path).toBe('b.py');
+    expect(files[2]!.ranges!.some(([s, e]) => s <= def && def + 2 <= e)).toBe(true);
   });
 
   it('never exceeds the budget, and each region is the file\'s own lines (property)', () => {

@@ -33,6 +33,15 @@ describe('rankFiles', () => {
     expect(pathPrior('docs/cookies.md', 'document cookies in the docs')).toBe(1);
   });
 
+  it('demotes CI, build scripts and config files unless the task is about them', () => {
+    for (const p of ['.github/workflows/test.yml', 'scripts/build.go', 'package.json', 'Makefile', 'vite.config.ts', '.eslintrc.cjs']) {
+      expect(pathPrior(p, 'handle cookie parsing errors')).toBeLessThan(1);
+    }
+    expect(pathPrior('.github/workflows/test.yml', 'run the CI workflow on node 22')).toBe(1);
+    expect(pathPrior('package.json', 'update dependencies')).toBe(1);
+    for (const p of ['src/flask/config.py', 'src/build/index.ts', 'lib/tools/parse.js']) expect(pathPrior(p, 'handle cookie parsing errors')).toBe(1);
+  });
+
   it('uses path tokens: a task naming the router finds router.ts', () => {
     const { list } = docs(TREE);
     expect(rankFiles('router should dedupe paths', list).ranked[0]?.path).toBe('src/router.ts');
