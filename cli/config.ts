@@ -11,6 +11,7 @@ import {
 import { configPath } from '../config/paths.js';
 import { findRegistryEntry, PROVIDER_REGISTRY, type EntryField, type RegistryEntry } from '../config/registry.js';
 import type { ProviderConfig } from '../llm/types.js';
+import { isPromptExit } from './interrupt.js';
 import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../utils/errors.js';
 
 /**
@@ -55,8 +56,7 @@ async function ask<T>(question: () => Promise<T>): Promise<T> {
   try {
     return await question();
   } catch (error) {
-    const name = (error as Error | null)?.name;
-    if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError('Cancelled', { cause: error });
+    if (isPromptExit(error)) throw new InterruptedError('Cancelled', { cause: error });
     throw error;
   }
 }

@@ -3,6 +3,7 @@ import { basename, resolve } from 'node:path';
 import chalk, { Chalk } from 'chalk';
 import { ClawcodeError } from '../utils/errors.js';
 import { appendHistory, loadHistory } from './history-file.js';
+import { isPromptExit } from './interrupt.js';
 import { validateProjectPath } from './projects.js';
 
 /** Options for {@link runRepl}. Everything that touches providers, plans or undo is injected. */
@@ -47,8 +48,7 @@ const HELP = [
 /** True for the errors a cancelled task ends with: our InterruptedError, AbortError, inquirer's exit. */
 function isCancel(error: unknown): boolean {
   if (error instanceof ClawcodeError) return error.exitCode === 130;
-  const name = (error as { name?: string } | null)?.name;
-  return name === 'AbortError' || name === 'ExitPromptError' || name === 'AbortPromptError';
+  return (error as { name?: string } | null)?.name === 'AbortError' || isPromptExit(error);
 }
 
 /**
