@@ -67,6 +67,12 @@ const RANK_DECAY = 10;
  * edits spread through the top files beyond the matching blocks (+0.002 @60k measured; 0.15 worse).
  */
 const UNMATCHED_BLOCK = 0.05;
+/**
+ * Excerpts of one file separated by at most this many lines are joined: edits often sit between
+ * two relevant blocks, and one contiguous excerpt reads better (measured 5: +0.001, 25: +0.005
+ * hunk recall @18k and +0.003 @60k, 40 no better).
+ */
+const GAP_LINES = 25;
 /** Blocks of a file that may go whole rank just below the whole file. */
 const FALLBACK_COST = 1.0001;
 
@@ -117,6 +123,17 @@ export function importHeadEnd(lines: readonly string[]): number {
     } else break;
   }
   return end;
+}
+
+/** Join sorted, disjoint ranges separated by at most `gap` lines (1-based inclusive line ranges). */
+export function closeGaps(ranges: readonly LineRange[], gap: number): LineRange[] {
+  const out: LineRange[] = [];
+  for (const r of ranges) {
+    const last = out[out.length - 1];
+    if (last && r[0] - last[1] - 1 <= gap) last[1] = Math.max(last[1], r[1]);
+    else out.push([r[0], r[1]]);
+  }
+  return out;
 }
 
 interface FileState {
@@ -210,7 +227,7 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
     if (u.range === null) {
       next = wholeFileText(f.c.path, f.c.text).length;
     } else {
-      ranges = mergeRanges([...f.ranges, u.range]);
+      ranges = closeGaps(mergeRanges([...f.ranges, u.range]), GAP_LINES);
       next = excerptChars(f, ranges);
       if (next > REGION_SHARE * budget) continue;
     }
