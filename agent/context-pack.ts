@@ -5,8 +5,9 @@ import { chunkLines, scoreChunks, type LineRange } from './context-regions.js';
  * Small files go whole; large files are offered as units (their import head and their blocks),
  * and all units of all candidate files compete in one greedy pass by value, so the best block of
  * the sixth file can beat the tenth block of the first. A unit's value is the file's score times
- * the block's relevance relative to the file's best block, divided by a mild cost term (hybrid
- * packing, relevance.md §7 item 5, made global and cost-aware).
+ * the block's relevance relative to the file's best block and a rank prior, divided by a mild cost
+ * term (hybrid packing, relevance.md §7 item 5, made global and cost-aware). A file small enough to
+ * go whole also offers its blocks as a fallback, and nearby excerpts of one file are joined.
  */
 
 /** A ranked file offered to the packer. */
@@ -193,9 +194,7 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
     const value = f.c.score / (1 + f.order / RANK_DECAY);
     const wholeChars = wholeFileText(f.c.path, f.c.text).length;
     const fitsWhole = wholeChars <= WHOLE_SHARE * budget;
-    if (fitsWhole) {
-      units.push({ file: f, value: value / costFactor(wholeChars), range: null });
-    }
+    if (fitsWhole) units.push({ file: f, value: value / costFactor(wholeChars), range: null });
     const chunks = chunkLines(f.lines);
     const scores = scoreChunks(f.lines, chunks, options.idf, options.defTerms);
     const best = Math.max(0, ...scores);
