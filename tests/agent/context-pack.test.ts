@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { importHeadEnd, mergeRanges, packContext, rangesText, wholeFileText } from '../../agent/context-pack.js';
+import { closeGaps, importHeadEnd, mergeRanges, packContext, rangesText, wholeFileText } from '../../agent/context-pack.js';
 import { chunkLines, MAX_CHUNK_LINES } from '../../agent/context-regions.js';
 
 function pyFile(n: number): string {
@@ -22,6 +22,14 @@ describe('chunkLines', () => {
   it('starts blocks at definitions, not in their middle', () => {
     const lines = pyFile(60).split('\n');
     for (const [a] of chunkLines(lines).slice(1)) expect(lines[a - 1]).toMatch(/^(def |$)/);
+  });
+});
+
+describe('closeGaps', () => {
+  it('joins ranges separated by at most the gap, keeps the others apart', () => {
+    expect(closeGaps([[1, 5], [8, 10], [40, 50]], 2)).toEqual([[1, 10], [40, 50]]);
+    expect(closeGaps([[1, 5], [9, 10]], 2)).toEqual([[1, 5], [9, 10]]);
+    expect(closeGaps([], 25)).toEqual([]);
   });
 });
 
