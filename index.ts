@@ -18,7 +18,7 @@ import { runAgent, type AgentRun, type StageTimings } from './agent/runner.js';
 import { parsePlan } from './llm/plan-parser.js';
 import type { Plan, PatchOp, ProviderConfig, Usage } from './llm/types.js';
 import { applyRun, type RunRecord } from './utils/journal.js';
-import { acquireProjectLock } from './utils/lock.js';
+import { withProjectLock } from './utils/lock.js';
 import { PatchApplyError } from './utils/errors.js';
 
 export { applyPatch, applyPatches } from './utils/patch.js';
@@ -111,18 +111,15 @@ export async function applyPlan(options: ApplyPlanOptions): Promise<ApplyPlanRes
   }
   if (options.dryRun || prepared.changes.length === 0) return { prepared, filesWritten: [] };
   // The same per-project lock as the CLI, so a script and a clawcode run never interleave writes.
-  const release = await acquireProjectLock(rootDir, { homeDir: options.homeDir, waitMs: 10_000 });
-  try {
-    const run = await applyRun({
+  const run = await withProjectLock(rootDir, { homeDir: options.homeDir, waitMs: 10_000 }, () =>
+    applyRun({
       rootDir,
       changes: prepared.changes.map((c) => ({ path: c.path, before: c.before, after: c.after })),
       meta: { task: options.task ?? 'apply plan' },
       homeDir: options.homeDir,
-    });
-    return { prepared, filesWritten: prepared.changes.map((c) => c.path), run };
-  } finally {
-    await release();
-  }
+    }),
+  );
+  return { prepared, filesWritten: prepared.changes.map((c) => c.path), run };
 }
 
 /**

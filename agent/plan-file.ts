@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -6,6 +5,7 @@ import { parsePlan } from '../llm/plan-parser.js';
 import type { Plan, Usage } from '../llm/types.js';
 import { applyPatch } from '../utils/patch.js';
 import { UsageError } from '../utils/errors.js';
+import { sha256 } from '../utils/journal-store.js';
 
 /** A plan saved by `--plan-out`, applied later by `clawcode apply` / checked by `clawcode check`. */
 export interface SavedPlan {
@@ -33,7 +33,7 @@ const savedPlanSchema = z.object({
 
 /** sha256 hex of bytes, or null for a missing file. */
 export function hashBytes(bytes: Buffer | null): string | null {
-  return bytes === null ? null : createHash('sha256').update(bytes).digest('hex');
+  return bytes === null ? null : sha256(bytes);
 }
 
 /**

@@ -3,11 +3,10 @@ import chalk from 'chalk';
 import { preparePlan, readPlanTargets } from '../agent/executor.js';
 import { checkPlan, hashBytes, loadPlanSource, type PatchCheck } from '../agent/plan-file.js';
 import { loadSettings } from '../config/settings.js';
-import { acquireProjectLock } from '../utils/lock.js';
 import { checkPlanPaths } from '../utils/plan-check.js';
 import { withInterrupt } from './interrupt.js';
-import { recoverUnfinishedRuns } from './recover.js';
-import { presentAndApply, type TaskReport } from './flow.js';
+import { withLockedProject } from './recover.js';
+import { patchReport, presentAndApply, type TaskReport } from './flow.js';
 import { resolveProjectRoot } from './project-root.js';
 
 async function readStdin(): Promise<string> {
@@ -32,65 +31,51 @@ export async function runApplyCommand(
   const settings = await loadSettings({ rootDir, env: process.env });
   const { plan, saved } = await loadPlanSource(source, process.cwd(), readStdin);
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json && source !== '-');
-  return withInterrupt(async (signal) => {
-    const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
-    try {
-      if (!flags.dryRun) {
-        await recoverUnfinishedRuns({ rootDir, confirm: interactive ? confirmPrompt : undefined, print: (text) => process.stderr.write(text + '\n') });
-      }
-      const t = performance.now();
-      const prepared = await preparePlan(rootDir, plan);
-      const applyMs = Math.round(performance.now() - t);
-      const stale = saved ? [...prepared.targets].filter(([path, bytes]) => path in saved.baseHashes && saved.baseHashes[path] !== hashBytes(bytes)).map(([path]) => path) : [];
-      if (stale.length > 0 && !flags.json) {
-        process.stderr.write(`${chalk.yellow('!')} Changed since the plan was saved: ${stale.join(', ')}; each patch is matched against the current files.\n`);
-      }
-      const task = saved?.task ?? 'apply plan';
-      const report: TaskReport = {
-        task,
-        status: 'failed',
-        exitCode: 0,
-        provider: saved?.provider ?? 'saved plan',
-        providerId: 'none',
-        model: saved?.model ?? '',
-        plan,
-        repaired: false,
-        patches: prepared.results.map((r) => ({ index: r.index, file: r.file, applied: r.applied, strategy: r.strategy, error: r.error, startLine: r.startLine })),
-        pathIssues: prepared.pathIssues.map((i) => ({ index: i.index, file: i.file, code: i.code, message: i.message })),
-        filesWritten: [],
-        commands: [],
-        usage: null,
-        costUsd: null,
-        context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
-        timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0, writeMs: 0, commandsMs: 0 },
-      };
-      const final = await presentAndApply(report, plan, prepared, {
-        rootDir,
-        task,
-        dryRun: Boolean(flags.dryRun),
-        yes: Boolean(flags.yes),
-        runCommands: Boolean(flags.runCommands),
-        commandRules: settings.values.commands,
-        json: Boolean(flags.json),
-        debug: false,
-        interactive,
-        signal,
-        stdout: process.stdout,
-        stderr: process.stderr,
-      }, started);
-      final.timings.totalMs = Math.round(performance.now() - started);
-      if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
-      else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${final.error}\n`);
-      return final.exitCode;
-    } finally {
-      await release();
+  return withInterrupt((signal) => withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () => {
+    const t = performance.now();
+    const prepared = await preparePlan(rootDir, plan);
+    const applyMs = Math.round(performance.now() - t);
+    const stale = saved ? [...prepared.targets].filter(([path, bytes]) => path in saved.baseHashes && saved.baseHashes[path] !== hashBytes(bytes)).map(([path]) => path) : [];
+    if (stale.length > 0 && !flags.json) {
+      process.stderr.write(`${chalk.yellow('!')} Changed since the plan was saved: ${stale.join(', ')}; each patch is matched against the current files.\n`);
     }
-  });
-}
-
-async function confirmPrompt(message: string): Promise<boolean> {
-  const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message, default: true });
+    const task = saved?.task ?? 'apply plan';
+    const report: TaskReport = {
+      task,
+      status: 'failed',
+      exitCode: 0,
+      provider: saved?.provider ?? 'saved plan',
+      providerId: 'none',
+      model: saved?.model ?? '',
+      plan,
+      repaired: false,
+      ...patchReport(prepared),
+      filesWritten: [],
+      commands: [],
+      usage: null,
+      costUsd: null,
+      context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
+      timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0, writeMs: 0, commandsMs: 0 },
+    };
+    const final = await presentAndApply(report, plan, prepared, {
+      rootDir,
+      task,
+      dryRun: Boolean(flags.dryRun),
+      yes: Boolean(flags.yes),
+      runCommands: Boolean(flags.runCommands),
+      commandRules: settings.values.commands,
+      json: Boolean(flags.json),
+      debug: false,
+      interactive,
+      signal,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    }, started);
+    final.timings.totalMs = Math.round(performance.now() - started);
+    if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
+    else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${final.error}\n`);
+    return final.exitCode;
+  }));
 }
 
 const STATUS_MARK: Record<PatchCheck['status'], string> = {

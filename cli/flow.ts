@@ -12,6 +12,7 @@ import type { Plan, ProviderConfig, Usage } from '../llm/types.js';
 import type { CommandRules } from '../config/settings.js';
 import { estimateCostUsd } from '../config/prices.js';
 import { runPlanCommands, type CommandReport } from './commands-step.js';
+import { confirmPrompt } from './ask.js';
 import { commitRun, runVerify, uncommittedWarning, type VerifyReport } from './after-write.js';
 import { colorDiff, formatChangeList, formatMs, formatPatchResults, formatPathIssues, formatUsage } from './render.js';
 
@@ -84,9 +85,13 @@ export interface TaskReport {
   error?: string;
 }
 
-async function defaultConfirm(message: string): Promise<boolean> {
-  const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message, default: true });
+
+/** The per-patch and per-path parts of the report, from a prepared plan (task and `apply` alike). */
+export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' | 'pathIssues'> {
+  return {
+    patches: prepared.results.map((r) => ({ index: r.index, file: r.file, applied: r.applied, strategy: r.strategy, error: r.error, startLine: r.startLine })),
+    pathIssues: prepared.pathIssues.map((i) => ({ index: i.index, file: i.file, code: i.code, message: i.message })),
+  };
 }
 
 /**
@@ -132,8 +137,7 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
     model: run.planResult.reply.model || options.provider.model,
     plan,
     repaired: run.planResult.repaired,
-    patches: prepared.results.map((r) => ({ index: r.index, file: r.file, applied: r.applied, strategy: r.strategy, error: r.error, startLine: r.startLine })),
-    pathIssues: prepared.pathIssues.map((i) => ({ index: i.index, file: i.file, code: i.code, message: i.message })),
+    ...patchReport(prepared),
     filesWritten: [],
     commands: [],
     usage: usage ?? null,
@@ -175,7 +179,7 @@ export async function presentAndApply(
   started: number,
 ): Promise<TaskReport> {
   const out = (text: string) => (options.json ? undefined : options.stdout.write(text + '\n'));
-  const confirm = options.confirm ?? defaultConfirm;
+  const confirm = options.confirm ?? confirmPrompt;
   if (plan.analysis) out(`${chalk.bold('Plan:')} ${plan.analysis}`);
   if (prepared.pathIssues.length > 0) {
     out(chalk.red.bold('\nThe plan was refused; nothing was written:') + '\n' + formatPathIssues(prepared.pathIssues));

@@ -5,11 +5,11 @@ import { createAgentEmitter } from '../agent/events.js';
 import { loadSettings } from '../config/settings.js';
 import { loadSessionMemory } from '../memory/memory.js';
 import { getGitInfo } from '../utils/git.js';
-import { acquireProjectLock } from '../utils/lock.js';
+import { withProjectLock } from '../utils/lock.js';
 import type { ProviderConfig } from '../llm/types.js';
 import { executeTask } from './flow.js';
 import { addRecentProject } from './projects.js';
-import { resolveProvider, settingsFlags } from './task-command.js';
+import { resolveProvider, settingsFlags, taskSettings } from './task-command.js';
 import { resolveProjectRoot } from './project-root.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */
@@ -35,19 +35,15 @@ export async function runShell(flags: TaskFlags): Promise<void> {
     banner: `${provider.name} · ${provider.model}`,
     runTask: async (task, signal, context) => {
       rootDir = context.rootDir;
-      const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
-      try {
-        const report = await executeTask({
-          rootDir, task, provider, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore,
-          dryRun: Boolean(flags.dryRun), yes: Boolean(flags.yes), runCommands: Boolean(flags.runCommands),
-          commandRules: settings.values.commands, json: false, debug: Boolean(flags.debug), interactive: terminal,
-          timeoutMs: settings.values.timeoutMs, signal, stdout: process.stdout, stderr: process.stderr,
+      const report = await withProjectLock(rootDir, { waitMs: 10_000 }, () =>
+        executeTask({
+          ...taskSettings(flags, settings.values),
+          rootDir, task, provider, json: false, debug: Boolean(flags.debug), interactive: terminal,
+          signal, stdout: process.stdout, stderr: process.stderr,
           ...(terminal ? { review: reviewInTerminal } : {}),
-        });
-        if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${report.error}\n`);
-      } finally {
-        await release();
-      }
+        }),
+      );
+      if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${report.error}\n`);
     },
     switchProvider: async (name) => {
       settings = await loadSettings({ rootDir, env: process.env, flags: { ...settingsFlags(flags), ...(name ? { provider: name } : {}) } });
@@ -100,19 +96,15 @@ export async function runTui(flags: TaskFlags): Promise<void> {
     emitter,
     memory: `memory: ${memory.lastTasks.length} task${memory.lastTasks.length === 1 ? '' : 's'}`,
     runTask: async (task: string, signal: AbortSignal, hooks: { confirm(message: string): Promise<boolean> }) => {
-      const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
-      try {
-        const report = await executeTask({
-          rootDir, task, provider, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore,
-          dryRun: Boolean(flags.dryRun), yes: Boolean(flags.yes), runCommands: Boolean(flags.runCommands),
-          commandRules: settings.values.commands, json: false, debug: false, interactive: true,
-          timeoutMs: settings.values.timeoutMs, signal, emitter, stdout: sink(), stderr: sink(),
+      const report = await withProjectLock(rootDir, { waitMs: 10_000 }, () =>
+        executeTask({
+          ...taskSettings(flags, settings.values),
+          rootDir, task, provider, json: false, debug: false, interactive: true,
+          signal, emitter, stdout: sink(), stderr: sink(),
           confirm: (m: string) => hooks.confirm(m),
-        });
-        if (report.error) emitter.emit('error', { message: report.error });
-      } finally {
-        await release();
-      }
+        }),
+      );
+      if (report.error) emitter.emit('error', { message: report.error });
     },
   });
 }

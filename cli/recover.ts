@@ -1,6 +1,7 @@
 import chalk from 'chalk';
 import { findUnfinishedRuns, rollbackRun, type RollbackResult, type RunRecord } from '../utils/journal.js';
-import { isLockedByOther } from '../utils/lock.js';
+import { isLockedByOther, withProjectLock } from '../utils/lock.js';
+import { confirmPrompt } from './ask.js';
 
 /** Options of {@link recoverUnfinishedRuns}. */
 export interface RecoverOptions {
@@ -56,4 +57,22 @@ export async function recoverUnfinishedRuns(options: RecoverOptions): Promise<Re
     options.print?.(`${chalk.green('✓')} Rolled back ${run.runId}: ${count} file${count === 1 ? '' : 's'} restored`);
   }
   return outcome;
+}
+
+/**
+ * Run one writing command on a project: take the project lock (waiting up to 10 s for another
+ * clawcode), roll back a run that an earlier process left half-written (asking first when a person
+ * can answer; never on a dry run, which writes nothing), then run `fn`. The lock is released on every path.
+ */
+export async function withLockedProject<T>(options: { rootDir: string; dryRun: boolean; interactive: boolean }, fn: () => Promise<T>): Promise<T> {
+  return withProjectLock(options.rootDir, { waitMs: 10_000 }, async () => {
+    if (!options.dryRun) {
+      await recoverUnfinishedRuns({
+        rootDir: options.rootDir,
+        confirm: options.interactive ? confirmPrompt : undefined,
+        print: (text) => process.stderr.write(text + '\n'),
+      });
+    }
+    return fn();
+  });
 }

@@ -5,7 +5,6 @@ import type { TaskFlags } from '../cli.js';
 import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../utils/errors.js';
 import { readConfig, resolveProviderConfig } from '../config/config.js';
 import { loadSettings, type ResolvedSettings, type SettingsValues } from '../config/settings.js';
-import { acquireProjectLock } from '../utils/lock.js';
 import { isGitRepo } from '../utils/git.js';
 import { detectProjectSummary } from '../memory/project-summary.js';
 import { isPromptExit, withInterrupt } from './interrupt.js';
@@ -14,7 +13,8 @@ import { createAgentEmitter, type AgentEmitter } from '../agent/events.js';
 import type { ProviderConfig } from '../llm/types.js';
 import { executeTask } from './flow.js';
 import { resolveProjectRoot } from './project-root.js';
-import { recoverUnfinishedRuns } from './recover.js';
+import { withLockedProject } from './recover.js';
+import { askText } from './ask.js';
 import { addRecentProject } from './projects.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
@@ -27,6 +27,22 @@ export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
   if (flags.verifyCmd) out.verifyCommand = flags.verifyCmd;
   if (flags.commit) out.autoCommit = true;
   return out;
+}
+
+/**
+ * The task options that come from flags and merged settings, shared by every surface that runs
+ * tasks (single task, --shell, --ui): budget, ignore patterns, command rules, timeout, dry run, yes.
+ */
+export function taskSettings(flags: TaskFlags, values: SettingsValues) {
+  return {
+    budgetChars: values.budgetChars,
+    extraIgnore: values.ignore,
+    commandRules: values.commands,
+    timeoutMs: values.timeoutMs,
+    dryRun: Boolean(flags.dryRun),
+    yes: Boolean(flags.yes),
+    runCommands: Boolean(flags.runCommands),
+  };
 }
 
 /**
@@ -108,7 +124,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   await addRecentProject(rootDir).catch(() => undefined); // a convenience: never fail a task over it
   if (!task) {
     if (!interactive) throw new UsageError('No task given.', { hint: 'Usage: clawcode "add logging to the api" [--dir path] [--yes]' });
-    task = await askTask('What should clawcode do?');
+    task = await askText('What should clawcode do?');
     if (!task) return 0;
   }
   if (flags.printPrompt) {
@@ -126,32 +142,16 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   let exitCode = 0;
   for (;;) {
     try {
-      const report = await withInterrupt(async (signal) => {
-        // One writer per project at a time: a second clawcode waits up to 10 s, then refuses.
-        const release = await acquireProjectLock(rootDir, { waitMs: 10_000 });
-        try {
-          // A dry run writes nothing, so an interrupted earlier run is left for the next real run.
-          if (!flags.dryRun) {
-            await recoverUnfinishedRuns({
-              rootDir,
-              confirm: interactive ? confirmPrompt : undefined,
-              print: (text) => process.stderr.write(text + '\n'),
-            });
-          }
-          return await executeTask({
+      const report = await withInterrupt((signal) =>
+        withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () =>
+          executeTask({
+            ...taskSettings(flags, settings.values),
             rootDir,
             task,
             provider,
-            budgetChars: settings.values.budgetChars,
-            extraIgnore: settings.values.ignore,
-            dryRun: Boolean(flags.dryRun),
-            yes: Boolean(flags.yes),
-            runCommands: Boolean(flags.runCommands),
-            commandRules: settings.values.commands,
             json: machine,
             debug: Boolean(flags.debug),
             interactive,
-            timeoutMs: settings.values.timeoutMs,
             signal,
             emitter,
             stdout: process.stdout,
@@ -161,11 +161,9 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
             rollbackOnFail: Boolean(flags.rollbackOnFail),
             commit: settings.values.autoCommit,
             ...(interactive ? { review: await reviewer() } : {}),
-          });
-        } finally {
-          await release();
-        }
-      });
+          }),
+        ),
+      );
       exitCode = report.exitCode;
       if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report }) + '\n');
       else if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
@@ -181,25 +179,15 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
       }
     }
     if (!loop) return exitCode;
-    task = await askTask('What next? (empty to quit)');
+    task = await askText('What next? (empty to quit)');
     if (!task) return exitCode;
   }
-}
-
-async function confirmPrompt(message: string): Promise<boolean> {
-  const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message, default: true });
 }
 
 /** The per-hunk review (cli/review.ts) as the flow's `review` callback. */
 async function reviewer(): Promise<(changes: { path: string; beforeText: string | null; after: string }[]) => Promise<{ path: string; after: string }[] | null>> {
   const { reviewInTerminal } = await import('./review-terminal.js');
   return reviewInTerminal;
-}
-
-async function askTask(message: string): Promise<string> {
-  const { input } = await import('@inquirer/prompts');
-  return (await input({ message })).trim();
 }
 
 /** The What-next loop's error display: a box, so the loop can go on; a bug says so (stack under --debug). */

@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { confirmPrompt } from './ask.js';
 import { UsageError } from '../utils/errors.js';
 import { previewUndo, UndoConflictError, undoRun, type UndoPreview, type UndoResult } from '../utils/journal.js';
 import { acquireProjectLock } from '../utils/lock.js';
@@ -33,10 +34,6 @@ export interface UndoCommandOutcome {
   exitCode: number;
 }
 
-async function defaultConfirm(message: string): Promise<boolean> {
-  const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message, default: true });
-}
 
 /** The files an undo would touch, as shown before asking. */
 export function formatUndoPreview(preview: UndoPreview): string {
@@ -78,7 +75,7 @@ async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutco
   const canAsk = Boolean(options.interactive && !options.json && !options.yes);
   await recoverUnfinishedRuns({
     rootDir: options.rootDir, homeDir: options.homeDir, print: options.json ? undefined : out,
-    confirm: canAsk ? (options.confirm ?? defaultConfirm) : undefined,
+    confirm: canAsk ? (options.confirm ?? confirmPrompt) : undefined,
   });
   const preview = await previewUndo(options);
   out(formatUndoPreview(preview));
@@ -90,7 +87,7 @@ async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutco
       throw new UsageError('clawcode undo needs a confirmation', { code: 'confirmation_needed', hint: 'Pass --yes to undo without being asked.' });
     }
     const count = preview.restorable.length;
-    const ok = await (options.confirm ?? defaultConfirm)(`Undo ${count} file${count === 1 ? '' : 's'}?`);
+    const ok = await (options.confirm ?? confirmPrompt)(`Undo ${count} file${count === 1 ? '' : 's'}?`);
     if (!ok) {
       out(chalk.dim('Nothing changed.'));
       return { status: 'declined', runId: preview.run.runId, exitCode: 0 };

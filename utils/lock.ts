@@ -99,6 +99,20 @@ export async function acquireProjectLock(rootDir: string, options: LockOptions =
   };
 }
 
+/**
+ * Run `fn` while holding the project lock; the lock is released on every path, also when `fn` throws.
+ *
+ * @throws ProjectLockedError / IoError as {@link acquireProjectLock}; whatever `fn` throws
+ */
+export async function withProjectLock<T>(rootDir: string, options: LockOptions, fn: () => Promise<T>): Promise<T> {
+  const release = await acquireProjectLock(rootDir, options);
+  try {
+    return await fn();
+  } finally {
+    await release();
+  }
+}
+
 /** The current owner of a project's lock, or `null` when it is free (for status and messages). */
 export async function readProjectLock(rootDir: string, homeDir?: string): Promise<LockOwner | null> {
   const raw = await readFile(await projectLockPath(rootDir, homeDir), 'utf8').catch(() => null);
