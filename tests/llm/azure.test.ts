@@ -1,27 +1,14 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { resolveProviderConfig } from '../../config/config.js';
 import { azureJsonMode } from '../../llm/azure.js';
 import { checkProviderCredentials, getStructuredPlan } from '../../llm/provider.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { ProviderError } from '../../utils/errors.js';
-import { isolateProviderEnv, SAMPLE_PLAN } from '../support/provider-env.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
+import { replies } from '../support/provider-server.js';
 
-let server: ProviderServer;
-let cleanup: () => void;
+const server = useLoopbackProvider();
 const fast = { retry: { baseDelayMs: 1 } };
-
-beforeAll(async () => {
-  server = await startProviderServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  cleanup = isolateProviderEnv().cleanup;
-  server.reset();
-});
-afterEach(() => cleanup());
 
 function azure(overrides: Partial<ProviderConfig> = {}): ProviderConfig {
   return {

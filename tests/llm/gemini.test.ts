@@ -1,26 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveProviderConfig } from '../../config/config.js';
 import { checkProviderCredentials, getStructuredPlan } from '../../llm/provider.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { InterruptedError, ProviderError } from '../../utils/errors.js';
-import { isolateProviderEnv, SAMPLE_PLAN } from '../support/provider-env.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
+import { replies, startProviderServer } from '../support/provider-server.js';
 
-let server: ProviderServer;
-let cleanup: () => void;
+const server = useLoopbackProvider();
 const fast = { retry: { baseDelayMs: 1 } };
-
-beforeAll(async () => {
-  server = await startProviderServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  cleanup = isolateProviderEnv().cleanup;
-  server.reset();
-});
-afterEach(() => cleanup());
 
 function gemini(overrides: Partial<ProviderConfig> = {}): ProviderConfig {
   return { provider: 'gemini', name: 'gemini', model: 'gemini-2.5-flash', apiKey: 'AIza-test-0123456789', baseURL: server.url, keySource: 'GEMINI_API_KEY', ...overrides };

@@ -1,26 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveProviderConfig } from '../../config/config.js';
 import { checkProviderCredentials, getStructuredPlan } from '../../llm/provider.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { ProviderError } from '../../utils/errors.js';
-import { isolateProviderEnv, SAMPLE_PLAN } from '../support/provider-env.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
+import { replies } from '../support/provider-server.js';
 
-let server: ProviderServer;
-let cleanup: () => void;
+const server = useLoopbackProvider({ apiKey: 'gsk_good_0123456789', models: ['llama-3.3-70b-versatile'] });
 const fast = { retry: { baseDelayMs: 1 } };
-
-beforeAll(async () => {
-  server = await startProviderServer({ apiKey: 'gsk_good_0123456789', models: ['llama-3.3-70b-versatile'] });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  cleanup = isolateProviderEnv().cleanup;
-  server.reset();
-});
-afterEach(() => cleanup());
 
 function groq(overrides: Partial<ProviderConfig> = {}): ProviderConfig {
   return { provider: 'groq', name: 'groq', model: 'llama-3.3-70b-versatile', apiKey: 'gsk_good_0123456789', baseURL: server.url, keySource: 'GROQ_API_KEY', ...overrides };

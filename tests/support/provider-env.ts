@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
+import { startProviderServer, type ProviderServer, type ProviderServerOptions } from './provider-server.js';
 
 /** Env var prefixes the provider SDKs read on their own; scrubbed so tests see only what they set. */
 export const PROVIDER_ENV_PREFIXES = ['OPENAI_', 'AZURE_OPENAI_', 'GROQ_', 'GEMINI_', 'GOOGLE_', 'CLAWCODE_'];
@@ -29,3 +30,42 @@ export const SAMPLE_PLAN = {
   commands: [],
   agent_notes: [],
 };
+
+/**
+ * The hooks every provider-client test file needs: one loopback server for the file (reset before each
+ * test, closed after the file) and an isolated environment per test. Call at the top level of a file.
+ *
+ * @returns the server; its members may be used inside tests and hooks (it starts in beforeAll)
+ */
+export function useLoopbackProvider(options: ProviderServerOptions = {}): ProviderServer {
+  let started: ProviderServer | undefined;
+  let cleanup = (): void => undefined;
+  const server = (): ProviderServer => {
+    if (!started) throw new Error('the loopback provider server starts in beforeAll; use it inside tests');
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startProviderServer(options);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  beforeEach(() => {
+    cleanup = isolateProviderEnv().cleanup;
+    server().reset();
+  });
+  afterEach(() => cleanup());
+  return {
+    get url() {
+      return server().url;
+    },
+    get requests() {
+      return server().requests;
+    },
+    reply: (...replies) => server().reply(...replies),
+    setFallback: (reply) => server().setFallback(reply),
+    completions: () => server().completions(),
+    reset: () => server().reset(),
+    close: () => server().close(),
+  };
+}
