@@ -87,7 +87,7 @@ export async function runTui(flags: TaskFlags): Promise<void> {
   const provider = await resolveProvider(settings.values, true);
   const [git, memory] = await Promise.all([getGitInfo(rootDir), loadSessionMemory(rootDir)]);
   const emitter = createAgentEmitter();
-  const { runInkUI } = await import('../ui/run-ui.js');
+  const { runInkUI } = await (await import('../ui/load-ui.js')).loadInkUI();
   await runInkUI({
     rootDir,
     provider: provider.name,

@@ -42,7 +42,8 @@ beforeEach(async () => {
   project = await mkdtemp(join(tmpdir(), 'clawcode-pty-shell-'));
   await mkdir(join(project, 'src'));
   await writeFile(join(project, 'src/greet.js'), ORIGINAL);
-  env = cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'sk-test-pty', OPENAI_BASE_URL: `${server.url}/v1` });
+  // CI=true as in a CI runner or a dev container: the --ui test must still see Ink draw live.
+  env = cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'sk-test-pty', OPENAI_BASE_URL: `${server.url}/v1`, CI: 'true' });
 });
 afterEach(() => sessions.splice(0).forEach((s) => s.kill()));
 

@@ -24,7 +24,8 @@ describe('the Ink TUI in a 60-column terminal', () => {
       cwd: repoRoot,
       cols: 60,
       rows: 24,
-      env: { ...process.env, CLAWCODE_HOME: home, NO_COLOR: '1' },
+      // CI=true as in a CI runner or a dev container: the TUI must still draw live (ui/load-ui.ts).
+      env: { ...process.env, CLAWCODE_HOME: home, NO_COLOR: '1', CI: 'true' },
     });
     sessions.push(s);
     await s.waitFor('describe a task');

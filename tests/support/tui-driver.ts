@@ -8,11 +8,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { createAgentEmitter } from '../../agent/events.js';
-import { runInkUI } from '../../ui/run-ui.js';
+import { loadInkUI } from '../../ui/load-ui.js';
 
 const rootDir = process.argv[2] ?? process.cwd();
 const emitter = createAgentEmitter();
 
+const { runInkUI } = await loadInkUI();
 await runInkUI({
   rootDir,
   provider: 'loopback',
