@@ -64,26 +64,38 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   const rootDir = resolve(options.rootDir);
   const budget = Math.max(0, Math.floor(options.budgetChars));
   const home = options.homeDir ?? clawcodeHome();
-  // git lists files in child processes while this thread parses the cached index and stats its paths.
+  // git lists files in child processes while this thread parses the cached index; unmodified tracked
+  // files whose blob id the index knows are then taken from it without a stat.
   let cached = new Map<string, IndexedDoc>();
   const scan = await scanProject(rootDir, {
     extraIgnore: options.extraIgnore,
     whileListing: () => {
       cached = loadIndex(home, rootDir);
-      return cached.keys();
+    },
+    knownBlob: (path, oid) => {
+      const doc = cached.get(path);
+      return doc?.oid === oid ? doc : undefined;
     },
   });
   const index = new Map<string, IndexedDoc>();
   const stale: ScannedFile[] = [];
+  let learned = 0;
   for (const f of scan.files) {
     const doc = cached.get(f.path);
-    if (doc && doc.mtimeMs === f.mtimeMs && doc.sizeBytes === f.sizeBytes) index.set(f.path, doc);
-    else stale.push(f);
+    // With git, an entry indexed from a blob is fresh exactly while git reports that blob unmodified;
+    // otherwise (no git, or indexed while modified) mtime and size decide.
+    const fresh = doc !== undefined && (scan.git && doc.oid !== undefined ? doc.oid === f.oid : doc.mtimeMs === f.mtimeMs && doc.sizeBytes === f.sizeBytes);
+    if (!fresh) stale.push(f);
+    else if (f.oid !== undefined && doc.oid === undefined) {
+      // Indexed while modified, committed since: keep the entry, learn its blob id (saved below).
+      index.set(f.path, { ...doc, oid: f.oid });
+      learned++;
+    } else index.set(f.path, doc);
   }
   // One thread: a worker-thread split was measured slower here (7.7k files: 0.68 s vs 0.57 s).
-  for (const f of stale) index.set(f.path, indexFile(f.absPath, f.mtimeMs, f.sizeBytes));
+  for (const f of stale) index.set(f.path, indexFile(f.absPath, f.mtimeMs, f.sizeBytes, f.oid));
   const indexed = stale.length;
-  if (indexed > 0 || cached.size !== index.size) saveIndex(home, rootDir, index);
+  if (indexed > 0 || learned > 0 || cached.size !== index.size) saveIndex(home, rootDir, index);
 
   const docs: RankDoc[] = [];
   for (const [path, doc] of index) if (doc.kind === 'text') docs.push({ path, doc });

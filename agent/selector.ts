@@ -88,12 +88,9 @@ export function pathPrior(path: string, task: string): number {
   return 1;
 }
 
-function pathTokens(path: string): { base: Set<string>; dir: Set<string> } {
-  const segs = path.split('/');
-  const file = segs[segs.length - 1] ?? '';
-  const stem = file.replace(/\.[^.]*$/, '');
-  const toks = (s: string): string[] => s.split(/[^A-Za-z0-9_$]+/).flatMap((w) => (w.length < 2 ? [] : [w.toLowerCase(), ...splitIdentifier(w)]));
-  return { base: new Set(toks(stem)), dir: new Set(segs.slice(0, -1).flatMap(toks)) };
+/** Lowercased words of a path part, each also split as an identifier (`parseOptions` → parse, options). */
+function partTokens(part: string): string[] {
+  return part.split(/[^A-Za-z0-9_$]+/).flatMap((w) => (w.length < 2 ? [] : [w.toLowerCase(), ...splitIdentifier(w)]));
 }
 
 function maxOf(values: readonly number[]): number {
@@ -141,6 +138,7 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   }
   const termSet = new Map(terms.map((t) => [t.term, t]));
   const defTerms = new Set<string>();
+  const dirTokens = new Map<string, Set<string>>();
   const pathScore = docs.map((d) => {
     const lowerPath = d.path.toLowerCase();
     const file = lowerPath.slice(lowerPath.lastIndexOf('/') + 1);
@@ -152,11 +150,22 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     if (d.path.includes('/') && taskLower.includes(lowerPath)) s += 3 * maxIdf;
     // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
     if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
-    const { base, dir } = pathTokens(d.path);
+    const slash = d.path.lastIndexOf('/');
+    const dir = d.path.slice(0, slash + 1);
+    let base: Set<string> | undefined;
+    let dirs: Set<string> | undefined;
     for (const { term } of terms) {
+      if (!lowerPath.includes(term)) continue;
       const w = idf.get(term) ?? maxIdf;
-      if (base.has(term)) s += w;
-      else if (dir.has(term)) s += 0.5 * w;
+      base ??= new Set(partTokens(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')));
+      if (base.has(term)) {
+        s += w;
+        continue;
+      }
+      // Files of one folder share its tokens: split each folder once per ranking.
+      dirs ??= dirTokens.get(dir);
+      if (!dirs) dirTokens.set(dir, (dirs = new Set(dir.split('/').flatMap(partTokens))));
+      if (dirs.has(term)) s += 0.5 * w;
     }
     return s;
   });
@@ -172,7 +181,9 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
         s += (idf.get(lower) ?? maxIdf) * (q.identifier ? 2 : 1);
         continue;
       }
-      // `parse options` in a task names `parseOptions` even when nobody wrote it as code.
+      // `parse options` in a task names `parseOptions` even when nobody wrote it as code. The parts
+      // are lowercased substrings of the name, so a name containing no query term cannot match.
+      if (!terms.some(({ term }) => lower.includes(term))) continue;
       const parts = splitIdentifier(def);
       if (parts.length >= 2 && !seen.has(lower) && parts.every((p) => termSet.has(p))) {
         seen.add(lower);

@@ -66,6 +66,11 @@ export interface ScannedFile {
   absPath: string;
   sizeBytes: number;
   mtimeMs: number;
+  /**
+   * Git blob id of the file when git reports it tracked and unmodified (stage 0, a regular file, not
+   * assume-unchanged or skip-worktree): its content is that blob's, a cache key that needs no stat.
+   */
+  oid?: string;
   /** UTF-8 text of the file (only with `readContent: true`) */
   content?: string;
 }
@@ -88,11 +93,14 @@ export interface ScanOptions {
   maxFileBytes?: number;
   /** read and classify every file (binary, non-UTF-8, minified); default false: paths and stats only */
   readContent?: boolean;
+  /** Work to overlap with the listing (git runs in child processes meanwhile), e.g. loading a cache. */
+  whileListing?: () => void;
   /**
-   * Work to overlap with the listing (git runs in child processes meanwhile). It may return paths
-   * that are probably in the project (e.g. from a cache); they are stat'ed while git still runs.
+   * Size and mtime the caller already knows for an unmodified tracked file with blob id `oid` (from
+   * a cache keyed by blob id). When it answers, that file is not stat'ed: git has just compared it
+   * with its index, so its bytes are the blob's. Called after `whileListing`.
    */
-  whileListing?: () => Iterable<string>;
+  knownBlob?: (relPath: string, oid: string) => { sizeBytes: number; mtimeMs: number } | undefined;
 }
 
 /** Content class of a file's bytes. */
@@ -137,13 +145,43 @@ function git(rootDir: string, args: string[]): Promise<string[] | null> {
   });
 }
 
+/** A git listing: every path, and the blob id of each tracked file git found unmodified. */
+interface GitListing {
+  paths: string[];
+  clean: Map<string, string>;
+}
+
 /**
- * `git ls-files -co --exclude-standard`, as two processes: the tracked list is instant, the untracked
- * walk is slow but prints little, so neither blocks on a full pipe while this thread does other work.
+ * `git ls-files -co --exclude-standard`, as two processes so that neither blocks on a full pipe while
+ * this thread does other work: `-c -m -v -s` lists tracked files with mode, blob id, stage and tag,
+ * and a second `C` line for each one modified or deleted in the work tree (git compares stat data
+ * and, for racy entries, content); `-o --exclude-standard` walks the untracked ones.
  */
-async function gitListFiles(rootDir: string): Promise<string[] | null> {
-  const [tracked, untracked] = await Promise.all([git(rootDir, ['ls-files', '-c', '-z']), git(rootDir, ['ls-files', '-o', '--exclude-standard', '-z'])]);
-  return tracked === null || untracked === null ? null : [...tracked, ...untracked];
+async function gitListFiles(rootDir: string): Promise<GitListing | null> {
+  const [tracked, untracked] = await Promise.all([
+    git(rootDir, ['ls-files', '-c', '-m', '-v', '-s', '-z']),
+    git(rootDir, ['ls-files', '-o', '--exclude-standard', '-z']),
+  ]);
+  if (tracked === null || untracked === null) return null;
+  const paths: string[] = [];
+  const clean = new Map<string, string>();
+  const changed = new Set<string>();
+  for (const rec of tracked) {
+    // "<tag> <mode> <oid> <stage>\t<path>"
+    const tab = rec.indexOf('\t');
+    if (tab === -1) continue;
+    const path = rec.slice(tab + 1);
+    const [tag, mode, oid, stage] = rec.slice(0, tab).split(' ');
+    if (tag === 'C') {
+      changed.add(path);
+      continue;
+    }
+    paths.push(path);
+    if (tag === 'H' && stage === '0' && (mode === '100644' || mode === '100755') && oid) clean.set(path, oid);
+  }
+  for (const path of changed) clean.delete(path);
+  for (const path of untracked) paths.push(path);
+  return { paths, clean };
 }
 
 function lstatQuiet(absPath: string): Stats | undefined {
@@ -225,9 +263,10 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     return { files: [], fileList: [], skipped: [], git: false, ms: performance.now() - started };
   }
   const listing = gitListFiles(realRoot);
-  const early = new Map<string, Stats | undefined>();
-  for (const rel of options.whileListing?.() ?? []) early.set(rel, lstatQuiet(join(realRoot, rel)));
-  let listed = await listing;
+  options.whileListing?.();
+  const gitListing = await listing;
+  let listed = gitListing?.paths ?? null;
+  const clean = gitListing?.clean ?? new Map<string, string>();
   // An empty listing means the folder is ignored by an enclosing repository (or empty): walk it instead.
   if (listed !== null && listed.length === 0) listed = null;
   const git = listed !== null;
@@ -246,8 +285,16 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     if (isSecretPath(rel)) { skipped.push({ path: rel, reason: 'secret' }); continue; }
     if (isGeneratedPath(rel)) { skipped.push({ path: rel, reason: 'generated' }); continue; }
     if (hasBinaryExtension(rel)) { skipped.push({ path: rel, reason: 'binary' }); continue; }
-    const absPath = join(realRoot, rel);
-    let st = early.has(rel) ? early.get(rel) : lstatQuiet(absPath);
+    // git paths are normalised and '/'-separated: concatenation is path.join without its cost.
+    const absPath = git && sep === '/' ? rootPrefix + rel : join(realRoot, rel);
+    const oid = clean.get(rel);
+    const known = oid !== undefined && !options.readContent ? options.knownBlob?.(rel, oid) : undefined;
+    if (known) {
+      if (known.sizeBytes > maxBytes) skipped.push({ path: rel, reason: 'too_large' });
+      else files.push({ path: rel, absPath, sizeBytes: known.sizeBytes, mtimeMs: known.mtimeMs, oid });
+      continue;
+    }
+    let st = lstatQuiet(absPath);
     if (st === undefined) continue; // deleted since listing
     try {
       if (st.isSymbolicLink()) {
@@ -261,6 +308,7 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     if (!st.isFile()) continue;
     if (st.size > maxBytes) { skipped.push({ path: rel, reason: 'too_large' }); continue; }
     const file: ScannedFile = { path: rel, absPath, sizeBytes: st.size, mtimeMs: st.mtimeMs };
+    if (oid !== undefined) file.oid = oid;
     if (options.readContent) {
       let cls: ContentClass;
       try {

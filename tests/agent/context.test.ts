@@ -1,4 +1,5 @@
-import { mkdtempSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -99,11 +100,39 @@ describe('buildContext', () => {
     expect(edited.files[0]!.text).toContain('gammaRay');
   });
 
+  it('in a git work tree, keys unmodified tracked files by blob id: a touch costs nothing, a same-size same-mtime edit is seen', async () => {
+    write('a.ts', 'export const alpha = 1;\n');
+    write('b.ts', 'export const beta0 = 2;\n');
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe' });
+    git('init', '-q');
+    git('add', '.');
+    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'init');
+    expect((await buildContext({ rootDir: root, task: 'beta', budgetChars: 5000, homeDir: home })).indexedFiles).toBe(2);
+
+    // New mtime, same bytes: git compares the content, finds the blob unchanged, nothing is re-read.
+    utimesSync(join(root, 'a.ts'), new Date(), new Date(Date.now() + 5000));
+    expect((await buildContext({ rootDir: root, task: 'beta', budgetChars: 5000, homeDir: home })).indexedFiles).toBe(0);
+
+    // Same size and mtime, new bytes (what an mtime+size cache cannot see): git reports it modified.
+    const before = statSync(join(root, 'b.ts'));
+    write('b.ts', 'export const gamma = 2;\n');
+    utimesSync(join(root, 'b.ts'), before.atime, before.mtime);
+    expect(statSync(join(root, 'b.ts')).size).toBe(before.size);
+    const edited = await buildContext({ rootDir: root, task: 'gamma', budgetChars: 5000, homeDir: home });
+    expect(edited.indexedFiles).toBe(1);
+    expect(edited.files[0]?.path).toBe('b.ts');
+    expect(edited.files[0]?.parts?.content).toBeGreaterThan(0);
+  });
+
   it('rebuilds a damaged index instead of failing', async () => {
     write('a.ts', 'export const alpha = 1;\n');
     await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home });
     const file = indexPath(home, root);
-    writeFileSync(file, JSON.stringify({ version: INDEX_VERSION, docs: { 'a.ts': 'garbage', 'b.ts': [1, 2] } }));
+    writeFileSync(file, `${JSON.stringify({ version: INDEX_VERSION, rows: [['a.ts', 'garbage'], ['b.ts', 1, 2]] })}\n`);
+    const r0 = await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home });
+    expect(r0.indexedFiles).toBe(1);
+    // A row whose terms run past the end of the file: the whole file is distrusted.
+    writeFileSync(file, `${JSON.stringify({ version: INDEX_VERSION, rows: [['a.ts', 1, 24, 'text', 4, 2, 99, [], 0]] })}\n\nalpha 1\n`);
     const r = await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home });
     expect(r.indexedFiles).toBe(1);
     expect(r.files[0]?.path).toBe('a.ts');
