@@ -34,8 +34,11 @@ export interface IndexedDoc {
 export function indexText(text: string, mtimeMs: number, sizeBytes: number): IndexedDoc {
   // Terms are lowercased ASCII identifiers (IDENT), which the index file stores as latin1.
   const { counts, total, defs } = analyzeText(text);
-  let terms = '\n';
-  for (const [t, c] of counts) terms += `${t} ${c}\n`;
+  // One join builds a flat string; `+=` per term built a rope that every lookup had to flatten.
+  const rows: string[] = [''];
+  for (const [t, c] of counts) rows.push(`${t} ${c}`);
+  rows.push('');
+  const terms = rows.join('\n');
   let lines = 1;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
   return { mtimeMs, sizeBytes, kind: 'text', tokens: total, lines, terms, defs };

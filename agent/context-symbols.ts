@@ -85,6 +85,7 @@ function isBlank(c: number): boolean {
  */
 export function analyzeText(text: string): { counts: Map<string, number>; total: number; defs: string[] } {
   const counts = new Map<string, number>();
+  const idents = new Map<string, number>();
   const defs = new Set<string>();
   let total = 0;
   let lineEnd = -1;
@@ -109,12 +110,7 @@ export function analyzeText(text: string): { counts: Map<string, number>; total:
       expectDef = false;
       defAfter = -1;
     }
-    if (ident.length >= 2 && ident.length <= MAX_TOKEN_CHARS) {
-      for (const t of identifierTokens(ident)) {
-        counts.set(t, (counts.get(t) ?? 0) + 1);
-        total++;
-      }
-    }
+    if (ident.length >= 2 && ident.length <= MAX_TOKEN_CHARS) idents.set(ident, (idents.get(ident) ?? 0) + 1);
     if (expectDef || (defAfter >= 0 && at > defAfter)) {
       if (ident.length >= 2 && !NOT_A_NAME.has(ident)) defs.add(ident);
       expectDef = false;
@@ -147,6 +143,13 @@ export function analyzeText(text: string): { counts: Map<string, number>; total:
       if (FUNCTION_VALUE.test(text.slice(k, Math.min(lineEnd, k + 160))) && ident.length >= 2) defs.add(ident);
     }
     first = false;
+  }
+  // Identifiers repeat within a file: expand each distinct one into its tokens once.
+  for (const [ident, n] of idents) {
+    for (const t of identifierTokens(ident)) {
+      counts.set(t, (counts.get(t) ?? 0) + n);
+      total += n;
+    }
   }
   return { counts, total, defs: [...defs] };
 }

@@ -150,18 +150,24 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     if (d.path.includes('/') && taskLower.includes(lowerPath)) s += 3 * maxIdf;
     // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
     if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
+    // Tokens are lowercased substrings of their part, so a part not containing a term lacks it.
     const slash = d.path.lastIndexOf('/');
     const dir = d.path.slice(0, slash + 1);
     let base: Set<string> | undefined;
     let dirs: Set<string> | undefined;
     for (const { term } of terms) {
-      if (!lowerPath.includes(term)) continue;
+      const inFile = file.includes(term);
+      const inDir = slash > 0 && lowerPath.lastIndexOf(term, slash - term.length) !== -1;
+      if (!inFile && !inDir) continue;
       const w = idf.get(term) ?? maxIdf;
-      base ??= new Set(partTokens(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')));
-      if (base.has(term)) {
-        s += w;
-        continue;
+      if (inFile) {
+        base ??= new Set(partTokens(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')));
+        if (base.has(term)) {
+          s += w;
+          continue;
+        }
       }
+      if (!inDir) continue;
       // Files of one folder share its tokens: split each folder once per ranking.
       dirs ??= dirTokens.get(dir);
       if (!dirs) dirTokens.set(dir, (dirs = new Set(dir.split('/').flatMap(partTokens))));
