@@ -138,7 +138,17 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   }
   const termSet = new Map(terms.map((t) => [t.term, t]));
   const defTerms = new Set<string>();
-  const dirTokens = new Map<string, Set<string>>();
+  // Path parts repeat across files (`tests`, `format`, `src`): split each distinct one once.
+  const partCache = new Map<string, string[]>();
+  const tokensOf = (part: string): string[] => {
+    let t = partCache.get(part);
+    if (t === undefined) partCache.set(part, (t = partTokens(part)));
+    return t;
+  };
+  const dirHas = (dir: string, term: string): boolean => {
+    for (const seg of dir.split('/')) if (seg.toLowerCase().includes(term) && tokensOf(seg).includes(term)) return true;
+    return false;
+  };
   const pathScore = docs.map((d) => {
     const lowerPath = d.path.toLowerCase();
     const file = lowerPath.slice(lowerPath.lastIndexOf('/') + 1);
@@ -152,26 +162,13 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
     // Tokens are lowercased substrings of their part, so a part not containing a term lacks it.
     const slash = d.path.lastIndexOf('/');
-    const dir = d.path.slice(0, slash + 1);
-    let base: Set<string> | undefined;
-    let dirs: Set<string> | undefined;
     for (const { term } of terms) {
       const inFile = file.includes(term);
       const inDir = slash > 0 && lowerPath.lastIndexOf(term, slash - term.length) !== -1;
       if (!inFile && !inDir) continue;
       const w = idf.get(term) ?? maxIdf;
-      if (inFile) {
-        base ??= new Set(partTokens(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')));
-        if (base.has(term)) {
-          s += w;
-          continue;
-        }
-      }
-      if (!inDir) continue;
-      // Files of one folder share its tokens: split each folder once per ranking.
-      dirs ??= dirTokens.get(dir);
-      if (!dirs) dirTokens.set(dir, (dirs = new Set(dir.split('/').flatMap(partTokens))));
-      if (dirs.has(term)) s += 0.5 * w;
+      if (inFile && tokensOf(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')).includes(term)) s += w;
+      else if (inDir && dirHas(d.path.slice(0, slash), term)) s += 0.5 * w;
     }
     return s;
   });

@@ -19,19 +19,17 @@ export const DEFAULT_IGNORE_DIRS: readonly string[] = [
   '.idea', 'bower_components', 'jspm_packages', '.yarn', '.pnpm-store',
 ];
 /** Folders ignored only at the project root (`build/` is output there, but `scripts/build/` is source). */
-const ROOT_ONLY_DIRS = new Set(['build']);
-const IGNORED_DIRS = new Set(DEFAULT_IGNORE_DIRS);
+const ROOT_ONLY_DIRS = ['build'];
 const IGNORED_FILE = /(^|\/)\.DS_Store$|\.py[co]$/;
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A folder segment (never the file name: it must be followed by '/') that DEFAULT_IGNORE_DIRS names. */
+const IGNORED_DIR = new RegExp(
+  `(?:^|/)(?:${[...DEFAULT_IGNORE_DIRS.map(escapeRe), '[^/]*\\.egg-info'].join('|')})/|^(?:${ROOT_ONLY_DIRS.map(escapeRe).join('|')})/`,
+);
 
 /** Whether DEFAULT_IGNORE_DIRS (or a root `build/`, `*.egg-info/`, `.DS_Store`, `*.pyc`) excludes a path. */
 export function isDefaultIgnored(relPath: string): boolean {
-  if (IGNORED_FILE.test(relPath)) return true;
-  const segs = relPath.split('/');
-  for (let i = 0; i < segs.length - 1; i++) {
-    const seg = segs[i]!;
-    if (IGNORED_DIRS.has(seg) || seg.endsWith('.egg-info') || (i === 0 && ROOT_ONLY_DIRS.has(seg))) return true;
-  }
-  return false;
+  return IGNORED_FILE.test(relPath) || IGNORED_DIR.test(relPath);
 }
 
 /** Default per-file size cap in bytes; larger files are skipped as `too_large` (issue 5, Cline #265). */
@@ -134,7 +132,7 @@ function hasBinaryExtension(relPath: string): boolean {
   return dot > relPath.lastIndexOf('/') && BINARY_EXT.has(relPath.slice(dot + 1).toLowerCase());
 }
 
-function git(rootDir: string, args: string[]): Promise<string[] | null> {
+function runGit(rootDir: string, args: string[]): Promise<string[] | null> {
   return new Promise((resolvePaths) => {
     execFile(
       'git',
@@ -145,42 +143,41 @@ function git(rootDir: string, args: string[]): Promise<string[] | null> {
   });
 }
 
-/** A git listing: every path, and the blob id of each tracked file git found unmodified. */
-interface GitListing {
+/** A tracked listing: each path once, and the blob id of each file git found unmodified. */
+interface TrackedListing {
   paths: string[];
   clean: Map<string, string>;
 }
 
 /**
- * `git ls-files -co --exclude-standard`, as two processes so that neither blocks on a full pipe while
- * this thread does other work: `-c -m -v -s` lists tracked files with mode, blob id, stage and tag,
- * and a second `C` line for each one modified or deleted in the work tree (git compares stat data
- * and, for racy entries, content); `-o --exclude-standard` walks the untracked ones.
+ * Parse `git ls-files -c -m -v -s -z`: one record "<tag> <mode> <oid> <stage>\t<path>" per index
+ * entry, and a second one tagged `C` for each entry modified or deleted in the work tree (git compares
+ * stat data and, for racy entries, content). A file counts as clean only with tag `H` (not
+ * assume-unchanged, not skip-worktree), stage 0 (no conflict), a regular file mode and no `C` record.
  */
-async function gitListFiles(rootDir: string): Promise<GitListing | null> {
-  const [tracked, untracked] = await Promise.all([
-    git(rootDir, ['ls-files', '-c', '-m', '-v', '-s', '-z']),
-    git(rootDir, ['ls-files', '-o', '--exclude-standard', '-z']),
-  ]);
-  if (tracked === null || untracked === null) return null;
+function parseTracked(records: readonly string[]): TrackedListing {
   const paths: string[] = [];
+  const seen = new Set<string>();
   const clean = new Map<string, string>();
-  const changed = new Set<string>();
-  for (const rec of tracked) {
-    // "<tag> <mode> <oid> <stage>\t<path>"
+  const changed: string[] = [];
+  for (const rec of records) {
     const tab = rec.indexOf('\t');
     if (tab === -1) continue;
     const path = rec.slice(tab + 1);
-    const [tag, mode, oid, stage] = rec.slice(0, tab).split(' ');
-    if (tag === 'C') {
-      changed.add(path);
+    if (rec.charCodeAt(0) === 67 /* C */) {
+      changed.push(path);
       continue;
     }
+    if (seen.has(path)) continue;
+    seen.add(path);
     paths.push(path);
-    if (tag === 'H' && stage === '0' && (mode === '100644' || mode === '100755') && oid) clean.set(path, oid);
+    // "H 100644 <40 or 64 hex> 0": the oid runs from index 9 to the space before the stage.
+    const sp = rec.lastIndexOf(' ', tab);
+    if (rec.startsWith('H 1006') && (rec.startsWith('44 ', 6) || rec.startsWith('55 ', 6)) && rec.slice(sp + 1, tab) === '0') {
+      clean.set(path, rec.slice(9, sp));
+    }
   }
   for (const path of changed) clean.delete(path);
-  for (const path of untracked) paths.push(path);
   return { paths, clean };
 }
 
@@ -233,14 +230,14 @@ function walkFiles(rootDir: string, base: Ignore | null): string[] {
 }
 
 /** `.clawcodeignore` files anywhere in a git listing, applied relative to their own folder. */
-function clawcodeIgnoreFilter(rootDir: string, paths: readonly string[]): (rel: string) => boolean {
+function clawcodeIgnoreFilter(rootDir: string, paths: readonly string[]): ((rel: string) => boolean) | null {
   const rules: { prefix: string; ig: Ignore }[] = [];
   for (const p of paths) {
     if (p !== '.clawcodeignore' && !p.endsWith('/.clawcodeignore')) continue;
     const text = readIgnoreFile(join(rootDir, p));
     if (text !== null) rules.push({ prefix: p.slice(0, p.length - '.clawcodeignore'.length), ig: ignore().add(text) });
   }
-  if (rules.length === 0) return () => false;
+  if (rules.length === 0) return null;
   return (rel) => rules.some(({ prefix, ig }) => rel.startsWith(prefix) && ig.ignores(rel.slice(prefix.length)));
 }
 
@@ -262,51 +259,40 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   } catch {
     return { files: [], fileList: [], skipped: [], git: false, ms: performance.now() - started };
   }
-  const listing = gitListFiles(realRoot);
+  // Both git listings run in child processes while this thread loads what the caller needs, then
+  // handles the tracked files while git still walks the untracked ones.
+  const trackedListing = runGit(realRoot, ['ls-files', '-c', '-m', '-v', '-s', '-z']);
+  const untrackedListing = runGit(realRoot, ['ls-files', '-o', '--exclude-standard', '-z']);
   options.whileListing?.();
-  const gitListing = await listing;
-  let listed = gitListing?.paths ?? null;
-  const clean = gitListing?.clean ?? new Map<string, string>();
-  // An empty listing means the folder is ignored by an enclosing repository (or empty): walk it instead.
-  if (listed !== null && listed.length === 0) listed = null;
-  const git = listed !== null;
-  let paths: string[];
-  if (listed !== null) {
-    const claw = clawcodeIgnoreFilter(realRoot, listed);
-    paths = [...new Set(listed)].filter((p) => !isDefaultIgnored(p) && !base?.ignores(p) && !claw(p));
-  } else {
-    paths = walkFiles(realRoot, base);
-  }
-  paths.sort();
-  const files: ScannedFile[] = [];
-  const skipped: ScanResult['skipped'] = [];
+  let files: ScannedFile[] = [];
+  let skipped: ScanResult['skipped'] = [];
   const rootPrefix = realRoot.endsWith(sep) ? realRoot : realRoot + sep;
-  for (const rel of paths) {
-    if (isSecretPath(rel)) { skipped.push({ path: rel, reason: 'secret' }); continue; }
-    if (isGeneratedPath(rel)) { skipped.push({ path: rel, reason: 'generated' }); continue; }
-    if (hasBinaryExtension(rel)) { skipped.push({ path: rel, reason: 'binary' }); continue; }
+  const consider = (rel: string, oid: string | undefined, fromGit: boolean): void => {
+    if (isDefaultIgnored(rel) || base?.ignores(rel)) return;
+    if (isSecretPath(rel)) { skipped.push({ path: rel, reason: 'secret' }); return; }
+    if (isGeneratedPath(rel)) { skipped.push({ path: rel, reason: 'generated' }); return; }
+    if (hasBinaryExtension(rel)) { skipped.push({ path: rel, reason: 'binary' }); return; }
     // git paths are normalised and '/'-separated: concatenation is path.join without its cost.
-    const absPath = git && sep === '/' ? rootPrefix + rel : join(realRoot, rel);
-    const oid = clean.get(rel);
+    const absPath = fromGit && sep === '/' ? rootPrefix + rel : join(realRoot, rel);
     const known = oid !== undefined && !options.readContent ? options.knownBlob?.(rel, oid) : undefined;
     if (known) {
       if (known.sizeBytes > maxBytes) skipped.push({ path: rel, reason: 'too_large' });
       else files.push({ path: rel, absPath, sizeBytes: known.sizeBytes, mtimeMs: known.mtimeMs, oid });
-      continue;
+      return;
     }
     let st = lstatQuiet(absPath);
-    if (st === undefined) continue; // deleted since listing
+    if (st === undefined) return; // deleted since listing
     try {
       if (st.isSymbolicLink()) {
         const target = realpathSync(absPath);
-        if (!target.startsWith(rootPrefix)) { skipped.push({ path: rel, reason: 'symlink_outside' }); continue; }
+        if (!target.startsWith(rootPrefix)) { skipped.push({ path: rel, reason: 'symlink_outside' }); return; }
         st = statSync(target);
       }
     } catch {
-      continue; // dangling link
+      return; // dangling link
     }
-    if (!st.isFile()) continue;
-    if (st.size > maxBytes) { skipped.push({ path: rel, reason: 'too_large' }); continue; }
+    if (!st.isFile()) return;
+    if (st.size > maxBytes) { skipped.push({ path: rel, reason: 'too_large' }); return; }
     const file: ScannedFile = { path: rel, absPath, sizeBytes: st.size, mtimeMs: st.mtimeMs };
     if (oid !== undefined) file.oid = oid;
     if (options.readContent) {
@@ -315,12 +301,34 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
         cls = classifyContent(readFileSync(absPath));
       } catch {
         skipped.push({ path: rel, reason: 'unreadable' });
-        continue;
+        return;
       }
-      if (cls.kind !== 'text') { skipped.push({ path: rel, reason: cls.kind }); continue; }
+      if (cls.kind !== 'text') { skipped.push({ path: rel, reason: cls.kind }); return; }
       file.content = cls.text;
     }
     files.push(file);
+  };
+
+  const trackedRecords = await trackedListing;
+  const tracked = trackedRecords === null ? null : parseTracked(trackedRecords);
+  if (tracked) for (const rel of tracked.paths) consider(rel, tracked.clean.get(rel), true);
+  const untracked = await untrackedListing;
+  // No git, or an empty listing (a folder ignored by an enclosing repository, or empty): walk it.
+  const git = tracked !== null && untracked !== null && tracked.paths.length + untracked.length > 0;
+  if (git) {
+    for (const rel of untracked) consider(rel, undefined, true);
+    const claw = clawcodeIgnoreFilter(realRoot, [...tracked.paths, ...untracked]);
+    if (claw) {
+      files = files.filter((f) => !claw(f.path));
+      skipped = skipped.filter((f) => !claw(f.path));
+    }
+  } else {
+    files = [];
+    skipped = [];
+    for (const rel of walkFiles(realRoot, base)) consider(rel, undefined, false);
   }
+  const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  files.sort(byPath);
+  skipped.sort(byPath);
   return { files, fileList: files.map((f) => f.path), skipped, git, ms: performance.now() - started };
 }

@@ -116,6 +116,35 @@ describe('scanProject in a git work tree', () => {
     expect(r.git).toBe(true);
     expect(r.fileList).toEqual(['.gitignore', 'new.ts', 'src/a.ts']);
   });
+
+  it('gives unmodified tracked files their blob id, never modified ones, and applies an untracked .clawcodeignore', async () => {
+    write('a.ts', 'export const a = 1;\n');
+    write('b.ts', 'export const b = 1;\n');
+    write('gen/out.ts', 'x');
+    const git = (...args: string[]): string =>
+      execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'init');
+    write('b.ts', 'export const b = 2;\n');
+    write('.clawcodeignore', 'gen/\n');
+    // knownBlob answers for a.ts only: it is taken without a stat, with the size the caller gave.
+    const asked: string[] = [];
+    const r = await scanProject(root, {
+      knownBlob: (path, oid) => {
+        asked.push(`${path} ${oid}`);
+        return path === 'a.ts' ? { sizeBytes: 20, mtimeMs: 7 } : undefined;
+      },
+    });
+    expect(r.fileList).toEqual(['.clawcodeignore', 'a.ts', 'b.ts']);
+    const aOid = git('hash-object', 'a.ts').trim();
+    expect(asked).toContain(`a.ts ${aOid}`);
+    expect(asked.filter((x) => x.startsWith('b.ts'))).toEqual([]);
+    const [, a, b] = r.files;
+    expect(a).toMatchObject({ path: 'a.ts', oid: aOid, sizeBytes: 20, mtimeMs: 7 });
+    expect(b!.oid).toBeUndefined();
+    expect(b!.sizeBytes).toBe('export const b = 2;\n'.length);
+  });
 });
 
 describe('content rules', () => {
