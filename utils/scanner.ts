@@ -143,42 +143,36 @@ function runGit(rootDir: string, args: string[]): Promise<string[] | null> {
   });
 }
 
-/** A tracked listing: each path once, and the blob id of each file git found unmodified. */
+/** A tracked listing: each path once, and the blob id of each regular file at stage 0 tagged `H`. */
 interface TrackedListing {
   paths: string[];
-  clean: Map<string, string>;
+  blobs: Map<string, string>;
 }
 
 /**
- * Parse `git ls-files -c -m -v -s -z`: one record "<tag> <mode> <oid> <stage>\t<path>" per index
- * entry, and a second one tagged `C` for each entry modified or deleted in the work tree (git compares
- * stat data and, for racy entries, content). A file counts as clean only with tag `H` (not
- * assume-unchanged, not skip-worktree), stage 0 (no conflict), a regular file mode and no `C` record.
+ * Parse `git ls-files -c -v -s -z`: one record "<tag> <mode> <oid> <stage>\t<path>" per index
+ * entry. A blob id is kept only with tag `H` (not assume-unchanged, not skip-worktree), stage 0 (no
+ * conflict) and a regular file mode; whether the work tree still holds that blob is for
+ * `git ls-files -m` to say.
  */
 function parseTracked(records: readonly string[]): TrackedListing {
   const paths: string[] = [];
   const seen = new Set<string>();
-  const clean = new Map<string, string>();
-  const changed: string[] = [];
+  const blobs = new Map<string, string>();
   for (const rec of records) {
     const tab = rec.indexOf('\t');
     if (tab === -1) continue;
     const path = rec.slice(tab + 1);
-    if (rec.charCodeAt(0) === 67 /* C */) {
-      changed.push(path);
-      continue;
-    }
     if (seen.has(path)) continue;
     seen.add(path);
     paths.push(path);
     // "H 100644 <40 or 64 hex> 0": the oid runs from index 9 to the space before the stage.
     const sp = rec.lastIndexOf(' ', tab);
     if (rec.startsWith('H 1006') && (rec.startsWith('44 ', 6) || rec.startsWith('55 ', 6)) && rec.slice(sp + 1, tab) === '0') {
-      clean.set(path, rec.slice(9, sp));
+      blobs.set(path, rec.slice(9, sp));
     }
   }
-  for (const path of changed) clean.delete(path);
-  return { paths, clean };
+  return { paths, blobs };
 }
 
 function lstatQuiet(absPath: string): Stats | undefined {
@@ -259,10 +253,14 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   } catch {
     return { files: [], fileList: [], skipped: [], git: false, ms: performance.now() - started };
   }
-  // Both git listings run in child processes while this thread loads what the caller needs, then
-  // handles the tracked files while git still walks the untracked ones.
-  const trackedListing = runGit(realRoot, ['ls-files', '-c', '-m', '-v', '-s', '-z']);
-  const untrackedListing = runGit(realRoot, ['ls-files', '-o', '--exclude-standard', '-z']);
+  // Three git listings run in child processes while this thread loads what the caller needs: the
+  // index (instant), the entries modified in the work tree (git stats every file, and compares
+  // content where stat data is racy) and the untracked files (a walk). Tracked files are handled
+  // as unmodified while git still looks; those it then reports modified are handled again.
+  const git = (args: string[]): Promise<string[] | null> => runGit(realRoot, ['ls-files', ...args, '-z']);
+  const indexListing = git(['-c', '-v', '-s']);
+  const modifiedListing = git(['-m']);
+  const untrackedListing = git(['-o', '--exclude-standard']);
   options.whileListing?.();
   let files: ScannedFile[] = [];
   let skipped: ScanResult['skipped'] = [];
@@ -309,13 +307,19 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     files.push(file);
   };
 
-  const trackedRecords = await trackedListing;
-  const tracked = trackedRecords === null ? null : parseTracked(trackedRecords);
-  if (tracked) for (const rel of tracked.paths) consider(rel, tracked.clean.get(rel), true);
-  const untracked = await untrackedListing;
+  const indexRecords = await indexListing;
+  const tracked = indexRecords === null ? null : parseTracked(indexRecords);
+  if (tracked) for (const rel of tracked.paths) consider(rel, tracked.blobs.get(rel), true);
+  const [modified, untracked] = await Promise.all([modifiedListing, untrackedListing]);
   // No git, or an empty listing (a folder ignored by an enclosing repository, or empty): walk it.
-  const git = tracked !== null && untracked !== null && tracked.paths.length + untracked.length > 0;
-  if (git) {
+  const listedByGit = tracked !== null && modified !== null && untracked !== null && tracked.paths.length + untracked.length > 0;
+  if (listedByGit) {
+    const again = new Set(modified.filter((rel) => tracked.blobs.has(rel)));
+    if (again.size > 0) {
+      files = files.filter((f) => !again.has(f.path));
+      skipped = skipped.filter((f) => !again.has(f.path));
+      for (const rel of again) consider(rel, undefined, true);
+    }
     for (const rel of untracked) consider(rel, undefined, true);
     const claw = clawcodeIgnoreFilter(realRoot, [...tracked.paths, ...untracked]);
     if (claw) {
@@ -330,5 +334,5 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   files.sort(byPath);
   skipped.sort(byPath);
-  return { files, fileList: files.map((f) => f.path), skipped, git, ms: performance.now() - started };
+  return { files, fileList: files.map((f) => f.path), skipped, git: listedByGit, ms: performance.now() - started };
 }
