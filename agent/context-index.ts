@@ -65,10 +65,28 @@ export function indexFile(absPath: string, mtimeMs: number, sizeBytes: number, o
 
 /** Term frequency of `term` in an indexed document (0 when absent). */
 export function termFrequency(doc: IndexedDoc, term: string): number {
-  const at = doc.terms.indexOf(`\n${term} `);
-  if (at === -1) return 0;
-  const start = at + term.length + 2;
-  return Number.parseInt(doc.terms.slice(start, doc.terms.indexOf('\n', start)), 10);
+  return termFrequencies([doc], term)[0]!;
+}
+
+/**
+ * Term frequency of `term` in each document, in order (0 where absent): one needle for all of them,
+ * looked up with indexOf in each document's term list, never parsing the list.
+ */
+export function termFrequencies(docs: readonly IndexedDoc[], term: string): number[] {
+  const needle = `\n${term} `;
+  const out = new Array<number>(docs.length);
+  for (let i = 0; i < docs.length; i++) {
+    const terms = docs[i]!.terms;
+    const at = terms.indexOf(needle);
+    if (at === -1) {
+      out[i] = 0;
+      continue;
+    }
+    let n = 0;
+    for (let j = at + needle.length, c = terms.charCodeAt(j); c >= 48 && c <= 57; c = terms.charCodeAt(++j)) n = n * 10 + (c - 48);
+    out[i] = n;
+  }
+  return out;
 }
 
 /** One index row: path, mtimeMs, sizeBytes, kind, tokens, lines, length of terms, defs, oid or 0. */

@@ -1,5 +1,5 @@
 import { splitIdentifier, tokenizeQuery, type QueryTerm } from '../utils/tokenize.js';
-import { termFrequency, type IndexedDoc } from './context-index.js';
+import { termFrequencies, type IndexedDoc } from './context-index.js';
 import { packContext, type PackCandidate } from './context-pack.js';
 
 /**
@@ -114,7 +114,8 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   for (const d of docs) totalLen += d.doc.tokens;
   const avgdl = n > 0 ? Math.max(1, totalLen / n) : 1;
   // tf[termIndex][docIndex], computed with indexOf on the stored term strings: no parse of the index.
-  const tf = terms.map(({ term }) => docs.map((d) => termFrequency(d.doc, term)));
+  const indexed = docs.map((d) => d.doc);
+  const tf = terms.map(({ term }) => termFrequencies(indexed, term));
   const idf = new Map<string, number>();
   terms.forEach(({ term }, ti) => {
     let df = 0;
@@ -123,13 +124,14 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   });
   const maxIdf = maxOf([...idf.values()]) || 1;
   const taskLower = ` ${task.toLowerCase().replace(/[^a-z0-9_/.$-]+/g, ' ')} `;
+  const idfOf = terms.map(({ term }) => idf.get(term)!);
   const bm25 = docs.map((d, di) => {
     let s = 0;
     const norm = K1 * (1 - B + (B * d.doc.tokens) / avgdl);
-    terms.forEach(({ term }, ti) => {
+    for (let ti = 0; ti < terms.length; ti++) {
       const f = tf[ti]![di]!;
-      if (f > 0) s += idf.get(term)! * ((f * (K1 + 1)) / (f + norm));
-    });
+      if (f > 0) s += idfOf[ti]! * ((f * (K1 + 1)) / (f + norm));
+    }
     return s;
   });
   if (options.plainBm25) {
