@@ -10,63 +10,88 @@ export interface InputPromptProps {
   placeholder?: string;
 }
 
+/** Where the previous word starts, from `at` going left (readline's Ctrl-W / Alt-B rule). */
+function wordStart(text: string, at: number): number {
+  let i = at;
+  while (i > 0 && text[i - 1] === ' ') i--;
+  while (i > 0 && text[i - 1] !== ' ') i--;
+  return i;
+}
+
 /**
- * A one-line text input: type, Backspace, Ctrl-U to clear, Enter to submit, ↑/↓ to walk the history.
+ * A one-line text input with a cursor, readline-style: type or paste at the cursor, ←/→ (Ctrl-B/F)
+ * move, Home/End (Ctrl-A/E) jump, Backspace deletes before the cursor, Ctrl-W the word before it,
+ * Ctrl-U everything before it, Ctrl-K everything after it; Enter submits, ↑/↓ walk the history.
  * It takes focus first; Tab moves focus to the DiffView.
  */
 export function InputPrompt({ onSubmit, history, disabled = false, placeholder = 'describe a task' }: InputPromptProps) {
   const { isFocused } = useFocus({ id: 'input', autoFocus: true });
   // Keys can arrive faster than React re-renders (a paste, a test, a slow machine), so the handler reads
   // and writes refs and only uses state to trigger a render.
-  const state = useRef({ value: '', back: -1 });
-  const [value, setShown] = useState('');
+  const state = useRef({ value: '', cursor: 0, back: -1 });
+  const [shown, setShown] = useState({ value: '', cursor: 0 });
   // Same reason: the handler stays subscribed and reads what the last render showed.
   const live = useRef({ active: false, history, onSubmit });
   live.current = { active: isFocused && !disabled, history, onSubmit };
-  const set = (next: string, back = state.current.back) => {
-    state.current = { value: next, back };
-    setShown(next);
+  /** Show `next` with the cursor at `cursor` (default: its end). */
+  const set = (next: string, cursor = next.length, back = state.current.back) => {
+    state.current = { value: next, cursor, back };
+    setShown({ value: next, cursor });
   };
 
   useInput(
     (input, key) => {
       const { active, history, onSubmit } = live.current;
       if (!active) return;
-      const { value: current, back } = state.current;
+      const { value: current, cursor, back } = state.current;
       if (key.return) {
         const task = current.trim();
         if (!task) return;
-        set('', -1);
+        set('', 0, -1);
         onSubmit(task);
         return;
       }
       // -1 = editing a new line; otherwise how far back in history, 0 = newest.
       if (key.upArrow) {
         const next = Math.min(back + 1, history.length - 1);
-        if (next >= 0) set(history[history.length - 1 - next] ?? '', next);
+        if (next >= 0) {
+          const line = history[history.length - 1 - next] ?? '';
+          set(line, line.length, next);
+        }
         return;
       }
       if (key.downArrow) {
         const next = Math.max(-1, back - 1);
-        set(next >= 0 ? (history[history.length - 1 - next] ?? '') : '', next);
+        const line = next >= 0 ? (history[history.length - 1 - next] ?? '') : '';
+        set(line, line.length, next);
         return;
       }
+      if (key.leftArrow || (key.ctrl && input === 'b')) return set(current, Math.max(0, cursor - 1));
+      if (key.rightArrow || (key.ctrl && input === 'f')) return set(current, Math.min(current.length, cursor + 1));
+      if (key.home || (key.ctrl && input === 'a')) return set(current, 0);
+      if (key.end || (key.ctrl && input === 'e')) return set(current, current.length);
+      if (key.meta && input === 'b') return set(current, wordStart(current, cursor));
       if (key.backspace || key.delete) {
-        set(current.slice(0, -1));
+        // Terminals send DEL (0x7f) for Backspace, which Ink reports as `delete`: both erase leftwards.
+        if (cursor > 0) set(current.slice(0, cursor - 1) + current.slice(cursor), cursor - 1);
         return;
       }
-      if (key.ctrl && input === 'u') {
-        set('');
-        return;
+      if (key.ctrl && input === 'u') return set(current.slice(cursor), 0);
+      if (key.ctrl && input === 'k') return set(current.slice(0, cursor), cursor);
+      if (key.ctrl && input === 'w') {
+        const from = wordStart(current, cursor);
+        return set(current.slice(0, from) + current.slice(cursor), from);
       }
-      if (key.ctrl || key.meta || key.tab || key.escape || key.pageUp || key.pageDown || key.leftArrow || key.rightArrow) {
-        return;
-      }
+      if (key.ctrl || key.meta || key.tab || key.escape || key.pageUp || key.pageDown) return;
       // Pasted text arrives as one chunk; keep it on one line.
-      if (input) set(current + input.replace(/[\r\n]+/g, ' '));
+      if (input) {
+        const text = input.replace(/[\r\n]+/g, ' ');
+        set(current.slice(0, cursor) + text + current.slice(cursor), cursor + text.length);
+      }
     },
   );
 
+  const { value, cursor } = shown;
   return (
     <Box borderStyle="round" borderColor={isFocused && !disabled ? 'cyan' : 'gray'} paddingX={1}>
       <Text color="cyan">❯ </Text>
@@ -76,8 +101,9 @@ export function InputPrompt({ onSubmit, history, disabled = false, placeholder =
         <Text dimColor>(Tab to type a task)</Text>
       ) : value ? (
         <Text wrap="truncate-start">
-          {value}
-          <Text inverse> </Text>
+          {value.slice(0, cursor)}
+          <Text inverse>{value[cursor] ?? ' '}</Text>
+          {value.slice(cursor + 1)}
         </Text>
       ) : (
         <Text dimColor>

@@ -133,6 +133,47 @@ describe('InputPrompt', () => {
     expect(submitted).toEqual(['fix i', 'second']);
   });
 
+  it('edits at the cursor: arrows, Home/End, Ctrl-W, Ctrl-U and Ctrl-K, readline-style', async () => {
+    const submitted: string[] = [];
+    const { lastFrame, stdin } = render(<InputPrompt onSubmit={(v) => submitted.push(v)} history={[]} />);
+    for (let i = 0; i < 100 && !lastFrame()!.includes('describe a task'); i++) await tick(10);
+    const type = async (keys: string) => {
+      stdin.write(keys);
+      await tick();
+    };
+    const submit = async (count: number) => {
+      await type('\r');
+      for (let i = 0; i < 100 && submitted.length < count; i++) await tick(10);
+    };
+    await type('fix bug');
+    for (const _ of 'bug') await type('\u001b[D');
+    await type('the ');
+    await until(lastFrame, 'fix the ');
+    await type('\u001b[C\u007f');
+    await submit(1);
+    expect(submitted).toEqual(['fix the ug']);
+
+    await type('add logging');
+    await type('\u0001');
+    await type('please ');
+    await type('\u0005');
+    await type('\u0017');
+    await submit(2);
+    expect(submitted[1]).toBe('please add');
+
+    await type('keep this drop that');
+    for (const _ of ' drop that') await type('\u001b[D');
+    await type('\u000b');
+    await submit(3);
+    expect(submitted[2]).toBe('keep this');
+
+    await type('old words new words');
+    for (const _ of 'new words') await type('\u001b[D');
+    await type('\u0015');
+    await submit(4);
+    expect(submitted[3]).toBe('new words');
+  });
+
   it('ignores typing while disabled', async () => {
     const submitted: string[] = [];
     const { lastFrame, stdin } = render(<InputPrompt onSubmit={(v) => submitted.push(v)} history={[]} disabled />);
