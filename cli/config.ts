@@ -10,7 +10,7 @@ import {
 } from '../config/config.js';
 import { configPath } from '../config/paths.js';
 import { findRegistryEntry, PROVIDER_REGISTRY, type EntryField, type RegistryEntry } from '../config/registry.js';
-import type { ProviderConfig } from '../llm/types.js';
+import type { JsonMode, ProviderConfig } from '../llm/types.js';
 import { isPromptExit } from './interrupt.js';
 import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../utils/errors.js';
 
@@ -38,7 +38,7 @@ export interface ConfigIo {
 
 /** `clawcode config [action]`; without an action, a menu loops until "Done". */
 export interface ConfigCommandOptions extends ConfigIo {
-  action?: 'list' | 'add' | 'edit' | 'remove' | 'default';
+  action?: 'list' | 'add' | 'edit' | 'remove' | 'default' | 'options';
   /** Entry name for edit/remove/default (asked when missing). */
   name?: string;
   /** Registry kind for add (e.g. "ollama"; asked when missing). */
@@ -250,6 +250,73 @@ async function editProvider(config: ClawcodeConfig, io: ReturnType<typeof defaul
   }
 }
 
+/** Parse an optional number answer: '' → undefined; otherwise the number, or NaN when it is not one. */
+function optionalNumber(answer: string): number | undefined {
+  const t = answer.trim();
+  return t === '' ? undefined : Number(t);
+}
+
+/**
+ * Model options of one entry (no credentials involved, so no check call): temperature (0–2), how
+ * structured output is asked for (json_schema, json_object, prompt-only, or the provider's default)
+ * and the output token limit. An empty answer removes the option, so the provider's default applies.
+ */
+async function tuneProvider(config: ClawcodeConfig, io: ReturnType<typeof defaults>, name?: string): Promise<ClawcodeConfig> {
+  const picked = await pickEntry(config, 'Model options of which provider?', name);
+  const current = config.providers[picked]!;
+  const kind = findRegistryEntry(current.preset ?? current.provider);
+  const p = await prompts();
+  const temperature = optionalNumber(
+    await ask(() =>
+      p.input({
+        message: 'Temperature, 0–2 (empty: the provider default)',
+        default: current.temperature === undefined ? '' : String(current.temperature),
+        validate: (v) => {
+          const n = optionalNumber(v);
+          return n === undefined || (n >= 0 && n <= 2) || 'A number from 0 to 2, or empty';
+        },
+      }),
+    ),
+  );
+  // groq and azure choose per model or API version (llm/groq.ts, llm/azure.ts); presets name theirs.
+  const defaultMode = kind?.jsonMode ?? (current.provider === 'openai' ? 'json_schema' : 'per model or API version');
+  const mode = await ask(() =>
+    p.select<JsonMode | 'default'>({
+      message: 'How to ask for the JSON plan',
+      default: current.jsonMode ?? 'default',
+      choices: [
+        { name: `Provider default (${defaultMode})`, value: 'default' },
+        { name: 'json_schema: the plan schema, enforced by the server', value: 'json_schema' },
+        { name: 'json_object: JSON mode, schema in the prompt', value: 'json_object' },
+        { name: 'prompt: instructions only (servers without JSON support)', value: 'prompt' },
+      ],
+    }),
+  );
+  const maxOutputTokens = optionalNumber(
+    await ask(() =>
+      p.input({
+        message: 'Max output tokens (empty: the provider default)',
+        default: current.maxOutputTokens === undefined ? '' : String(current.maxOutputTokens),
+        validate: (v) => {
+          const n = optionalNumber(v);
+          return n === undefined || (Number.isInteger(n) && n > 0) || 'A whole number above 0, or empty';
+        },
+      }),
+    ),
+  );
+  const entry: ProviderEntry = { ...current };
+  delete entry.temperature;
+  delete entry.jsonMode;
+  delete entry.maxOutputTokens;
+  if (temperature !== undefined) entry.temperature = temperature;
+  if (mode !== 'default') entry.jsonMode = mode;
+  if (maxOutputTokens !== undefined) entry.maxOutputTokens = maxOutputTokens;
+  const next: ClawcodeConfig = { ...config, providers: { ...config.providers, [picked]: entry } };
+  await writeConfig(next, io.env);
+  io.print(`Saved model options of ${picked}.`);
+  return next;
+}
+
 async function removeProvider(config: ClawcodeConfig, io: ReturnType<typeof defaults>, name?: string): Promise<ClawcodeConfig | undefined> {
   const picked = await pickEntry(config, 'Remove which provider?', name);
   const p = await prompts();
@@ -297,7 +364,7 @@ async function loadForEditing(io: ReturnType<typeof defaults>): Promise<Clawcode
 
 /**
  * `clawcode config`: with an action, do it; without, print the list and offer a menu (add, edit,
- * remove, set default, done) until "Done". `list` works without a terminal; everything else needs one.
+ * remove, set default, model options, done) until "Done". `list` works without a terminal; everything else needs one.
  *
  * @returns the config as it stands at the end
  * @throws UsageError (no terminal, unknown name), ConfigError (corrupt file kept), InterruptedError (Ctrl-C)
@@ -320,6 +387,7 @@ export async function runConfigCommand(options: ConfigCommandOptions = {}): Prom
     else if (action === 'edit') config = (await editProvider(config, io, options.name)) ?? config;
     else if (action === 'remove') config = (await removeProvider(config, io, options.name)) ?? config;
     else if (action === 'default') config = await setDefault(config, io, options.name);
+    else if (action === 'options') config = await tuneProvider(config, io, options.name);
     else printList(config, io);
   };
   if (options.action) {
@@ -331,7 +399,7 @@ export async function runConfigCommand(options: ConfigCommandOptions = {}): Prom
     printList(config, io);
     const has = Object.keys(config.providers).length > 0;
     const choice = await ask(() =>
-      p.select<'add' | 'edit' | 'remove' | 'default' | 'done'>({
+      p.select<'add' | 'edit' | 'remove' | 'default' | 'options' | 'done'>({
         message: 'What do you want to do?',
         choices: [
           { name: 'Add a provider', value: 'add' },
@@ -340,6 +408,7 @@ export async function runConfigCommand(options: ConfigCommandOptions = {}): Prom
                 { name: 'Edit a provider', value: 'edit' as const },
                 { name: 'Remove a provider', value: 'remove' as const },
                 { name: 'Set the default', value: 'default' as const },
+                { name: 'Model options (temperature, JSON mode, output limit)', value: 'options' as const },
               ]
             : []),
           { name: 'Done', value: 'done' },

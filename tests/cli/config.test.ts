@@ -3,10 +3,11 @@ import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatProviderRow, runConfigCommand, runOnboarding } from '../../cli/config.js';
-import { readConfig, writeConfig } from '../../config/config.js';
+import { readConfig, resolveProviderConfig, writeConfig } from '../../config/config.js';
+import { getStructuredPlan } from '../../llm/provider.js';
 import { ConfigError, InterruptedError, UsageError } from '../../utils/errors.js';
-import { isolateProviderEnv } from '../support/provider-env.js';
-import { startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { isolateProviderEnv, SAMPLE_PLAN } from '../support/provider-env.js';
+import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
 
 const GOOD_KEY = 'sk-good-0123456789abcdef';
 let server: ProviderServer;
@@ -193,6 +194,50 @@ describe('runConfigCommand', () => {
     await editing;
     expect((await readConfig(env)).providers.openai).toEqual({ provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4.1' });
     expect(check).toHaveBeenCalledWith(expect.objectContaining({ model: 'gpt-4.1', apiKey: GOOD_KEY }));
+  });
+
+  it('model options: temperature, JSON mode and output limit are saved and sent on the wire; empty answers remove them', async () => {
+    const env = { CLAWCODE_HOME: home };
+    await writeConfig({ providers: { local: { provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini', baseURL: `${server.url}/v1` } } }, env);
+    const tuning = runConfigCommand({ action: 'options', name: 'local', env, print, interactive: true });
+    await waitForScreen('Temperature');
+    screen.type('3');
+    screen.keypress('enter');
+    await waitForScreen('A number from 0 to 2');
+    screen.keypress('backspace');
+    screen.type('0.3');
+    screen.keypress('enter');
+    await waitForScreen('How to ask for the JSON plan');
+    expect(screen.getScreen()).toContain('Provider default (json_schema)');
+    screen.keypress('down');
+    screen.keypress('down');
+    screen.keypress('enter'); // json_object
+    await waitForScreen('Max output tokens');
+    screen.type('2048');
+    screen.keypress('enter');
+    await tuning;
+    const saved = await readConfig(env);
+    expect(saved.providers.local).toEqual({ provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini', baseURL: `${server.url}/v1`, temperature: 0.3, jsonMode: 'json_object', maxOutputTokens: 2048 });
+    expect(lines).toContain('Saved model options of local.');
+
+    server.reply(replies.plan(SAMPLE_PLAN));
+    await getStructuredPlan(resolveProviderConfig({ config: saved, env })!, 'system', 'user');
+    const body = server.completions()[0]!.body;
+    expect(body).toMatchObject({ temperature: 0.3, response_format: { type: 'json_object' }, max_tokens: 2048 });
+
+    const clearing = runConfigCommand({ action: 'options', name: 'local', env, print, interactive: true });
+    await waitForScreen('Temperature');
+    for (let i = 0; i < 3; i++) screen.keypress('backspace');
+    screen.keypress('enter');
+    await waitForScreen('How to ask for the JSON plan');
+    screen.keypress('up');
+    screen.keypress('up');
+    screen.keypress('enter'); // provider default
+    await waitForScreen('Max output tokens');
+    for (let i = 0; i < 4; i++) screen.keypress('backspace');
+    screen.keypress('enter');
+    await clearing;
+    expect((await readConfig(env)).providers.local).toEqual({ provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini', baseURL: `${server.url}/v1` });
   });
 
   it('a corrupt config is reported and kept unless the person agrees to move it aside', async () => {
