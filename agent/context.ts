@@ -100,15 +100,20 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   const docs: RankDoc[] = [];
   for (const [path, doc] of index) if (doc.kind === 'text') docs.push({ path, doc });
   const fileSet = new Set(docs.map((d) => d.path));
-  const byBase = new Map<string, string[]>();
-  for (const p of fileSet) {
-    const base = p.slice(p.lastIndexOf('/') + 1);
-    const same = byBase.get(base);
-    if (same) same.push(p);
-    else byBase.set(base, [p]);
-  }
-  const bySuffix = (suffix: string): string[] =>
-    (byBase.get(suffix.slice(suffix.lastIndexOf('/') + 1)) ?? []).filter((p) => p === suffix || p.endsWith(`/${suffix}`));
+  // Paths by file name, for resolving imports by suffix; built on the first import resolved.
+  let byBase: Map<string, string[]> | undefined;
+  const bySuffix = (suffix: string): string[] => {
+    if (!byBase) {
+      byBase = new Map();
+      for (const p of fileSet) {
+        const base = p.slice(p.lastIndexOf('/') + 1);
+        const same = byBase.get(base);
+        if (same) same.push(p);
+        else byBase.set(base, [p]);
+      }
+    }
+    return (byBase.get(suffix.slice(suffix.lastIndexOf('/') + 1)) ?? []).filter((p) => p === suffix || p.endsWith(`/${suffix}`));
+  };
 
   const readText = (path: string): string | null => {
     try {

@@ -221,8 +221,9 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   return { ranked: sorted, idf, defTerms, terms };
 }
 
+/** Best score first; equal scores keep their input order (Array.prototype.sort is stable). */
 function stableSort(list: RankedFile[]): RankedFile[] {
-  return list.map((r, i) => [r, i] as const).sort((a, b) => b[0].score - a[0].score || a[1] - b[1]).map(([r]) => r);
+  return [...list].sort((a, b) => b.score - a.score);
 }
 
 /** One file of the selection (contract in the brief; `parts` is an addition: why it scored). */
