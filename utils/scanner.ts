@@ -95,8 +95,9 @@ export interface ScanOptions {
   whileListing?: () => void;
   /**
    * Size and mtime the caller already knows for an unmodified tracked file with blob id `oid` (from
-   * a cache keyed by blob id). When it answers, that file is not stat'ed: git has just compared it
-   * with its index, so its bytes are the blob's. Called after `whileListing`.
+   * a cache keyed by blob id). When it answers, that file is not stat'ed: unless `git ls-files -m`
+   * then reports it modified (in which case it is stat'ed after all, and gets no `oid`), its bytes
+   * are the blob's. Called after `whileListing`.
    */
   knownBlob?: (relPath: string, oid: string) => { sizeBytes: number; mtimeMs: number } | undefined;
 }
