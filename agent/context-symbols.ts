@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { IDENT, MAX_TOKEN_CHARS, identifierTokens } from '../utils/tokenize.js';
+import { MAX_TOKEN_CHARS, identifierTokens } from '../utils/tokenize.js';
 
 /**
  * Cheap symbol and import extraction for ranking (relevance.md §7 items 2 and 6: "regex now,
@@ -71,6 +71,15 @@ const TOP_LEVEL_KEYWORDS = new Set(['const', 'let', 'var']);
 const MODIFIERS = new Set(['export', 'default', 'declare', 'abstract', 'async', 'static', 'public', 'private', 'protected', 'readonly', 'override', 'get', 'set', 'pub', 'final', 'open', 'internal', 'unsafe']);
 const FUNCTION_VALUE = /^(?:async\s+)?function\b|^(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=>/;
 
+/** Lookup tables by UTF-16 code unit: IDENT's first character class, and the rest. */
+const IDENT_START = new Uint8Array(65536);
+const IDENT_PART = new Uint8Array(65536);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[A-Za-z_$]/.test(ch)) IDENT_START[c] = 1;
+  if (/[A-Za-z0-9_$]/.test(ch)) IDENT_PART[c] = 1;
+}
+
 function isBlank(c: number): boolean {
   return c === 32 || c === 9;
 }
@@ -93,12 +102,18 @@ export function analyzeText(text: string): { counts: Map<string, number>; total:
   let first = true; // no identifier other than modifiers seen yet on this line
   let expectDef = false;
   let defAfter = -1;
-  const re = new RegExp(IDENT.source, 'g');
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    const ident = m[0];
-    const at = m.index;
-    const end = at + ident.length;
+  // The identifiers of IDENT ([A-Za-z_$][A-Za-z0-9_$]*), found by hand: the same matches as the
+  // regex's global exec loop without a match object per identifier (the cold index's hot loop).
+  const n = text.length;
+  let scan = 0;
+  for (;;) {
+    while (scan < n && !IDENT_START[text.charCodeAt(scan)]) scan++;
+    if (scan >= n) break;
+    const at = scan;
+    scan++;
+    while (scan < n && IDENT_PART[text.charCodeAt(scan)]) scan++;
+    const end = scan;
+    const ident = text.slice(at, end);
     if (at > lineEnd) {
       const lineStart = text.lastIndexOf('\n', at) + 1;
       lineEnd = text.indexOf('\n', at);
