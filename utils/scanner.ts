@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { join, sep } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { isSecretPath } from './secrets.js';
 
@@ -169,7 +170,7 @@ function parseTracked(records: readonly string[]): TrackedListing {
     paths.push(path);
     // "H 100644 <40 or 64 hex> 0": the oid runs from index 9 to the space before the stage.
     const sp = rec.lastIndexOf(' ', tab);
-    if (rec.startsWith('H 1006') && (rec.startsWith('44 ', 6) || rec.startsWith('55 ', 6)) && rec.slice(sp + 1, tab) === '0') {
+    if ((rec.startsWith('H 100644 ') || rec.startsWith('H 100755 ')) && rec.slice(sp + 1, tab) === '0') {
       blobs.set(path, rec.slice(9, sp));
     }
   }
@@ -177,7 +178,34 @@ function parseTracked(records: readonly string[]): TrackedListing {
 }
 
 function lstatQuiet(absPath: string): Stats | undefined {
-  return lstatSync(absPath, { throwIfNoEntry: false });
+  try {
+    return lstatSync(absPath, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // ENOTDIR (a folder on the path became a file), EACCES...
+  }
+}
+
+/** Attribute settings under which checkout can write bytes other than the blob's. */
+const CONVERTING_ATTRIBUTE = /(^|\s)(filter|ident|working-tree-encoding)(=|\s|$)|(^|\s)eol=crlf(\s|$)/m;
+
+/**
+ * Whether a blob id identifies a clean file's bytes in this work tree: not when checkout converts
+ * content (clean/smudge filters such as Git LFS or git-crypt, `ident`, `working-tree-encoding`, CRLF
+ * line endings from `core.autocrlf=true`, `core.eol=crlf`, `eol=crlf` or Windows), because then the
+ * same blob can be checked out as other bytes (an LFS pull, a git-crypt unlock) while git still calls
+ * the file unmodified. Conservative: one such line in any attributes file turns it off for the tree.
+ *
+ * @param config       `git config -z --get-regexp` records for core.autocrlf / core.eol / core.attributesfile
+ * @param attributes   texts of the attributes files that apply (tracked .gitattributes, info/attributes, global)
+ */
+function blobIdsIdentifyBytes(config: readonly string[], attributes: readonly string[]): boolean {
+  if (process.platform === 'win32') return false;
+  for (const rec of config) {
+    const [key = '', value = ''] = rec.split('\n');
+    if (key === 'core.autocrlf' && value.toLowerCase() === 'true') return false;
+    if (key === 'core.eol' && value.toLowerCase() === 'crlf') return false;
+  }
+  return !attributes.some((text) => CONVERTING_ATTRIBUTE.test(text));
 }
 
 function readIgnoreFile(absPath: string): string | null {
@@ -260,6 +288,8 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   // as unmodified while git still looks; those it then reports modified are handled again.
   const git = (args: string[]): Promise<string[] | null> => runGit(realRoot, ['ls-files', ...args, '-z']);
   const indexListing = git(['-c', '-v', '-s']);
+  const gitConfig = runGit(realRoot, ['config', '-z', '--get-regexp', '^core\\.(autocrlf|eol|attributesfile)$']);
+  const gitPaths = runGit(realRoot, ['rev-parse', '--show-toplevel', '--git-path', 'info/attributes']);
   const modifiedListing = git(['-m']);
   const untrackedListing = git(['-o', '--exclude-standard']);
   options.whileListing?.();
@@ -310,7 +340,26 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
 
   const indexRecords = await indexListing;
   const tracked = indexRecords === null ? null : parseTracked(indexRecords);
-  if (tracked) for (const rel of tracked.paths) consider(rel, tracked.blobs.get(rel), true);
+  if (tracked) {
+    // `git config --get-regexp` exits 1 when nothing matches: null is "no such settings" here.
+    const config = (await gitConfig) ?? [];
+    const attributeFiles = tracked.paths.filter((p) => p === '.gitattributes' || p.endsWith('/.gitattributes')).map((p) => join(realRoot, p));
+    // The repository's top level, then info/attributes (relative to this folder unless absolute).
+    const [top, infoPath] = ((await gitPaths) ?? [])[0]?.split('\n') ?? [];
+    if (infoPath) attributeFiles.push(resolve(realRoot, infoPath));
+    // A project inside a larger repository also gets the .gitattributes of the folders above it.
+    if (top && realRoot.startsWith(`${top}/`)) {
+      for (let dir = dirname(realRoot); dir.length >= top.length; dir = dirname(dir)) {
+        attributeFiles.push(join(dir, '.gitattributes'));
+        if (dir === top) break;
+      }
+    }
+    const globalFile = config.map((r) => r.split('\n')).find(([k]) => k === 'core.attributesfile')?.[1];
+    attributeFiles.push(globalFile ? resolve(realRoot, globalFile.replace(/^~(?=\/)/, homedir())) : join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'attributes'));
+    const attributes = attributeFiles.map(readIgnoreFile).filter((t): t is string => t !== null);
+    if (!blobIdsIdentifyBytes(config, attributes)) tracked.blobs.clear();
+    for (const rel of tracked.paths) consider(rel, tracked.blobs.get(rel), true);
+  }
   const [modified, untracked] = await Promise.all([modifiedListing, untrackedListing]);
   // No git, or an empty listing (a folder ignored by an enclosing repository, or empty): walk it.
   const listedByGit = tracked !== null && modified !== null && untracked !== null && tracked.paths.length + untracked.length > 0;

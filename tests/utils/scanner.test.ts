@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -144,6 +144,53 @@ describe('scanProject in a git work tree', () => {
     expect(a).toMatchObject({ path: 'a.ts', oid: aOid, sizeBytes: 20, mtimeMs: 7 });
     expect(b!.oid).toBeUndefined();
     expect(b!.sizeBytes).toBe('export const b = 2;\n'.length);
+  });
+});
+
+describe('scanProject: when a blob id stands for the bytes on disk', () => {
+  const gitIn = (dir: string) => (...args: string[]): string =>
+    execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  const oids = async (dir: string) => Object.fromEntries((await scanProject(dir, { knownBlob: () => undefined })).files.map((f) => [f.path, f.oid]));
+
+  it('gives executable files a blob id too, and survives a folder on a tracked path turned into a file', async () => {
+    write('run.sh', '#!/bin/sh\necho hi\n');
+    write('lib/util.ts', 'export const u = 1;\n');
+    write('main.ts', 'export const m = 1;\n');
+    const git = gitIn(root);
+    git('init', '-q');
+    git('add', '.');
+    git('update-index', '--chmod=+x', 'run.sh');
+    git('commit', '-qm', 'init');
+    chmodSync(join(root, 'run.sh'), 0o755);
+    expect((await oids(root))['run.sh']).toBe(git('rev-parse', 'HEAD:run.sh').trim());
+    rmSync(join(root, 'lib'), { recursive: true });
+    writeFileSync(join(root, 'lib'), 'now a file\n');
+    const r = await scanProject(root);
+    expect(r.fileList).toContain('main.ts');
+    expect(r.fileList).not.toContain('lib/util.ts');
+  });
+
+  it('gives no blob ids where checkout may convert content (filters, eol=crlf, autocrlf), also from a parent folder', async () => {
+    write('a.ts', 'export const a = 1;\n');
+    write('pkg/b.ts', 'export const b = 1;\n');
+    const git = gitIn(root);
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'init');
+    expect(Object.values(await oids(root)).every((o) => typeof o === 'string')).toBe(true);
+
+    writeFileSync(join(root, '.gitattributes'), '*.bin filter=lfs diff=lfs merge=lfs -text\n');
+    git('add', '.gitattributes');
+    git('commit', '-qm', 'lfs');
+    expect(Object.values(await oids(root)).every((o) => o === undefined)).toBe(true);
+    // The same rule seen from a project that is a subfolder of the repository.
+    expect((await oids(join(root, 'pkg')))['b.ts']).toBeUndefined();
+
+    writeFileSync(join(root, '.gitattributes'), '* text=auto eol=lf\n');
+    git('commit', '-qam', 'plain eol');
+    expect((await oids(root))['a.ts']).toBe(git('rev-parse', 'HEAD:a.ts').trim());
+    git('config', 'core.autocrlf', 'true');
+    expect((await oids(root))['a.ts']).toBeUndefined();
   });
 });
 
