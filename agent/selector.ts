@@ -163,10 +163,12 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
     if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
     // Tokens are lowercased substrings of their part, so a part not containing a term lacks it.
+    // Positions in lowerPath and in path differ when lowercasing changes a length ('İ' → 'i̇').
     const slash = d.path.lastIndexOf('/');
+    const lowerSlash = lowerPath.lastIndexOf('/');
     for (const { term } of terms) {
       const inFile = file.includes(term);
-      const inDir = slash > 0 && lowerPath.lastIndexOf(term, slash - term.length) !== -1;
+      const inDir = lowerSlash > 0 && lowerPath.lastIndexOf(term, lowerSlash - term.length) !== -1;
       if (!inFile && !inDir) continue;
       const w = idf.get(term) ?? maxIdf;
       if (inFile && tokensOf(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')).includes(term)) s += w;

@@ -47,6 +47,13 @@ describe('rankFiles', () => {
     expect(rankFiles('router should dedupe paths', list).ranked[0]?.path).toBe('src/router.ts');
   });
 
+  it('scores folder names right when lowercasing changes the length of the path (İ)', () => {
+    const { list } = docs({ 'İab/x.ts': 'export const x = 1;\n', 'other/y.ts': 'export const y = 1;\n' });
+    const top = rankFiles('fix ab handling', list).ranked[0]!;
+    expect(top.path).toBe('İab/x.ts');
+    expect(top.parts.path).toBe(1);
+  });
+
   it('matches a method named in words ("add route") to its definition', () => {
     const { list } = docs(TREE);
     const r = rankFiles('add route twice', list);
