@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { Box, Text, useFocus, useInput } from 'ink';
+import { Box, Text, useFocus, useInput, useStdout } from 'ink';
 
 /** Props of the task input; `history` is oldest first (as kept on disk). */
 export interface InputPromptProps {
@@ -8,6 +8,21 @@ export interface InputPromptProps {
   /** While a task runs the input shows a hint and ignores typing. */
   disabled?: boolean;
   placeholder?: string;
+}
+
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/** The cursor position one character left of `at`: an emoji (a surrogate pair) is one character. */
+function before(text: string, at: number): number {
+  if (at <= 0) return 0;
+  return at >= 2 && isLow(text.charCodeAt(at - 1)) && isHigh(text.charCodeAt(at - 2)) ? at - 2 : at - 1;
+}
+
+/** The cursor position one character right of `at`. */
+function after(text: string, at: number): number {
+  if (at >= text.length) return text.length;
+  return isHigh(text.charCodeAt(at)) && isLow(text.charCodeAt(at + 1)) ? at + 2 : at + 1;
 }
 
 /** Where the previous word starts, from `at` going left (readline's Ctrl-W / Alt-B rule). */
@@ -22,6 +37,7 @@ function wordStart(text: string, at: number): number {
  * A one-line text input with a cursor, readline-style: type or paste at the cursor, ←/→ (Ctrl-B/F)
  * move, Home/End (Ctrl-A/E) jump, Backspace deletes before the cursor, Ctrl-W the word before it,
  * Ctrl-U everything before it, Ctrl-K everything after it; Enter submits, ↑/↓ walk the history.
+ * An emoji counts as one character; a line longer than the box scrolls to keep the cursor visible.
  * It takes focus first; Tab moves focus to the DiffView.
  */
 export function InputPrompt({ onSubmit, history, disabled = false, placeholder = 'describe a task' }: InputPromptProps) {
@@ -66,14 +82,16 @@ export function InputPrompt({ onSubmit, history, disabled = false, placeholder =
         set(line, line.length, next);
         return;
       }
-      if (key.leftArrow || (key.ctrl && input === 'b')) return set(current, Math.max(0, cursor - 1));
-      if (key.rightArrow || (key.ctrl && input === 'f')) return set(current, Math.min(current.length, cursor + 1));
+      if (key.leftArrow || (key.ctrl && input === 'b')) return set(current, before(current, cursor));
+      if (key.rightArrow || (key.ctrl && input === 'f')) return set(current, after(current, cursor));
       if (key.home || (key.ctrl && input === 'a')) return set(current, 0);
       if (key.end || (key.ctrl && input === 'e')) return set(current, current.length);
       if (key.meta && input === 'b') return set(current, wordStart(current, cursor));
       if (key.backspace || key.delete) {
-        // Terminals send DEL (0x7f) for Backspace, which Ink reports as `delete`: both erase leftwards.
-        if (cursor > 0) set(current.slice(0, cursor - 1) + current.slice(cursor), cursor - 1);
+        // Terminals send DEL (0x7f) for Backspace, and Ink 6 reports it and the Delete key alike, so
+        // both erase leftwards (Ctrl-K erases to the right).
+        const from = before(current, cursor);
+        if (from < cursor) set(current.slice(0, from) + current.slice(cursor), from);
         return;
       }
       if (key.ctrl && input === 'u') return set(current.slice(cursor), 0);
@@ -85,13 +103,20 @@ export function InputPrompt({ onSubmit, history, disabled = false, placeholder =
       if (key.ctrl || key.meta || key.tab || key.escape || key.pageUp || key.pageDown) return;
       // Pasted text arrives as one chunk; keep it on one line.
       if (input) {
-        const text = input.replace(/[\r\n]+/g, ' ');
+        // Control characters (a pasted escape sequence, a raw Ctrl key) never belong in a task line.
+        const text = input.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+        if (!text) return;
         set(current.slice(0, cursor) + text + current.slice(cursor), cursor + text.length);
       }
     },
   );
 
   const { value, cursor } = shown;
+  // Border, padding and "❯ " take 6 columns; a long line scrolls so the cursor stays in view.
+  const { stdout } = useStdout();
+  const room = Math.max(8, (stdout.columns || 80) - 6);
+  const start = cursor + 1 > room ? cursor + 1 - room : 0;
+  const at = after(value, cursor);
   return (
     <Box borderStyle="round" borderColor={isFocused && !disabled ? 'cyan' : 'gray'} paddingX={1}>
       <Text color="cyan">❯ </Text>
@@ -100,10 +125,10 @@ export function InputPrompt({ onSubmit, history, disabled = false, placeholder =
       ) : !isFocused ? (
         <Text dimColor>(Tab to type a task)</Text>
       ) : value ? (
-        <Text wrap="truncate-start">
-          {value.slice(0, cursor)}
-          <Text inverse>{value[cursor] ?? ' '}</Text>
-          {value.slice(cursor + 1)}
+        <Text wrap="truncate-end">
+          {value.slice(start, cursor)}
+          <Text inverse>{at > cursor ? value.slice(cursor, at) : ' '}</Text>
+          {value.slice(at, start + room)}
         </Text>
       ) : (
         <Text dimColor>

@@ -172,6 +172,44 @@ describe('InputPrompt', () => {
     await type('\u0015');
     await submit(4);
     expect(submitted[3]).toBe('new words');
+
+    // Home and End keys; Ctrl-B / Ctrl-F; Alt-B jumps a word left.
+    await type('abc');
+    await type('\u001b[H');
+    await type('>');
+    await type('\u001b[F');
+    await type('d');
+    await type('\u0002');
+    await type('\u0002');
+    await type('_');
+    await type('\u0006');
+    await type('!');
+    await type('\u001bb');
+    await type('^');
+    await submit(5);
+    expect(submitted[4]).toBe('^>ab_c!d');
+
+    // An emoji is one character for the arrows and Backspace.
+    await type('😀ab');
+    await type('\u0001');
+    await type('\u001b[C');
+    await type('Z');
+    await type('\u001b[F');
+    await type('x😀');
+    await type('\u007f');
+    await submit(6);
+    expect(submitted[5]).toBe('😀Zabx');
+  });
+
+  it('scrolls a long line so the cursor stays in view', async () => {
+    const { lastFrame, stdin } = render(<InputPrompt onSubmit={() => {}} history={[]} />);
+    for (let i = 0; i < 100 && !lastFrame()!.includes('describe a task'); i++) await tick(10);
+    stdin.write(`START${'x'.repeat(300)}END`);
+    await until(lastFrame, 'END');
+    expect(lastFrame()).not.toContain('START');
+    stdin.write('\u0001');
+    await until(lastFrame, 'START');
+    expect(lastFrame()).not.toContain('END');
   });
 
   it('ignores typing while disabled', async () => {
