@@ -97,7 +97,7 @@ function buildProgram(): Command {
 
   program
     .command('config')
-    .description('add, edit, remove or choose the default provider')
+    .description('add, edit, remove or choose the default provider, and set its model options')
     .option('--show', 'print the merged settings and where each value comes from')
     .option('-d, --dir <path>', 'project root (for --show)')
     .option('--json', 'with --show: print JSON')

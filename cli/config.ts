@@ -279,7 +279,7 @@ async function tuneProvider(config: ClawcodeConfig, io: ReturnType<typeof defaul
     ),
   );
   // groq and azure choose per model or API version (llm/groq.ts, llm/azure.ts); presets name theirs.
-  const defaultMode = kind?.jsonMode ?? (current.provider === 'openai' ? 'json_schema' : 'per model or API version');
+  const defaultMode = kind?.jsonMode ?? (current.provider === 'openai' || current.provider === 'gemini' ? 'json_schema' : 'per model or API version');
   const mode = await ask(() =>
     p.select<JsonMode | 'default'>({
       message: 'How to ask for the JSON plan',
