@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildContext } from '../../agent/context.js';
 import { INDEX_VERSION, indexPath } from '../../agent/context-index.js';
+import { gitIn } from '../support/fixture.js';
 
 let root: string;
 let home: string;
@@ -103,10 +103,10 @@ describe('buildContext', () => {
   it('in a git work tree, keys unmodified tracked files by blob id: a touch costs nothing, a same-size same-mtime edit is seen', async () => {
     write('a.ts', 'export const alpha = 1;\n');
     write('b.ts', 'export const beta0 = 2;\n');
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe' });
+    const git = (...args: string[]) => gitIn(root, ...args);
     git('init', '-q');
     git('add', '.');
-    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'init');
+    git('commit', '-qm', 'init');
     expect((await buildContext({ rootDir: root, task: 'beta', budgetChars: 5000, homeDir: home })).indexedFiles).toBe(2);
 
     // New mtime, same bytes: git compares the content, finds the blob unchanged, nothing is re-read.

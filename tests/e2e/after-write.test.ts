@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, copyPackageFixture, runCli, snapshotTree } from '../support/fixture.js';
+import { cleanEnv, copyPackageFixture, GIT_TEST_ENV, gitIn, runCli, snapshotTree } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
 
 // After the write (issue 7): --verify / --verify-cmd, --rollback-on-fail, --commit, and the checks
@@ -95,14 +94,14 @@ describe('checks before the model call', () => {
   });
 
   it('--commit commits exactly the written files, leaving other changes alone', async () => {
-    const git = (...args: string[]) => execFileSync('git', ['-C', project, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+    const git = (...args: string[]) => gitIn(project, ...args);
     git('init', '-q');
     git('add', '-A');
     git('commit', '-qm', 'base');
     await writeFile(join(project, 'Readme.md'), 'local edit, not part of the task\n');
     server.reply(replies.plan(PLAN));
     const result = await runCli(['export a verified flag', '--dir', project, '--yes', '--commit'], {
-      env: { ...env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+      env: { ...env, ...GIT_TEST_ENV },
     });
     expect(result.code).toBe(0);
     expect(git('log', '-1', '--format=%s').trim()).toBe('export a verified flag');

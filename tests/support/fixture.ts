@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -50,6 +50,21 @@ export function cleanEnv(extra: Record<string, string | undefined>): NodeJS.Proc
     else env[key] = value;
   }
   return env;
+}
+
+/**
+ * Environment for git in tests: a fixed author and committer, and no system or user config (so a
+ * developer's hooks, signing or autocrlf settings cannot change what a test sees, and CI needs no
+ * identity configured).
+ */
+export const GIT_TEST_ENV: Record<string, string> = {
+  GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.invalid', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
+};
+
+/** Run git in `dir` with GIT_TEST_ENV; returns its stdout. @throws when git exits non-zero */
+export function gitIn(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', dir, ...args], { env: { ...process.env, ...GIT_TEST_ENV }, encoding: 'utf8' });
 }
 
 /** Result of one CLI run. */

@@ -1,20 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { commitFiles, dirtyFiles, getGitInfo, isGitRepo } from '../../utils/git.js';
+import { GIT_TEST_ENV, gitIn } from '../support/fixture.js';
 
 let repo: string;
 let plain: string;
-const gitEnv = {
-  ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 'T',
-  GIT_COMMITTER_EMAIL: 't@example.invalid', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
-};
-
-function git(...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { env: gitEnv, encoding: 'utf8' });
-}
+const gitEnv = { ...process.env, ...GIT_TEST_ENV };
+const git = (...args: string[]): string => gitIn(repo, ...args);
 
 beforeEach(async () => {
   repo = await mkdtemp(join(tmpdir(), 'cc-git-'));

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { classifyContent, isGeneratedPath, scanProject } from '../../utils/scanner.js';
+import { gitIn } from '../support/fixture.js';
 
 let root: string;
 let outside: string;
@@ -99,6 +99,8 @@ describe('scanProject without git', () => {
 });
 
 describe('scanProject in a git work tree', () => {
+  const git = (...args: string[]): string => gitIn(root, ...args);
+
   it('lists tracked and untracked files that git does not ignore', async () => {
     write('.gitignore', 'out/\n*.tmp\n');
     write('src/a.ts', 'x');
@@ -106,9 +108,6 @@ describe('scanProject in a git work tree', () => {
     write('out/c.ts', 'x');
     write('new.ts', 'x');
     write('.env', 'SECRET=1');
-    const git = (...args: string[]): void => {
-      execFileSync('git', args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
-    };
     git('init', '-q');
     git('add', 'src/a.ts', '.gitignore');
     git('commit', '-qm', 'init');
@@ -121,8 +120,6 @@ describe('scanProject in a git work tree', () => {
     write('a.ts', 'export const a = 1;\n');
     write('b.ts', 'export const b = 1;\n');
     write('gen/out.ts', 'x');
-    const git = (...args: string[]): string =>
-      execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
     git('init', '-q');
     git('add', '.');
     git('commit', '-qm', 'init');
@@ -148,15 +145,13 @@ describe('scanProject in a git work tree', () => {
 });
 
 describe('scanProject: when a blob id stands for the bytes on disk', () => {
-  const gitIn = (dir: string) => (...args: string[]): string =>
-    execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  const git = (...args: string[]): string => gitIn(root, ...args);
   const oids = async (dir: string) => Object.fromEntries((await scanProject(dir, { knownBlob: () => undefined })).files.map((f) => [f.path, f.oid]));
 
   it('gives executable files a blob id too, and survives a folder on a tracked path turned into a file', async () => {
     write('run.sh', '#!/bin/sh\necho hi\n');
     write('lib/util.ts', 'export const u = 1;\n');
     write('main.ts', 'export const m = 1;\n');
-    const git = gitIn(root);
     git('init', '-q');
     git('add', '.');
     git('update-index', '--chmod=+x', 'run.sh');
@@ -173,7 +168,6 @@ describe('scanProject: when a blob id stands for the bytes on disk', () => {
   it('gives no blob ids where checkout may convert content (filters, eol=crlf, autocrlf), also from a parent folder', async () => {
     write('a.ts', 'export const a = 1;\n');
     write('pkg/b.ts', 'export const b = 1;\n');
-    const git = gitIn(root);
     git('init', '-q');
     git('add', '.');
     git('commit', '-qm', 'init');
