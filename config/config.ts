@@ -2,7 +2,7 @@ import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import type { JsonMode, ProviderConfig, ProviderId } from '../llm/types.js';
+import type { ProviderConfig, ProviderId } from '../llm/types.js';
 import { ConfigError, UsageError } from '../utils/errors.js';
 import { clawcodeHome, configPath } from './paths.js';
 import type { ModelPrice } from './prices.js';
@@ -16,19 +16,8 @@ import { defaultModelFor, findRegistryEntry } from './registry.js';
  */
 
 /** One configured provider, as stored. Fields left out are filled from env vars and defaults. */
-export interface ProviderEntry {
-  provider: ProviderId;
-  preset?: ProviderConfig['preset'];
-  model?: string;
-  apiKey?: string;
-  baseURL?: string;
-  endpoint?: string;
-  deployment?: string;
-  apiVersion?: string;
-  jsonMode?: JsonMode;
-  temperature?: number;
-  maxOutputTokens?: number;
-}
+export type ProviderEntry = Pick<ProviderConfig, 'provider'> &
+  Partial<Pick<ProviderConfig, 'preset' | 'model' | 'apiKey' | 'baseURL' | 'endpoint' | 'deployment' | 'apiVersion' | 'jsonMode' | 'temperature' | 'maxOutputTokens'>>;
 
 /** The whole config.json. */
 export interface ClawcodeConfig {
