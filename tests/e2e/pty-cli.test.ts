@@ -1,12 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanEnv, CLI_PATH, REPO_ROOT } from '../support/fixture.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
-import { spawnPty, type PtySession } from '../support/pty.js';
+import { describe, expect, it } from 'vitest';
+import { replies } from '../support/provider-server.js';
+import { useCliInPty, type PtySession } from '../support/pty.js';
 
 // The built CLI in a pseudo-terminal, as a person uses it: the "What next?" loop with the per-hunk
 // review. Plans come from the loopback server.
@@ -26,36 +22,11 @@ function plan(patches: { find: string; replace: string }[]) {
   };
 }
 
-let server: ProviderServer;
-let project: string;
-let env: NodeJS.ProcessEnv;
-const sessions: PtySession[] = [];
-
-beforeAll(async () => {
-  // A fresh checkout has no dist/ yet; CI builds before testing.
-  if (!existsSync(CLI_PATH)) execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
-  server = await startProviderServer({ apiKey: 'sk-test-pty' });
+const pty = useCliInPty({
+  prefix: 'clawcode-pty-cli-',
+  files: { 'src/greet.js': ORIGINAL, 'package.json': '{ "name": "greet", "version": "1.0.0" }\n' },
+  rows: 40,
 });
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(async () => {
-  server.reset();
-  const home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
-  vi.stubEnv('CLAWCODE_HOME', home);
-  project = await mkdtemp(join(tmpdir(), 'clawcode-pty-cli-'));
-  await mkdir(join(project, 'src'));
-  await writeFile(join(project, 'src/greet.js'), ORIGINAL);
-  await writeFile(join(project, 'package.json'), '{ "name": "greet", "version": "1.0.0" }\n');
-  env = cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'sk-test-pty', OPENAI_BASE_URL: `${server.url}/v1` });
-});
-afterEach(() => sessions.splice(0).forEach((s) => s.kill()));
-
-function start(args: string[]): PtySession {
-  const s = spawnPty(process.execPath, [CLI_PATH, ...args], { cwd: project, env, cols: 100, rows: 40 });
-  sessions.push(s);
-  return s;
-}
 
 async function answer(s: PtySession, waitText: string, keys: string) {
   await s.waitFor(waitText);
@@ -65,17 +36,17 @@ async function answer(s: PtySession, waitText: string, keys: string) {
 
 describe('clawcode in a terminal (built CLI)', () => {
   it('"What next?" loop: applies the first plan, takes one hunk of the second (edited in $EDITOR) through the review, leaves on an empty answer', { timeout: 90_000 }, async () => {
-    server.reply(
+    pty.server.reply(
       replies.plan(plan([{ find: "'hello'", replace: "'hello there'" }])),
       replies.plan(plan([{ find: "'hello there'", replace: "'HELLO'" }, { find: "'bye'", replace: "'BYE'" }])),
     );
-    env.EDITOR = 'sed -i s/HELLO/Hola/';
-    const s = start(['make the greeting friendlier', '--dir', project, '--provider', 'openai']);
+    pty.env.EDITOR = 'sed -i s/HELLO/Hola/';
+    const s = pty.start(['make the greeting friendlier', '--dir', pty.project, '--provider', 'openai']);
     await answer(s, 'Apply these changes to 1 file?', 'y');
     s.write('\r');
     await s.waitFor('What next?');
     const afterFirst = ORIGINAL.replace("'hello'", "'hello there'");
-    expect(await readFile(join(project, 'src/greet.js'), 'utf8')).toBe(afterFirst);
+    expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(afterFirst);
 
     s.mark();
     s.write('shout both strings\r');
@@ -87,10 +58,10 @@ describe('clawcode in a terminal (built CLI)', () => {
     await answer(s, '(hunk 2/2)', 'n');
     s.write('\r');
     await s.waitFor('What next?');
-    expect(await readFile(join(project, 'src/greet.js'), 'utf8')).toBe(afterFirst.replace("'hello there'", "'Hola'"));
+    expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(afterFirst.replace("'hello there'", "'Hola'"));
 
     s.write('\r');
     expect(await s.exitCode()).toBe(0);
-    expect(server.completions()).toHaveLength(2);
+    expect(pty.server.completions()).toHaveLength(2);
   });
 });

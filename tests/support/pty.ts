@@ -1,4 +1,12 @@
 import { spawn, type IPty } from '@lydell/node-pty';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
+import { cleanEnv, CLI_PATH, REPO_ROOT } from './fixture.js';
+import { startProviderServer, type ProviderServer } from './provider-server.js';
 
 /** Remove ANSI escape sequences (CSI, OSC, single-char escapes) so tests match on plain text. */
 export function stripAnsi(text: string): string {
@@ -94,4 +102,68 @@ export function spawnPty(
     },
   };
   return session;
+}
+
+/** What `useCliInPty` gives a test file; members are valid inside tests (set up in the hooks). */
+export interface CliInPty {
+  /** The loopback provider the CLI plans against (one per file, reset before each test). */
+  readonly server: ProviderServer;
+  /** This test's project folder, holding the files given to `useCliInPty`. */
+  readonly project: string;
+  /** This test's environment for the CLI (mutable: e.g. set EDITOR before `start`). */
+  readonly env: NodeJS.ProcessEnv;
+  /** Start the built CLI with `args` in a pseudo-terminal `cols` wide, in the project folder. */
+  start(args: string[], cols?: number): PtySession;
+}
+
+/**
+ * Hooks for test files that run the built CLI in pseudo-terminals: a loopback provider server for
+ * the file (key `sk-test-pty`, builds dist/ first when a fresh checkout has none), and per test a
+ * fresh CLAWCODE_HOME, a temp project with `files` (path → text), an env from `cleanEnv` plus
+ * `env`, and every session killed afterwards. Call at the top level of a test file.
+ */
+export function useCliInPty(options: { prefix: string; files: Record<string, string>; env?: Record<string, string>; rows: number }): CliInPty {
+  let server: ProviderServer | undefined;
+  let project = '';
+  let env: NodeJS.ProcessEnv = {};
+  const sessions: PtySession[] = [];
+  const ready = (): ProviderServer => {
+    if (!server) throw new Error('the loopback provider server starts in beforeAll; use it inside tests');
+    return server;
+  };
+  beforeAll(async () => {
+    if (!existsSync(CLI_PATH)) execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
+    server = await startProviderServer({ apiKey: 'sk-test-pty' });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  beforeEach(async () => {
+    ready().reset();
+    const home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
+    vi.stubEnv('CLAWCODE_HOME', home);
+    project = await mkdtemp(join(tmpdir(), options.prefix));
+    for (const [path, text] of Object.entries(options.files)) {
+      await mkdir(dirname(join(project, path)), { recursive: true });
+      await writeFile(join(project, path), text);
+    }
+    env = cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'sk-test-pty', OPENAI_BASE_URL: `${ready().url}/v1`, ...options.env });
+  });
+  afterEach(() => sessions.splice(0).forEach((s) => s.kill()));
+  return {
+    get server() {
+      return ready();
+    },
+    get project() {
+      return project;
+    },
+    get env() {
+      return env;
+    },
+    start(args, cols = 100) {
+      const s = spawnPty(process.execPath, [CLI_PATH, ...args], { cwd: project, env, cols, rows: options.rows });
+      sessions.push(s);
+      return s;
+    },
+  };
 }
