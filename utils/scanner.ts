@@ -208,7 +208,8 @@ function blobIdsIdentifyBytes(config: readonly string[], attributes: readonly st
   return !attributes.some((text) => CONVERTING_ATTRIBUTE.test(text));
 }
 
-function readIgnoreFile(absPath: string): string | null {
+/** A text file's content (ignore rules, attributes), or null when it cannot be read. */
+function readTextOrNull(absPath: string): string | null {
   try {
     return readFileSync(absPath, 'utf8');
   } catch {
@@ -240,7 +241,7 @@ function walkFiles(rootDir: string, base: Ignore | null): string[] {
       continue;
     }
     let rules = parentRules;
-    const local = ['.gitignore', '.clawcodeignore'].map((n) => readIgnoreFile(join(abs, n))).filter((t) => t !== null);
+    const local = ['.gitignore', '.clawcodeignore'].map((n) => readTextOrNull(join(abs, n))).filter((t) => t !== null);
     if (local.length > 0) rules = [...parentRules, { prefix: dir === '' ? '' : `${dir}/`, ig: ignore().add(local.join('\n')) }];
     for (const e of entries) {
       const rel = dir === '' ? e.name : `${dir}/${e.name}`;
@@ -257,7 +258,7 @@ function clawcodeIgnoreFilter(rootDir: string, paths: readonly string[]): ((rel:
   const rules: { prefix: string; ig: Ignore }[] = [];
   for (const p of paths) {
     if (p !== '.clawcodeignore' && !p.endsWith('/.clawcodeignore')) continue;
-    const text = readIgnoreFile(join(rootDir, p));
+    const text = readTextOrNull(join(rootDir, p));
     if (text !== null) rules.push({ prefix: p.slice(0, p.length - '.clawcodeignore'.length), ig: ignore().add(text) });
   }
   if (rules.length === 0) return null;
@@ -338,6 +339,12 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     files.push(file);
   };
 
+  /** Take paths out of both results (files handled again, or ignored by a .clawcodeignore). */
+  const drop = (gone: (path: string) => boolean): void => {
+    files = files.filter((f) => !gone(f.path));
+    skipped = skipped.filter((f) => !gone(f.path));
+  };
+
   const indexRecords = await indexListing;
   const tracked = indexRecords === null ? null : parseTracked(indexRecords);
   if (tracked) {
@@ -356,7 +363,7 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     }
     const globalFile = config.map((r) => r.split('\n')).find(([k]) => k === 'core.attributesfile')?.[1];
     attributeFiles.push(globalFile ? resolve(realRoot, globalFile.replace(/^~(?=\/)/, homedir())) : join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'attributes'));
-    const attributes = attributeFiles.map(readIgnoreFile).filter((t): t is string => t !== null);
+    const attributes = attributeFiles.map(readTextOrNull).filter((t): t is string => t !== null);
     if (!blobIdsIdentifyBytes(config, attributes)) tracked.blobs.clear();
     for (const rel of tracked.paths) consider(rel, tracked.blobs.get(rel), true);
   }
@@ -366,16 +373,12 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   if (listedByGit) {
     const again = new Set(modified.filter((rel) => tracked.blobs.has(rel)));
     if (again.size > 0) {
-      files = files.filter((f) => !again.has(f.path));
-      skipped = skipped.filter((f) => !again.has(f.path));
+      drop((path) => again.has(path));
       for (const rel of again) consider(rel, undefined, true);
     }
     for (const rel of untracked) consider(rel, undefined, true);
     const claw = clawcodeIgnoreFilter(realRoot, [...tracked.paths, ...untracked]);
-    if (claw) {
-      files = files.filter((f) => !claw(f.path));
-      skipped = skipped.filter((f) => !claw(f.path));
-    }
+    if (claw) drop(claw);
   } else {
     files = [];
     skipped = [];
