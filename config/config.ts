@@ -6,7 +6,7 @@ import type { ProviderConfig, ProviderId } from '../llm/types.js';
 import { ConfigError, UsageError } from '../utils/errors.js';
 import { clawcodeHome, configPath } from './paths.js';
 import type { ModelPrice } from './prices.js';
-import { defaultModelFor, findRegistryEntry } from './registry.js';
+import { defaultModelFor, findRegistryEntry, PROVIDER_REGISTRY } from './registry.js';
 
 /**
  * The user config, `$CLAWCODE_HOME/config.json` (default `~/.clawcode/config.json`), and provider
@@ -34,8 +34,8 @@ export interface ClawcodeConfig {
 // Loose objects: keys this version does not know (e.g. `settings`, owned by config/settings.ts) are kept, so a
 // rewrite by `clawcode config` never drops them.
 const entrySchema = z.looseObject({
-  provider: z.enum(['openai', 'azure', 'groq', 'gemini']),
-  preset: z.enum(['ollama', 'lmstudio', 'llamacpp', 'vllm']).optional(),
+  provider: z.enum(['openai', 'azure', 'groq', 'gemini', 'anthropic']),
+  preset: z.enum(['ollama', 'lmstudio', 'llamacpp', 'vllm', 'openrouter', 'deepseek', 'mistral']).optional(),
   model: z.string().optional(),
   apiKey: z.string().optional(),
   baseURL: z.string().optional(),
@@ -174,6 +174,10 @@ function fromEnv(provider: ProviderId, env: NodeJS.ProcessEnv): Partial<Provider
         keySource: gemini ? 'GEMINI_API_KEY' : google ? 'GOOGLE_API_KEY' : undefined,
       };
     }
+    case 'anthropic': {
+      const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
+      return { apiKey, baseURL: nonEmpty(env.ANTHROPIC_BASE_URL), keySource: apiKey ? 'ANTHROPIC_API_KEY' : undefined };
+    }
   }
 }
 
@@ -186,7 +190,7 @@ function envConfigures(provider: ProviderId, env: NodeJS.ProcessEnv): boolean {
 }
 
 /** The backends, in the order env-only detection tries them. */
-export const ENV_PROVIDER_ORDER: readonly ProviderId[] = ['openai', 'azure', 'groq', 'gemini'];
+export const ENV_PROVIDER_ORDER: readonly ProviderId[] = ['openai', 'azure', 'groq', 'gemini', 'anthropic'];
 
 /**
  * Turn a config entry (or none, for env-only) into a ProviderConfig. Env vars fill only fields the
@@ -195,8 +199,10 @@ export const ENV_PROVIDER_ORDER: readonly ProviderId[] = ['openai', 'azure', 'gr
  */
 function buildProviderConfig(name: string, entry: ProviderEntry, env: NodeJS.ProcessEnv, model: string | undefined): ProviderConfig {
   const local = entry.preset !== undefined || (entry.provider === 'openai' && entry.baseURL !== undefined);
-  const envPart = local ? {} : fromEnv(entry.provider, env);
   const registry = findRegistryEntry(entry.preset ?? entry.provider);
+  // A hosted preset (OpenRouter, DeepSeek, Mistral) reads only its own key variable.
+  const presetKey = entry.preset && registry?.keyEnv ? nonEmpty(env[registry.keyEnv]) : undefined;
+  const envPart = presetKey ? { apiKey: presetKey, keySource: registry?.keyEnv } : local ? {} : fromEnv(entry.provider, env);
   const apiKey = entry.apiKey ?? envPart.apiKey;
   const keySource = entry.apiKey ? `config.json providers.${name}.apiKey` : envPart.keySource;
   const deployment = entry.deployment ?? envPart.deployment;
@@ -259,7 +265,7 @@ export function resolveProviderConfig(options: ResolveOptions): ProviderConfig |
     if (entry) return buildProviderConfig(wanted, entry, env, model);
     const kind = findRegistryEntry(wanted);
     if (!kind || kind.id === 'openai-compatible') {
-      const known = [...names, ...ENV_PROVIDER_ORDER, 'ollama', 'lmstudio', 'llamacpp', 'vllm'];
+      const known = [...names, ...PROVIDER_REGISTRY.map((e) => e.id).filter((id) => id !== 'openai-compatible')];
       throw new UsageError(`Unknown provider "${wanted}"`, { code: 'provider_unknown', hint: `Use one of: ${[...new Set(known)].join(', ')}.` });
     }
     const matching = names.filter((name) => entries[name]?.provider === kind.provider && entries[name]?.preset === kind.preset);
@@ -267,7 +273,8 @@ export function resolveProviderConfig(options: ResolveOptions): ProviderConfig |
       const name = matching.includes(config.defaultProvider ?? '') ? config.defaultProvider! : matching[0]!;
       return buildProviderConfig(name, entries[name]!, env, model);
     }
-    if (kind.preset || envConfigures(kind.provider, env)) {
+    const presetReady = kind.preset !== undefined && (kind.keyEnv === undefined || nonEmpty(env[kind.keyEnv]) !== undefined);
+    if (presetReady || (!kind.preset && envConfigures(kind.provider, env))) {
       return buildProviderConfig(wanted, { provider: kind.provider, ...(kind.preset ? { preset: kind.preset } : {}) }, env, model);
     }
     throw new ConfigError(`Provider "${wanted}" is not configured`, {

@@ -1,9 +1,10 @@
+import { HOSTED_PRESETS } from '../llm/presets.js';
 import type { JsonMode, ProviderConfig, ProviderId } from '../llm/types.js';
 
 /**
  * The provider registry: every kind of provider `clawcode config` can add, with the questions it
  * asks (defaults, masking), the env vars that stand in for each field, and the default model.
- * Local-server presets are OpenAI-compatible (`provider: "openai"` with a `preset`).
+ * Local-server and hosted presets are OpenAI-compatible (`provider: "openai"` with a `preset`).
  * Sources for the preset defaults: shared/research/ecosystem.md §2 (Ollama, LM Studio, llama.cpp, vLLM docs).
  */
 
@@ -24,7 +25,7 @@ export interface FieldPrompt {
   env?: string;
 }
 
-/** Registry kinds: the four backends plus the OpenAI-compatible presets and a custom server. */
+/** Registry kinds: the backends plus the OpenAI-compatible presets and a custom server. */
 export type RegistryId = ProviderId | NonNullable<ProviderConfig['preset']> | 'openai-compatible';
 
 /** A kind of provider that can be added. */
@@ -40,6 +41,25 @@ export interface RegistryEntry {
   /** Env var holding the key, named in errors and onboarding. */
   keyEnv?: string;
   prompts: FieldPrompt[];
+}
+
+/** A hosted OpenAI-compatible service (llm/presets.ts) as a registry kind: key, then model. */
+function hostedPreset(id: 'openrouter' | 'deepseek' | 'mistral', label: string): RegistryEntry {
+  const preset = HOSTED_PRESETS[id]!;
+  return {
+    id,
+    label,
+    provider: 'openai',
+    preset: id,
+    defaultModel: preset.defaultModel,
+    defaultBaseURL: preset.baseURL,
+    jsonMode: preset.jsonMode,
+    keyEnv: preset.keyEnv,
+    prompts: [
+      { field: 'apiKey', message: `${label} API key`, mask: true, required: true, env: preset.keyEnv },
+      { field: 'model', message: 'Model', default: preset.defaultModel },
+    ],
+  };
 }
 
 /** Every provider kind, in the order onboarding lists them. */
@@ -89,6 +109,20 @@ export const PROVIDER_REGISTRY: readonly RegistryEntry[] = [
       { field: 'model', message: 'Model', default: 'gemini-2.5-flash' },
     ],
   },
+  {
+    id: 'anthropic',
+    label: 'Anthropic (Claude)',
+    provider: 'anthropic',
+    defaultModel: 'claude-sonnet-4-5',
+    keyEnv: 'ANTHROPIC_API_KEY',
+    prompts: [
+      { field: 'apiKey', message: 'Anthropic API key', mask: true, required: true, env: 'ANTHROPIC_API_KEY' },
+      { field: 'model', message: 'Model', default: 'claude-sonnet-4-5' },
+    ],
+  },
+  hostedPreset('openrouter', 'OpenRouter'),
+  hostedPreset('deepseek', 'DeepSeek'),
+  hostedPreset('mistral', 'Mistral'),
   {
     id: 'ollama',
     label: 'Ollama (local)',

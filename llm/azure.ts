@@ -47,6 +47,15 @@ function setup(config: ProviderConfig): AzureSetup {
   return { api: api as unknown as ChatCompletionsApi, deployment, apiVersion };
 }
 
+/**
+ * Whether an API version accepts `stream_options` (usage in the last streamed chunk): the GA version
+ * 2024-10-21 and later; earlier ones answer 400 "Unknown parameter: 'stream_options'.".
+ */
+export function azureStreamUsage(apiVersion: string): boolean {
+  if (apiVersion === 'v1' || apiVersion === 'preview' || apiVersion === 'latest') return true;
+  return apiVersion.slice(0, 10) >= '2024-10-21';
+}
+
 /** Output-limit field for an API version: `max_completion_tokens` arrived in 2024-09-01-preview. */
 function extraBody(config: ProviderConfig, apiVersion: string): Record<string, unknown> {
   const body: Record<string, unknown> = {};
@@ -71,6 +80,7 @@ export function createClient(config: ProviderConfig): ProviderClient {
     stepDown: defaultStepDown,
     extraBody: extraBody(config, apiVersion),
     model: deployment,
+    streamUsage: { current: azureStreamUsage(apiVersion) },
   };
   return {
     complete(request: CompletionRequest): Promise<ProviderReply> {

@@ -1,12 +1,13 @@
 import { ProviderError } from '../utils/errors.js';
-import { isResponseFormatError, providerLabel, toProviderError } from './errors-map.js';
+import { errorStatus, isResponseFormatError, providerLabel, providerMessage, toProviderError } from './errors-map.js';
 import { PLAN_SCHEMA_NAME } from './plan-schema.js';
 import type { CompletionRequest, JsonMode, ProviderConfig, ProviderReply, Usage } from './types.js';
 
 /**
  * The Chat Completions request shared by the OpenAI, Azure and Groq clients (all three SDKs are
  * generated from the same OpenAPI spec and take the same body): structured-output selection with
- * step-down, streaming with progress and usage, refusal detection.
+ * step-down, streaming with progress and usage, refusal detection. Reasoning that a server sends
+ * beside the answer (`delta.reasoning`, `delta.reasoning_content`) is never read as the reply.
  */
 
 /** The slice of an openai / groq-sdk client used here. */
@@ -33,6 +34,29 @@ export interface ChatOptions {
   extraBody: Record<string, unknown>;
   /** Model or deployment name sent as `model`. */
   model: string;
+  /**
+   * Whether streamed requests send `stream_options: {include_usage: true}`. Shared like `mode`: a
+   * server that answers 400 about the parameter (Azure api-versions before 2024-10-21, some
+   * OpenAI-compatible servers) gets it switched off, and usage is then estimated.
+   */
+  streamUsage: { current: boolean };
+}
+
+/** Characters per token used when a server reports no usage (a common rough ratio for English and code). */
+const CHARS_PER_TOKEN = 4;
+
+/** A rough usage from text lengths, for servers that report none; marked `estimated`. */
+export function estimateUsage(inputChars: number, outputChars: number): Usage {
+  const inputTokens = Math.ceil(inputChars / CHARS_PER_TOKEN);
+  const outputTokens = Math.ceil(outputChars / CHARS_PER_TOKEN);
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, estimated: true };
+}
+
+/** Whether a 400 names `stream_options` as an unknown or unsupported parameter. */
+export function isStreamOptionsError(error: unknown): boolean {
+  const status = errorStatus(error);
+  if (status !== 400 && status !== 422) return false;
+  return /stream_options/i.test(`${providerMessage(error)} ${JSON.stringify((error as { error?: unknown }).error ?? '')}`);
 }
 
 /** The default step-down chain: json_schema → json_object → prompt. */
@@ -96,7 +120,8 @@ async function once(
     ],
     ...options.extraBody,
     ...(format ? { response_format: format } : {}),
-    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    ...(stream ? { stream: true } : {}),
+    ...(stream && options.streamUsage.current ? { stream_options: { include_usage: true } } : {}),
   };
   // The SDK timer is a backstop only: the idle timeout in llm/provider.ts fires first and is reported as a timeout.
   const sdkOptions = { signal: request.signal, timeout: request.timeoutMs + 1000, maxRetries: 0 };
@@ -128,6 +153,7 @@ async function once(
     if (completion.model) model = completion.model;
     request.onProgress?.({ chars: text.length });
   }
+  if (!usage && stream) usage = estimateUsage(systemFor(mode, request).length + request.user.length, text.length);
   if (refusal) {
     throw new ProviderError(`${providerLabel(config)} refused the task: ${refusal.replace(/\s+/g, ' ').slice(0, 300)}`, {
       provider: config.name,
@@ -155,8 +181,13 @@ export async function completeChat(
     try {
       return await once(api, options.mode.current, config, options, request);
     } catch (error) {
+      if (request.signal?.aborted) throw toProviderError(error, { config, model: options.model });
+      if (options.streamUsage.current && isStreamOptionsError(error)) {
+        options.streamUsage.current = false;
+        continue;
+      }
       const next: JsonMode | undefined = isResponseFormatError(error) ? options.stepDown(options.mode.current) : undefined;
-      if (next === undefined || request.signal?.aborted) throw toProviderError(error, { config, model: options.model });
+      if (next === undefined) throw toProviderError(error, { config, model: options.model });
       options.mode.current = next;
     }
   }

@@ -16,11 +16,31 @@ const PROVIDER_LABELS: Record<string, string> = {
   azure: 'Azure OpenAI',
   groq: 'Groq',
   gemini: 'Gemini',
+  anthropic: 'Anthropic',
+  openrouter: 'OpenRouter',
+  deepseek: 'DeepSeek',
+  mistral: 'Mistral',
 };
 
-/** A human name for a configured provider: the entry name, plus the backend when they differ. */
-export function providerLabel(config: Pick<ProviderConfig, 'provider' | 'name' | 'preset'>): string {
-  const base = config.preset ?? PROVIDER_LABELS[config.provider] ?? config.provider;
+/** The host of a URL, or undefined when it does not parse. */
+function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).host || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A human name for a configured provider: the preset or backend label, with the entry name when it
+ * differs. The openai client pointed at another server (no preset) is named by that server's host,
+ * never "OpenAI", so a failure at some OpenAI-compatible service does not blame OpenAI.
+ */
+export function providerLabel(config: Pick<ProviderConfig, 'provider' | 'name' | 'preset' | 'baseURL'>): string {
+  let base = config.preset ? (PROVIDER_LABELS[config.preset] ?? config.preset) : (PROVIDER_LABELS[config.provider] ?? config.provider);
+  const host = config.provider === 'openai' && !config.preset ? hostOf(config.baseURL) : undefined;
+  if (host && host !== 'api.openai.com') base = host;
   return config.name && config.name !== config.provider && config.name !== config.preset ? `${config.name} (${base})` : base;
 }
 
@@ -39,35 +59,79 @@ export function errorStatus(error: unknown): number | undefined {
   return typeof status === 'number' && status >= 100 ? status : undefined;
 }
 
+/** The innermost error object of a provider error body, as the services send it. */
+export interface ErrorBody {
+  message?: string;
+  /** Gemini's status name (RESOURCE_EXHAUSTED ...) or Anthropic's error type (overloaded_error ...). */
+  status?: string;
+  type?: string;
+  /** Gemini `google.rpc` details (RetryInfo, QuotaFailure ...). */
+  details?: unknown[];
+  /** OpenRouter: `{ raw, provider_name }` naming the upstream failure. */
+  metadata?: { raw?: unknown; provider_name?: unknown };
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  const brace = text.indexOf('{');
+  if (brace === -1) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text.slice(brace));
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The provider's own message from an SDK error: `error.error.message` (OpenAI/Groq body),
- * the `error.message` inside a genai JSON message, or the error's message with SDK noise removed.
- * Cut to one line of at most 300 characters.
+ * Dig the provider's own error object out of an SDK error, however deep it was wrapped. The openai,
+ * groq and anthropic SDKs keep the body in `.error` (`{message}` or `{type, error: {message}}`);
+ * @google/genai puts the body's JSON text in `.message`, and when the service answered a streamed
+ * request with `content-type: text/event-stream` it wraps that text once more as
+ * `{"error":{"message":"<the JSON body as text>"}}`. Each level is unwrapped until a plain message.
+ *
+ * @returns the innermost `{message, status, details, metadata}`, or undefined when there is none
+ */
+export function errorBody(error: unknown): ErrorBody | undefined {
+  const shape = (error ?? {}) as ErrorShape;
+  let current: unknown =
+    shape.error && typeof shape.error === 'object' ? shape.error : typeof shape.message === 'string' ? parseJsonObject(shape.message) : undefined;
+  let found: ErrorBody | undefined;
+  for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
+    const object = current as Record<string, unknown>;
+    if (object.error && typeof object.error === 'object') {
+      current = object.error;
+      continue;
+    }
+    found = object as ErrorBody;
+    const inner = typeof object.message === 'string' ? parseJsonObject(object.message.trim().startsWith('{') ? object.message : '') : undefined;
+    if (!inner) break;
+    current = inner;
+  }
+  return found;
+}
+
+/**
+ * The provider's own message from an SDK error, unwrapped from every level of JSON (see
+ * `errorBody`), with OpenRouter's upstream reason (`metadata.raw`) appended. Cut to the first line of
+ * a multi-line message, and to at most 300 characters.
  */
 export function providerMessage(error: unknown): string {
   const shape = (error ?? {}) as ErrorShape;
-  let text: string | undefined;
-  const body = shape.error as { message?: unknown; error?: { message?: unknown } } | undefined;
-  if (body && typeof body === 'object') {
-    if (typeof body.message === 'string') text = body.message;
-    else if (body.error && typeof body.error.message === 'string') text = body.error.message;
-  }
+  const body = errorBody(error);
+  let text = typeof body?.message === 'string' && body.message.trim() ? body.message : undefined;
   if (!text && typeof shape.message === 'string') {
-    text = shape.message;
-    // genai puts the whole JSON error body in the message.
-    const brace = text.indexOf('{');
-    if (brace !== -1) {
-      try {
-        const parsed = JSON.parse(text.slice(brace)) as { error?: { message?: unknown } };
-        if (typeof parsed.error?.message === 'string') text = parsed.error.message;
-      } catch {
-        // not JSON: keep the text
-      }
-    }
     // openai prefixes "401 " / "400 " to its messages; the status is reported separately.
-    text = text.replace(/^\d{3}\s+/, '');
+    text = shape.message.replace(/^\d{3}\s+/, '');
   }
-  const line = (text ?? String(error)).replace(/\s+/g, ' ').trim();
+  // Gemini appends quota details as "\n* Quota exceeded for metric ..." lines: the first line says it.
+  const firstLine = (text ?? String(error)).trim().split(/\r?\n/)[0] ?? '';
+  let line = firstLine.replace(/\s+/g, ' ').trim();
+  const raw = body?.metadata?.raw;
+  if (raw !== undefined && raw !== null) {
+    const upstream = typeof body?.metadata?.provider_name === 'string' ? `${body.metadata.provider_name}: ` : '';
+    const rawText = (typeof raw === 'string' ? raw : JSON.stringify(raw)).replace(/\s+/g, ' ').trim();
+    line = `${line} (${upstream}${rawText})`;
+  }
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
@@ -75,6 +139,17 @@ export function providerMessage(error: unknown): string {
 export function isAbortError(error: unknown): boolean {
   const name = (error as ErrorShape | null)?.name;
   return name === 'AbortError' || name === 'APIUserAbortError';
+}
+
+/** `google.rpc.RetryInfo.retryDelay` ("47s", "34.4s") among a Gemini error's details, in ms. */
+function retryInfoDelayMs(body: ErrorBody | undefined): number | undefined {
+  for (const detail of Array.isArray(body?.details) ? body.details : []) {
+    const info = detail as { '@type'?: unknown; retryDelay?: unknown };
+    if (typeof info.retryDelay !== 'string' || !String(info['@type'] ?? '').endsWith('RetryInfo')) continue;
+    const match = /^(\d+(?:\.\d+)?)s$/.exec(info.retryDelay.trim());
+    if (match?.[1]) return Math.round(Number(match[1]) * 1000);
+  }
+  return undefined;
 }
 
 /**
@@ -98,10 +173,13 @@ export function retryAfterMs(error: unknown, now: number = Date.now()): number |
     const date = Date.parse(after);
     if (Number.isFinite(date)) return Math.max(0, date - now);
   }
+  const delay = retryInfoDelayMs(errorBody(error));
+  if (delay !== undefined) return delay;
   const message = (error as ErrorShape | null)?.message;
   if (typeof message === 'string') {
-    const match = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/.exec(message);
-    if (match?.[1]) return Number(match[1]) * 1000;
+    // A body that did not parse: look for the field in the text, quotes escaped or not.
+    const match = /\\?"retryDelay\\?"\s*:\s*\\?"(\d+(?:\.\d+)?)s\\?"/.exec(message);
+    if (match?.[1]) return Math.round(Number(match[1]) * 1000);
   }
   return undefined;
 }
@@ -144,7 +222,9 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
   const label = providerLabel(config);
   const provider = config.name || config.provider;
   if (isAbortError(error)) return new InterruptedError('Provider request cancelled', { cause: error });
-  const status = errorStatus(error);
+  // An error event inside a 200 stream (Anthropic `event: error`) has no HTTP status: its type names one.
+  const streamed: Record<string, number> = { overloaded_error: 529, rate_limit_error: 429, api_error: 500 };
+  const status = errorStatus(error) ?? streamed[errorBody(error)?.type ?? ''];
   const detail = providerMessage(error);
   const model = context.model ?? config.deployment ?? config.model;
   if (isAuthFailure(error)) {
@@ -166,13 +246,17 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
   }
   if (status !== undefined) {
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    const what = status === 429 ? 'rate limited the request' : status >= 500 ? 'had a server error' : 'refused the request';
+    const overloaded = status === 529 || errorBody(error)?.type === 'overloaded_error';
+    const what =
+      status === 429 ? 'rate limited the request' : overloaded ? 'is overloaded' : status >= 500 ? 'had a server error' : 'refused the request';
     return new ProviderRequestError(`${label} ${what} (HTTP ${status}): ${detail}`, {
       provider,
       status,
       retryable,
       retryAfterMs: retryAfterMs(error),
-      code: status === 429 ? 'provider_rate_limited' : status >= 500 ? 'provider_server_error' : 'provider_bad_request',
+      code:
+        status === 429 ? 'provider_rate_limited' : overloaded ? 'provider_overloaded' : status >= 500 ? 'provider_server_error' : 'provider_bad_request',
+      ...(status === 429 || overloaded ? { hint: 'Wait a minute and run the task again, or pick another model.' } : {}),
       cause: error,
     });
   }

@@ -23,6 +23,17 @@ export function groqJsonMode(model: string): JsonMode {
   return groqSupportsStrictSchema(model) ? 'json_schema' : 'json_object';
 }
 
+/**
+ * Body fields that keep a reasoning model's thinking out of the reply text (console.groq.com/docs/reasoning):
+ * Qwen 3, QwQ and DeepSeek-R1 take `reasoning_format: "hidden"` (the default "raw" puts `<think>` blocks in
+ * the content, and JSON mode refuses "raw"); the gpt-oss models take `include_reasoning: false` instead.
+ */
+export function groqReasoningBody(model: string): Record<string, unknown> {
+  if (/qwen3|qwen-3|qwq|deepseek-r1/i.test(model)) return { reasoning_format: 'hidden' };
+  if (/gpt-oss/i.test(model)) return { include_reasoning: false };
+  return {};
+}
+
 function makeClient(config: ProviderConfig): Groq {
   if (!config.apiKey) throw new ConfigError('No API key for Groq', { hint: 'Set GROQ_API_KEY, or run `clawcode config`.' });
   // GROQ_BASE_URL is the host (the SDK adds /openai/v1); passed explicitly so the SDK reads no env.
@@ -42,8 +53,9 @@ export function createClient(config: ProviderConfig): ProviderClient {
     mode: { current: config.jsonMode ?? groqJsonMode(config.model) },
     stream: (mode) => mode === 'prompt',
     stepDown: defaultStepDown,
-    extraBody,
+    extraBody: { ...extraBody, ...groqReasoningBody(config.model) },
     model: config.model,
+    streamUsage: { current: true },
   };
   return {
     complete(request: CompletionRequest): Promise<ProviderReply> {

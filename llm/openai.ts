@@ -1,12 +1,13 @@
 import OpenAI from 'openai';
 import { ConfigError } from '../utils/errors.js';
 import { toProviderError } from './errors-map.js';
+import { HOSTED_PRESETS } from './presets.js';
 import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
 
 /**
- * OpenAI and OpenAI-compatible servers (Ollama, LM Studio, llama.cpp, vLLM) through the `openai`
- * SDK. Preset differences (shared/research/ecosystem.md §2): LM Studio rejects `json_object`, so it
+ * OpenAI and OpenAI-compatible servers (Ollama, LM Studio, llama.cpp, vLLM; hosted OpenRouter,
+ * DeepSeek and Mistral from llm/presets.ts) through the `openai` SDK. Preset differences (shared/research/ecosystem.md §2): LM Studio rejects `json_object`, so it
  * steps from json_schema straight to prompt-only; Ollama's /v1 defaults temperature to 1.0 when
  * none is sent, so local presets always send one; local servers understand `max_tokens`, OpenAI's
  * reasoning models want `max_completion_tokens`.
@@ -24,7 +25,7 @@ export function openaiStepDown(preset: ProviderConfig['preset']): (mode: JsonMod
   return defaultStepDown;
 }
 
-/** Body fields for temperature and output limit. */
+/** Body fields for temperature and output limit (presets, local or hosted, get a default temperature). */
 export function openaiExtraBody(config: ProviderConfig): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const local = config.preset !== undefined;
@@ -43,8 +44,12 @@ export function openaiExtraBody(config: ProviderConfig): Record<string, unknown>
  * @throws ConfigError when no key is available for api.openai.com
  */
 export function createClient(config: ProviderConfig): ProviderClient {
+  const hosted = config.preset ? HOSTED_PRESETS[config.preset] : undefined;
   let apiKey = config.apiKey;
   if (!apiKey) {
+    if (hosted) {
+      throw new ConfigError(`No API key for ${config.preset}`, { hint: `Set ${hosted.keyEnv}, or run \`clawcode config\`.` });
+    }
     if (!config.baseURL && !config.preset) {
       throw new ConfigError('No API key for OpenAI', { hint: 'Set OPENAI_API_KEY, or run `clawcode config`.' });
     }
@@ -53,17 +58,20 @@ export function createClient(config: ProviderConfig): ProviderClient {
   // Explicit options throughout: the SDK would otherwise read OPENAI_* itself (org, project, base URL).
   const client = new OpenAI({
     apiKey,
-    baseURL: config.baseURL ?? 'https://api.openai.com/v1',
+    baseURL: config.baseURL ?? hosted?.baseURL ?? 'https://api.openai.com/v1',
     organization: null,
     project: null,
     maxRetries: 0,
+    ...(hosted?.headers ? { defaultHeaders: hosted.headers } : {}),
   });
   const options: ChatOptions = {
-    mode: { current: config.jsonMode ?? 'json_schema' },
+    mode: { current: config.jsonMode ?? hosted?.jsonMode ?? 'json_schema' },
     stream: () => true,
     stepDown: openaiStepDown(config.preset),
     extraBody: openaiExtraBody(config),
     model: config.model,
+    // Mistral's API validates its body strictly and reports usage in the last chunk without being asked.
+    streamUsage: { current: config.preset !== 'mistral' },
   };
   return {
     complete(request: CompletionRequest): Promise<ProviderReply> {
@@ -80,7 +88,7 @@ export function createClient(config: ProviderConfig): ProviderClient {
 export async function listModels(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string[]> {
   const client = new OpenAI({
     apiKey: config.apiKey || (config.preset ?? PLACEHOLDER_KEY),
-    baseURL: config.baseURL ?? 'https://api.openai.com/v1',
+    baseURL: config.baseURL ?? (config.preset ? HOSTED_PRESETS[config.preset]?.baseURL : undefined) ?? 'https://api.openai.com/v1',
     organization: null,
     project: null,
     maxRetries: 0,

@@ -38,6 +38,27 @@ const planSchema = z.object({
   agent_notes: z.union([z.array(z.string()), z.string().transform((s) => (s ? [s] : []))]).nullish(),
 });
 
+const REASONING_TAGS = ['think', 'thinking', 'reasoning', 'reflection'];
+
+/**
+ * Remove reasoning blocks from a model reply: `<think>…</think>` and its `thinking`, `reasoning`,
+ * `reflection` variants, which reasoning models behind OpenAI-compatible servers (and Groq's "raw"
+ * reasoning format) put in the content, often with a draft plan inside. A reply whose opening tag was
+ * eaten by the server's chat template (DeepSeek-R1 style: text, then a bare `</think>`) loses
+ * everything up to that closing tag. An unclosed opening tag is left alone.
+ *
+ * @returns the reply without reasoning blocks (unchanged when there are none)
+ */
+export function stripReasoning(text: string): string {
+  let out = text;
+  for (const tag of REASONING_TAGS) {
+    out = out.replace(new RegExp(`<${tag}>[\\s\\S]*?</${tag}>`, 'gi'), '');
+    const close = out.search(new RegExp(`</${tag}>`, 'i'));
+    if (close !== -1 && !new RegExp(`<${tag}>`, 'i').test(out.slice(0, close))) out = out.slice(close + tag.length + 3);
+  }
+  return out;
+}
+
 /**
  * Extract the JSON object from a model reply: the reply itself, a ```json fenced block, or the
  * span from the first `{` to its matching `}` inside prose (reference §4.7, made brace-aware so
@@ -71,7 +92,8 @@ export function extractJson(text: string): string | undefined {
 /**
  * Parse and validate a model reply into a `Plan`.
  *
- * Accepts bare JSON, fenced JSON and JSON wrapped in prose; optional fields may be missing or null
+ * Accepts bare JSON, fenced JSON and JSON wrapped in prose, after removing reasoning blocks
+ * (`stripReasoning`); optional fields may be missing or null
  * (`replace_all`/`occurrence` null are dropped). Wrong types are rejected, never coerced.
  *
  * @param raw  the model's text reply
@@ -79,7 +101,8 @@ export function extractJson(text: string): string | undefined {
  * @throws PlanParseError with `detail` naming the first problem (JSON position or schema path)
  */
 export function parsePlan(raw: string): Plan {
-  const json = extractJson(raw);
+  // A reply that is itself a JSON object keeps its text whole: its patches may mention such tags.
+  const json = extractJson(/^\s*\{/.test(raw) ? raw : stripReasoning(raw));
   if (json === undefined) {
     throw new PlanParseError('The model reply holds no JSON plan.', 'The reply contained no JSON object.');
   }

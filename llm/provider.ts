@@ -25,24 +25,49 @@ export const CLIENT_MODULES: Record<ProviderId, () => Promise<ProviderModule>> =
   azure: () => import('./azure.js'),
   groq: () => import('./groq.js'),
   gemini: () => import('./gemini.js'),
+  anthropic: () => import('./anthropic.js'),
 };
 
-/** Default per-attempt timeout, in ms (issue 3). */
+/** Default deadline of one provider request, in ms. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
+
+/**
+ * Longest reply read, in characters (about 4 MB of text). A plan is a few KB to a few hundred KB; a
+ * stream that keeps going past this is cut off instead of growing until the process runs out of memory.
+ */
+export const DEFAULT_MAX_REPLY_CHARS = 4_000_000;
+
+/** A retry about to happen, as reported to `PlanOptions.onRetry`. */
+export interface RetryNotice {
+  /** 1-based number of this retry. */
+  attempt: number;
+  maxRetries: number;
+  /** Wait before the retry, in ms. */
+  delayMs: number;
+  /** Why, in a few words: "rate limited", "overloaded", "server error", "connection failed"... */
+  reason: string;
+  /** One line for a person, e.g. "rate limited; retrying in 47 s, 1 of 2". */
+  message: string;
+}
 
 /** Options of one planning call. */
 export interface PlanOptions {
   /** Aborting it cancels the request → InterruptedError (exit 130). */
   signal?: AbortSignal;
   /**
-   * Longest wait in ms for the first data and, when streaming, between two chunks of the reply
-   * (an idle timeout, so a long but flowing generation is not cut). @default 120000
+   * Deadline of each request in ms, from sending it to the last byte of the reply: one timer over
+   * the whole stream, so a reply that trickles in never outlives it. Waits between retries are not
+   * counted. @default 120000
    */
   timeoutMs?: number;
+  /** Longest reply read, in characters; a longer one is cut off with an error. @default 4000000 */
+  maxReplyChars?: number;
   /** Progress of the streamed reply: characters received so far in the current request. */
   onProgress?: (progress: { chars: number }) => void;
+  /** Called before each retry wait, so the person sees why nothing happens for a while. */
+  onRetry?: (notice: RetryNotice) => void;
   /** Retry tuning (tests shorten the backoff); see llm/retry.ts. */
-  retry?: Omit<RetryOptions, 'signal'>;
+  retry?: Omit<RetryOptions, 'signal' | 'onRetry'>;
 }
 
 /** The result of `getStructuredPlan`. */
@@ -59,12 +84,25 @@ export interface PlanResult {
 }
 
 /** Finish reasons that mean the provider stopped for a safety or policy reason. */
-const BLOCKED_FINISH = new Set(['content_filter', 'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
+const BLOCKED_FINISH = new Set(['content_filter', 'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'refusal']);
+
+function tooLarge(config: ProviderConfig, maxChars: number): ProviderError {
+  return new ProviderError(
+    `${providerLabel(config)} reply passed ${maxChars.toLocaleString('en-US')} characters; stopped reading it (model ${config.model})`,
+    {
+      provider: config.name,
+      code: 'provider_reply_too_large',
+      hint: 'The model is not producing a plan; try again, or use another model.',
+    },
+  );
+}
 
 /**
- * Run one client request with an idle timeout and the caller's cancellation signal.
+ * Run one client request under one deadline (`timeoutMs`, across the whole stream), a reply size
+ * cap (`maxReplyChars`) and the caller's cancellation signal.
  *
- * @throws InterruptedError when `signal` aborts; ProviderError `provider_timeout` on timeout
+ * @throws InterruptedError when `signal` aborts; ProviderError `provider_timeout` when the deadline
+ *         passes, `provider_reply_too_large` when the reply outgrows the cap
  */
 export async function completeWithTimeout(
   client: ProviderClient,
@@ -73,25 +111,29 @@ export async function completeWithTimeout(
   options: PlanOptions,
 ): Promise<ProviderReply> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const timeout = new AbortController();
-  let timer = setTimeout(() => timeout.abort(), timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+  const maxChars = options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort('timeout'), timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   try {
-    return await client.complete({
+    const reply = await client.complete({
       system: request.system,
       user: request.user,
       jsonSchema: PLAN_JSON_SCHEMA,
       signal,
       timeoutMs,
       onProgress: (progress) => {
-        clearTimeout(timer);
-        timer = setTimeout(() => timeout.abort(), timeoutMs);
-        options.onProgress?.(progress);
+        if (progress.chars > maxChars) deadline.abort('too_large');
+        else options.onProgress?.(progress);
       },
     });
+    // Unstreamed replies arrive whole: the cap still applies.
+    if (reply.text.length > maxChars) throw tooLarge(config, maxChars);
+    return reply;
   } catch (error) {
     if (options.signal?.aborted) throw new InterruptedError('Provider request cancelled', { cause: error });
-    if (timeout.signal.aborted) {
+    if (deadline.signal.reason === 'too_large') throw tooLarge(config, maxChars);
+    if (deadline.signal.aborted) {
       throw new ProviderError(`${providerLabel(config)} did not answer within ${Math.round(timeoutMs / 1000)} s (model ${config.model})`, {
         provider: config.name,
         code: 'provider_timeout',
@@ -103,6 +145,38 @@ export async function completeWithTimeout(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A few words on why a request is retried, from the error's code. */
+function retryReason(error: ProviderError): string {
+  const reasons: Record<string, string> = {
+    provider_rate_limited: 'rate limited',
+    provider_overloaded: 'overloaded',
+    provider_server_error: 'server error',
+    provider_unreachable: 'connection failed',
+  };
+  return reasons[error.code] ?? (error.status ? `HTTP ${error.status}` : 'request failed');
+}
+
+/** The retry options of one call, with `onRetry` turned into a `RetryNotice`. */
+export function retryOptions(config: ProviderConfig, options: PlanOptions): RetryOptions {
+  const maxRetries = options.retry?.maxRetries ?? 2;
+  return {
+    ...options.retry,
+    maxRetries,
+    signal: options.signal,
+    onRetry: ({ attempt, delayMs, error }) => {
+      const reason = retryReason(error);
+      const wait = delayMs >= 1000 ? `${Math.round(delayMs / 1000)} s` : `${Math.round(delayMs)} ms`;
+      options.onRetry?.({
+        attempt,
+        maxRetries,
+        delayMs,
+        reason,
+        message: `${reason}; retrying in ${wait}, ${attempt} of ${maxRetries}`,
+      });
+    },
+  };
 }
 
 /** Throw the one-line error for a reply that stopped early. */
@@ -128,7 +202,14 @@ function checkFinish(config: ProviderConfig, reply: ProviderReply): void {
 function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
   if (!a) return b;
   if (!b) return a;
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
+  const sum: Usage = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined) sum.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
+  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined) sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
+  return sum;
 }
 
 /** Longest previous reply quoted back in the repair request, in characters. */
@@ -169,10 +250,7 @@ export async function getStructuredPlan(
   const module = await loadProviderModule(config.provider);
   const client = module.createClient(config);
   const ask = (user: string): Promise<ProviderReply> =>
-    withRetries(() => completeWithTimeout(client, config, { system: systemPrompt, user }, options), {
-      ...options.retry,
-      signal: options.signal,
-    });
+    withRetries(() => completeWithTimeout(client, config, { system: systemPrompt, user }, options), retryOptions(config, options));
 
   const first = await ask(userPrompt);
   checkFinish(config, first);

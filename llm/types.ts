@@ -26,8 +26,14 @@ export interface Plan {
   agent_notes: string[];
 }
 
-/** Provider backends. OpenAI-compatible local servers (ollama, lmstudio, llama.cpp, vllm) use `openai`. */
-export type ProviderId = 'openai' | 'azure' | 'groq' | 'gemini';
+/**
+ * Provider backends. OpenAI-compatible servers (local: ollama, lmstudio, llama.cpp, vllm; hosted:
+ * openrouter, deepseek, mistral) use `openai` with a preset.
+ */
+export type ProviderId = 'openai' | 'azure' | 'groq' | 'gemini' | 'anthropic';
+
+/** OpenAI-compatible presets: local servers, then hosted services. */
+export type OpenAIPreset = 'ollama' | 'lmstudio' | 'llamacpp' | 'vllm' | 'openrouter' | 'deepseek' | 'mistral';
 
 /** How structured output is requested: strict JSON schema, JSON mode, or instructions in the prompt only. */
 export type JsonMode = 'json_schema' | 'json_object' | 'prompt';
@@ -44,7 +50,7 @@ export interface ProviderConfig {
   /** Base URL override (OpenAI-compatible servers, Groq, Gemini, tests). */
   baseURL?: string;
   /** OpenAI-compatible preset, which sets defaults such as the base URL and json mode. */
-  preset?: 'ollama' | 'lmstudio' | 'llamacpp' | 'vllm';
+  preset?: OpenAIPreset;
   /** Azure only. */
   endpoint?: string;
   deployment?: string;
@@ -59,9 +65,16 @@ export interface ProviderConfig {
 
 /** Token usage of one call. Counts are tokens as reported by the provider. */
 export interface Usage {
+  /** All input tokens, cached ones included. */
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  /** Input tokens read from the provider's prompt cache (part of `inputTokens`), when reported. */
+  cacheReadTokens?: number;
+  /** Input tokens written to the provider's prompt cache (part of `inputTokens`), when reported. */
+  cacheWriteTokens?: number;
+  /** True when the server reported no usage and the counts are estimated from text length. */
+  estimated?: boolean;
 }
 
 /** One request to a provider client. */
@@ -71,7 +84,7 @@ export interface CompletionRequest {
   /** JSON schema of the plan (llm/plan-schema.ts), used for json_schema structured output. */
   jsonSchema: Record<string, unknown>;
   signal?: AbortSignal;
-  /** Per-attempt timeout in ms. */
+  /** Deadline of this request in ms, from sending it to the reply's last byte. */
   timeoutMs: number;
   /** Called as the streamed reply grows; `chars` is the number of characters received so far. */
   onProgress?: (progress: { chars: number }) => void;
