@@ -10,6 +10,8 @@ export interface AgentEventMap {
   context: { files: { path: string; chars: number }[]; totalChars: number; budgetChars: number; ms: number };
   model_request: { provider: string; model: string };
   model_progress: { chars: number };
+  /** A provider request failed and is retried after `delayMs`; `message` is one line for a person. */
+  model_retry: { attempt: number; maxRetries: number; delayMs: number; reason: string; message: string };
   model_reply: { ms: number; inputTokens?: number; outputTokens?: number };
   read_file: { path: string };
   diffs: { diffs: { file: string; diff: string }[] };
@@ -38,7 +40,7 @@ export class AgentEmitter {
   /** Listen to every event; used by `--events` (JSON lines) and the TUI's activity feed. */
   onAny(listener: <K extends AgentEventName>(name: K, payload: AgentEventMap[K]) => void): () => void {
     const names: AgentEventName[] = [
-      'planning', 'scan', 'context', 'model_request', 'model_progress', 'model_reply', 'read_file',
+      'planning', 'scan', 'context', 'model_request', 'model_progress', 'model_retry', 'model_reply', 'read_file',
       'diffs', 'write_file', 'run_tests', 'command_done', 'error', 'success',
     ];
     const offs = names.map((n) => this.on(n, (p) => listener(n, p as never)));

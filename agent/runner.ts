@@ -7,7 +7,7 @@ import { detectProjectSummary } from '../memory/project-summary.js';
 import type { ProjectInstructions } from './instructions.js';
 import { gatherContext } from './prompt-context.js';
 import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';
-import type { PlanResult } from '../llm/provider.js';
+import type { PlanResult, RetryNotice } from '../llm/provider.js';
 import type { Plan, ProviderConfig } from '../llm/types.js';
 
 /** The function that turns prompts into a plan; `llm/provider.ts` `getStructuredPlan` in production. */
@@ -15,7 +15,12 @@ export type Planner = (
   config: ProviderConfig,
   systemPrompt: string,
   userPrompt: string,
-  options: { signal?: AbortSignal; timeoutMs?: number; onProgress?: (p: { chars: number }) => void },
+  options: {
+    signal?: AbortSignal;
+    timeoutMs?: number;
+    onProgress?: (p: { chars: number }) => void;
+    onRetry?: (notice: RetryNotice) => void;
+  },
 ) => Promise<PlanResult>;
 
 /** Inputs of one pipeline run. */
@@ -120,6 +125,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     signal: options.signal,
     timeoutMs: options.timeoutMs,
     onProgress: (p) => options.emitter?.emit('model_progress', p),
+    onRetry: (notice) => options.emitter?.emit('model_retry', notice),
   });
   const modelMs = performance.now() - t2;
   options.emitter?.emit('model_reply', {

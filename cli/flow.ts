@@ -347,6 +347,7 @@ async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promis
   const offs = [
     emitter.on('model_request', () => (spinner.text = `Planning with ${model}…`)),
     emitter.on('model_progress', (p) => (spinner.text = `Planning with ${model}… ${p.chars.toLocaleString('en-US')} chars received`)),
+    emitter.on('model_retry', (r) => (spinner.text = `Planning with ${model}… ${r.message}`)),
   ];
   return {
     stop() {

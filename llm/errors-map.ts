@@ -263,7 +263,9 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
   const code = networkCode(error);
   if (isConnectionError(error)) {
     const where = config.baseURL ?? config.endpoint;
-    return new ProviderRequestError(`Could not reach ${label}${where ? ` at ${where}` : ''}: ${detail}${code ? ` (${code})` : ''}`, {
+    // When the label is the server's host already, the URL alone says it.
+    const target = where ? (where.includes(label) ? where : `${label} at ${where}`) : label;
+    return new ProviderRequestError(`Could not reach ${target}: ${detail}${code ? ` (${code})` : ''}`, {
       provider,
       retryable: true,
       code: 'provider_unreachable',

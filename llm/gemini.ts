@@ -21,13 +21,33 @@ function makeClient(config: ProviderConfig, timeoutMs?: number): GoogleGenAI {
   });
 }
 
+/**
+ * The plan schema in the form the Gemini API documents for `responseJsonSchema`: a nullable field is
+ * `anyOf: [{type: T}, {type: "null"}]`, not the type array `type: [T, "null"]` (which OpenAI's strict
+ * mode wants and Gemini rejects or ignores). Everything else is kept.
+ *
+ * @returns a new schema object; the input is not changed
+ */
+export function geminiJsonSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(geminiJsonSchema);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = key === 'enum' || key === 'required' ? value : geminiJsonSchema(value);
+  const type = out.type;
+  if (Array.isArray(type) && type.length > 1) {
+    delete out.type;
+    out.anyOf = type.map((t) => ({ type: t }));
+  }
+  return out;
+}
+
 function generationConfig(mode: JsonMode, config: ProviderConfig, request: CompletionRequest): GenerateContentConfig {
   return {
     systemInstruction: systemFor(mode, request),
     temperature: config.temperature ?? 0.2,
     ...(config.maxOutputTokens !== undefined ? { maxOutputTokens: config.maxOutputTokens } : {}),
     ...(mode !== 'prompt' ? { responseMimeType: 'application/json' } : {}),
-    ...(mode === 'json_schema' ? { responseJsonSchema: request.jsonSchema } : {}),
+    ...(mode === 'json_schema' ? { responseJsonSchema: geminiJsonSchema(request.jsonSchema) } : {}),
     abortSignal: request.signal,
   };
 }

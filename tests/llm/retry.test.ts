@@ -93,7 +93,7 @@ describe('connection errors', () => {
   it('fetch failures are retryable "could not reach"; other surprises are reported once', () => {
     const refused = new TypeError('fetch failed', { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) });
     const mapped = toProviderError(refused, { config: { ...config, baseURL: 'http://127.0.0.1:9/v1' } }) as ProviderError;
-    expect(mapped.message).toBe('Could not reach OpenAI at http://127.0.0.1:9/v1: fetch failed (ECONNREFUSED)');
+    expect(mapped.message).toBe('Could not reach http://127.0.0.1:9/v1: fetch failed (ECONNREFUSED)');
     expect(mapped.retryable).toBe(true);
     const odd = toProviderError(new Error('Incomplete JSON segment at the end'), { config }) as ProviderError;
     expect(odd.message).toBe('OpenAI request failed: Incomplete JSON segment at the end');

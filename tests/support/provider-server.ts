@@ -1,5 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * A loopback HTTP server (127.0.0.1, port 0) that speaks the wire protocols of the provider SDKs
@@ -8,10 +11,28 @@ import type { AddressInfo, Socket } from 'node:net';
  * - OpenAI / Groq / Azure chat completions: any POST path ending in `/chat/completions`
  *   (`/v1/…`, `/openai/v1/…`, `/openai/deployments/<dep>/…?api-version=…`), plain JSON or SSE
  *   (`stream: true`, with a usage chunk when `stream_options.include_usage`);
- * - Gemini `…/models/<model>:generateContent` and `:streamGenerateContent?alt=sse`;
- * - model lists: GET `…/models` (OpenAI shape; Gemini shape under `/v1beta/`).
+ *   Azure api-versions before 2024-10-21 refuse `stream_options` as the service does;
+ * - Gemini `…/models/<model>:generateContent` and `:streamGenerateContent?alt=sse` (errors on the
+ *   streamed path come as `content-type: text/event-stream` with a JSON body, as the service sends them);
+ * - Anthropic Messages API: POST `…/v1/messages`, streamed as named events (`message_start`,
+ *   `content_block_start` with `tool_use` when the request forces a tool, `input_json_delta`, `ping`,
+ *   `message_delta` with usage, `message_stop`; `error` events mid-stream);
+ * - model lists: GET `…/models` (OpenAI shape; Gemini shape under `/v1beta/`; Anthropic shape for `x-api-key`).
  * Replies are scripted per test and consumed in order by completion requests; every request is recorded.
+ * Recorded traffic from real services lives in `tests/support/fixtures/` (see its README) and is replayed
+ * with `replies.fixture`.
  */
+
+/** A recorded exchange from `tests/support/fixtures/` (see the README there). */
+export interface RecordedFixture {
+  source: Record<string, string>;
+  protocol: 'openai' | 'gemini' | 'anthropic';
+  /** Streamed events; `"$TEXT"` strings are replaced by pieces of the answer text. */
+  events?: { event?: string; data: unknown }[];
+  /** An error: HTTP status and JSON body. */
+  status?: number;
+  body?: unknown;
+}
 
 /** A scripted reply, independent of the protocol; the server renders it for the request's protocol. */
 export type ScriptedReply =
@@ -19,23 +40,44 @@ export type ScriptedReply =
       type: 'text';
       text: string;
       /** Token counts reported back. @default {input: 10, output: 5} */
-      usage?: { input: number; output: number };
-      /** `length` renders as Gemini `MAX_TOKENS`. @default 'stop' */
+      usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+      /** `length` renders as Gemini `MAX_TOKENS` / Anthropic `max_tokens`. @default 'stop' */
       finishReason?: 'stop' | 'length' | 'content_filter';
       /** Characters per streamed chunk. @default a quarter of the text */
       chunkChars?: number;
+      /** Pause before each streamed chunk, in ms (a reply that trickles in). @default 0 */
+      intervalMs?: number;
       /** OpenAI `message.refusal` instead of content. */
       refusal?: string;
+      /** Reasoning sent beside the answer: a Gemini `thought: true` part, OpenAI-compatible `delta.reasoning_content`. */
+      thought?: string;
     }
-  | { type: 'error'; status: number; message: string; code?: string; param?: string; headers?: Record<string, string> }
+  | {
+      type: 'error';
+      status: number;
+      message: string;
+      code?: string;
+      param?: string;
+      headers?: Record<string, string>;
+      /** Gemini `google.rpc` details (RetryInfo ...). */
+      details?: unknown[];
+      /** Anthropic error type (`overloaded_error` ...). @default from the status */
+      errorType?: string;
+      /** Start a 200 stream, then send the error as a stream event (OpenAI `data: {error}`, Anthropic `event: error`). */
+      midStream?: boolean;
+    }
   /** Headers never come: the request hangs until the client gives up or the server closes. */
   | { type: 'hang' }
   /** A streamed reply starts (200 and `text` so far), then the connection is cut. */
   | { type: 'drop'; text: string }
+  /** A stream that never ends: chunks of `chunkChars` characters as fast as the client reads them. */
+  | { type: 'flood'; chunkChars?: number }
+  /** A recorded fixture replayed with `text` as the answer. */
+  | { type: 'fixture'; fixture: RecordedFixture; text: string }
   | ((request: RecordedRequest) => ScriptedReply);
 
 /** Protocol a request was recognised as. */
-export type WireProtocol = 'openai' | 'gemini' | 'models' | 'unknown';
+export type WireProtocol = 'openai' | 'gemini' | 'anthropic' | 'models' | 'unknown';
 
 /** One request as received. */
 export interface RecordedRequest {
@@ -64,7 +106,7 @@ export interface ProviderServer {
   reply(...replies: ScriptedReply[]): void;
   /** Reply used when the queue is empty. @default a 500 saying no reply was scripted */
   setFallback(reply: ScriptedReply | undefined): void;
-  /** Completion requests only (chat completions and Gemini generate calls). */
+  /** Completion requests only (chat completions, Gemini generate calls, Anthropic messages). */
   completions(): RecordedRequest[];
   /** Drop queued replies and recorded requests. */
   reset(): void;
@@ -123,6 +165,22 @@ export const replies = {
   hang(): ScriptedReply {
     return { type: 'hang' };
   },
+  /** A plan that arrives one character per chunk, `intervalMs` apart. */
+  trickle(plan: unknown, intervalMs: number): ScriptedReply {
+    return { type: 'text', text: JSON.stringify(plan), chunkChars: 1, intervalMs };
+  },
+  /** An endless fast stream. */
+  flood(chunkChars = 65_536): ScriptedReply {
+    return { type: 'flood', chunkChars };
+  },
+  /** Anthropic's 529 `overloaded_error`. */
+  overloaded(): ScriptedReply {
+    return { type: 'error', status: 529, message: 'Overloaded', errorType: 'overloaded_error' };
+  },
+  /** Replay a recorded fixture (tests/support/fixtures/<provider>/<name>.json) with the plan as its answer. */
+  fixture(name: string, plan: unknown = undefined): ScriptedReply {
+    return { type: 'fixture', fixture: loadFixture(name), text: plan === undefined ? '' : JSON.stringify(plan) };
+  },
   /** The connection drops in the middle of a streamed reply. */
   drop(text = '{"analysis":"half'): ScriptedReply {
     return { type: 'drop', text };
@@ -131,8 +189,15 @@ export const replies = {
 
 const GEMINI_PATH = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
+/** A fixture file, by `<provider>/<name>` under tests/support/fixtures/. */
+export function loadFixture(name: string): RecordedFixture {
+  const file = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', `${name}.json`);
+  return JSON.parse(readFileSync(file, 'utf8')) as RecordedFixture;
+}
+
 function classify(method: string, path: string): WireProtocol {
   if (method === 'POST' && path.endsWith('/chat/completions')) return 'openai';
+  if (method === 'POST' && path.endsWith('/v1/messages')) return 'anthropic';
   if (method === 'POST' && GEMINI_PATH.test(path)) return 'gemini';
   if (method === 'GET' && /\/models\/?$/.test(path)) return 'models';
   return 'unknown';
@@ -141,7 +206,7 @@ function classify(method: string, path: string): WireProtocol {
 function presentedKey(headers: IncomingHttpHeaders): string | undefined {
   const auth = headers.authorization;
   if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7);
-  const key = headers['api-key'] ?? headers['x-goog-api-key'];
+  const key = headers['api-key'] ?? headers['x-goog-api-key'] ?? headers['x-api-key'];
   return typeof key === 'string' ? key : undefined;
 }
 
@@ -152,14 +217,61 @@ function split(text: string, size: number): string[] {
   return pieces;
 }
 
-function sendError(res: ServerResponse, protocol: WireProtocol, reply: Extract<ScriptedReply, { type: 'error' }>): void {
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+function errorBody(protocol: WireProtocol, reply: Extract<ScriptedReply, { type: 'error' }>): unknown {
   const geminiStatus: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
-  const body =
-    protocol === 'gemini'
-      ? { error: { code: reply.status, message: reply.message, status: geminiStatus[reply.status] ?? 'UNKNOWN' } }
-      : { error: { message: reply.message, type: reply.status === 429 ? 'rate_limit_error' : 'invalid_request_error', param: reply.param ?? null, code: reply.code ?? null } };
-  res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-  res.end(JSON.stringify(body));
+  if (protocol === 'gemini') {
+    return { error: { code: reply.status, message: reply.message, status: geminiStatus[reply.status] ?? 'UNKNOWN', ...(reply.details ? { details: reply.details } : {}) } };
+  }
+  if (protocol === 'anthropic') {
+    return { type: 'error', error: { type: reply.errorType ?? ANTHROPIC_ERROR_TYPES[reply.status] ?? 'api_error', message: reply.message } };
+  }
+  return { error: { message: reply.message, type: reply.status === 429 ? 'rate_limit_error' : 'invalid_request_error', param: reply.param ?? null, code: reply.code ?? null } };
+}
+
+/**
+ * Send an HTTP error. Gemini answers a streamed request's error with `content-type: text/event-stream`
+ * and the JSON body indented, as the real service does (which makes @google/genai wrap the text once more).
+ */
+function sendJsonError(res: ServerResponse, request: RecordedRequest | undefined, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const sse = request?.protocol === 'gemini' && request.stream;
+  res.writeHead(status, { 'content-type': sse ? 'text/event-stream' : 'application/json', ...headers });
+  res.end(sse ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body));
+}
+
+function sendError(res: ServerResponse, protocol: WireProtocol, reply: Extract<ScriptedReply, { type: 'error' }>, request?: RecordedRequest): void {
+  const body = errorBody(protocol, reply);
+  if (reply.midStream && (protocol === 'openai' || protocol === 'anthropic')) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', ...reply.headers });
+    if (protocol === 'anthropic') {
+      res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_test', type: 'message', role: 'assistant', model: request?.body?.model ?? 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`);
+      res.end(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
+    } else res.end(`data: ${JSON.stringify(body)}\n\n`);
+    return;
+  }
+  sendJsonError(res, request, reply.status, body, reply.headers);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Write SSE frames in order, `intervalMs` apart, stopping when the client goes away. */
+async function writeFrames(res: ServerResponse, frames: string[], intervalMs = 0): Promise<void> {
+  for (const frame of frames) {
+    if (intervalMs > 0) await sleep(intervalMs);
+    if (res.destroyed || res.writableEnded) return;
+    if (!res.write(frame)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+  }
+  if (!res.destroyed) res.end();
 }
 
 function sendOpenAI(res: ServerResponse, request: RecordedRequest, reply: Extract<ScriptedReply, { type: 'text' }>): void {
@@ -174,15 +286,19 @@ function sendOpenAI(res: ServerResponse, request: RecordedRequest, reply: Extrac
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const event = (data: unknown): void => void res.write(`data: ${JSON.stringify(data)}\n\n`);
+  // With include_usage every chunk carries `usage: null` and one last chunk with no choices the counts (as OpenAI sends).
+  const withUsage = Boolean(request.body?.stream_options?.include_usage);
+  const frames: string[] = [];
   const chunk = (delta: Record<string, unknown>, finishReason: string | null): void =>
-    event({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }] });
+    void frames.push(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }], ...(withUsage ? { usage: null } : {}) })}\n\n`);
   chunk({ role: 'assistant', content: '' }, null);
+  if (reply.thought) chunk({ reasoning_content: reply.thought }, null);
   if (reply.refusal) chunk({ refusal: reply.refusal }, null);
   for (const piece of split(reply.text, reply.chunkChars ?? Math.max(1, Math.ceil(reply.text.length / 4)))) chunk({ content: piece }, null);
   chunk({}, finish);
-  if (request.body?.stream_options?.include_usage) event({ ...base, object: 'chat.completion.chunk', choices: [], usage });
-  res.end('data: [DONE]\n\n');
+  if (withUsage) frames.push(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
+  frames.push('data: [DONE]\n\n');
+  void writeFrames(res, frames, reply.intervalMs);
 }
 
 function sendGemini(res: ServerResponse, request: RecordedRequest, reply: Extract<ScriptedReply, { type: 'text' }>): void {
@@ -191,24 +307,103 @@ function sendGemini(res: ServerResponse, request: RecordedRequest, reply: Extrac
   const input = reply.usage?.input ?? 10;
   const output = reply.usage?.output ?? 5;
   const usageMetadata = { promptTokenCount: input, candidatesTokenCount: output, totalTokenCount: input + output };
-  const candidate = (text: string, last: boolean): Record<string, unknown> => ({
-    content: { role: 'model', parts: [{ text }] },
+  const thoughtPart = reply.thought ? [{ text: reply.thought, thought: true }] : [];
+  const candidate = (text: string, first: boolean, last: boolean): Record<string, unknown> => ({
+    content: { role: 'model', parts: [...(first ? thoughtPart : []), { text }] },
     index: 0,
     ...(last ? { finishReason } : {}),
   });
   if (!request.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ candidates: [candidate(reply.text, true)], usageMetadata, modelVersion: model }));
+    res.end(JSON.stringify({ candidates: [candidate(reply.text, true, true)], usageMetadata, modelVersion: model }));
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const pieces = split(reply.text, reply.chunkChars ?? Math.max(1, Math.ceil(reply.text.length / 4)));
   if (pieces.length === 0) pieces.push('');
-  pieces.forEach((piece, i) => {
+  const frames = pieces.map((piece, i) => {
     const last = i === pieces.length - 1;
-    res.write(`data: ${JSON.stringify({ candidates: [candidate(piece, last)], ...(last ? { usageMetadata } : {}), modelVersion: model })}\r\n\r\n`);
+    return `data: ${JSON.stringify({ candidates: [candidate(piece, i === 0, last)], ...(last ? { usageMetadata } : {}), modelVersion: model })}\r\n\r\n`;
   });
-  res.end();
+  void writeFrames(res, frames, reply.intervalMs);
+}
+
+/** The Messages API: a streamed forced tool call (or text when no tool is forced), as Anthropic sends it. */
+function sendAnthropic(res: ServerResponse, request: RecordedRequest, reply: Extract<ScriptedReply, { type: 'text' }>): void {
+  const model = typeof request.body?.model === 'string' ? request.body.model : 'claude-test';
+  const toolName: string | undefined = request.body?.tool_choice?.type === 'tool' ? request.body.tool_choice.name : undefined;
+  const stop = reply.finishReason === 'length' ? 'max_tokens' : reply.finishReason === 'content_filter' ? 'refusal' : toolName ? 'tool_use' : 'end_turn';
+  const usage = {
+    input_tokens: reply.usage?.input ?? 10,
+    cache_creation_input_tokens: reply.usage?.cacheWrite ?? 0,
+    cache_read_input_tokens: reply.usage?.cacheRead ?? 0,
+  };
+  const output = reply.usage?.output ?? 5;
+  const block = toolName ? { type: 'tool_use', id: 'toolu_test', name: toolName, input: {} } : { type: 'text', text: '' };
+  if (!request.stream) {
+    const content = toolName ? [{ ...block, input: JSON.parse(reply.text || '{}') }] : [{ type: 'text', text: reply.text }];
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'msg_test', type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null, usage: { ...usage, output_tokens: output } }));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const frames: string[] = [];
+  const event = (data: { type: string } & Record<string, unknown>): void => void frames.push(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+  event({ type: 'message_start', message: { id: 'msg_test', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+  event({ type: 'content_block_start', index: 0, content_block: block });
+  event({ type: 'ping' });
+  for (const piece of split(reply.text, reply.chunkChars ?? Math.max(1, Math.ceil(reply.text.length / 4)))) {
+    const delta = toolName ? { type: 'input_json_delta', partial_json: piece } : { type: 'text_delta', text: piece };
+    event({ type: 'content_block_delta', index: 0, delta });
+  }
+  event({ type: 'content_block_stop', index: 0 });
+  event({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: output } });
+  event({ type: 'message_stop' });
+  void writeFrames(res, frames, reply.intervalMs);
+}
+
+/** Replace each `"$TEXT"` string in the events with the next piece of `text`, split evenly. */
+function fillFixture(events: { event?: string; data: unknown }[], text: string): { event?: string; data: unknown }[] {
+  const count = (JSON.stringify(events).match(/"\$TEXT"/g) ?? []).length;
+  const pieces = count > 0 ? split(text, Math.max(1, Math.ceil(text.length / count))) : [];
+  let next = 0;
+  const fill = (value: unknown): unknown => {
+    if (value === '$TEXT') return pieces[next++] ?? '';
+    if (Array.isArray(value)) return value.map(fill);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
+    return value;
+  };
+  return events.map((e) => ({ ...e, data: fill(e.data) }));
+}
+
+function sendFixture(res: ServerResponse, request: RecordedRequest, reply: Extract<ScriptedReply, { type: 'fixture' }>): void {
+  const { fixture } = reply;
+  if (fixture.status !== undefined && fixture.status >= 400) return sendJsonError(res, request, fixture.status, fixture.body);
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const frames = fillFixture(fixture.events ?? [], reply.text).map((e) =>
+    fixture.protocol === 'anthropic' ? `event: ${e.event ?? 'message'}\ndata: ${JSON.stringify(e.data)}\n\n` : `data: ${JSON.stringify(e.data)}\n\n`,
+  );
+  if (fixture.protocol === 'openai') frames.push('data: [DONE]\n\n');
+  void writeFrames(res, frames);
+}
+
+/** An endless stream in the request's protocol, written as fast as the client reads it. */
+async function sendFlood(res: ServerResponse, request: RecordedRequest, chunkChars: number): Promise<void> {
+  const piece = 'x'.repeat(chunkChars);
+  const frame =
+    request.protocol === 'gemini'
+      ? `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: piece }] }, index: 0 }] })}\r\n\r\n`
+      : request.protocol === 'anthropic'
+        ? `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } })}\n\n`
+        : `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (request.protocol === 'anthropic') {
+    res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_flood', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`);
+    res.write(`event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })}\n\n`);
+  }
+  while (!res.destroyed && !res.writableEnded) {
+    if (!res.write(frame)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+  }
 }
 
 /**
@@ -243,23 +438,32 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
       stream: protocol === 'gemini' ? parsed.pathname.endsWith(':streamGenerateContent') : Boolean(body?.stream),
     };
     requests.push(request);
-    const keyProtocol = protocol === 'gemini' || parsed.pathname.startsWith('/v1beta/') ? 'gemini' : 'openai';
+    const keyProtocol =
+      protocol === 'gemini' || parsed.pathname.startsWith('/v1beta/') ? 'gemini' : protocol === 'anthropic' || req.headers['x-api-key'] ? 'anthropic' : 'openai';
     if (options.apiKey !== undefined && presentedKey(req.headers) !== options.apiKey) {
       if (keyProtocol === 'gemini') {
-        return sendError(res, 'gemini', { type: 'error', status: 400, message: 'API key not valid. Please pass a valid API key.' });
+        return sendError(res, 'gemini', { type: 'error', status: 400, message: 'API key not valid. Please pass a valid API key.' }, request);
       }
+      if (keyProtocol === 'anthropic') return sendError(res, 'anthropic', { type: 'error', status: 401, message: 'invalid x-api-key' }, request);
       return sendError(res, 'openai', { type: 'error', status: 401, message: 'Incorrect API key provided.', code: 'invalid_api_key' });
+    }
+    // Azure before the GA api-version 2024-10-21 does not know stream_options.
+    const apiVersion = request.query['api-version'];
+    if (protocol === 'openai' && apiVersion && /^\d{4}-\d{2}-\d{2}/.test(apiVersion) && apiVersion.slice(0, 10) < '2024-10-21' && body?.stream_options) {
+      return sendJsonError(res, request, 400, {
+        error: { message: "Unknown parameter: 'stream_options'.", type: 'invalid_request_error', param: 'stream_options', code: 'unknown_parameter' },
+      });
     }
     if (protocol === 'models') {
       const ids = options.models ?? ['test-model'];
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify(
-          keyProtocol === 'gemini'
-            ? { models: ids.map((id) => ({ name: `models/${id}` })) }
-            : { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 1, owned_by: 'test' })) },
-        ),
-      );
+      const list =
+        keyProtocol === 'gemini'
+          ? { models: ids.map((id) => ({ name: `models/${id}` })) }
+          : keyProtocol === 'anthropic'
+            ? { data: ids.map((id) => ({ id, type: 'model', display_name: id, created_at: '2025-01-01T00:00:00Z' })), has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null }
+            : { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 1, owned_by: 'test' })) };
+      res.end(JSON.stringify(list));
       return;
     }
     if (protocol === 'unknown') return sendError(res, 'openai', { type: 'error', status: 404, message: `No route for ${method} ${parsed.pathname}` });
@@ -272,11 +476,18 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
         protocol === 'gemini'
           ? { candidates: [{ content: { role: 'model', parts: [{ text: reply.text }] }, index: 0 }] }
           : { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: reply.text }, finish_reason: null }] };
-      res.write(`data: ${JSON.stringify(partial)}\n\n`, () => setTimeout(() => res.socket?.destroy(), 10));
+      const frame =
+        protocol === 'anthropic'
+          ? `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_drop', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`
+          : `data: ${JSON.stringify(partial)}\n\n`;
+      res.write(frame, () => setTimeout(() => res.socket?.destroy(), 10));
       return;
     }
-    if (reply.type === 'error') return sendError(res, protocol, reply);
+    if (reply.type === 'error') return sendError(res, protocol, reply, request);
+    if (reply.type === 'flood') return void sendFlood(res, request, reply.chunkChars ?? 65_536);
+    if (reply.type === 'fixture') return sendFixture(res, request, reply);
     if (protocol === 'gemini') sendGemini(res, request, reply);
+    else if (protocol === 'anthropic') sendAnthropic(res, request, reply);
     else sendOpenAI(res, request, reply);
   };
 
@@ -299,7 +510,7 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
     setFallback: (reply) => {
       fallback = reply;
     },
-    completions: () => requests.filter((r) => r.protocol === 'openai' || r.protocol === 'gemini'),
+    completions: () => requests.filter((r) => r.protocol === 'openai' || r.protocol === 'gemini' || r.protocol === 'anthropic'),
     reset: () => {
       queue = [];
       requests.length = 0;
