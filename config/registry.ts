@@ -113,11 +113,11 @@ export const PROVIDER_REGISTRY: readonly RegistryEntry[] = [
     id: 'anthropic',
     label: 'Anthropic (Claude)',
     provider: 'anthropic',
-    defaultModel: 'claude-sonnet-4-5',
+    defaultModel: 'claude-sonnet-4-6',
     keyEnv: 'ANTHROPIC_API_KEY',
     prompts: [
       { field: 'apiKey', message: 'Anthropic API key', mask: true, required: true, env: 'ANTHROPIC_API_KEY' },
-      { field: 'model', message: 'Model', default: 'claude-sonnet-4-5' },
+      { field: 'model', message: 'Model', default: 'claude-sonnet-4-6' },
     ],
   },
   hostedPreset('openrouter', 'OpenRouter'),

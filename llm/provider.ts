@@ -127,6 +127,8 @@ export async function completeWithTimeout(
         else options.onProgress?.(progress);
       },
     });
+    // The SDKs' stream iterators end quietly when their signal aborts: a reply cut short is an error, not a reply.
+    if (signal.aborted) throw signal.reason;
     // Unstreamed replies arrive whole: the cap still applies.
     if (reply.text.length > maxChars) throw tooLarge(config, maxChars);
     return reply;

@@ -40,7 +40,7 @@ export async function snapshotTree(root: string): Promise<Map<string, Buffer>> {
 export function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(OPENAI|AZURE_OPENAI|GROQ|GEMINI|GOOGLE|CLAWCODE)_/.test(key)) continue;
+    if (/^(OPENAI|AZURE_OPENAI|GROQ|GEMINI|GOOGLE|ANTHROPIC|OPENROUTER|DEEPSEEK|MISTRAL|CLAWCODE)_/.test(key)) continue;
     env[key] = value;
   }
   env.NO_COLOR = '1';

@@ -5,7 +5,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import { startProviderServer, type ProviderServer, type ProviderServerOptions } from './provider-server.js';
 
 /** Env var prefixes the provider SDKs read on their own; scrubbed so tests see only what they set. */
-export const PROVIDER_ENV_PREFIXES = ['OPENAI_', 'AZURE_OPENAI_', 'GROQ_', 'GEMINI_', 'GOOGLE_', 'CLAWCODE_'];
+export const PROVIDER_ENV_PREFIXES = [
+  'OPENAI_', 'AZURE_OPENAI_', 'GROQ_', 'GEMINI_', 'GOOGLE_', 'ANTHROPIC_', 'OPENROUTER_', 'DEEPSEEK_', 'MISTRAL_', 'CLAWCODE_',
+];
 
 /**
  * Give the current test a temp CLAWCODE_HOME and an environment without provider variables

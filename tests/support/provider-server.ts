@@ -264,12 +264,25 @@ function sendError(res: ServerResponse, protocol: WireProtocol, reply: Extract<S
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Wait until the response can take more data or the client went away (listeners removed either way). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 /** Write SSE frames in order, `intervalMs` apart, stopping when the client goes away. */
 async function writeFrames(res: ServerResponse, frames: string[], intervalMs = 0): Promise<void> {
   for (const frame of frames) {
     if (intervalMs > 0) await sleep(intervalMs);
     if (res.destroyed || res.writableEnded) return;
-    if (!res.write(frame)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    if (!res.write(frame)) await drained(res);
   }
   if (!res.destroyed) res.end();
 }
@@ -402,7 +415,7 @@ async function sendFlood(res: ServerResponse, request: RecordedRequest, chunkCha
     res.write(`event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })}\n\n`);
   }
   while (!res.destroyed && !res.writableEnded) {
-    if (!res.write(frame)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    if (!res.write(frame)) await drained(res);
   }
 }
 
