@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, copyPackageFixture, runCli, snapshotTree } from '../support/fixture.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { replies, startProviderServer, type ProviderServer, type ScriptedReply } from '../support/provider-server.js';
 
 // One end-to-end run per provider (issue 3): the built CLI with only that provider's environment
 // variables set, talking through the real SDK to the loopback server, applies a plan byte-exact.
@@ -49,6 +49,12 @@ const cases: { provider: string; env: () => Record<string, string>; expectPath: 
     expectPath: /^\/v1beta\/models\/[^/]+:(stream)?[gG]enerateContent$/,
     expectAuth: (h) => h['x-goog-api-key'] === 'key-123',
   },
+  {
+    provider: 'anthropic',
+    env: () => ({ ANTHROPIC_API_KEY: 'key-123', ANTHROPIC_BASE_URL: server.url }),
+    expectPath: /^\/v1\/messages$/,
+    expectAuth: (h) => h.authorization === 'Bearer key-123' || h['x-api-key'] === 'key-123',
+  },
 ];
 
 describe('each provider from its environment variables alone', () => {
@@ -88,5 +94,56 @@ describe('each provider from its environment variables alone', () => {
     expect(result.stderr).not.toMatch(/\bat .*\.js:\d+/); // no stack trace
     const after = await snapshotTree(project);
     for (const [path, bytes] of before) expect(after.get(path)?.equals(bytes)).toBe(true);
+  });
+});
+
+describe('anthropic failures through the built CLI: one clear line, exit 1, nothing written', () => {
+  const failures: { name: string; replies: () => ScriptedReply[]; key: string; line: RegExp }[] = [
+    { name: '401', replies: () => [], key: 'wrong', line: /^(?:clawcode: )?Anthropic rejected the API key from ANTHROPIC_API_KEY \(HTTP 401\): invalid x-api-key$/ },
+    {
+      name: '429',
+      replies: () => [replies.rateLimited(0), replies.rateLimited(0), replies.rateLimited(0)],
+      key: 'key-123',
+      line: /^(?:clawcode: )?Anthropic rate limited the request \(HTTP 429\): Rate limit reached\.$/,
+    },
+    { name: '529', replies: () => [replies.overloaded(), replies.overloaded(), replies.overloaded()], key: 'key-123', line: /^(?:clawcode: )?Anthropic is overloaded \(HTTP 529\): Overloaded$/ },
+  ];
+  for (const f of failures) {
+    it(`${f.name}`, async () => {
+      server.reset();
+      server.reply(...f.replies());
+      const project = await copyPackageFixture('commander');
+      const before = await snapshotTree(project);
+      const env = cleanEnv({ CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')), ANTHROPIC_API_KEY: f.key, ANTHROPIC_BASE_URL: server.url });
+      const result = await runCli(['export a flag', '--dir', project, '--yes'], { env });
+      expect(result.code).toBe(1);
+      const lines = result.stderr.split('\n').filter(Boolean);
+      expect(lines[0]).toMatch(f.line);
+      expect(lines.length).toBeLessThanOrEqual(2); // the message, and at most one hint line
+      expect(result.stderr).not.toMatch(/\bat .*\.js:\d+/);
+      const after = await snapshotTree(project);
+      for (const [path, bytes] of before) expect(after.get(path)?.equals(bytes)).toBe(true);
+    });
+  }
+});
+
+describe('retries are visible', () => {
+  it('--events shows each retry as a model_retry line', async () => {
+    server.reset();
+    server.reply(replies.rateLimited(0), replies.plan(PLAN));
+    const project = await copyPackageFixture('commander');
+    const env = cleanEnv({ CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')), ANTHROPIC_API_KEY: 'key-123', ANTHROPIC_BASE_URL: server.url });
+    const result = await runCli(['export a provider test flag from lib/error.js', '--dir', project, '--yes', '--events'], { env });
+    expect(result.code).toBe(0);
+    const events = result.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { event: string });
+    expect(events.find((e) => e.event === 'model_retry')).toEqual({
+      event: 'model_retry',
+      attempt: 1,
+      maxRetries: 2,
+      delayMs: 0,
+      reason: 'rate limited',
+      message: 'rate limited; retrying in 0 ms, 1 of 2',
+    });
+    expect(events.findIndex((e) => e.event === 'model_retry')).toBeLessThan(events.findIndex((e) => e.event === 'model_reply'));
   });
 });

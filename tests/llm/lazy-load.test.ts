@@ -41,7 +41,7 @@ export async function resolve(specifier, context, next) {
   writeFileSync(main, script);
   await run(process.execPath, ['--import', 'tsx', '--import', pathToFileURL(register).href, main], { cwd: root });
   const urls = readFileSync(log, 'utf8');
-  return ['openai', 'groq-sdk', '@google/genai'].filter((pkg) => urls.includes(`/node_modules/${pkg}/`));
+  return ['openai', 'groq-sdk', '@google/genai', '@anthropic-ai/sdk'].filter((pkg) => urls.includes(`/node_modules/${pkg}/`));
 }
 
 describe('lazy provider loading', () => {
@@ -51,5 +51,8 @@ describe('lazy provider loading', () => {
     expect(
       await sdksLoadedBy(`const { loadProviderModule } = await import(${JSON.stringify(provider)});\nawait loadProviderModule('groq');\n`),
     ).toEqual(['groq-sdk']);
+    expect(
+      await sdksLoadedBy(`const { loadProviderModule } = await import(${JSON.stringify(provider)});\nawait loadProviderModule('anthropic');\n`),
+    ).toEqual(['@anthropic-ai/sdk']);
   }, 30_000);
 });
