@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatProviderRow, runConfigCommand, runOnboarding } from '../../cli/config.js';
 import { readConfig, resolveProviderConfig, writeConfig } from '../../config/config.js';
+import { PROVIDER_REGISTRY } from '../../config/registry.js';
 import { getStructuredPlan } from '../../llm/provider.js';
 import { ConfigError, InterruptedError, UsageError } from '../../utils/errors.js';
 import { isolateProviderEnv, SAMPLE_PLAN } from '../support/provider-env.js';
@@ -134,7 +135,7 @@ describe('runOnboarding', () => {
   it('skip saves nothing and returns undefined', async () => {
     const done = runOnboarding({ env: { CLAWCODE_HOME: home }, print });
     await waitForScreen('Pick a provider to set up');
-    for (let i = 0; i < 9; i++) screen.keypress('down'); // past the 9 registry kinds
+    for (let i = 0; i < PROVIDER_REGISTRY.length; i++) screen.keypress('down'); // past every registry kind
     await waitForScreen('❯ Skip for now');
     screen.keypress('enter');
     expect(await done).toBeUndefined();

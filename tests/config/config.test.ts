@@ -52,7 +52,7 @@ describe('readConfig / writeConfig', () => {
 
   it('a wrong shape names the field', async () => {
     mkdirSync(home, { recursive: true });
-    writeFileSync(join(home, 'config.json'), JSON.stringify({ providers: { x: { provider: 'anthropic' } } }));
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ providers: { x: { provider: 'cohere' } } }));
     await expect(readConfig(env())).rejects.toThrow(/providers\.x\.provider/);
   });
 });
