@@ -123,7 +123,7 @@ async function once(
     ...(stream ? { stream: true } : {}),
     ...(stream && options.streamUsage.current ? { stream_options: { include_usage: true } } : {}),
   };
-  // The SDK timer is a backstop only: the idle timeout in llm/provider.ts fires first and is reported as a timeout.
+  // The SDK timer is a backstop only: the request deadline in llm/provider.ts fires first and is reported as a timeout.
   const sdkOptions = { signal: request.signal, timeout: request.timeoutMs + 1000, maxRetries: 0 };
   let text = '';
   let refusal = '';

@@ -147,3 +147,29 @@ describe('retries are visible', () => {
     expect(events.findIndex((e) => e.event === 'model_retry')).toBeLessThan(events.findIndex((e) => e.event === 'model_reply'));
   });
 });
+
+describe('a reply has one deadline and a size cap (built CLI)', () => {
+  const openaiEnv = async (): Promise<NodeJS.ProcessEnv> =>
+    cleanEnv({ CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')), OPENAI_API_KEY: 'key-123', OPENAI_BASE_URL: `${server.url}/v1` });
+
+  it('one character every 500 ms does not outlive --timeout 3000', async () => {
+    server.reset();
+    server.reply(replies.trickle(PLAN, 500));
+    const project = await copyPackageFixture('commander');
+    const started = performance.now();
+    const result = await runCli(['export a flag', '--dir', project, '--yes', '--timeout', '3000'], { env: await openaiEnv() });
+    expect(performance.now() - started).toBeLessThan(9000);
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n')[0]).toMatch(/did not answer within 3 s \(model gpt-4o-mini\)$/);
+    expect(server.completions()).toHaveLength(1);
+  }, 20_000);
+
+  it('an endless stream is cut off at 4,000,000 characters with one line', async () => {
+    server.reset();
+    server.reply(replies.flood(64 * 1024));
+    const project = await copyPackageFixture('commander');
+    const result = await runCli(['export a flag', '--dir', project, '--yes'], { env: await openaiEnv() });
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n')[0]).toMatch(/reply passed 4,000,000 characters; stopped reading it \(model gpt-4o-mini\)$/);
+  }, 20_000);
+});
