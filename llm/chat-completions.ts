@@ -89,6 +89,10 @@ interface RawUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
+  /** OpenAI and Azure: prompt tokens served from the automatic prompt cache. */
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  /** DeepSeek: the same, named for its context cache. */
+  prompt_cache_hit_tokens?: number;
 }
 interface Completion {
   model?: string;
@@ -100,7 +104,10 @@ function toUsage(raw: RawUsage | null | undefined): Usage | undefined {
   if (!raw) return undefined;
   const inputTokens = raw.prompt_tokens ?? 0;
   const outputTokens = raw.completion_tokens ?? 0;
-  return { inputTokens, outputTokens, totalTokens: raw.total_tokens ?? inputTokens + outputTokens };
+  const usage: Usage = { inputTokens, outputTokens, totalTokens: raw.total_tokens ?? inputTokens + outputTokens };
+  const cached = raw.prompt_tokens_details?.cached_tokens ?? raw.prompt_cache_hit_tokens;
+  if (cached) usage.cacheReadTokens = cached;
+  return usage;
 }
 
 async function once(

@@ -64,7 +64,10 @@ function toUsage(response: GenerateContentResponse): Usage | undefined {
   const inputTokens = meta.promptTokenCount ?? 0;
   // Thinking tokens are billed as output.
   const outputTokens = (meta.candidatesTokenCount ?? 0) + (meta.thoughtsTokenCount ?? 0);
-  return { inputTokens, outputTokens, totalTokens: meta.totalTokenCount ?? inputTokens + outputTokens };
+  const usage: Usage = { inputTokens, outputTokens, totalTokens: meta.totalTokenCount ?? inputTokens + outputTokens };
+  // Implicit or explicit context caching: part of promptTokenCount.
+  if (meta.cachedContentTokenCount) usage.cacheReadTokens = meta.cachedContentTokenCount;
+  return usage;
 }
 
 async function once(client: GoogleGenAI, mode: JsonMode, config: ProviderConfig, request: CompletionRequest): Promise<ProviderReply> {

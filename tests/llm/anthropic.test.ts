@@ -65,6 +65,11 @@ describe('anthropic client', () => {
     expect(result.reply.model).toBe('claude-haiku-4-5-20251001');
   });
 
+  it('a refusal stop is reported as a refusal', async () => {
+    server.reply({ type: 'text', text: '', finishReason: 'content_filter' });
+    await expect(getStructuredPlan(anthropic(), 's', 'u', fast)).rejects.toThrow(/^Anthropic refused the task \(finish reason refusal\)$/);
+  });
+
   it('max_tokens is reported as truncated', async () => {
     server.reply(replies.truncated());
     await expect(getStructuredPlan(anthropic({ maxOutputTokens: 100 }), 's', 'u', fast)).rejects.toThrow(/truncated at the output token limit \(maxOutputTokens 100\)/);

@@ -178,6 +178,14 @@ describe('Gemini schema form', () => {
   });
 });
 
+describe('cached prompt tokens', () => {
+  it('OpenAI prompt_tokens_details.cached_tokens is reported as cache reads', async () => {
+    server.reply(replies.plan(SAMPLE_PLAN, { usage: { input: 2000, output: 50, cacheRead: 1536 } }));
+    const result = await getStructuredPlan(config({ provider: 'openai', baseURL: `${server.url}/v1` }), 's', 'u', fast);
+    expect(result.usage).toEqual({ inputTokens: 2000, outputTokens: 50, totalTokens: 2050, cacheReadTokens: 1536 });
+  });
+});
+
 describe('recorded streams', () => {
   it('Groq: x_groq chunks, usage from the last chunk', async () => {
     server.reply(replies.fixture('groq/stream-x-groq', SAMPLE_PLAN));

@@ -289,7 +289,12 @@ async function writeFrames(res: ServerResponse, frames: string[], intervalMs = 0
 
 function sendOpenAI(res: ServerResponse, request: RecordedRequest, reply: Extract<ScriptedReply, { type: 'text' }>): void {
   const model = typeof request.body?.model === 'string' ? request.body.model : 'test-model';
-  const usage = { prompt_tokens: reply.usage?.input ?? 10, completion_tokens: reply.usage?.output ?? 5, total_tokens: (reply.usage?.input ?? 10) + (reply.usage?.output ?? 5) };
+  const usage = {
+    prompt_tokens: reply.usage?.input ?? 10,
+    completion_tokens: reply.usage?.output ?? 5,
+    total_tokens: (reply.usage?.input ?? 10) + (reply.usage?.output ?? 5),
+    ...(reply.usage?.cacheRead ? { prompt_tokens_details: { cached_tokens: reply.usage.cacheRead } } : {}),
+  };
   const finish = reply.finishReason ?? 'stop';
   const base = { id: 'chatcmpl-test', created: 1, model };
   if (!request.stream) {
