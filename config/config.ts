@@ -202,7 +202,11 @@ function buildProviderConfig(name: string, entry: ProviderEntry, env: NodeJS.Pro
   const registry = findRegistryEntry(entry.preset ?? entry.provider);
   // A hosted preset (OpenRouter, DeepSeek, Mistral) reads only its own key variable.
   const presetKey = entry.preset && registry?.keyEnv ? nonEmpty(env[registry.keyEnv]) : undefined;
-  const envPart = presetKey ? { apiKey: presetKey, keySource: registry?.keyEnv } : local ? {} : fromEnv(entry.provider, env);
+  const envPart = presetKey
+    ? { apiKey: presetKey, keySource: registry?.keyEnv }
+    : local
+      ? {}
+      : fromEnv(entry.provider, env);
   const apiKey = entry.apiKey ?? envPart.apiKey;
   const keySource = entry.apiKey ? `config.json providers.${name}.apiKey` : envPart.keySource;
   const deployment = entry.deployment ?? envPart.deployment;
@@ -273,7 +277,8 @@ export function resolveProviderConfig(options: ResolveOptions): ProviderConfig |
       const name = matching.includes(config.defaultProvider ?? '') ? config.defaultProvider! : matching[0]!;
       return buildProviderConfig(name, entries[name]!, env, model);
     }
-    const presetReady = kind.preset !== undefined && (kind.keyEnv === undefined || nonEmpty(env[kind.keyEnv]) !== undefined);
+    const presetReady =
+      kind.preset !== undefined && (kind.keyEnv === undefined || nonEmpty(env[kind.keyEnv]) !== undefined);
     if (presetReady || (!kind.preset && envConfigures(kind.provider, env))) {
       return buildProviderConfig(wanted, { provider: kind.provider, ...(kind.preset ? { preset: kind.preset } : {}) }, env, model);
     }

@@ -60,7 +60,12 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
  */
 export function findPrice(model: string, overrides: Readonly<Record<string, ModelPrice>> = {}): ModelPrice | undefined {
   // Dated snapshots: `gpt-4o-mini-2024-07-18`, `claude-sonnet-4-5-20250929`.
-  const candidates = [model, model.replace(/-\d{4}-\d{2}-\d{2}$/, ''), model.replace(/-\d{8}$/, ''), model.replace(/^models\//, '')];
+  const candidates = [
+    model,
+    model.replace(/-\d{4}-\d{2}-\d{2}$/, ''),
+    model.replace(/-\d{8}$/, ''),
+    model.replace(/^models\//, ''),
+  ];
   for (const name of candidates) {
     const price = overrides[name] ?? DEFAULT_PRICES[name];
     if (price) return price;
@@ -76,12 +81,19 @@ export function findPrice(model: string, overrides: Readonly<Record<string, Mode
  * @param overrides  `prices` from config.json, USD per 1M tokens by model id
  * @returns USD, or undefined when the model's price is unknown
  */
-export function estimateCostUsd(model: string, usage: Usage, overrides?: Readonly<Record<string, ModelPrice>>): number | undefined {
+export function estimateCostUsd(
+  model: string,
+  usage: Usage,
+  overrides?: Readonly<Record<string, ModelPrice>>,
+): number | undefined {
   const price = findPrice(model, overrides);
   if (!price) return undefined;
   const cacheRead = usage.cacheReadTokens ?? 0;
   const cacheWrite = usage.cacheWriteTokens ?? 0;
   const plainInput = Math.max(0, usage.inputTokens - cacheRead - cacheWrite);
-  const input = plainInput * price.input + cacheRead * (price.cacheRead ?? price.input) + cacheWrite * (price.cacheWrite ?? price.input);
+  const input =
+    plainInput * price.input +
+    cacheRead * (price.cacheRead ?? price.input) +
+    cacheWrite * (price.cacheWrite ?? price.input);
   return (input + usage.outputTokens * price.output) / 1_000_000;
 }

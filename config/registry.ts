@@ -81,10 +81,20 @@ export const PROVIDER_REGISTRY: readonly RegistryEntry[] = [
     provider: 'azure',
     keyEnv: 'AZURE_OPENAI_API_KEY',
     prompts: [
-      { field: 'endpoint', message: 'Endpoint (https://<resource>.openai.azure.com)', required: true, env: 'AZURE_OPENAI_ENDPOINT' },
+      {
+        field: 'endpoint',
+        message: 'Endpoint (https://<resource>.openai.azure.com)',
+        required: true,
+        env: 'AZURE_OPENAI_ENDPOINT',
+      },
       { field: 'apiKey', message: 'API key', mask: true, required: true, env: 'AZURE_OPENAI_API_KEY' },
       { field: 'deployment', message: 'Deployment name', required: true, env: 'AZURE_OPENAI_DEPLOYMENT' },
-      { field: 'apiVersion', message: 'API version ("v1" for the v1 API)', default: '2024-10-21', env: 'OPENAI_API_VERSION' },
+      {
+        field: 'apiVersion',
+        message: 'API version ("v1" for the v1 API)',
+        default: '2024-10-21',
+        env: 'OPENAI_API_VERSION',
+      },
     ],
   },
   {

@@ -44,9 +44,14 @@ export function splitStablePrefix(user: string): { stable: string; rest: string 
 }
 
 function makeClient(config: ProviderConfig): Anthropic {
-  if (!config.apiKey) throw new ConfigError('No API key for Anthropic', { hint: 'Set ANTHROPIC_API_KEY, or run `clawcode config`.' });
+  if (!config.apiKey)
+    throw new ConfigError('No API key for Anthropic', { hint: 'Set ANTHROPIC_API_KEY, or run `clawcode config`.' });
   // Explicit options: the SDK would otherwise read ANTHROPIC_* itself. Retries happen once, in llm/retry.ts.
-  return new Anthropic({ apiKey: config.apiKey, baseURL: config.baseURL ?? 'https://api.anthropic.com', maxRetries: 0 });
+  return new Anthropic({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL ?? 'https://api.anthropic.com',
+    maxRetries: 0,
+  });
 }
 
 interface RawUsage {
@@ -63,7 +68,13 @@ function mergeUsage(start: RawUsage, delta: RawUsage): Usage {
   const cacheWrite = pick('cache_creation_input_tokens');
   const inputTokens = pick('input_tokens') + cacheRead + cacheWrite;
   const outputTokens = pick('output_tokens');
-  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite };
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: inputTokens + outputTokens,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+  };
 }
 
 /** The slice of the stream events read here. */
@@ -119,7 +130,11 @@ export function createClient(config: ProviderConfig): ProviderClient {
       let deltaUsage: RawUsage = {};
       let stop: string | undefined;
       try {
-        const stream = await client.messages.create(body, { signal: request.signal, timeout: request.timeoutMs + 1000, maxRetries: 0 });
+        const stream = await client.messages.create(body, {
+          signal: request.signal,
+          timeout: request.timeoutMs + 1000,
+          maxRetries: 0,
+        });
         for await (const raw of stream as AsyncIterable<unknown>) {
           const event = raw as StreamEvent;
           if (event.type === 'message_start') {
@@ -148,10 +163,16 @@ export function createClient(config: ProviderConfig): ProviderClient {
  *
  * @throws ProviderError (401/403 name the key source), ConfigError, InterruptedError
  */
-export async function checkCredentials(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+export async function checkCredentials(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<void> {
   const client = makeClient(config);
   try {
-    await client.models.list({ limit: 1 }, { signal: options.signal, timeout: options.timeoutMs ?? 15_000, maxRetries: 0 });
+    await client.models.list(
+      { limit: 1 },
+      { signal: options.signal, timeout: options.timeoutMs ?? 15_000, maxRetries: 0 },
+    );
   } catch (error) {
     throw toProviderError(error, { config });
   }

@@ -34,15 +34,28 @@ interface AzureSetup {
 
 function setup(config: ProviderConfig): AzureSetup {
   const endpoint = config.endpoint ?? config.baseURL;
-  if (!endpoint) throw new ConfigError('No endpoint for Azure OpenAI', { hint: 'Set AZURE_OPENAI_ENDPOINT, or run `clawcode config`.' });
-  if (!config.apiKey) throw new ConfigError('No API key for Azure OpenAI', { hint: 'Set AZURE_OPENAI_API_KEY, or run `clawcode config`.' });
+  if (!endpoint)
+    throw new ConfigError('No endpoint for Azure OpenAI', {
+      hint: 'Set AZURE_OPENAI_ENDPOINT, or run `clawcode config`.',
+    });
+  if (!config.apiKey)
+    throw new ConfigError('No API key for Azure OpenAI', {
+      hint: 'Set AZURE_OPENAI_API_KEY, or run `clawcode config`.',
+    });
   const deployment = config.deployment ?? config.model;
-  if (!deployment) throw new ConfigError('No deployment for Azure OpenAI', { hint: 'Set AZURE_OPENAI_DEPLOYMENT, or pass --model <deployment>.' });
+  if (!deployment)
+    throw new ConfigError('No deployment for Azure OpenAI', {
+      hint: 'Set AZURE_OPENAI_DEPLOYMENT, or pass --model <deployment>.',
+    });
   const apiVersion = config.apiVersion ?? DEFAULT_AZURE_API_VERSION;
   const common = { apiKey: config.apiKey, maxRetries: 0, organization: null, project: null };
   const api =
     apiVersion === 'v1'
-      ? new OpenAI({ ...common, baseURL: `${endpoint.replace(/\/+$/, '')}/openai/v1/`, defaultHeaders: { 'api-key': config.apiKey } })
+      ? new OpenAI({
+          ...common,
+          baseURL: `${endpoint.replace(/\/+$/, '')}/openai/v1/`,
+          defaultHeaders: { 'api-key': config.apiKey },
+        })
       : new AzureOpenAI({ ...common, endpoint, deployment, apiVersion, baseURL: null });
   return { api: api as unknown as ChatCompletionsApi, deployment, apiVersion };
 }
@@ -95,7 +108,10 @@ export function createClient(config: ProviderConfig): ProviderClient {
  *
  * @throws ProviderError (401 names the key source, 404 the deployment), ConfigError
  */
-export async function checkCredentials(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+export async function checkCredentials(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<void> {
   const { api, deployment } = setup(config);
   try {
     await api.chat.completions.create(

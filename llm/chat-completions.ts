@@ -14,7 +14,10 @@ import type { CompletionRequest, JsonMode, ProviderConfig, ProviderReply, Usage 
 export interface ChatCompletionsApi {
   chat: {
     completions: {
-      create(body: Record<string, unknown>, options: { signal?: AbortSignal; timeout?: number; maxRetries?: number }): PromiseLike<unknown>;
+      create(
+        body: Record<string, unknown>,
+        options: { signal?: AbortSignal; timeout?: number; maxRetries?: number },
+      ): PromiseLike<unknown>;
     };
   };
 }
@@ -56,7 +59,9 @@ export function estimateUsage(inputChars: number, outputChars: number): Usage {
 export function isStreamOptionsError(error: unknown): boolean {
   const status = errorStatus(error);
   if (status !== 400 && status !== 422) return false;
-  return /stream_options/i.test(`${providerMessage(error)} ${JSON.stringify((error as { error?: unknown }).error ?? '')}`);
+  return /stream_options/i.test(
+    `${providerMessage(error)} ${JSON.stringify((error as { error?: unknown }).error ?? '')}`,
+  );
 }
 
 /** The default step-down chain: json_schema → json_object → prompt. */
@@ -74,7 +79,8 @@ export function systemFor(mode: JsonMode, request: CompletionRequest): string {
 }
 
 function responseFormat(mode: JsonMode, schema: Record<string, unknown>): Record<string, unknown> | undefined {
-  if (mode === 'json_schema') return { type: 'json_schema', json_schema: { name: PLAN_SCHEMA_NAME, strict: true, schema } };
+  if (mode === 'json_schema')
+    return { type: 'json_schema', json_schema: { name: PLAN_SCHEMA_NAME, strict: true, schema } };
   if (mode === 'json_object') return { type: 'json_object' };
   return undefined;
 }
@@ -162,11 +168,14 @@ async function once(
   }
   if (!usage && stream) usage = estimateUsage(systemFor(mode, request).length + request.user.length, text.length);
   if (refusal) {
-    throw new ProviderError(`${providerLabel(config)} refused the task: ${refusal.replace(/\s+/g, ' ').slice(0, 300)}`, {
-      provider: config.name,
-      code: 'provider_refusal',
-      hint: 'Rephrase the task.',
-    });
+    throw new ProviderError(
+      `${providerLabel(config)} refused the task: ${refusal.replace(/\s+/g, ' ').slice(0, 300)}`,
+      {
+        provider: config.name,
+        code: 'provider_refusal',
+        hint: 'Rephrase the task.',
+      },
+    );
   }
   return { text, usage, finishReason, model };
 }
@@ -193,7 +202,9 @@ export async function completeChat(
         options.streamUsage.current = false;
         continue;
       }
-      const next: JsonMode | undefined = isResponseFormatError(error) ? options.stepDown(options.mode.current) : undefined;
+      const next: JsonMode | undefined = isResponseFormatError(error)
+        ? options.stepDown(options.mode.current)
+        : undefined;
       if (next === undefined) throw toProviderError(error, { config, model: options.model });
       options.mode.current = next;
     }

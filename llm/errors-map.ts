@@ -38,10 +38,14 @@ function hostOf(url: string | undefined): string | undefined {
  * never "OpenAI", so a failure at some OpenAI-compatible service does not blame OpenAI.
  */
 export function providerLabel(config: Pick<ProviderConfig, 'provider' | 'name' | 'preset' | 'baseURL'>): string {
-  let base = config.preset ? (PROVIDER_LABELS[config.preset] ?? config.preset) : (PROVIDER_LABELS[config.provider] ?? config.provider);
+  let base = config.preset
+    ? (PROVIDER_LABELS[config.preset] ?? config.preset)
+    : (PROVIDER_LABELS[config.provider] ?? config.provider);
   const host = config.provider === 'openai' && !config.preset ? hostOf(config.baseURL) : undefined;
   if (host && host !== 'api.openai.com') base = host;
-  return config.name && config.name !== config.provider && config.name !== config.preset ? `${config.name} (${base})` : base;
+  return config.name && config.name !== config.provider && config.name !== config.preset
+    ? `${config.name} (${base})`
+    : base;
 }
 
 interface ErrorShape {
@@ -94,7 +98,11 @@ function parseJsonObject(text: string): Record<string, unknown> | undefined {
 export function errorBody(error: unknown): ErrorBody | undefined {
   const shape = (error ?? {}) as ErrorShape;
   let current: unknown =
-    shape.error && typeof shape.error === 'object' ? shape.error : typeof shape.message === 'string' ? parseJsonObject(shape.message) : undefined;
+    shape.error && typeof shape.error === 'object'
+      ? shape.error
+      : typeof shape.message === 'string'
+        ? parseJsonObject(shape.message)
+        : undefined;
   let found: ErrorBody | undefined;
   for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
     const object = current as Record<string, unknown>;
@@ -103,7 +111,10 @@ export function errorBody(error: unknown): ErrorBody | undefined {
       continue;
     }
     found = object as ErrorBody;
-    const inner = typeof object.message === 'string' ? parseJsonObject(object.message.trim().startsWith('{') ? object.message : '') : undefined;
+    const inner =
+      typeof object.message === 'string'
+        ? parseJsonObject(object.message.trim().startsWith('{') ? object.message : '')
+        : undefined;
     if (!inner) break;
     current = inner;
   }
@@ -191,10 +202,7 @@ export function retryAfterMs(error: unknown, now: number = Date.now()): number |
 export class ProviderRequestError extends ProviderError {
   /** Delay the server asked for before a retry (Retry-After), in ms. */
   readonly retryAfterMs?: number;
-  constructor(
-    message: string,
-    options: ConstructorParameters<typeof ProviderError>[1] & { retryAfterMs?: number },
-  ) {
+  constructor(message: string, options: ConstructorParameters<typeof ProviderError>[1] & { retryAfterMs?: number }) {
     super(message, options);
     this.retryAfterMs = options.retryAfterMs;
   }
@@ -229,10 +237,13 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
   const model = context.model ?? config.deployment ?? config.model;
   if (isAuthFailure(error)) {
     const source = config.keySource ?? 'the API key';
-    return new ProviderRequestError(
-      `${label} rejected the API key from ${source} (HTTP ${status}): ${detail}`,
-      { provider, status, code: 'provider_auth', hint: `Check ${source}, or run \`clawcode config\`.`, cause: error },
-    );
+    return new ProviderRequestError(`${label} rejected the API key from ${source} (HTTP ${status}): ${detail}`, {
+      provider,
+      status,
+      code: 'provider_auth',
+      hint: `Check ${source}, or run \`clawcode config\`.`,
+      cause: error,
+    });
   }
   if (status === 404) {
     const what = config.provider === 'azure' ? 'deployment' : 'model';
@@ -248,14 +259,26 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
     const overloaded = status === 529 || errorBody(error)?.type === 'overloaded_error';
     const what =
-      status === 429 ? 'rate limited the request' : overloaded ? 'is overloaded' : status >= 500 ? 'had a server error' : 'refused the request';
+      status === 429
+        ? 'rate limited the request'
+        : overloaded
+          ? 'is overloaded'
+          : status >= 500
+            ? 'had a server error'
+            : 'refused the request';
     return new ProviderRequestError(`${label} ${what} (HTTP ${status}): ${detail}`, {
       provider,
       status,
       retryable,
       retryAfterMs: retryAfterMs(error),
       code:
-        status === 429 ? 'provider_rate_limited' : overloaded ? 'provider_overloaded' : status >= 500 ? 'provider_server_error' : 'provider_bad_request',
+        status === 429
+          ? 'provider_rate_limited'
+          : overloaded
+            ? 'provider_overloaded'
+            : status >= 500
+              ? 'provider_server_error'
+              : 'provider_bad_request',
       ...(status === 429 || overloaded ? { hint: 'Wait a minute and run the task again, or pick another model.' } : {}),
       cause: error,
     });
@@ -274,7 +297,11 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
     });
   }
   // Anything else (an unparseable stream, an SDK surprise) is reported, not retried.
-  return new ProviderRequestError(`${label} request failed: ${detail}`, { provider, code: 'provider_error', cause: error });
+  return new ProviderRequestError(`${label} request failed: ${detail}`, {
+    provider,
+    code: 'provider_error',
+    cause: error,
+  });
 }
 
 /** The first system or undici error code (ECONNREFUSED, UND_ERR_SOCKET...) in an error's cause chain. */
@@ -308,12 +335,19 @@ export function isConnectionError(error: unknown): boolean {
 export function isAuthFailure(error: unknown): boolean {
   const status = errorStatus(error);
   if (status === 401 || status === 403) return true;
-  return status === 400 && /API key not valid|API_KEY_INVALID/i.test(`${providerMessage(error)} ${String((error as ErrorShape | null)?.message ?? '')}`);
+  return (
+    status === 400 &&
+    /API key not valid|API_KEY_INVALID/i.test(
+      `${providerMessage(error)} ${String((error as ErrorShape | null)?.message ?? '')}`,
+    )
+  );
 }
 
 /** Whether a 400 is about structured output (`response_format`, json_schema, responseSchema...). */
 export function isResponseFormatError(error: unknown): boolean {
   if (errorStatus(error) !== 400 && errorStatus(error) !== 422) return false;
   const text = `${providerMessage(error)} ${JSON.stringify((error as ErrorShape).error ?? '')}`.toLowerCase();
-  return /response_?format|json_?schema|json_object|response_?mime_?type|response_?(json_)?schema|structured output|json mode/.test(text);
+  return /response_?format|json_?schema|json_object|response_?mime_?type|response_?(json_)?schema|structured output|json mode/.test(
+    text,
+  );
 }

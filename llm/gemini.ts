@@ -13,11 +13,15 @@ import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, Provi
  */
 
 function makeClient(config: ProviderConfig, timeoutMs?: number): GoogleGenAI {
-  if (!config.apiKey) throw new ConfigError('No API key for Gemini', { hint: 'Set GEMINI_API_KEY, or run `clawcode config`.' });
+  if (!config.apiKey)
+    throw new ConfigError('No API key for Gemini', { hint: 'Set GEMINI_API_KEY, or run `clawcode config`.' });
   return new GoogleGenAI({
     apiKey: config.apiKey,
     vertexai: false,
-    httpOptions: { ...(config.baseURL ? { baseUrl: config.baseURL } : {}), ...(timeoutMs ? { timeout: timeoutMs } : {}) },
+    httpOptions: {
+      ...(config.baseURL ? { baseUrl: config.baseURL } : {}),
+      ...(timeoutMs ? { timeout: timeoutMs } : {}),
+    },
   });
 }
 
@@ -32,7 +36,8 @@ export function geminiJsonSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(geminiJsonSchema);
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) out[key] = key === 'enum' || key === 'required' ? value : geminiJsonSchema(value);
+  for (const [key, value] of Object.entries(schema))
+    out[key] = key === 'enum' || key === 'required' ? value : geminiJsonSchema(value);
   const type = out.type;
   if (Array.isArray(type) && type.length > 1) {
     delete out.type;
@@ -55,7 +60,10 @@ function generationConfig(mode: JsonMode, config: ProviderConfig, request: Compl
 /** Text of a response chunk, skipping thought parts (the SDK's `.text` getter warns on those). */
 function chunkText(response: GenerateContentResponse): string {
   const parts = response.candidates?.[0]?.content?.parts ?? [];
-  return parts.filter((part) => typeof part.text === 'string' && !part.thought).map((part) => part.text).join('');
+  return parts
+    .filter((part) => typeof part.text === 'string' && !part.thought)
+    .map((part) => part.text)
+    .join('');
 }
 
 function toUsage(response: GenerateContentResponse): Usage | undefined {
@@ -70,7 +78,12 @@ function toUsage(response: GenerateContentResponse): Usage | undefined {
   return usage;
 }
 
-async function once(client: GoogleGenAI, mode: JsonMode, config: ProviderConfig, request: CompletionRequest): Promise<ProviderReply> {
+async function once(
+  client: GoogleGenAI,
+  mode: JsonMode,
+  config: ProviderConfig,
+  request: CompletionRequest,
+): Promise<ProviderReply> {
   const stream = await client.models.generateContentStream({
     model: config.model,
     contents: request.user,
@@ -90,7 +103,8 @@ async function once(client: GoogleGenAI, mode: JsonMode, config: ProviderConfig,
     usage = toUsage(chunk) ?? usage;
     if (chunk.modelVersion) model = chunk.modelVersion;
     // A prompt blocked before generation has no candidates, only promptFeedback.
-    if (chunk.promptFeedback?.blockReason) finishReason = chunk.promptFeedback.blockReason === 'SAFETY' ? 'SAFETY' : 'PROHIBITED_CONTENT';
+    if (chunk.promptFeedback?.blockReason)
+      finishReason = chunk.promptFeedback.blockReason === 'SAFETY' ? 'SAFETY' : 'PROHIBITED_CONTENT';
   }
   return { text, usage, finishReason, model };
 }
@@ -124,7 +138,10 @@ export function createClient(config: ProviderConfig): ProviderClient {
  *
  * @throws ProviderError (401/403 name the key source, 404 the model), ConfigError
  */
-export async function checkCredentials(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+export async function checkCredentials(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<void> {
   const client = makeClient(config, options.timeoutMs ?? 15_000);
   try {
     await client.models.generateContent({

@@ -35,7 +35,8 @@ export function groqReasoningBody(model: string): Record<string, unknown> {
 }
 
 function makeClient(config: ProviderConfig): Groq {
-  if (!config.apiKey) throw new ConfigError('No API key for Groq', { hint: 'Set GROQ_API_KEY, or run `clawcode config`.' });
+  if (!config.apiKey)
+    throw new ConfigError('No API key for Groq', { hint: 'Set GROQ_API_KEY, or run `clawcode config`.' });
   // GROQ_BASE_URL is the host (the SDK adds /openai/v1); passed explicitly so the SDK reads no env.
   return new Groq({ apiKey: config.apiKey, baseURL: config.baseURL ?? 'https://api.groq.com', maxRetries: 0 });
 }
@@ -69,7 +70,10 @@ export function createClient(config: ProviderConfig): ProviderClient {
  *
  * @throws ProviderError (401 names the key source), ConfigError
  */
-export async function checkCredentials(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+export async function checkCredentials(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<void> {
   const client = makeClient(config);
   try {
     await client.models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 });

@@ -48,7 +48,9 @@ export function createClient(config: ProviderConfig): ProviderClient {
   let apiKey = config.apiKey;
   if (!apiKey) {
     if (hosted) {
-      throw new ConfigError(`No API key for ${config.preset}`, { hint: `Set ${hosted.keyEnv}, or run \`clawcode config\`.` });
+      throw new ConfigError(`No API key for ${config.preset}`, {
+        hint: `Set ${hosted.keyEnv}, or run \`clawcode config\`.`,
+      });
     }
     if (!config.baseURL && !config.preset) {
       throw new ConfigError('No API key for OpenAI', { hint: 'Set OPENAI_API_KEY, or run `clawcode config`.' });
@@ -85,17 +87,24 @@ export function createClient(config: ProviderConfig): ProviderClient {
  *
  * @throws ProviderError as mapped by the SDK call (401 names the key source)
  */
-export async function listModels(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string[]> {
+export async function listModels(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<string[]> {
   const client = new OpenAI({
     apiKey: config.apiKey || (config.preset ?? PLACEHOLDER_KEY),
-    baseURL: config.baseURL ?? (config.preset ? HOSTED_PRESETS[config.preset]?.baseURL : undefined) ?? 'https://api.openai.com/v1',
+    baseURL:
+      config.baseURL ??
+      (config.preset ? HOSTED_PRESETS[config.preset]?.baseURL : undefined) ??
+      'https://api.openai.com/v1',
     organization: null,
     project: null,
     maxRetries: 0,
   });
   try {
     const ids: string[] = [];
-    for await (const model of client.models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 })) ids.push(model.id);
+    for await (const model of client.models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 }))
+      ids.push(model.id);
     return ids;
   } catch (error) {
     throw toProviderError(error, { config });
@@ -107,6 +116,9 @@ export async function listModels(config: ProviderConfig, options: { signal?: Abo
  *
  * @throws ProviderError (401/403 name the key source), InterruptedError
  */
-export async function checkCredentials(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+export async function checkCredentials(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<void> {
   await listModels(config, options);
 }

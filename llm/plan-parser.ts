@@ -10,7 +10,11 @@ import type { Plan } from './types.js';
 export class PlanParseError extends ClawcodeError {
   readonly detail: string;
   constructor(message: string, detail: string) {
-    super(message, { code: 'plan_invalid', exitCode: 1, hint: 'Try again, or use a model with structured output support.' });
+    super(message, {
+      code: 'plan_invalid',
+      exitCode: 1,
+      hint: 'Try again, or use a model with structured output support.',
+    });
     this.detail = detail;
   }
 }
@@ -118,7 +122,10 @@ export function parsePlan(raw: string): Plan {
     const issue = result.error.issues[0];
     const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
     const what = issue?.message ?? 'invalid plan';
-    throw new PlanParseError(`The model's plan is invalid at ${where}: ${what}`, `Schema validation failed at ${where}: ${what}`);
+    throw new PlanParseError(
+      `The model's plan is invalid at ${where}: ${what}`,
+      `Schema validation failed at ${where}: ${what}`,
+    );
   }
   const p = result.data;
   return {

@@ -27,6 +27,16 @@ export const HOSTED_PRESETS: Readonly<Partial<Record<OpenAIPreset, HostedPreset>
     defaultModel: 'openai/gpt-4.1-mini',
     headers: { 'X-Title': 'clawcode' },
   },
-  deepseek: { baseURL: 'https://api.deepseek.com/v1', keyEnv: 'DEEPSEEK_API_KEY', jsonMode: 'json_object', defaultModel: 'deepseek-chat' },
-  mistral: { baseURL: 'https://api.mistral.ai/v1', keyEnv: 'MISTRAL_API_KEY', jsonMode: 'json_schema', defaultModel: 'mistral-large-latest' },
+  deepseek: {
+    baseURL: 'https://api.deepseek.com/v1',
+    keyEnv: 'DEEPSEEK_API_KEY',
+    jsonMode: 'json_object',
+    defaultModel: 'deepseek-chat',
+  },
+  mistral: {
+    baseURL: 'https://api.mistral.ai/v1',
+    keyEnv: 'MISTRAL_API_KEY',
+    jsonMode: 'json_schema',
+    defaultModel: 'mistral-large-latest',
+  },
 };

@@ -84,11 +84,21 @@ export interface PlanResult {
 }
 
 /** Finish reasons that mean the provider stopped for a safety or policy reason. */
-const BLOCKED_FINISH = new Set(['content_filter', 'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'refusal']);
+const BLOCKED_FINISH = new Set([
+  'content_filter',
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'refusal',
+]);
 
 function tooLarge(config: ProviderConfig, maxChars: number): ProviderError {
   return new ProviderError(
-    `${providerLabel(config)} reply passed ${maxChars.toLocaleString('en-US')} characters; stopped reading it (model ${config.model})`,
+    `${providerLabel(config)} reply passed ${maxChars.toLocaleString('en-US')} characters; ` +
+      `stopped reading it (model ${config.model})`,
     {
       provider: config.name,
       code: 'provider_reply_too_large',
@@ -209,8 +219,12 @@ function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined
     outputTokens: a.outputTokens + b.outputTokens,
     totalTokens: a.totalTokens + b.totalTokens,
   };
-  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined) sum.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
-  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined) sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
+  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined) {
+    sum.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
+  }
+  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined) {
+    sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
+  }
   return sum;
 }
 
@@ -252,7 +266,10 @@ export async function getStructuredPlan(
   const module = await loadProviderModule(config.provider);
   const client = module.createClient(config);
   const ask = (user: string): Promise<ProviderReply> =>
-    withRetries(() => completeWithTimeout(client, config, { system: systemPrompt, user }, options), retryOptions(config, options));
+    withRetries(
+      () => completeWithTimeout(client, config, { system: systemPrompt, user }, options),
+      retryOptions(config, options),
+    );
 
   const first = await ask(userPrompt);
   checkFinish(config, first);

@@ -8,12 +8,14 @@ import { replies, startProviderServer, type ProviderServer, type ScriptedReply }
 // One end-to-end run per provider (issue 3): the built CLI with only that provider's environment
 // variables set, talking through the real SDK to the loopback server, applies a plan byte-exact.
 
-const FIND = "exports.CommanderError = CommanderError;";
-const REPLACE = "exports.CommanderError = CommanderError;\nexports.PROVIDER_TEST = true;";
+const FIND = 'exports.CommanderError = CommanderError;';
+const REPLACE = 'exports.CommanderError = CommanderError;\nexports.PROVIDER_TEST = true;';
 const PLAN = {
   analysis: 'Export a flag.',
   files_to_edit: [{ path: 'lib/error.js', reason: 'flag' }],
-  patches: [{ file: 'lib/error.js', operation: 'replace', find: FIND, replace: REPLACE, replace_all: null, occurrence: null }],
+  patches: [
+    { file: 'lib/error.js', operation: 'replace', find: FIND, replace: REPLACE, replace_all: null, occurrence: null },
+  ],
   commands: [],
   agent_notes: [],
 };
@@ -24,7 +26,12 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-const cases: { provider: string; env: () => Record<string, string>; expectPath: RegExp; expectAuth: (h: Record<string, unknown>) => boolean }[] = [
+const cases: {
+  provider: string;
+  env: () => Record<string, string>;
+  expectPath: RegExp;
+  expectAuth: (h: Record<string, unknown>) => boolean;
+}[] = [
   {
     provider: 'openai',
     env: () => ({ OPENAI_API_KEY: 'key-123', OPENAI_BASE_URL: `${server.url}/v1` }),
@@ -33,7 +40,12 @@ const cases: { provider: string; env: () => Record<string, string>; expectPath: 
   },
   {
     provider: 'azure',
-    env: () => ({ AZURE_OPENAI_API_KEY: 'key-123', AZURE_OPENAI_ENDPOINT: server.url, AZURE_OPENAI_DEPLOYMENT: 'my-dep', OPENAI_API_VERSION: '2024-10-21' }),
+    env: () => ({
+      AZURE_OPENAI_API_KEY: 'key-123',
+      AZURE_OPENAI_ENDPOINT: server.url,
+      AZURE_OPENAI_DEPLOYMENT: 'my-dep',
+      OPENAI_API_VERSION: '2024-10-21',
+    }),
     expectPath: /^\/openai\/deployments\/my-dep\/chat\/completions$/,
     expectAuth: (h) => h['api-key'] === 'key-123',
   },
@@ -65,7 +77,10 @@ describe('each provider from its environment variables alone', () => {
       const project = await copyPackageFixture('commander');
       const before = await snapshotTree(project);
       const env = cleanEnv({ CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')), ...c.env() });
-      const result = await runCli(['export a provider test flag from lib/error.js', '--dir', project, '--yes', '--json'], { env });
+      const result = await runCli(
+        ['export a provider test flag from lib/error.js', '--dir', project, '--yes', '--json'],
+        { env },
+      );
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       const report = JSON.parse(result.stdout);
@@ -85,7 +100,11 @@ describe('each provider from its environment variables alone', () => {
     server.reset();
     const project = await copyPackageFixture('commander');
     const before = await snapshotTree(project);
-    const env = cleanEnv({ CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')), GROQ_API_KEY: 'wrong', GROQ_BASE_URL: server.url });
+    const env = cleanEnv({
+      CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')),
+      GROQ_API_KEY: 'wrong',
+      GROQ_BASE_URL: server.url,
+    });
     const result = await runCli(['export a flag', '--dir', project, '--yes'], { env });
     expect(result.code).toBe(1);
     const lines = result.stderr.split('\n').filter(Boolean);
@@ -99,14 +118,24 @@ describe('each provider from its environment variables alone', () => {
 
 describe('anthropic failures through the built CLI: one clear line, exit 1, nothing written', () => {
   const failures: { name: string; replies: () => ScriptedReply[]; key: string; line: RegExp }[] = [
-    { name: '401', replies: () => [], key: 'wrong', line: /^(?:clawcode: )?Anthropic rejected the API key from ANTHROPIC_API_KEY \(HTTP 401\): invalid x-api-key$/ },
+    {
+      name: '401',
+      replies: () => [],
+      key: 'wrong',
+      line: /^(?:clawcode: )?Anthropic rejected the API key from ANTHROPIC_API_KEY \(HTTP 401\): invalid x-api-key$/,
+    },
     {
       name: '429',
       replies: () => [replies.rateLimited(0), replies.rateLimited(0), replies.rateLimited(0)],
       key: 'key-123',
       line: /^(?:clawcode: )?Anthropic rate limited the request \(HTTP 429\): Rate limit reached\.$/,
     },
-    { name: '529', replies: () => [replies.overloaded(), replies.overloaded(), replies.overloaded()], key: 'key-123', line: /^(?:clawcode: )?Anthropic is overloaded \(HTTP 529\): Overloaded$/ },
+    {
+      name: '529',
+      replies: () => [replies.overloaded(), replies.overloaded(), replies.overloaded()],
+      key: 'key-123',
+      line: /^(?:clawcode: )?Anthropic is overloaded \(HTTP 529\): Overloaded$/,
+    },
   ];
   for (const f of failures) {
     it(`${f.name}`, async () => {
@@ -114,7 +143,11 @@ describe('anthropic failures through the built CLI: one clear line, exit 1, noth
       server.reply(...f.replies());
       const project = await copyPackageFixture('commander');
       const before = await snapshotTree(project);
-      const env = cleanEnv({ CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')), ANTHROPIC_API_KEY: f.key, ANTHROPIC_BASE_URL: server.url });
+      const env = cleanEnv({
+        CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')),
+        ANTHROPIC_API_KEY: f.key,
+        ANTHROPIC_BASE_URL: server.url,
+      });
       const result = await runCli(['export a flag', '--dir', project, '--yes'], { env });
       expect(result.code).toBe(1);
       const lines = result.stderr.split('\n').filter(Boolean);
@@ -132,10 +165,20 @@ describe('retries are visible', () => {
     server.reset();
     server.reply(replies.rateLimited(0), replies.plan(PLAN));
     const project = await copyPackageFixture('commander');
-    const env = cleanEnv({ CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')), ANTHROPIC_API_KEY: 'key-123', ANTHROPIC_BASE_URL: server.url });
-    const result = await runCli(['export a provider test flag from lib/error.js', '--dir', project, '--yes', '--events'], { env });
+    const env = cleanEnv({
+      CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')),
+      ANTHROPIC_API_KEY: 'key-123',
+      ANTHROPIC_BASE_URL: server.url,
+    });
+    const result = await runCli(
+      ['export a provider test flag from lib/error.js', '--dir', project, '--yes', '--events'],
+      { env },
+    );
     expect(result.code).toBe(0);
-    const events = result.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { event: string });
+    const events = result.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { event: string });
     expect(events.find((e) => e.event === 'model_retry')).toEqual({
       event: 'model_retry',
       attempt: 1,
@@ -144,20 +187,28 @@ describe('retries are visible', () => {
       reason: 'rate limited',
       message: 'rate limited; retrying in 0 ms, 1 of 2',
     });
-    expect(events.findIndex((e) => e.event === 'model_retry')).toBeLessThan(events.findIndex((e) => e.event === 'model_reply'));
+    expect(events.findIndex((e) => e.event === 'model_retry')).toBeLessThan(
+      events.findIndex((e) => e.event === 'model_reply'),
+    );
   });
 });
 
 describe('a reply has one deadline and a size cap (built CLI)', () => {
   const openaiEnv = async (): Promise<NodeJS.ProcessEnv> =>
-    cleanEnv({ CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')), OPENAI_API_KEY: 'key-123', OPENAI_BASE_URL: `${server.url}/v1` });
+    cleanEnv({
+      CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')),
+      OPENAI_API_KEY: 'key-123',
+      OPENAI_BASE_URL: `${server.url}/v1`,
+    });
 
   it('one character every 500 ms does not outlive --timeout 3000', async () => {
     server.reset();
     server.reply(replies.trickle(PLAN, 500));
     const project = await copyPackageFixture('commander');
     const started = performance.now();
-    const result = await runCli(['export a flag', '--dir', project, '--yes', '--timeout', '3000'], { env: await openaiEnv() });
+    const result = await runCli(['export a flag', '--dir', project, '--yes', '--timeout', '3000'], {
+      env: await openaiEnv(),
+    });
     expect(performance.now() - started).toBeLessThan(9000);
     expect(result.code).toBe(1);
     expect(result.stderr.split('\n')[0]).toMatch(/did not answer within 3 s \(model gpt-4o-mini\)$/);
@@ -170,6 +221,8 @@ describe('a reply has one deadline and a size cap (built CLI)', () => {
     const project = await copyPackageFixture('commander');
     const result = await runCli(['export a flag', '--dir', project, '--yes'], { env: await openaiEnv() });
     expect(result.code).toBe(1);
-    expect(result.stderr.split('\n')[0]).toMatch(/reply passed 4,000,000 characters; stopped reading it \(model gpt-4o-mini\)$/);
+    expect(result.stderr.split('\n')[0]).toMatch(
+      /reply passed 4,000,000 characters; stopped reading it \(model gpt-4o-mini\)$/,
+    );
   }, 20_000);
 });

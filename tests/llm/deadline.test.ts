@@ -12,9 +12,24 @@ const server = useLoopbackProvider();
 const fast = { retry: { baseDelayMs: 1, maxRetries: 0 } };
 
 const backends: { name: string; config: () => ProviderConfig }[] = [
-  { name: 'openai', config: () => ({ provider: 'openai', name: 'openai', model: 'm', apiKey: 'k', baseURL: `${server.url}/v1` }) },
-  { name: 'gemini', config: () => ({ provider: 'gemini', name: 'gemini', model: 'gemini-2.5-flash', apiKey: 'k', baseURL: server.url }) },
-  { name: 'anthropic', config: () => ({ provider: 'anthropic', name: 'anthropic', model: 'claude-sonnet-4-6', apiKey: 'k', baseURL: server.url }) },
+  {
+    name: 'openai',
+    config: () => ({ provider: 'openai', name: 'openai', model: 'm', apiKey: 'k', baseURL: `${server.url}/v1` }),
+  },
+  {
+    name: 'gemini',
+    config: () => ({ provider: 'gemini', name: 'gemini', model: 'gemini-2.5-flash', apiKey: 'k', baseURL: server.url }),
+  },
+  {
+    name: 'anthropic',
+    config: () => ({
+      provider: 'anthropic',
+      name: 'anthropic',
+      model: 'claude-sonnet-4-6',
+      apiKey: 'k',
+      baseURL: server.url,
+    }),
+  },
 ];
 
 describe.each(backends)('$name: the timeout bounds the whole reply', ({ config }) => {
@@ -31,9 +46,11 @@ describe.each(backends)('$name: the timeout bounds the whole reply', ({ config }
 
   it('an endless stream is cut off at the size cap with one clear line, not retried', async () => {
     server.reply(replies.flood(64 * 1024));
-    const error = await getStructuredPlan(config(), 's', 'u', { retry: { baseDelayMs: 1 }, maxReplyChars: 1_000_000, timeoutMs: 10_000 }).catch(
-      (e: unknown) => e,
-    );
+    const error = await getStructuredPlan(config(), 's', 'u', {
+      retry: { baseDelayMs: 1 },
+      maxReplyChars: 1_000_000,
+      timeoutMs: 10_000,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).code).toBe('provider_reply_too_large');
     expect((error as ProviderError).message).toMatch(/reply passed 1,000,000 characters; stopped reading it/);
@@ -44,13 +61,25 @@ describe.each(backends)('$name: the timeout bounds the whole reply', ({ config }
 describe('the deadline and the cap leave normal replies alone', () => {
   it('a reply that arrives in time and under the cap is parsed', async () => {
     server.reply({ type: 'text', text: JSON.stringify(SAMPLE_PLAN), chunkChars: 40, intervalMs: 5 });
-    const result = await getStructuredPlan(backends[0]!.config(), 's', 'u', { ...fast, timeoutMs: 5000, maxReplyChars: 10_000 });
+    const result = await getStructuredPlan(backends[0]!.config(), 's', 'u', {
+      ...fast,
+      timeoutMs: 5000,
+      maxReplyChars: 10_000,
+    });
     expect(result.plan.patches).toHaveLength(1);
   });
 
   it('an unstreamed reply over the cap is refused too', async () => {
     server.reply(replies.plan({ ...SAMPLE_PLAN, analysis: 'x'.repeat(5000) }));
-    const groq: ProviderConfig = { provider: 'groq', name: 'groq', model: 'llama-3.3-70b-versatile', apiKey: 'k', baseURL: server.url };
-    await expect(getStructuredPlan(groq, 's', 'u', { ...fast, maxReplyChars: 1000 })).rejects.toThrow(/reply passed 1,000 characters/);
+    const groq: ProviderConfig = {
+      provider: 'groq',
+      name: 'groq',
+      model: 'llama-3.3-70b-versatile',
+      apiKey: 'k',
+      baseURL: server.url,
+    };
+    await expect(getStructuredPlan(groq, 's', 'u', { ...fast, maxReplyChars: 1000 })).rejects.toThrow(
+      /reply passed 1,000 characters/,
+    );
   });
 });

@@ -14,9 +14,30 @@ const server = useLoopbackProvider();
 const fast = { retry: { baseDelayMs: 1 } };
 
 const presets = [
-  { id: 'openrouter', env: 'OPENROUTER_API_KEY', baseURL: 'https://openrouter.ai/api/v1', model: 'openai/gpt-4.1-mini', format: 'json_schema', streamOptions: true },
-  { id: 'deepseek', env: 'DEEPSEEK_API_KEY', baseURL: 'https://api.deepseek.com/v1', model: 'deepseek-chat', format: 'json_object', streamOptions: true },
-  { id: 'mistral', env: 'MISTRAL_API_KEY', baseURL: 'https://api.mistral.ai/v1', model: 'mistral-large-latest', format: 'json_schema', streamOptions: false },
+  {
+    id: 'openrouter',
+    env: 'OPENROUTER_API_KEY',
+    baseURL: 'https://openrouter.ai/api/v1',
+    model: 'openai/gpt-4.1-mini',
+    format: 'json_schema',
+    streamOptions: true,
+  },
+  {
+    id: 'deepseek',
+    env: 'DEEPSEEK_API_KEY',
+    baseURL: 'https://api.deepseek.com/v1',
+    model: 'deepseek-chat',
+    format: 'json_object',
+    streamOptions: true,
+  },
+  {
+    id: 'mistral',
+    env: 'MISTRAL_API_KEY',
+    baseURL: 'https://api.mistral.ai/v1',
+    model: 'mistral-large-latest',
+    format: 'json_schema',
+    streamOptions: false,
+  },
 ] as const;
 
 describe.each(presets)('$id preset', (preset) => {
@@ -37,7 +58,8 @@ describe.each(presets)('$id preset', (preset) => {
   });
 
   it('without its key variable it is not configured, and says which variable to set', () => {
-    const call = (): unknown => resolveProviderConfig({ config: { providers: {} }, env: { OPENAI_API_KEY: 'sk-x' }, provider: preset.id });
+    const call = (): unknown =>
+      resolveProviderConfig({ config: { providers: {} }, env: { OPENAI_API_KEY: 'sk-x' }, provider: preset.id });
     expect(call).toThrow(ConfigError);
     try {
       call();
@@ -48,7 +70,10 @@ describe.each(presets)('$id preset', (preset) => {
 
   it('sends its JSON mode, key and headers through the openai SDK', async () => {
     const env = { [preset.env]: 'key-0123456789' };
-    const config = resolveProviderConfig({ config: { providers: { [preset.id]: { provider: 'openai', preset: preset.id, baseURL: `${server.url}/v1` } } }, env });
+    const config = resolveProviderConfig({
+      config: { providers: { [preset.id]: { provider: 'openai', preset: preset.id, baseURL: `${server.url}/v1` } } },
+      env,
+    });
     server.reply(replies.plan(SAMPLE_PLAN, { usage: { input: 20, output: 10 } }));
     const result = await getStructuredPlan(config!, 's', 'u', fast);
     expect(result.plan.patches).toHaveLength(1);
@@ -71,6 +96,8 @@ describe('errors name the preset, not OpenAI', () => {
       env: { DEEPSEEK_API_KEY: 'bad-key-0123' },
     });
     server.reply(replies.unauthorized());
-    await expect(getStructuredPlan(config!, 's', 'u', fast)).rejects.toThrow(/^DeepSeek rejected the API key from DEEPSEEK_API_KEY \(HTTP 401\)/);
+    await expect(getStructuredPlan(config!, 's', 'u', fast)).rejects.toThrow(
+      /^DeepSeek rejected the API key from DEEPSEEK_API_KEY \(HTTP 401\)/,
+    );
   });
 });

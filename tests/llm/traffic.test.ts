@@ -23,7 +23,9 @@ describe('Gemini errors on the streamed path (text/event-stream bodies)', () => 
   it('shows the message in one clean line and reads RetryInfo.retryDelay', async () => {
     server.reply(replies.fixture('gemini/error-429-retry-info'));
     // 34.4 s is more than this test allows to wait, so the error comes back at once with the delay on it.
-    const error = await getStructuredPlan(gemini(), 's', 'u', { retry: { maxRetryAfterMs: 1000 } }).catch((e: unknown) => e);
+    const error = await getStructuredPlan(gemini(), 's', 'u', { retry: { maxRetryAfterMs: 1000 } }).catch(
+      (e: unknown) => e,
+    );
     expect(server.completions()[0]?.stream).toBe(true);
     expect((error as ProviderError).message).toBe(
       'Gemini rate limited the request (HTTP 429): You exceeded your current quota, please check your plan.',
@@ -38,7 +40,13 @@ describe('Gemini errors on the streamed path (text/event-stream bodies)', () => 
     const notices: RetryNotice[] = [];
     await getStructuredPlan(gemini(), 's', 'u', { ...fast, onRetry: (n) => notices.push(n) });
     expect(notices).toEqual([
-      { attempt: 1, maxRetries: 2, delayMs: 50, reason: 'rate limited', message: 'rate limited; retrying in 50 ms, 1 of 2' },
+      {
+        attempt: 1,
+        maxRetries: 2,
+        delayMs: 50,
+        reason: 'rate limited',
+        message: 'rate limited; retrying in 50 ms, 1 of 2',
+      },
     ]);
   });
 
@@ -89,7 +97,12 @@ describe('Azure api-versions before 2024-10-21', () => {
 describe('OpenAI-compatible services name themselves, with the upstream reason', () => {
   it('an OpenRouter 429 keeps metadata.raw and names OpenRouter', async () => {
     server.reply(replies.fixture('openrouter/error-429-upstream'));
-    const openrouter = config({ provider: 'openai', preset: 'openrouter', name: 'openrouter', baseURL: `${server.url}/v1` });
+    const openrouter = config({
+      provider: 'openai',
+      preset: 'openrouter',
+      name: 'openrouter',
+      baseURL: `${server.url}/v1`,
+    });
     const error = await getStructuredPlan(openrouter, 's', 'u', { retry: { maxRetries: 0 } }).catch((e: unknown) => e);
     expect((error as ProviderError).message).toMatch(
       /^OpenRouter rate limited the request \(HTTP 429\): Provider returned error \(DeepInfra: deepseek\/deepseek-chat-v3\.1:free is temporarily rate-limited upstream\./,
@@ -100,9 +113,9 @@ describe('OpenAI-compatible services name themselves, with the upstream reason',
   it('the openai client at another base URL is named by its host, not "OpenAI"', async () => {
     server.reply(replies.status(400, 'model is required'));
     const host = new URL(server.url).host;
-    await expect(getStructuredPlan(config({ provider: 'openai', baseURL: `${server.url}/v1` }), 's', 'u', fast)).rejects.toThrow(
-      `${host} refused the request (HTTP 400): model is required`,
-    );
+    await expect(
+      getStructuredPlan(config({ provider: 'openai', baseURL: `${server.url}/v1` }), 's', 'u', fast),
+    ).rejects.toThrow(`${host} refused the request (HTTP 400): model is required`);
   });
 });
 
@@ -110,8 +123,12 @@ describe('reasoning blocks', () => {
   it('a draft inside <think> is not taken as the plan', () => {
     const draft = { patches: [{ file: 'draft.ts', find: 'a', replace: 'b' }] };
     const final = { patches: [{ file: 'final.ts', find: 'a', replace: 'b' }] };
-    expect(parsePlan(`<think>draft ${JSON.stringify(draft)}</think>${JSON.stringify(final)}`).patches[0]?.file).toBe('final.ts');
-    expect(parsePlan(`thinking ${JSON.stringify(draft)}</think>\n${JSON.stringify(final)}`).patches[0]?.file).toBe('final.ts');
+    expect(parsePlan(`<think>draft ${JSON.stringify(draft)}</think>${JSON.stringify(final)}`).patches[0]?.file).toBe(
+      'final.ts',
+    );
+    expect(parsePlan(`thinking ${JSON.stringify(draft)}</think>\n${JSON.stringify(final)}`).patches[0]?.file).toBe(
+      'final.ts',
+    );
     // A plan that merely mentions the tags in its text is kept whole.
     const mention = { patches: [{ file: 'p.md', find: '<think>', replace: '<think></think>' }] };
     expect(parsePlan(JSON.stringify(mention)).patches[0]?.replace).toBe('<think></think>');
@@ -120,7 +137,12 @@ describe('reasoning blocks', () => {
   it('through an OpenAI-compatible server that puts think blocks in the content', async () => {
     const draft = { ...SAMPLE_PLAN, patches: [{ ...SAMPLE_PLAN.patches[0], file: 'draft.ts' }] };
     server.reply(replies.text(`<think>Let me draft: ${JSON.stringify(draft)}</think>\n${JSON.stringify(SAMPLE_PLAN)}`));
-    const result = await getStructuredPlan(config({ provider: 'openai', preset: 'vllm', baseURL: `${server.url}/v1` }), 's', 'u', fast);
+    const result = await getStructuredPlan(
+      config({ provider: 'openai', preset: 'vllm', baseURL: `${server.url}/v1` }),
+      's',
+      'u',
+      fast,
+    );
     expect(result.plan.patches[0]?.file).toBe('src/a.ts');
     expect(result.repaired).toBe(false);
   });
@@ -144,7 +166,12 @@ describe('reasoning blocks', () => {
     const fromGemini = await getStructuredPlan(gemini(), 's', 'u', fast);
     expect(fromGemini.reply.text).toBe(JSON.stringify(SAMPLE_PLAN));
     server.reply({ type: 'text', text: JSON.stringify(SAMPLE_PLAN), thought: 'Draft: {"patches": []}' });
-    const fromOpenAI = await getStructuredPlan(config({ provider: 'openai', baseURL: `${server.url}/v1` }), 's', 'u', fast);
+    const fromOpenAI = await getStructuredPlan(
+      config({ provider: 'openai', baseURL: `${server.url}/v1` }),
+      's',
+      'u',
+      fast,
+    );
     expect(fromOpenAI.reply.text).toBe(JSON.stringify(SAMPLE_PLAN));
   });
 });
@@ -153,14 +180,25 @@ describe('retries are reported', () => {
   it('each retry reaches onRetry with one line for a person', async () => {
     server.reply(replies.rateLimited(0), replies.serverError(), replies.plan(SAMPLE_PLAN));
     const notices: RetryNotice[] = [];
-    await getStructuredPlan(config({ provider: 'openai', baseURL: `${server.url}/v1` }), 's', 'u', { ...fast, onRetry: (n) => notices.push(n) });
-    expect(notices.map((n) => n.message)).toEqual(['rate limited; retrying in 0 ms, 1 of 2', 'server error; retrying in 1 ms, 2 of 2']);
+    await getStructuredPlan(config({ provider: 'openai', baseURL: `${server.url}/v1` }), 's', 'u', {
+      ...fast,
+      onRetry: (n) => notices.push(n),
+    });
+    expect(notices.map((n) => n.message)).toEqual([
+      'rate limited; retrying in 0 ms, 1 of 2',
+      'server error; retrying in 1 ms, 2 of 2',
+    ]);
   });
 
   it('a server-requested wait is said in seconds', () => {
     const notices: RetryNotice[] = [];
     const options = retryOptions(gemini(), { onRetry: (n) => notices.push(n) });
-    const error = new ProviderRequestError('x', { provider: 'gemini', code: 'provider_rate_limited', status: 429, retryable: true });
+    const error = new ProviderRequestError('x', {
+      provider: 'gemini',
+      code: 'provider_rate_limited',
+      status: 429,
+      retryable: true,
+    });
     options.onRetry?.({ attempt: 1, delayMs: 47_000, error });
     expect(notices[0]?.message).toBe('rate limited; retrying in 47 s, 1 of 2');
   });
@@ -171,8 +209,12 @@ describe('Gemini schema form', () => {
     server.reply(replies.plan(SAMPLE_PLAN));
     await getStructuredPlan(gemini(), 's', 'u', fast);
     const schema = server.completions()[0]?.body.generationConfig.responseJsonSchema;
-    expect(schema.properties.patches.items.properties.replace_all).toEqual({ anyOf: [{ type: 'boolean' }, { type: 'null' }] });
-    expect(schema.properties.patches.items.properties.occurrence).toEqual({ anyOf: [{ type: 'integer' }, { type: 'null' }] });
+    expect(schema.properties.patches.items.properties.replace_all).toEqual({
+      anyOf: [{ type: 'boolean' }, { type: 'null' }],
+    });
+    expect(schema.properties.patches.items.properties.occurrence).toEqual({
+      anyOf: [{ type: 'integer' }, { type: 'null' }],
+    });
     expect(JSON.stringify(schema)).not.toMatch(/"type":\[/);
     expect(schema.properties.patches.items.required).toContain('replace_all');
   });
@@ -189,7 +231,12 @@ describe('cached prompt tokens', () => {
 describe('recorded streams', () => {
   it('Groq: x_groq chunks, usage from the last chunk', async () => {
     server.reply(replies.fixture('groq/stream-x-groq', SAMPLE_PLAN));
-    const result = await getStructuredPlan(config({ provider: 'groq', model: 'llama-3.3-70b-versatile', jsonMode: 'prompt' }), 's', 'u', fast);
+    const result = await getStructuredPlan(
+      config({ provider: 'groq', model: 'llama-3.3-70b-versatile', jsonMode: 'prompt' }),
+      's',
+      'u',
+      fast,
+    );
     expect(result.plan.patches).toHaveLength(1);
     expect(server.completions()[0]?.body.stream).toBe(true);
     expect(result.usage).toEqual({ inputTokens: 45, outputTokens: 662, totalTokens: 707 });

@@ -133,7 +133,10 @@ export const replies = {
   },
   /** The plan inside prose and a ```json fence, as models without structured output answer. */
   prose(plan: unknown): ScriptedReply {
-    return { type: 'text', text: `Sure! Here is the plan:\n\n\`\`\`json\n${JSON.stringify(plan, null, 2)}\n\`\`\`\n\nLet me know if you need more.` };
+    return {
+      type: 'text',
+      text: `Sure! Here is the plan:\n\n\`\`\`json\n${JSON.stringify(plan, null, 2)}\n\`\`\`\n\nLet me know if you need more.`,
+    };
   },
   /** Output cut at the token limit: finish_reason `length` / finishReason `MAX_TOKENS`. */
   truncated(text = '{"analysis":"cut her'): ScriptedReply {
@@ -150,17 +153,33 @@ export const replies = {
   },
   /** 429 with `Retry-After` in seconds. */
   rateLimited(retryAfterSeconds = 0): ScriptedReply {
-    return { type: 'error', status: 429, message: 'Rate limit reached.', code: 'rate_limit_exceeded', headers: { 'retry-after': String(retryAfterSeconds) } };
+    return {
+      type: 'error',
+      status: 429,
+      message: 'Rate limit reached.',
+      code: 'rate_limit_exceeded',
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    };
   },
   serverError(message = 'The server had an error while processing your request.'): ScriptedReply {
     return { type: 'error', status: 500, message, headers: { 'retry-after-ms': '1' } };
   },
   notFound(model = 'no-such-model'): ScriptedReply {
-    return { type: 'error', status: 404, message: `The model \`${model}\` does not exist or you do not have access to it.`, code: 'model_not_found' };
+    return {
+      type: 'error',
+      status: 404,
+      message: `The model \`${model}\` does not exist or you do not have access to it.`,
+      code: 'model_not_found',
+    };
   },
   /** The 400 a server without structured-output support answers. */
   responseFormat400(): ScriptedReply {
-    return { type: 'error', status: 400, message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.", param: 'response_format' };
+    return {
+      type: 'error',
+      status: 400,
+      message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+      param: 'response_format',
+    };
   },
   hang(): ScriptedReply {
     return { type: 'hang' };
@@ -229,32 +248,70 @@ const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
 };
 
 function errorBody(protocol: WireProtocol, reply: Extract<ScriptedReply, { type: 'error' }>): unknown {
-  const geminiStatus: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+  const geminiStatus: Record<number, string> = {
+    400: 'INVALID_ARGUMENT',
+    401: 'UNAUTHENTICATED',
+    403: 'PERMISSION_DENIED',
+    404: 'NOT_FOUND',
+    429: 'RESOURCE_EXHAUSTED',
+    500: 'INTERNAL',
+    503: 'UNAVAILABLE',
+  };
   if (protocol === 'gemini') {
-    return { error: { code: reply.status, message: reply.message, status: geminiStatus[reply.status] ?? 'UNKNOWN', ...(reply.details ? { details: reply.details } : {}) } };
+    return {
+      error: {
+        code: reply.status,
+        message: reply.message,
+        status: geminiStatus[reply.status] ?? 'UNKNOWN',
+        ...(reply.details ? { details: reply.details } : {}),
+      },
+    };
   }
   if (protocol === 'anthropic') {
-    return { type: 'error', error: { type: reply.errorType ?? ANTHROPIC_ERROR_TYPES[reply.status] ?? 'api_error', message: reply.message } };
+    return {
+      type: 'error',
+      error: { type: reply.errorType ?? ANTHROPIC_ERROR_TYPES[reply.status] ?? 'api_error', message: reply.message },
+    };
   }
-  return { error: { message: reply.message, type: reply.status === 429 ? 'rate_limit_error' : 'invalid_request_error', param: reply.param ?? null, code: reply.code ?? null } };
+  return {
+    error: {
+      message: reply.message,
+      type: reply.status === 429 ? 'rate_limit_error' : 'invalid_request_error',
+      param: reply.param ?? null,
+      code: reply.code ?? null,
+    },
+  };
 }
 
 /**
  * Send an HTTP error. Gemini answers a streamed request's error with `content-type: text/event-stream`
  * and the JSON body indented, as the real service does (which makes @google/genai wrap the text once more).
  */
-function sendJsonError(res: ServerResponse, request: RecordedRequest | undefined, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function sendJsonError(
+  res: ServerResponse,
+  request: RecordedRequest | undefined,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const sse = request?.protocol === 'gemini' && request.stream;
   res.writeHead(status, { 'content-type': sse ? 'text/event-stream' : 'application/json', ...headers });
   res.end(sse ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body));
 }
 
-function sendError(res: ServerResponse, protocol: WireProtocol, reply: Extract<ScriptedReply, { type: 'error' }>, request?: RecordedRequest): void {
+function sendError(
+  res: ServerResponse,
+  protocol: WireProtocol,
+  reply: Extract<ScriptedReply, { type: 'error' }>,
+  request?: RecordedRequest,
+): void {
   const body = errorBody(protocol, reply);
   if (reply.midStream && (protocol === 'openai' || protocol === 'anthropic')) {
     res.writeHead(200, { 'content-type': 'text/event-stream', ...reply.headers });
     if (protocol === 'anthropic') {
-      res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_test', type: 'message', role: 'assistant', model: request?.body?.model ?? 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`);
+      res.write(
+        `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_test', type: 'message', role: 'assistant', model: request?.body?.model ?? 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`,
+      );
       res.end(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
     } else res.end(`data: ${JSON.stringify(body)}\n\n`);
     return;
@@ -287,7 +344,11 @@ async function writeFrames(res: ServerResponse, frames: string[], intervalMs = 0
   if (!res.destroyed) res.end();
 }
 
-function sendOpenAI(res: ServerResponse, request: RecordedRequest, reply: Extract<ScriptedReply, { type: 'text' }>): void {
+function sendOpenAI(
+  res: ServerResponse,
+  request: RecordedRequest,
+  reply: Extract<ScriptedReply, { type: 'text' }>,
+): void {
   const model = typeof request.body?.model === 'string' ? request.body.model : 'test-model';
   const usage = {
     prompt_tokens: reply.usage?.input ?? 10,
@@ -300,7 +361,14 @@ function sendOpenAI(res: ServerResponse, request: RecordedRequest, reply: Extrac
   if (!request.stream) {
     const message = { role: 'assistant', content: reply.refusal ? null : reply.text, refusal: reply.refusal ?? null };
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage }));
+    res.end(
+      JSON.stringify({
+        ...base,
+        object: 'chat.completion',
+        choices: [{ index: 0, message, finish_reason: finish }],
+        usage,
+      }),
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -308,20 +376,29 @@ function sendOpenAI(res: ServerResponse, request: RecordedRequest, reply: Extrac
   const withUsage = Boolean(request.body?.stream_options?.include_usage);
   const frames: string[] = [];
   const chunk = (delta: Record<string, unknown>, finishReason: string | null): void =>
-    void frames.push(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }], ...(withUsage ? { usage: null } : {}) })}\n\n`);
+    void frames.push(
+      `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }], ...(withUsage ? { usage: null } : {}) })}\n\n`,
+    );
   chunk({ role: 'assistant', content: '' }, null);
   if (reply.thought) chunk({ reasoning_content: reply.thought }, null);
   if (reply.refusal) chunk({ refusal: reply.refusal }, null);
-  for (const piece of split(reply.text, reply.chunkChars ?? Math.max(1, Math.ceil(reply.text.length / 4)))) chunk({ content: piece }, null);
+  for (const piece of split(reply.text, reply.chunkChars ?? Math.max(1, Math.ceil(reply.text.length / 4))))
+    chunk({ content: piece }, null);
   chunk({}, finish);
-  if (withUsage) frames.push(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
+  if (withUsage)
+    frames.push(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
   frames.push('data: [DONE]\n\n');
   void writeFrames(res, frames, reply.intervalMs);
 }
 
-function sendGemini(res: ServerResponse, request: RecordedRequest, reply: Extract<ScriptedReply, { type: 'text' }>): void {
+function sendGemini(
+  res: ServerResponse,
+  request: RecordedRequest,
+  reply: Extract<ScriptedReply, { type: 'text' }>,
+): void {
   const model = GEMINI_PATH.exec(request.path)?.[1] ?? 'gemini-test';
-  const finishReason = reply.finishReason === 'length' ? 'MAX_TOKENS' : reply.finishReason === 'content_filter' ? 'SAFETY' : 'STOP';
+  const finishReason =
+    reply.finishReason === 'length' ? 'MAX_TOKENS' : reply.finishReason === 'content_filter' ? 'SAFETY' : 'STOP';
   const input = reply.usage?.input ?? 10;
   const output = reply.usage?.output ?? 5;
   const usageMetadata = { promptTokenCount: input, candidatesTokenCount: output, totalTokenCount: input + output };
@@ -347,27 +424,67 @@ function sendGemini(res: ServerResponse, request: RecordedRequest, reply: Extrac
 }
 
 /** The Messages API: a streamed forced tool call (or text when no tool is forced), as Anthropic sends it. */
-function sendAnthropic(res: ServerResponse, request: RecordedRequest, reply: Extract<ScriptedReply, { type: 'text' }>): void {
+function sendAnthropic(
+  res: ServerResponse,
+  request: RecordedRequest,
+  reply: Extract<ScriptedReply, { type: 'text' }>,
+): void {
   const model = typeof request.body?.model === 'string' ? request.body.model : 'claude-test';
-  const toolName: string | undefined = request.body?.tool_choice?.type === 'tool' ? request.body.tool_choice.name : undefined;
-  const stop = reply.finishReason === 'length' ? 'max_tokens' : reply.finishReason === 'content_filter' ? 'refusal' : toolName ? 'tool_use' : 'end_turn';
+  const toolName: string | undefined =
+    request.body?.tool_choice?.type === 'tool' ? request.body.tool_choice.name : undefined;
+  const stop =
+    reply.finishReason === 'length'
+      ? 'max_tokens'
+      : reply.finishReason === 'content_filter'
+        ? 'refusal'
+        : toolName
+          ? 'tool_use'
+          : 'end_turn';
   const usage = {
     input_tokens: reply.usage?.input ?? 10,
     cache_creation_input_tokens: reply.usage?.cacheWrite ?? 0,
     cache_read_input_tokens: reply.usage?.cacheRead ?? 0,
   };
   const output = reply.usage?.output ?? 5;
-  const block = toolName ? { type: 'tool_use', id: 'toolu_test', name: toolName, input: {} } : { type: 'text', text: '' };
+  const block = toolName
+    ? { type: 'tool_use', id: 'toolu_test', name: toolName, input: {} }
+    : { type: 'text', text: '' };
   if (!request.stream) {
-    const content = toolName ? [{ ...block, input: JSON.parse(reply.text || '{}') }] : [{ type: 'text', text: reply.text }];
+    const content = toolName
+      ? [{ ...block, input: JSON.parse(reply.text || '{}') }]
+      : [{ type: 'text', text: reply.text }];
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'msg_test', type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null, usage: { ...usage, output_tokens: output } }));
+    res.end(
+      JSON.stringify({
+        id: 'msg_test',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content,
+        stop_reason: stop,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: output },
+      }),
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const frames: string[] = [];
-  const event = (data: { type: string } & Record<string, unknown>): void => void frames.push(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
-  event({ type: 'message_start', message: { id: 'msg_test', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+  const event = (data: { type: string } & Record<string, unknown>): void =>
+    void frames.push(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+  event({
+    type: 'message_start',
+    message: {
+      id: 'msg_test',
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
+  });
   event({ type: 'content_block_start', index: 0, content_block: block });
   event({ type: 'ping' });
   for (const piece of split(reply.text, reply.chunkChars ?? Math.max(1, Math.ceil(reply.text.length / 4)))) {
@@ -388,18 +505,26 @@ function fillFixture(events: { event?: string; data: unknown }[], text: string):
   const fill = (value: unknown): unknown => {
     if (value === '$TEXT') return pieces[next++] ?? '';
     if (Array.isArray(value)) return value.map(fill);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
     return value;
   };
   return events.map((e) => ({ ...e, data: fill(e.data) }));
 }
 
-function sendFixture(res: ServerResponse, request: RecordedRequest, reply: Extract<ScriptedReply, { type: 'fixture' }>): void {
+function sendFixture(
+  res: ServerResponse,
+  request: RecordedRequest,
+  reply: Extract<ScriptedReply, { type: 'fixture' }>,
+): void {
   const { fixture } = reply;
-  if (fixture.status !== undefined && fixture.status >= 400) return sendJsonError(res, request, fixture.status, fixture.body);
+  if (fixture.status !== undefined && fixture.status >= 400)
+    return sendJsonError(res, request, fixture.status, fixture.body);
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const frames = fillFixture(fixture.events ?? [], reply.text).map((e) =>
-    fixture.protocol === 'anthropic' ? `event: ${e.event ?? 'message'}\ndata: ${JSON.stringify(e.data)}\n\n` : `data: ${JSON.stringify(e.data)}\n\n`,
+    fixture.protocol === 'anthropic'
+      ? `event: ${e.event ?? 'message'}\ndata: ${JSON.stringify(e.data)}\n\n`
+      : `data: ${JSON.stringify(e.data)}\n\n`,
   );
   if (fixture.protocol === 'openai') frames.push('data: [DONE]\n\n');
   void writeFrames(res, frames);
@@ -416,8 +541,12 @@ async function sendFlood(res: ServerResponse, request: RecordedRequest, chunkCha
         : `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`;
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   if (request.protocol === 'anthropic') {
-    res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_flood', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`);
-    res.write(`event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })}\n\n`);
+    res.write(
+      `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_flood', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`,
+    );
+    res.write(
+      `event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })}\n\n`,
+    );
   }
   while (!res.destroyed && !res.writableEnded) {
     if (!res.write(frame)) await drained(res);
@@ -457,19 +586,45 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
     };
     requests.push(request);
     const keyProtocol =
-      protocol === 'gemini' || parsed.pathname.startsWith('/v1beta/') ? 'gemini' : protocol === 'anthropic' || req.headers['x-api-key'] ? 'anthropic' : 'openai';
+      protocol === 'gemini' || parsed.pathname.startsWith('/v1beta/')
+        ? 'gemini'
+        : protocol === 'anthropic' || req.headers['x-api-key']
+          ? 'anthropic'
+          : 'openai';
     if (options.apiKey !== undefined && presentedKey(req.headers) !== options.apiKey) {
       if (keyProtocol === 'gemini') {
-        return sendError(res, 'gemini', { type: 'error', status: 400, message: 'API key not valid. Please pass a valid API key.' }, request);
+        return sendError(
+          res,
+          'gemini',
+          { type: 'error', status: 400, message: 'API key not valid. Please pass a valid API key.' },
+          request,
+        );
       }
-      if (keyProtocol === 'anthropic') return sendError(res, 'anthropic', { type: 'error', status: 401, message: 'invalid x-api-key' }, request);
-      return sendError(res, 'openai', { type: 'error', status: 401, message: 'Incorrect API key provided.', code: 'invalid_api_key' });
+      if (keyProtocol === 'anthropic')
+        return sendError(res, 'anthropic', { type: 'error', status: 401, message: 'invalid x-api-key' }, request);
+      return sendError(res, 'openai', {
+        type: 'error',
+        status: 401,
+        message: 'Incorrect API key provided.',
+        code: 'invalid_api_key',
+      });
     }
     // Azure before the GA api-version 2024-10-21 does not know stream_options.
     const apiVersion = request.query['api-version'];
-    if (protocol === 'openai' && apiVersion && /^\d{4}-\d{2}-\d{2}/.test(apiVersion) && apiVersion.slice(0, 10) < '2024-10-21' && body?.stream_options) {
+    if (
+      protocol === 'openai' &&
+      apiVersion &&
+      /^\d{4}-\d{2}-\d{2}/.test(apiVersion) &&
+      apiVersion.slice(0, 10) < '2024-10-21' &&
+      body?.stream_options
+    ) {
       return sendJsonError(res, request, 400, {
-        error: { message: "Unknown parameter: 'stream_options'.", type: 'invalid_request_error', param: 'stream_options', code: 'unknown_parameter' },
+        error: {
+          message: "Unknown parameter: 'stream_options'.",
+          type: 'invalid_request_error',
+          param: 'stream_options',
+          code: 'unknown_parameter',
+        },
       });
     }
     if (protocol === 'models') {
@@ -479,13 +634,29 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
         keyProtocol === 'gemini'
           ? { models: ids.map((id) => ({ name: `models/${id}` })) }
           : keyProtocol === 'anthropic'
-            ? { data: ids.map((id) => ({ id, type: 'model', display_name: id, created_at: '2025-01-01T00:00:00Z' })), has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null }
+            ? {
+                data: ids.map((id) => ({ id, type: 'model', display_name: id, created_at: '2025-01-01T00:00:00Z' })),
+                has_more: false,
+                first_id: ids[0] ?? null,
+                last_id: ids.at(-1) ?? null,
+              }
             : { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 1, owned_by: 'test' })) };
       res.end(JSON.stringify(list));
       return;
     }
-    if (protocol === 'unknown') return sendError(res, 'openai', { type: 'error', status: 404, message: `No route for ${method} ${parsed.pathname}` });
-    let reply: ScriptedReply = queue.shift() ?? fallback ?? { type: 'error', status: 500, message: 'provider-server: no scripted reply left', headers: { 'x-should-retry': 'false' } };
+    if (protocol === 'unknown')
+      return sendError(res, 'openai', {
+        type: 'error',
+        status: 404,
+        message: `No route for ${method} ${parsed.pathname}`,
+      });
+    let reply: ScriptedReply = queue.shift() ??
+      fallback ?? {
+        type: 'error',
+        status: 500,
+        message: 'provider-server: no scripted reply left',
+        headers: { 'x-should-retry': 'false' },
+      };
     while (typeof reply === 'function') reply = reply(request);
     if (reply.type === 'hang') return;
     if (reply.type === 'drop') {
@@ -493,7 +664,13 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
       const partial =
         protocol === 'gemini'
           ? { candidates: [{ content: { role: 'model', parts: [{ text: reply.text }] }, index: 0 }] }
-          : { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: reply.text }, finish_reason: null }] };
+          : {
+              id: 'chatcmpl-test',
+              object: 'chat.completion.chunk',
+              created: 1,
+              model: 'm',
+              choices: [{ index: 0, delta: { content: reply.text }, finish_reason: null }],
+            };
       const frame =
         protocol === 'anthropic'
           ? `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_drop', type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`
@@ -528,7 +705,8 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
     setFallback: (reply) => {
       fallback = reply;
     },
-    completions: () => requests.filter((r) => r.protocol === 'openai' || r.protocol === 'gemini' || r.protocol === 'anthropic'),
+    completions: () =>
+      requests.filter((r) => r.protocol === 'openai' || r.protocol === 'gemini' || r.protocol === 'anthropic'),
     reset: () => {
       queue = [];
       requests.length = 0;
