@@ -85,9 +85,22 @@ function responseFormat(mode: JsonMode, schema: Record<string, unknown>): Record
   return undefined;
 }
 
+/** Message content: a string, or (Mistral reasoning models) an array of typed parts. */
+type Content = string | { type?: string; text?: unknown }[] | null;
+
+/**
+ * The answer text of a content field. Mistral's reasoning models stream `content` as an array of
+ * parts, `{type: "thinking", thinking: [...]}` and `{type: "text", text}`: only the text parts are the answer.
+ */
+export function contentText(content: Content | undefined): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (part?.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('');
+}
+
 interface Chunk {
   model?: string;
-  choices?: { delta?: { content?: string | null; refusal?: string | null }; finish_reason?: string | null }[];
+  choices?: { delta?: { content?: Content; refusal?: string | null }; finish_reason?: string | null }[];
   usage?: RawUsage | null;
   x_groq?: { usage?: RawUsage };
 }
@@ -102,7 +115,7 @@ interface RawUsage {
 }
 interface Completion {
   model?: string;
-  choices?: { message?: { content?: string | null; refusal?: string | null }; finish_reason?: string | null }[];
+  choices?: { message?: { content?: Content; refusal?: string | null }; finish_reason?: string | null }[];
   usage?: RawUsage | null;
 }
 
@@ -148,8 +161,9 @@ async function once(
     for await (const chunk of chunks) {
       if (chunk.model) model = chunk.model;
       const choice = chunk.choices?.[0];
-      if (choice?.delta?.content) {
-        text += choice.delta.content;
+      const piece = contentText(choice?.delta?.content);
+      if (piece) {
+        text += piece;
         request.onProgress?.({ chars: text.length });
       }
       if (choice?.delta?.refusal) refusal += choice.delta.refusal;
@@ -159,7 +173,7 @@ async function once(
   } else {
     const completion = (await api.chat.completions.create(body, sdkOptions)) as Completion;
     const choice = completion.choices?.[0];
-    text = choice?.message?.content ?? '';
+    text = contentText(choice?.message?.content);
     refusal = choice?.message?.refusal ?? '';
     finishReason = choice?.finish_reason ?? undefined;
     usage = toUsage(completion.usage);

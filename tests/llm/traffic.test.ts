@@ -220,6 +220,17 @@ describe('Gemini schema form', () => {
   });
 });
 
+describe('Mistral reasoning content', () => {
+  it('thinking parts of an array content are not the answer; usage comes without stream_options', async () => {
+    server.reply(replies.fixture('mistral/stream-thinking', SAMPLE_PLAN));
+    const mistral = config({ provider: 'openai', preset: 'mistral', name: 'mistral', baseURL: `${server.url}/v1` });
+    const result = await getStructuredPlan(mistral, 's', 'u', fast);
+    expect(result.reply.text).toBe(JSON.stringify(SAMPLE_PLAN));
+    expect(result.usage).toEqual({ inputTokens: 28, outputTokens: 139, totalTokens: 167 });
+    expect(server.completions()[0]?.body.stream_options).toBeUndefined();
+  });
+});
+
 describe('cached prompt tokens', () => {
   it('OpenAI prompt_tokens_details.cached_tokens is reported as cache reads', async () => {
     server.reply(replies.plan(SAMPLE_PLAN, { usage: { input: 2000, output: 50, cacheRead: 1536 } }));
