@@ -35,6 +35,8 @@ export function describeEvent<K extends AgentEventName>(
       const e = p as AgentEventMap['model_request'];
       return { kind: 'step', text: `Asking ${e.provider} (${e.model})…` };
     }
+    case 'model_retry':
+      return { kind: 'step', text: `Provider ${(p as AgentEventMap['model_retry']).message}` };
     case 'model_reply':
       return { kind: 'step', text: `Plan received in ${(p as AgentEventMap['model_reply']).ms} ms` };
     case 'read_file':
