@@ -24,7 +24,7 @@ async function readStdin(): Promise<string> {
  */
 export async function runApplyCommand(
   source: string,
-  flags: { dir?: string; dryRun?: boolean; yes?: boolean; runCommands?: boolean; json?: boolean },
+  flags: { dir?: string; dryRun?: boolean; yes?: boolean; runCommands?: boolean; allowNetwork?: boolean; json?: boolean },
 ): Promise<number> {
   const started = performance.now();
   const rootDir = await resolveProjectRoot(flags.dir);
@@ -63,6 +63,7 @@ export async function runApplyCommand(
       dryRun: Boolean(flags.dryRun),
       yes: Boolean(flags.yes),
       runCommands: Boolean(flags.runCommands),
+      allowNetwork: Boolean(flags.allowNetwork),
       commandRules: settings.values.commands,
       json: Boolean(flags.json),
       debug: false,

@@ -42,6 +42,7 @@ export function taskSettings(flags: TaskFlags, values: SettingsValues) {
     dryRun: Boolean(flags.dryRun),
     yes: Boolean(flags.yes),
     runCommands: Boolean(flags.runCommands),
+    allowNetwork: Boolean(flags.allowNetwork),
   };
 }
 
