@@ -257,7 +257,8 @@ function judgeNested(name: string, args: ShellWord[], root: string, options: App
       const inner = judgeLine(code.text, root, options, depth + 1);
       return inner.level === REJECT ? inner : { level: ASK, reason: `runs a shell with inline code (${name} -c)` };
     }
-    return { level: ASK, reason: `runs a shell (${name})` };
+    // A script file is project code like an npm script (allow rules may list it); stdin is whatever is piped in.
+    return texts.some((a) => a !== undefined && !a.startsWith('-')) ? { level: AUTO, reason: '' } : { level: ASK, reason: `runs shell code from its input (${name})` };
   }
   if (name === 'eval') {
     const code = args.map((w) => w.text).join(' ');
@@ -269,7 +270,10 @@ function judgeNested(name: string, args: ShellWord[], root: string, options: App
     if (name.startsWith('python') && texts[0] === '-m' && ['pytest', 'mypy', 'ruff', 'unittest', 'black', 'flake8'].includes(texts[1] ?? '')) {
       return { level: AUTO, reason: '' };
     }
-    return { level: ASK, reason: inline ? `runs inline code (${name} ${texts.find((a) => a && INLINE_CODE.has(a)) ?? '-e'})` : `runs a script with ${name}` };
+    // awk's first argument is its program: always inline code.
+    if (inline || ['awk', 'gawk', 'mawk'].includes(name)) return { level: ASK, reason: `runs inline code (${name} ${texts.find((a) => a && INLINE_CODE.has(a)) ?? '-e'})` };
+    if (!texts.some((a) => a !== undefined && !a.startsWith('-'))) return { level: ASK, reason: `runs code from its input (${name})` };
+    return { level: AUTO, reason: '' };
   }
   return { level: AUTO, reason: '' };
 }
