@@ -125,6 +125,16 @@ function buildProgram(): Command {
     });
 
   program
+    .command('trust')
+    .description("trust this project's .clawcode settings (verify command, allow rules, auto-commit, provider) as they are now")
+    .option('-d, --dir <path>', 'project root')
+    .option('--revoke', 'stop trusting them')
+    .action(async (flags: { dir?: string; revoke?: boolean }) => {
+      const [{ runTrustCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/trust-prompt.js'), import('./cli/project-root.js')]);
+      process.exitCode = await runTrustCommand({ rootDir: await resolveProjectRoot(flags.dir), revoke: Boolean(flags.revoke), stdout: process.stdout });
+    });
+
+  program
     .command('apply')
     .description('apply a saved plan (from --plan-out, or a model answer) with no model call')
     .argument('<plan>', 'plan file, or - for standard input')

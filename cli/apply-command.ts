@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
 import { preparePlan, readPlanTargets } from '../agent/executor.js';
 import { checkPlan, hashBytes, loadPlanSource, type PatchCheck } from '../agent/plan-file.js';
-import { loadSettings } from '../config/settings.js';
+import { loadTrustedSettings } from './trust-prompt.js';
 import { checkPlanPaths } from '../utils/plan-check.js';
 import { withInterrupt } from './interrupt.js';
 import { withLockedProject } from './recover.js';
@@ -28,9 +28,9 @@ export async function runApplyCommand(
 ): Promise<number> {
   const started = performance.now();
   const rootDir = await resolveProjectRoot(flags.dir);
-  const settings = await loadSettings({ rootDir, env: process.env });
   const { plan, saved } = await loadPlanSource(source, process.cwd(), readStdin);
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json && source !== '-');
+  const settings = await loadTrustedSettings({ rootDir, env: process.env, interactive });
   return withInterrupt((signal) => withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () => {
     const t = performance.now();
     const prepared = await preparePlan(rootDir, plan);
