@@ -64,9 +64,8 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
 
   return new Promise((resolvePromise, reject) => {
     // In the sandbox bubblewrap runs `/bin/sh -c command` itself; otherwise node's shell option does.
-    const [file, args, shell] = options.sandbox
-      ? [options.sandbox.bwrapPath, sandboxArgs(command, options.sandbox.policy), false]
-      : [command, [], true];
+    const sandboxed = options.sandbox ? sandboxArgs(command, options.sandbox.policy) : undefined;
+    const [file, args, shell] = options.sandbox && sandboxed ? [options.sandbox.bwrapPath, sandboxed.args, false] : [command, [], true];
     const child = spawn(file, args, {
       cwd: options.cwd, env: options.env ?? process.env, shell, stdio: ['ignore', 'pipe', 'pipe'],
       detached: groupKill, windowsHide: true,
@@ -104,12 +103,14 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     child.stdout.on('data', (chunk: string) => { out.push(chunk); both.push(chunk); options.onOutput?.(chunk, 'stdout'); });
     child.stderr.on('data', (chunk: string) => { err.push(chunk); both.push(chunk); options.onOutput?.(chunk, 'stderr'); });
     child.on('error', (cause) => {
+      sandboxed?.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
       options.signal?.removeEventListener('abort', onAbort);
       reject(new IoError(`Could not start \`${command}\` in ${options.cwd}: ${cause.message}`, { code: 'command_spawn_failed', cause }));
     });
     child.on('close', (exitCode, signal) => {
+      sandboxed?.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
       if (graceTimer) clearTimeout(graceTimer);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmdirSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 
@@ -21,7 +21,7 @@ export interface SandboxPolicy {
   allowNetwork: boolean;
 }
 
-/** Control folders inside the root that stay read-only in the sandbox (when they exist). */
+/** Control folders inside the root that stay read-only in the sandbox; missing ones cannot be created either. */
 const READ_ONLY_INSIDE = ['.git', '.hg', '.svn', '.clawcode'];
 
 let cached: Promise<SandboxStatus> | undefined;
@@ -65,23 +65,40 @@ function baseArgs(allowNetwork: boolean): string[] {
 /**
  * The bubblewrap argument list that runs `command` through `/bin/sh -c` in the sandbox: the whole file system
  * read-only; the project root writable except its control folders (`.git`, `.hg`, `.svn`, `.clawcode`, kept
- * read-only); a private empty `/tmp` (also the `TMPDIR` when that lies elsewhere); fresh `/dev` and `/proc`; a
+ * read-only; a missing one becomes an empty read-only folder for the run, so a command cannot plant a `.git`
+ * whose config clawcode's own next git call would obey, and `cleanup` removes that empty folder afterwards;
+ * git skips an empty `.git`); a private empty `/tmp` (also the `TMPDIR` when that lies elsewhere); fresh `/dev` and `/proc`; a
  * new pid namespace and session (the command cannot outlive the sandbox or reach the terminal); no network
  * unless allowed. Paths outside the root, including other folders under `/tmp`, cannot be written.
  *
- * @returns arguments for `bwrap` (the program path itself not included)
+ * @returns `args` for `bwrap` (the program path itself not included) and `cleanup`, to call once it has exited
  */
-export function sandboxArgs(command: string, policy: SandboxPolicy): string[] {
+export function sandboxArgs(command: string, policy: SandboxPolicy): { args: string[]; cleanup: () => void } {
   const root = resolve(policy.rootDir);
   const args = baseArgs(policy.allowNetwork);
   const tmp = resolve(tmpdir());
   // Mounted before the root, so a root inside the temp folder is bound back on top of the empty one.
   if (tmp !== '/tmp') args.push('--tmpfs', tmp);
   args.push('--bind', root, root);
+  const created: string[] = [];
   for (const name of READ_ONLY_INSIDE) {
     const path = join(root, name);
-    if (existsSync(path)) args.push('--ro-bind', path, path);
+    if (existsSync(path)) {
+      args.push('--ro-bind', path, path);
+    } else {
+      args.push('--tmpfs', path, '--remount-ro', path);
+      created.push(path);
+    }
   }
   args.push('--chdir', root, '--', '/bin/sh', '-c', command);
-  return args;
+  const cleanup = (): void => {
+    for (const path of created) {
+      try {
+        rmdirSync(path); // only ever empty: it was read-only for the whole run
+      } catch {
+        // gone already, or something else made it meanwhile: leave it
+      }
+    }
+  };
+  return { args, cleanup };
 }
