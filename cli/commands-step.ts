@@ -65,17 +65,22 @@ export async function runPlanCommands(options: CommandStepOptions): Promise<Comm
   print?.(chalk.bold('\nCommands in the plan:') + '\n' + commands.map((c) => `  $ ${c}`).join('\n'));
 
   const [parse, sandbox] = await Promise.all([loadShellParser(), detectSandbox()]);
-  if (!sandbox.available) print?.(`${chalk.yellow('!')} No sandbox for commands: ${sandbox.reason}; every command needs your yes.`);
+  if (!sandbox.available)
+    print?.(`${chalk.yellow('!')} No sandbox for commands: ${sandbox.reason}; every command needs your yes.`);
   const rules = options.rules ?? { allow: [], deny: [] };
   const decisions = commands.map((command) =>
-    decideCommand(command, { rootDir: options.rootDir, parse, rules, sandboxed: sandbox.available }));
+    decideCommand(command, { rootDir: options.rootDir, parse, rules, sandboxed: sandbox.available }),
+  );
   const byRule = (d: CommandApproval) => d.type === 'auto-approve' && d.reason.startsWith('allowed by a settings rule');
   const batch = decisions.filter((d) => d.type === 'auto-approve' && !byRule(d)).length;
   let batchYes = options.runCommands;
   if (!batchYes && batch > 0 && options.interactive) {
-    batchYes = await options.confirm(`Run ${batch === 1 ? 'this command' : `these ${batch} commands`} (in the sandbox)?`);
+    batchYes = await options.confirm(
+      `Run ${batch === 1 ? 'this command' : `these ${batch} commands`} (in the sandbox)?`,
+    );
   }
-  if (!batchYes && batch > 0 && !options.interactive) print?.(chalk.dim('Commands not run (pass --run-commands to run them).'));
+  if (!batchYes && batch > 0 && !options.interactive)
+    print?.(chalk.dim('Commands not run (pass --run-commands to run them).'));
 
   const reports: CommandReport[] = [];
   for (const [i, command] of commands.entries()) {
@@ -108,14 +113,26 @@ export async function runPlanCommands(options: CommandStepOptions): Promise<Comm
   return reports;
 }
 
-async function runOne(command: string, decision: CommandApproval, sandbox: SandboxStatus, options: CommandStepOptions): Promise<CommandReport> {
+async function runOne(
+  command: string,
+  decision: CommandApproval,
+  sandbox: SandboxStatus,
+  options: CommandStepOptions,
+): Promise<CommandReport> {
   const { print } = options;
   options.emitter?.emit('run_tests', { command });
   print?.(chalk.dim(`$ ${command}`));
   const result = await runCommand(command, {
-    cwd: options.rootDir, timeoutMs: options.timeoutMs, signal: options.signal,
+    cwd: options.rootDir,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
     ...(sandbox.available
-      ? { sandbox: { bwrapPath: sandbox.bwrapPath, policy: { rootDir: options.rootDir, allowNetwork: Boolean(options.allowNetwork) } } }
+      ? {
+          sandbox: {
+            bwrapPath: sandbox.bwrapPath,
+            policy: { rootDir: options.rootDir, allowNetwork: Boolean(options.allowNetwork) },
+          },
+        }
       : {}),
   });
   // Ctrl-C killed the command: that is an interruption, not a failing command.
@@ -125,7 +142,15 @@ async function runOne(command: string, decision: CommandApproval, sandbox: Sandb
   const mark = result.exitCode === 0 ? chalk.green('✓') : chalk.red('✗');
   print?.(`${mark} ${command} ${result.timedOut ? 'timed out' : `exited ${result.exitCode ?? 'by signal'}`}`);
   return {
-    command, ran: true, exitCode: result.exitCode, timedOut: result.timedOut, stdout: result.stdout, stderr: result.stderr,
-    ms: result.ms, decision: decision.type, reason: decision.reason, sandboxed: sandbox.available,
+    command,
+    ran: true,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    ms: result.ms,
+    decision: decision.type,
+    reason: decision.reason,
+    sandboxed: sandbox.available,
   };
 }

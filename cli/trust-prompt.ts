@@ -1,6 +1,11 @@
 import chalk from 'chalk';
 import { clawcodeHome } from '../config/paths.js';
-import { loadSettings, type ResolvedSettings, type SettingsValues, type UntrustedSettings } from '../config/settings.js';
+import {
+  loadSettings,
+  type ResolvedSettings,
+  type SettingsValues,
+  type UntrustedSettings,
+} from '../config/settings.js';
 import { setProjectTrust } from '../config/trust.js';
 
 /**
@@ -24,7 +29,9 @@ export async function loadTrustedSettings(options: {
   if (options.interactive) {
     const { confirm } = await import('@inquirer/prompts');
     const yes = await confirm({
-      message: `${untrusted.files.join(' and ')} in this project set ${describe(untrusted)}. Trust this project's settings?`,
+      message:
+        `${untrusted.files.join(' and ')} in this project set ${describe(untrusted)}. ` +
+        "Trust this project's settings?",
       default: false,
     });
     if (yes) {
@@ -38,8 +45,11 @@ export async function loadTrustedSettings(options: {
 
 /** The one warning line for ignored project settings. */
 export function warningLine(untrusted: UntrustedSettings): string {
-  return `${chalk.yellow('!')} Ignoring untrusted project settings (${untrusted.keys.join(', ')}) in ${untrusted.files.join(', ')}; `
-    + 'run `clawcode trust` in a terminal to trust them.';
+  return (
+    `${chalk.yellow('!')} Ignoring untrusted project settings (${untrusted.keys.join(', ')}) ` +
+    `in ${untrusted.files.join(', ')}; ` +
+    'run `clawcode trust` in a terminal to trust them.'
+  );
 }
 
 /** `verifyCommand = "npm test", commands.allow = ["*"]`; JSON quoting keeps control characters out of the terminal. */
@@ -53,7 +63,11 @@ function describe(untrusted: UntrustedSettings): string {
  *
  * @returns the exit code (0)
  */
-export async function runTrustCommand(options: { rootDir: string; revoke: boolean; stdout: NodeJS.WritableStream }): Promise<number> {
+export async function runTrustCommand(options: {
+  rootDir: string;
+  revoke: boolean;
+  stdout: NodeJS.WritableStream;
+}): Promise<number> {
   const home = clawcodeHome(process.env);
   if (options.revoke) {
     await setProjectTrust(home, options.rootDir, undefined);
@@ -66,6 +80,9 @@ export async function runTrustCommand(options: { rootDir: string; revoke: boolea
     return 0;
   }
   await setProjectTrust(home, options.rootDir, settings.untrusted.sha256);
-  options.stdout.write(`Trusted ${settings.untrusted.files.join(' and ')} (${settings.untrusted.keys.join(', ')}); a change to them asks again.\n`);
+  options.stdout.write(
+    `Trusted ${settings.untrusted.files.join(' and ')} (${settings.untrusted.keys.join(', ')}); ` +
+      'a change to them asks again.\n',
+  );
   return 0;
 }

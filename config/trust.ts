@@ -81,7 +81,8 @@ export function applyProjectTrust<T extends ProjectSettingsValues>(
   const keys = [...new Set(granting.flatMap(([, values]) => grantingKeys(values)))];
   const shown: Record<string, unknown> = {};
   for (const [, values] of granting) {
-    for (const key of grantingKeys(values)) shown[key] = key === 'commands.allow' ? values?.commands?.allow : values?.[key];
+    for (const key of grantingKeys(values))
+      shown[key] = key === 'commands.allow' ? values?.commands?.allow : values?.[key];
   }
   return { layers: out, untrusted: { keys, values: shown, sha256, files: granting.map(([file]) => file) } };
 }
@@ -106,7 +107,8 @@ function stripGrants<T extends ProjectSettingsValues>(values: T): T {
  */
 export function hashProjectSettings(texts: [file: string, text: string | undefined][]): string {
   const hash = createHash('sha256');
-  for (const [file, text] of texts) hash.update(`${file}\0${text === undefined ? '(absent)' : `${text.length}\0${text}`}\0`);
+  for (const [file, text] of texts)
+    hash.update(`${file}\0${text === undefined ? '(absent)' : `${text.length}\0${text}`}\0`);
   return hash.digest('hex');
 }
 
@@ -131,12 +133,16 @@ export async function readTrustStore(homeDir: string): Promise<TrustStore> {
     data = undefined;
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new ConfigError(`${path} is not a JSON object`, { code: 'trust_invalid', hint: `Delete ${path} to trust projects again.` });
+    throw new ConfigError(`${path} is not a JSON object`, {
+      code: 'trust_invalid',
+      hint: `Delete ${path} to trust projects again.`,
+    });
   }
   const store: TrustStore = {};
   for (const [root, record] of Object.entries(data as Record<string, unknown>)) {
     const r = record as Partial<TrustRecord> | null;
-    if (r && typeof r.sha256 === 'string' && typeof r.trustedAt === 'string') store[root] = { sha256: r.sha256, trustedAt: r.trustedAt };
+    if (r && typeof r.sha256 === 'string' && typeof r.trustedAt === 'string')
+      store[root] = { sha256: r.sha256, trustedAt: r.trustedAt };
   }
   return store;
 }
@@ -147,7 +153,12 @@ export async function readTrustStore(homeDir: string): Promise<TrustStore> {
  *
  * @throws IoError when the home folder or file cannot be written
  */
-export async function setProjectTrust(homeDir: string, rootDir: string, sha256: string | undefined, now = new Date()): Promise<void> {
+export async function setProjectTrust(
+  homeDir: string,
+  rootDir: string,
+  sha256: string | undefined,
+  now = new Date(),
+): Promise<void> {
   const store = await readTrustStore(homeDir);
   const root = resolve(rootDir);
   if (sha256 === undefined) delete store[root];

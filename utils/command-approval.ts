@@ -10,9 +10,7 @@ import type { ParsedShell, ShellParser, ShellWord, SimpleCommand } from './shell
  * `reason` is a few words for the report ("deletes S recursively, outside the project").
  */
 export type CommandApproval =
-  | { type: 'auto-approve'; reason: string }
-  | { type: 'ask-user'; reason: string }
-  | { type: 'reject'; reason: string };
+  { type: 'auto-approve'; reason: string } | { type: 'ask-user'; reason: string } | { type: 'reject'; reason: string };
 
 /** Inputs of {@link decideCommand} besides the command line. */
 export interface ApprovalOptions {
@@ -32,26 +30,104 @@ export interface ApprovalOptions {
 
 /** Shells and interpreters: code given inline or on stdin runs whatever it says. */
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash', 'csh', 'tcsh', 'busybox']);
-const INTERPRETERS = new Set(['node', 'nodejs', 'deno', 'bun', 'python', 'python2', 'python3', 'perl', 'ruby', 'php', 'lua',
-  'Rscript', 'osascript', 'pwsh', 'powershell', 'awk', 'gawk', 'mawk', 'tsx', 'ts-node', 'jshell', 'irb']);
+const INTERPRETERS = new Set([
+  'node',
+  'nodejs',
+  'deno',
+  'bun',
+  'python',
+  'python2',
+  'python3',
+  'perl',
+  'ruby',
+  'php',
+  'lua',
+  'Rscript',
+  'osascript',
+  'pwsh',
+  'powershell',
+  'awk',
+  'gawk',
+  'mawk',
+  'tsx',
+  'ts-node',
+  'jshell',
+  'irb',
+]);
 const INLINE_CODE = new Set(['-e', '-c', '-p', '-r', '--eval', '--print', '-E', '--command']);
-const NETWORK = new Set(['curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'ssh', 'scp', 'sftp', 'rsync', 'ftp', 'telnet',
-  'http', 'https', 'aria2c', 'gh', 'aws', 'gcloud', 'az', 'kubectl', 'docker', 'podman']);
+const NETWORK = new Set([
+  'curl',
+  'wget',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'ssh',
+  'scp',
+  'sftp',
+  'rsync',
+  'ftp',
+  'telnet',
+  'http',
+  'https',
+  'aria2c',
+  'gh',
+  'aws',
+  'gcloud',
+  'az',
+  'kubectl',
+  'docker',
+  'podman',
+]);
 /** Commands that run their arguments as another command (`env rm`, `xargs rm`, `nice rm`). */
-const WRAPPERS = new Set(['env', 'command', 'exec', 'nohup', 'time', 'nice', 'ionice', 'xargs', 'builtin', 'timeout',
-  'stdbuf', 'setsid', 'chroot', 'unbuffer', 'strace', 'watch', 'parallel']);
+const WRAPPERS = new Set([
+  'env',
+  'command',
+  'exec',
+  'nohup',
+  'time',
+  'nice',
+  'ionice',
+  'xargs',
+  'builtin',
+  'timeout',
+  'stdbuf',
+  'setsid',
+  'chroot',
+  'unbuffer',
+  'strace',
+  'watch',
+  'parallel',
+]);
 const EVALUATORS = new Set(['eval', 'source', '.', 'trap', 'alias', 'fc']);
 const AS_OTHER_USER = new Set(['sudo', 'doas', 'su', 'pkexec', 'runuser']);
 const DISK = /^(mkfs(\..*)?|fdisk|sfdisk|parted|wipefs|mkswap|shred|blkdiscard)$/;
 const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff', 'init', 'kill', 'killall', 'pkill']);
 const PUBLISH: Record<string, RegExp> = {
   npm: /^(publish|unpublish|deprecate|owner|dist-tag|adduser|login|token|access)$/,
-  pnpm: /^(publish)$/, yarn: /^(publish|npm)$/, cargo: /^(publish|yank|login|owner)$/,
-  twine: /^upload$/, gem: /^(push|yank)$/, poetry: /^publish$/, flit: /^publish$/,
+  pnpm: /^(publish)$/,
+  yarn: /^(publish|npm)$/,
+  cargo: /^(publish|yank|login|owner)$/,
+  twine: /^upload$/,
+  gem: /^(push|yank)$/,
+  poetry: /^publish$/,
+  flit: /^publish$/,
 };
 /** Environment variables a test or build line may set without changing what runs. */
-const SAFE_ENV = new Set(['CI', 'NODE_ENV', 'FORCE_COLOR', 'NO_COLOR', 'TZ', 'LANG', 'LC_ALL', 'DEBUG', 'RUST_BACKTRACE',
-  'PYTHONDONTWRITEBYTECODE', 'GOFLAGS', 'CGO_ENABLED']);
+const SAFE_ENV = new Set([
+  'CI',
+  'NODE_ENV',
+  'FORCE_COLOR',
+  'NO_COLOR',
+  'TZ',
+  'LANG',
+  'LC_ALL',
+  'DEBUG',
+  'RUST_BACKTRACE',
+  'PYTHONDONTWRITEBYTECODE',
+  'GOFLAGS',
+  'CGO_ENABLED',
+]);
 const SAFE_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 
 type Verdict = { level: 0 | 1 | 2; reason: string };
@@ -81,8 +157,10 @@ export function decideCommand(command: string, options: ApprovalOptions): Comman
   return { type: 'auto-approve', reason: verdict.reason };
 }
 
+/** The stricter verdict; at the same level a specific reason beats "not on the allow-list". */
 function worst(a: Verdict, b: Verdict): Verdict {
-  return b.level > a.level ? b : a;
+  if (b.level !== a.level) return b.level > a.level ? b : a;
+  return a.reason.startsWith('not on the allow-list') && b.reason !== '' ? b : a;
 }
 
 function judgeLine(line: string, root: string, options: ApprovalOptions, depth: number): Verdict {
@@ -92,9 +170,11 @@ function judgeLine(line: string, root: string, options: ApprovalOptions, depth: 
   let verdict: Verdict = { level: AUTO, reason: 'local build/test tool' };
   // The older rule set still speaks for lines it calls destructive (e.g. `git reset --hard`): never auto.
   const legacy = classifyCommand(line, root);
-  if (legacy.destructive) verdict = worst(verdict, { level: ASK, reason: `destructive: ${legacy.reason ?? 'unknown'}` });
+  if (legacy.destructive)
+    verdict = worst(verdict, { level: ASK, reason: `destructive: ${legacy.reason ?? 'unknown'}` });
   if (parsed.error) verdict = worst(verdict, { level: ASK, reason: `cannot be read as shell (${parsed.error})` });
-  if (parsed.constructs.length > 0) verdict = worst(verdict, { level: ASK, reason: `uses ${parsed.constructs.join(', ')}` });
+  if (parsed.constructs.length > 0)
+    verdict = worst(verdict, { level: ASK, reason: `uses ${parsed.constructs.join(', ')}` });
   if (parsed.commands.length === 0) verdict = worst(verdict, { level: ASK, reason: 'no command found' });
   const reasons: string[] = [];
   for (const cmd of parsed.commands) {
@@ -110,7 +190,8 @@ function judgeCommand(cmd: SimpleCommand, root: string, options: ApprovalOptions
   let verdict: Verdict = { level: AUTO, reason: '' };
   for (const { name, value } of cmd.assignments) {
     if (value.text === undefined) verdict = worst(verdict, { level: ASK, reason: `sets ${name} from an expansion` });
-    else if (cmd.words.length > 0 && !SAFE_ENV.has(name)) verdict = worst(verdict, { level: ASK, reason: `sets environment variable ${name}` });
+    else if (cmd.words.length > 0 && !SAFE_ENV.has(name))
+      verdict = worst(verdict, { level: ASK, reason: `sets environment variable ${name}` });
   }
   for (const r of cmd.redirects) verdict = worst(verdict, judgeRedirect(r.op, r.target, root));
   if (cmd.words.length === 0) return verdict.level === AUTO ? { level: ASK, reason: 'a bare assignment' } : verdict;
@@ -118,7 +199,10 @@ function judgeCommand(cmd: SimpleCommand, root: string, options: ApprovalOptions
   const { words, via } = unwrap(cmd.words);
   const first = words[0];
   if (first?.text === undefined) {
-    return worst(verdict, { level: ASK, reason: `the command name comes from an expansion (${first?.raw ?? cmd.words[0]!.raw})` });
+    return worst(verdict, {
+      level: ASK,
+      reason: `the command name comes from an expansion (${first?.raw ?? cmd.words[0]!.raw})`,
+    });
   }
   const fixed = words.map((w) => w.text);
   const text = fixed.every((t) => t !== undefined) ? (fixed as string[]).join(' ') : undefined;
@@ -130,7 +214,8 @@ function judgeCommand(cmd: SimpleCommand, root: string, options: ApprovalOptions
   verdict = worst(verdict, judgeDanger(name, args, cmd, root, via));
   if (verdict.level === REJECT) return verdict;
   verdict = worst(verdict, judgeNested(name, args, root, options, depth));
-  if (first.text.includes('/')) verdict = worst(verdict, { level: ASK, reason: `runs a program by path (${first.text})` });
+  if (first.text.includes('/'))
+    verdict = worst(verdict, { level: ASK, reason: `runs a program by path (${first.text})` });
   if (via.length > 0) verdict = worst(verdict, { level: ASK, reason: `runs through ${via.join(', ')}` });
   const outside = args.find((w) => pathOutside(w, root));
   if (outside) verdict = worst(verdict, { level: ASK, reason: `names a path outside the project (${outside.raw})` });
@@ -140,7 +225,10 @@ function judgeCommand(cmd: SimpleCommand, root: string, options: ApprovalOptions
   if (text !== undefined && options.rules?.allow.some((rule) => matchesRule(text, rule))) {
     return { level: AUTO, reason: `allowed by a settings rule: ${text}` };
   }
-  const listed = allowListed(name, args.map((w) => w.text ?? ''));
+  const listed = allowListed(
+    name,
+    args.map((w) => w.text ?? ''),
+  );
   return listed ? { level: AUTO, reason: listed } : { level: ASK, reason: `not on the allow-list: ${name}` };
 }
 
@@ -160,7 +248,12 @@ function unwrap(words: ShellWord[]): { words: ShellWord[]; via: string[] } {
         if (['-n', '-I', '-L', '-P', '-u', '-d', '-s', '-c', '-k', '-S'].includes(option) && i < words.length) i += 1;
       }
       // timeout's duration, nice's bare priority
-      if (i < words.length && /^-?\d+[smhd]?$/.test(words[i]!.text ?? '') && ['timeout', 'nice'].includes(via.at(-1) ?? '')) i += 1;
+      if (
+        i < words.length &&
+        /^-?\d+[smhd]?$/.test(words[i]!.text ?? '') &&
+        ['timeout', 'nice'].includes(via.at(-1) ?? '')
+      )
+        i += 1;
       continue;
     }
     if (via.at(-1) === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
@@ -180,7 +273,10 @@ function judgeDanger(name: string, args: ShellWord[], cmd: SimpleCommand, root: 
   if (DISK.test(name)) return { level: REJECT, reason: `writes a disk or wipes files (${name})` };
   if (POWER.has(name)) return { level: REJECT, reason: `stops the machine or other processes (${name})` };
   if (name === 'dd' && texts.some((a) => a?.startsWith('of='))) return { level: REJECT, reason: 'dd writes raw bytes' };
-  if ((SHELLS.has(name) || INTERPRETERS.has(name) || name === 'source') && cmd.pipedFrom.some((n) => NETWORK.has(base(n)))) {
+  if (
+    (SHELLS.has(name) || INTERPRETERS.has(name) || name === 'source') &&
+    cmd.pipedFrom.some((n) => NETWORK.has(base(n)))
+  ) {
     return { level: REJECT, reason: `runs a download in ${name}` };
   }
   if (name === 'rm' || name === 'rmdir' || name === 'unlink') {
@@ -188,7 +284,8 @@ function judgeDanger(name: string, args: ShellWord[], cmd: SimpleCommand, root: 
     const paths = args.filter((w) => !(w.text ?? '').startsWith('-'));
     if (fromInput) return { level: recursive ? REJECT : ASK, reason: 'deletes paths read from its input' };
     for (const p of paths) {
-      if (p.text === undefined) return { level: recursive ? REJECT : ASK, reason: `deletes a path that comes from an expansion (${p.raw})` };
+      if (p.text === undefined)
+        return { level: recursive ? REJECT : ASK, reason: `deletes a path that comes from an expansion (${p.raw})` };
       if (pathOutside(p, root)) return { level: REJECT, reason: `deletes ${p.raw}, outside the project` };
       if (isRootItself(p, root) && recursive) return { level: REJECT, reason: `deletes the whole project (${p.raw})` };
       if (isControlPath(p.text, root)) return { level: REJECT, reason: `deletes ${p.raw}` };
@@ -199,11 +296,19 @@ function judgeDanger(name: string, args: ShellWord[], cmd: SimpleCommand, root: 
     return { level: ASK, reason: 'deletes files' };
   }
   if (name === 'find') {
-    const deletes = texts.some((a) => a === '-delete') || findExecs(texts).some((c) => ['rm', 'shred', 'unlink', 'mv'].includes(base(c)));
+    const deletes =
+      texts.some((a) => a === '-delete') ||
+      findExecs(texts).some((c) => ['rm', 'shred', 'unlink', 'mv'].includes(base(c)));
     const starts = args.filter((w, i) => !(w.text ?? '').startsWith('-') && i < firstFindOption(texts));
     if (deletes) {
-      if (starts.length === 0 || starts.some((w) => w.text === undefined || pathOutside(w, root) || isRootItself(w, root))) {
-        return { level: REJECT, reason: `find deletes files in ${starts.map((w) => w.raw).join(' ') || 'the project'}` };
+      if (
+        starts.length === 0 ||
+        starts.some((w) => w.text === undefined || pathOutside(w, root) || isRootItself(w, root))
+      ) {
+        return {
+          level: REJECT,
+          reason: `find deletes files in ${starts.map((w) => w.raw).join(' ') || 'the project'}`,
+        };
       }
       return { level: ASK, reason: 'find deletes files' };
     }
@@ -211,15 +316,22 @@ function judgeDanger(name: string, args: ShellWord[], cmd: SimpleCommand, root: 
       return { level: ASK, reason: 'find runs a command' };
     }
   }
-  if ((name === 'chmod' || name === 'chown' || name === 'chgrp') && args.some((w) => pathOutside(w, root) || isRootItself(w, root))) {
+  if (
+    (name === 'chmod' || name === 'chown' || name === 'chgrp') &&
+    args.some((w) => pathOutside(w, root) || isRootItself(w, root))
+  ) {
     return { level: REJECT, reason: `${name} outside or on the whole project` };
   }
-  if (['cp', 'mv', 'ln', 'install', 'tee', 'touch', 'mkdir', 'truncate'].includes(name) && args.some((w) => pathOutside(w, root))) {
+  if (
+    ['cp', 'mv', 'ln', 'install', 'tee', 'touch', 'mkdir', 'truncate'].includes(name) &&
+    args.some((w) => pathOutside(w, root))
+  ) {
     return { level: REJECT, reason: `${name} writes outside the project` };
   }
   if (name === 'git') return judgeGit(texts);
   const publish = PUBLISH[name];
-  if (publish && texts.some((a) => a !== undefined && publish.test(a))) return { level: ASK, reason: `publishes (${name} ${texts.join(' ')})` };
+  if (publish && texts.some((a) => a !== undefined && publish.test(a)))
+    return { level: ASK, reason: `publishes (${name} ${texts.join(' ')})` };
   if (NETWORK.has(name)) return { level: ASK, reason: `uses the network (${name})` };
   if (EVALUATORS.has(name)) return { level: ASK, reason: `runs text as shell code (${name})` };
   return { level: AUTO, reason: '' };
@@ -229,19 +341,48 @@ function judgeGit(args: (string | undefined)[]): Verdict {
   let i = 0;
   while (i < args.length && (args[i] ?? '').startsWith('-')) {
     const option = args[i] ?? '';
-    if (option === '-c' || option === '--config-env') return { level: ASK, reason: 'git -c sets configuration (aliases can run commands)' };
+    if (option === '-c' || option === '--config-env')
+      return { level: ASK, reason: 'git -c sets configuration (aliases can run commands)' };
     i += ['-C', '--git-dir', '--work-tree', '--namespace', '--exec-path'].includes(option) ? 2 : 1;
   }
   const sub = args[i];
   const rest = args.slice(i + 1);
   if (sub === 'push') {
-    if (rest.some((a) => a === '-f' || a === '--mirror' || a === '--delete' || a === '-d' || a?.startsWith('--force') || a?.startsWith('+'))) {
+    if (
+      rest.some(
+        (a) =>
+          a === '-f' ||
+          a === '--mirror' ||
+          a === '--delete' ||
+          a === '-d' ||
+          a?.startsWith('--force') ||
+          a?.startsWith('+'),
+      )
+    ) {
       return { level: REJECT, reason: 'git push rewrites or deletes remote history' };
     }
     return { level: ASK, reason: 'git push publishes commits' };
   }
-  if (['send-email', 'request-pull', 'remote', 'fetch', 'pull', 'clone', 'submodule', 'config', 'filter-branch', 'gc', 'prune',
-    'update-ref', 'reflog', 'replace', 'daemon', 'instaweb'].includes(sub ?? '')) {
+  if (
+    [
+      'send-email',
+      'request-pull',
+      'remote',
+      'fetch',
+      'pull',
+      'clone',
+      'submodule',
+      'config',
+      'filter-branch',
+      'gc',
+      'prune',
+      'update-ref',
+      'reflog',
+      'replace',
+      'daemon',
+      'instaweb',
+    ].includes(sub ?? '')
+  ) {
     return { level: ASK, reason: `git ${sub} changes repository state or uses the network` };
   }
   return { level: AUTO, reason: '' };
@@ -258,7 +399,9 @@ function judgeNested(name: string, args: ShellWord[], root: string, options: App
       return inner.level === REJECT ? inner : { level: ASK, reason: `runs a shell with inline code (${name} -c)` };
     }
     // A script file is project code like an npm script (allow rules may list it); stdin is whatever is piped in.
-    return texts.some((a) => a !== undefined && !a.startsWith('-')) ? { level: AUTO, reason: '' } : { level: ASK, reason: `runs shell code from its input (${name})` };
+    return texts.some((a) => a !== undefined && !a.startsWith('-'))
+      ? { level: AUTO, reason: '' }
+      : { level: ASK, reason: `runs shell code from its input (${name})` };
   }
   if (name === 'eval') {
     const code = args.map((w) => w.text).join(' ');
@@ -267,12 +410,19 @@ function judgeNested(name: string, args: ShellWord[], root: string, options: App
   }
   if (INTERPRETERS.has(name)) {
     const inline = texts.some((a) => a !== undefined && (INLINE_CODE.has(a) || /^--(eval|print)=/.test(a)));
-    if (name.startsWith('python') && texts[0] === '-m' && ['pytest', 'mypy', 'ruff', 'unittest', 'black', 'flake8'].includes(texts[1] ?? '')) {
+    if (
+      name.startsWith('python') &&
+      texts[0] === '-m' &&
+      ['pytest', 'mypy', 'ruff', 'unittest', 'black', 'flake8'].includes(texts[1] ?? '')
+    ) {
       return { level: AUTO, reason: '' };
     }
     // awk's first argument is its program: always inline code.
-    if (inline || ['awk', 'gawk', 'mawk'].includes(name)) return { level: ASK, reason: `runs inline code (${name} ${texts.find((a) => a && INLINE_CODE.has(a)) ?? '-e'})` };
-    if (!texts.some((a) => a !== undefined && !a.startsWith('-'))) return { level: ASK, reason: `runs code from its input (${name})` };
+    if (['awk', 'gawk', 'mawk'].includes(name)) return { level: ASK, reason: `runs inline code (an ${name} program)` };
+    if (inline)
+      return { level: ASK, reason: `runs inline code (${name} ${texts.find((a) => a && INLINE_CODE.has(a))})` };
+    if (!texts.some((a) => a !== undefined && !a.startsWith('-')))
+      return { level: ASK, reason: `runs code from its input (${name})` };
     return { level: AUTO, reason: '' };
   }
   return { level: AUTO, reason: '' };
@@ -285,7 +435,9 @@ function judgeRedirect(op: string, target: ShellWord, root: string): Verdict {
   if (SAFE_DEVICES.has(target.text)) return { level: AUTO, reason: '' };
   const writes = op.includes('>');
   if (pathOutside(target, root)) {
-    return writes ? { level: REJECT, reason: `writes outside the project (${target.raw})` } : { level: ASK, reason: `reads ${target.raw}, outside the project` };
+    return writes
+      ? { level: REJECT, reason: `writes outside the project (${target.raw})` }
+      : { level: ASK, reason: `reads ${target.raw}, outside the project` };
   }
   if (writes && isControlPath(target.text, root)) return { level: REJECT, reason: `writes into ${target.raw}` };
   return { level: AUTO, reason: '' };
@@ -295,26 +447,52 @@ function judgeRedirect(op: string, target: ShellWord, root: string): Verdict {
 function allowListed(name: string, args: string[]): string | undefined {
   const [a0 = '', a1 = ''] = args;
   const runner = new Set(['npm', 'pnpm', 'yarn', 'bun']);
-  const tools = new Set(['vitest', 'jest', 'mocha', 'ava', 'tsc', 'eslint', 'prettier', 'biome', 'oxlint', 'tsd', 'c8', 'nyc']);
+  const tools = new Set([
+    'vitest',
+    'jest',
+    'mocha',
+    'ava',
+    'tsc',
+    'eslint',
+    'prettier',
+    'biome',
+    'oxlint',
+    'tsd',
+    'c8',
+    'nyc',
+  ]);
   if (runner.has(name)) {
     if (['test', 't', 'tst'].includes(a0)) return `${name} test runs the project's test script`;
     if (['run', 'run-script'].includes(a0) && /^[\w:.@/-]+$/.test(a1)) return `${name} run ${a1} runs a project script`;
-    if (['lint', 'build', 'typecheck', 'format'].includes(a0) && name !== 'npm') return `${name} ${a0} runs a project script`;
+    if (['lint', 'build', 'typecheck', 'format'].includes(a0) && name !== 'npm')
+      return `${name} ${a0} runs a project script`;
     if (a0 === 'exec' && tools.has(a1)) return `${name} exec ${a1} is a local build/test tool`;
     return undefined;
   }
-  if (name === 'npx' && tools.has(args.find((a) => !a.startsWith('-')) ?? '') && !args.some((a) => a === '-p' || a.startsWith('--package'))) {
+  if (
+    name === 'npx' &&
+    tools.has(args.find((a) => !a.startsWith('-')) ?? '') &&
+    !args.some((a) => a === '-p' || a.startsWith('--package'))
+  ) {
     return `npx ${args.find((a) => !a.startsWith('-'))} is a local build/test tool`;
   }
-  if (tools.has(name) || ['pytest', 'mypy', 'ruff', 'black', 'flake8', 'pylint', 'gofmt', 'golint', 'staticcheck', 'rustfmt'].includes(name)) {
+  if (
+    tools.has(name) ||
+    ['pytest', 'mypy', 'ruff', 'black', 'flake8', 'pylint', 'gofmt', 'golint', 'staticcheck', 'rustfmt'].includes(name)
+  ) {
     return `${name} is a local build/test tool`;
   }
   if (name.startsWith('python') && a0 === '-m') return `python -m ${a1} is a local test/lint tool`;
   if (name === 'go' && ['test', 'vet', 'build', 'fmt'].includes(a0)) return `go ${a0} is a local build/test tool`;
-  if (name === 'cargo' && ['test', 'build', 'check', 'clippy', 'fmt', 'bench', 'doc'].includes(a0)) return `cargo ${a0} is a local build/test tool`;
+  if (name === 'cargo' && ['test', 'build', 'check', 'clippy', 'fmt', 'bench', 'doc'].includes(a0))
+    return `cargo ${a0} is a local build/test tool`;
   // make runs the project's own recipes, like npm run; only plain targets (no -f, -C, VAR=) are listed.
   if (name === 'make' && args.every((a) => /^[A-Za-z0-9_.][\w.-]*$/.test(a))) return 'make runs project targets';
-  if (name === 'git' && ['status', 'diff', 'log', 'show'].includes(a0) && !args.some((a) => /^--(output|ext-diff)/.test(a))) {
+  if (
+    name === 'git' &&
+    ['status', 'diff', 'log', 'show'].includes(a0) &&
+    !args.some((a) => /^--(output|ext-diff)/.test(a))
+  ) {
     return `git ${a0} only reads`;
   }
   return undefined;

@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
  * network for a run. macOS and Windows have no sandbox here yet.
  */
 export type SandboxStatus =
-  | { available: true; kind: 'bubblewrap'; bwrapPath: string }
-  | { available: false; reason: string };
+  { available: true; kind: 'bubblewrap'; bwrapPath: string } | { available: false; reason: string };
 
 /** What one sandboxed command may do. */
 export interface SandboxPolicy {
@@ -44,10 +43,19 @@ export function detectSandbox(env: NodeJS.ProcessEnv = process.env): Promise<San
 
 function probe(env: NodeJS.ProcessEnv): SandboxStatus {
   if (env.CLAWCODE_SANDBOX === 'off') return { available: false, reason: 'turned off by CLAWCODE_SANDBOX=off' };
-  if (process.platform !== 'linux') return { available: false, reason: `no sandbox is supported on ${process.platform} yet` };
-  const bwrapPath = (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'bwrap')).find((p) => existsSync(p));
+  if (process.platform !== 'linux')
+    return { available: false, reason: `no sandbox is supported on ${process.platform} yet` };
+  const bwrapPath = (env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, 'bwrap'))
+    .find((p) => existsSync(p));
   if (!bwrapPath) return { available: false, reason: 'bubblewrap (bwrap) is not installed' };
-  const trial = spawnSync(bwrapPath, [...baseArgs(false), '--', '/bin/sh', '-c', 'true'], { timeout: 10_000, stdio: 'pipe', encoding: 'utf8' });
+  const trial = spawnSync(bwrapPath, [...baseArgs(false), '--', '/bin/sh', '-c', 'true'], {
+    timeout: 10_000,
+    stdio: 'pipe',
+    encoding: 'utf8',
+  });
   if (trial.status !== 0) {
     const why = (trial.stderr || trial.error?.message || `exit ${trial.status ?? trial.signal}`).trim().split('\n')[0];
     return { available: false, reason: `bubblewrap cannot create a sandbox here (${why})` };
@@ -57,8 +65,19 @@ function probe(env: NodeJS.ProcessEnv): SandboxStatus {
 
 function baseArgs(allowNetwork: boolean): string[] {
   return [
-    '--die-with-parent', '--new-session', '--unshare-pid', ...(allowNetwork ? [] : ['--unshare-net']),
-    '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-pid',
+    ...(allowNetwork ? [] : ['--unshare-net']),
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
   ];
 }
 
@@ -67,9 +86,9 @@ function baseArgs(allowNetwork: boolean): string[] {
  * read-only; the project root writable except its control folders (`.git`, `.hg`, `.svn`, `.clawcode`, kept
  * read-only; a missing one becomes an empty read-only folder for the run, so a command cannot plant a `.git`
  * whose config clawcode's own next git call would obey, and `cleanup` removes that empty folder afterwards;
- * git skips an empty `.git`); a private empty `/tmp` (also the `TMPDIR` when that lies elsewhere); fresh `/dev` and `/proc`; a
- * new pid namespace and session (the command cannot outlive the sandbox or reach the terminal); no network
- * unless allowed. Paths outside the root, including other folders under `/tmp`, cannot be written.
+ * git skips an empty `.git`); a private empty `/tmp` (also the `TMPDIR` when that lies elsewhere);
+ * fresh `/dev` and `/proc`; a new pid namespace and session (the command cannot outlive the sandbox or reach
+ * the terminal); no network unless allowed. Paths outside the root, including other folders under `/tmp`, cannot be written.
  *
  * @returns `args` for `bwrap` (the program path itself not included) and `cleanup`, to call once it has exited
  */

@@ -149,7 +149,10 @@ function walk(node: SyntaxNode, out: ParsedShell, nested: boolean, pipedFrom: st
       out.constructs.push(CONSTRUCTS.variable_assignment!);
       const value = node.childForFieldName('value');
       const cmd: SimpleCommand = { assignments: [], words: [], redirects: [], pipedFrom, nested };
-      cmd.assignments.push({ name: node.childForFieldName('name')?.text ?? '', value: value ? wordOf(value, out, nested) : emptyWord() });
+      cmd.assignments.push({
+        name: node.childForFieldName('name')?.text ?? '',
+        value: value ? wordOf(value, out, nested) : emptyWord(),
+      });
       out.commands.push(cmd);
       return;
     }
@@ -158,7 +161,12 @@ function walk(node: SyntaxNode, out: ParsedShell, nested: boolean, pipedFrom: st
       out.constructs.push(name ?? `shell construct (${node.type})`);
       // Whatever the construct, the commands inside it are still judged.
       for (const child of node.namedChildren) {
-        if (child.type === 'command' || child.type === 'redirected_statement' || child.type === 'pipeline' || child.type === 'list') {
+        if (
+          child.type === 'command' ||
+          child.type === 'redirected_statement' ||
+          child.type === 'pipeline' ||
+          child.type === 'list'
+        ) {
           walk(child, out, nested, []);
         } else if (child.isNamed) {
           walkInner(child, out, nested);
@@ -170,9 +178,27 @@ function walk(node: SyntaxNode, out: ParsedShell, nested: boolean, pipedFrom: st
 
 /** Find commands inside any node that is not itself a statement (conditions, words, bodies). */
 function walkInner(node: SyntaxNode, out: ParsedShell, nested: boolean): void {
-  if (['command', 'redirected_statement', 'pipeline', 'list', 'subshell', 'compound_statement', 'if_statement',
-    'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'function_definition',
-    'negated_command', 'test_command', 'declaration_command', 'unset_command', 'variable_assignment'].includes(node.type)) {
+  if (
+    [
+      'command',
+      'redirected_statement',
+      'pipeline',
+      'list',
+      'subshell',
+      'compound_statement',
+      'if_statement',
+      'while_statement',
+      'for_statement',
+      'c_style_for_statement',
+      'case_statement',
+      'function_definition',
+      'negated_command',
+      'test_command',
+      'declaration_command',
+      'unset_command',
+      'variable_assignment',
+    ].includes(node.type)
+  ) {
     walk(node, out, nested, []);
     return;
   }
@@ -186,13 +212,22 @@ function walkInner(node: SyntaxNode, out: ParsedShell, nested: boolean): void {
   for (const child of node.namedChildren) walkInner(child, out, nested);
 }
 
-function walkCommand(node: SyntaxNode, out: ParsedShell, nested: boolean, pipedFrom: string[], extra: SyntaxNode[]): void {
+function walkCommand(
+  node: SyntaxNode,
+  out: ParsedShell,
+  nested: boolean,
+  pipedFrom: string[],
+  extra: SyntaxNode[],
+): void {
   const cmd: SimpleCommand = { assignments: [], words: [], redirects: [], pipedFrom, nested };
   node.children.forEach((child, i) => {
     const field = node.fieldNameForChild(i);
     if (child.type === 'variable_assignment') {
       const value = child.childForFieldName('value');
-      cmd.assignments.push({ name: child.childForFieldName('name')?.text ?? '', value: value ? wordOf(value, out, nested) : emptyWord() });
+      cmd.assignments.push({
+        name: child.childForFieldName('name')?.text ?? '',
+        value: value ? wordOf(value, out, nested) : emptyWord(),
+      });
     } else if (field === 'redirect' || child.type.endsWith('_redirect')) {
       addRedirect(child, cmd, out, nested);
     } else if (field === 'name') {
@@ -228,7 +263,13 @@ function wordOf(node: SyntaxNode, out: ParsedShell, nested: boolean): ShellWord 
   return { text: state.dynamic ? undefined : text, raw: node.text, expands: state.expands };
 }
 
-function valueOf(node: SyntaxNode, out: ParsedShell, nested: boolean, state: { dynamic: boolean; expands: boolean }, first: boolean): string {
+function valueOf(
+  node: SyntaxNode,
+  out: ParsedShell,
+  nested: boolean,
+  state: { dynamic: boolean; expands: boolean },
+  first: boolean,
+): string {
   switch (node.type) {
     case 'word':
     case 'number':

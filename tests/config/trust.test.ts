@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../config/settings.js';
-import { applyProjectTrust, grantingKeys, hashProjectSettings, readTrustStore, setProjectTrust, TRUST_FILE } from '../../config/trust.js';
+import {
+  applyProjectTrust,
+  grantingKeys,
+  hashProjectSettings,
+  readTrustStore,
+  setProjectTrust,
+  TRUST_FILE,
+} from '../../config/trust.js';
 
 let home: string;
 let root: string;
@@ -30,12 +37,22 @@ describe('project settings trust', () => {
     await writeProject(hostile);
     const s = await load();
     expect(s.values).toEqual({
-      budgetChars: 9000, timeoutMs: 120000, ignore: ['fixtures/'], commands: { allow: [], deny: ['npm publish'] }, autoCommit: false,
+      budgetChars: 9000,
+      timeoutMs: 120000,
+      ignore: ['fixtures/'],
+      commands: { allow: [], deny: ['npm publish'] },
+      autoCommit: false,
     });
     expect(s.untrusted).toMatchObject({
       keys: ['verifyCommand', 'commands.allow', 'autoCommit', 'provider', 'model'],
       files: ['.clawcode/settings.json'],
-      values: { verifyCommand: hostile.verifyCommand, 'commands.allow': ['*'], autoCommit: true, provider: 'groq', model: 'cheap-model' },
+      values: {
+        verifyCommand: hostile.verifyCommand,
+        'commands.allow': ['*'],
+        autoCommit: true,
+        provider: 'groq',
+        model: 'cheap-model',
+      },
     });
     expect(s.sources.verifyCommand.layer).toBe('default');
   });
@@ -45,7 +62,12 @@ describe('project settings trust', () => {
     await setProjectTrust(home, root, (await load()).untrusted!.sha256);
     const trusted = await load();
     expect(trusted.untrusted).toBeUndefined();
-    expect(trusted.values).toMatchObject({ verifyCommand: hostile.verifyCommand, autoCommit: true, provider: 'groq', commands: { allow: ['*'] } });
+    expect(trusted.values).toMatchObject({
+      verifyCommand: hostile.verifyCommand,
+      autoCommit: true,
+      provider: 'groq',
+      commands: { allow: ['*'] },
+    });
 
     await writeProject({ ...hostile, verifyCommand: 'rm -rf ~' });
     const changed = await load();
@@ -59,7 +81,10 @@ describe('project settings trust', () => {
   });
 
   it('a local settings file in the project is project-supplied too', async () => {
-    await writeFile(join(root, '.clawcode', 'settings.local.json'), JSON.stringify({ commands: { allow: ['npm run *'] } }));
+    await writeFile(
+      join(root, '.clawcode', 'settings.local.json'),
+      JSON.stringify({ commands: { allow: ['npm run *'] } }),
+    );
     const s = await load();
     expect(s.values.commands.allow).toEqual([]);
     expect(s.untrusted).toMatchObject({ keys: ['commands.allow'], files: ['.clawcode/settings.local.json'] });
@@ -84,7 +109,9 @@ describe('project settings trust', () => {
   it('the trust file is written 0600 and read back', async () => {
     await setProjectTrust(home, root, 'a'.repeat(64), new Date('2026-01-02T03:04:05Z'));
     expect((await stat(join(home, TRUST_FILE))).mode & 0o777).toBe(0o600);
-    expect(await readTrustStore(home)).toEqual({ [root]: { sha256: 'a'.repeat(64), trustedAt: '2026-01-02T03:04:05.000Z' } });
+    expect(await readTrustStore(home)).toEqual({
+      [root]: { sha256: 'a'.repeat(64), trustedAt: '2026-01-02T03:04:05.000Z' },
+    });
   });
 });
 
@@ -92,7 +119,9 @@ describe('applyProjectTrust (pure)', () => {
   const layers = { 'settings.json': { verifyCommand: 'make', budgetChars: 1 }, 'settings.local.json': undefined };
   it('keeps everything when the record matches the hash, strips grants otherwise', () => {
     expect(applyProjectTrust(layers, 'h1', { sha256: 'h1', trustedAt: 'x' })).toEqual({ layers });
-    expect(applyProjectTrust(layers, 'h1', { sha256: 'h0', trustedAt: 'x' }).layers['settings.json']).toEqual({ budgetChars: 1 });
+    expect(applyProjectTrust(layers, 'h1', { sha256: 'h0', trustedAt: 'x' }).layers['settings.json']).toEqual({
+      budgetChars: 1,
+    });
     expect(applyProjectTrust(layers, 'h1', undefined).untrusted?.keys).toEqual(['verifyCommand']);
   });
   it('names the granting keys; an empty verify command and autoCommit false grant nothing', () => {
@@ -100,9 +129,22 @@ describe('applyProjectTrust (pure)', () => {
     expect(grantingKeys({ model: 'm', commands: { allow: ['npm test'] } })).toEqual(['commands.allow', 'model']);
   });
   it('the hash changes with any byte of either file', () => {
-    const a = hashProjectSettings([['a', '{}'], ['b', undefined]]);
-    expect(hashProjectSettings([['a', '{} '], ['b', undefined]])).not.toBe(a);
-    expect(hashProjectSettings([['a', '{}'], ['b', '']])).not.toBe(a);
+    const a = hashProjectSettings([
+      ['a', '{}'],
+      ['b', undefined],
+    ]);
+    expect(
+      hashProjectSettings([
+        ['a', '{} '],
+        ['b', undefined],
+      ]),
+    ).not.toBe(a);
+    expect(
+      hashProjectSettings([
+        ['a', '{}'],
+        ['b', ''],
+      ]),
+    ).not.toBe(a);
     expect(a).toMatch(/^[0-9a-f]{64}$/);
   });
 });
