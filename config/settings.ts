@@ -7,7 +7,7 @@ import { locateJsonError } from './settings-json.js';
 import { findSecret } from './settings-secrets.js';
 import { applyProjectTrust, hashProjectSettings, readTrustStore, type UntrustedSettings } from './trust.js';
 
-export { commandMatchesRule, isCommandAllowed, type CommandDecision, type CommandRules } from './settings-commands.js';
+export { commandMatchesRule, type CommandRules } from './settings-commands.js';
 export { maskSecrets } from './settings-secrets.js';
 export type { UntrustedSettings } from './trust.js';
 
@@ -28,7 +28,7 @@ export type SettingsValues = {
   ignore: string[];
   /** Command run after applying a plan to check it (e.g. `npm test`); undefined = none. */
   verifyCommand?: string;
-  /** Command rules: prefixes such as `npm test` or `npm run *` (see isCommandAllowed). */
+  /** Command rules: prefixes such as `npm test` or `npm run *` (applied by utils/command-approval.ts). */
   commands: { allow: string[]; deny: string[] };
   /** Commit applied edits to git automatically. Default false. */
   autoCommit: boolean;

@@ -206,7 +206,7 @@ function judgeCommand(cmd: SimpleCommand, root: string, options: ApprovalOptions
   }
   const fixed = words.map((w) => w.text);
   const text = fixed.every((t) => t !== undefined) ? (fixed as string[]).join(' ') : undefined;
-  if (text !== undefined && options.rules?.deny.some((rule) => matchesRule(text, rule))) {
+  if (text !== undefined && options.rules?.deny.some((rule) => commandMatchesRule(text, rule))) {
     return { level: REJECT, reason: `matches a deny rule: ${text}` };
   }
   const name = first.text.slice(first.text.lastIndexOf('/') + 1);
@@ -222,7 +222,7 @@ function judgeCommand(cmd: SimpleCommand, root: string, options: ApprovalOptions
   const dynamic = args.find((w) => w.text === undefined);
   if (dynamic) verdict = worst(verdict, { level: ASK, reason: `an argument comes from an expansion (${dynamic.raw})` });
   if (verdict.level > AUTO) return verdict;
-  if (text !== undefined && options.rules?.allow.some((rule) => matchesRule(text, rule))) {
+  if (text !== undefined && options.rules?.allow.some((rule) => commandMatchesRule(text, rule))) {
     return { level: AUTO, reason: `allowed by a settings rule: ${text}` };
   }
   const listed = allowListed(
@@ -498,8 +498,13 @@ function allowListed(name: string, args: string[]): string | undefined {
   return undefined;
 }
 
-/** Does a command's fixed text match a settings rule (`npm test`, `npm run *`)? Whitespace runs count as one space. */
-function matchesRule(text: string, rule: string): boolean {
+/**
+ * Does one rule match one command's fixed text? A rule matches a command equal to it, or starting with it followed
+ * by a space (`npm test` matches `npm test -- --watch`, not `npm testing`). A rule ending in `*` matches any
+ * command starting with the text before the `*` (`npm run *` matches `npm run build`; `*` alone matches
+ * everything). Whitespace runs count as one space; an empty rule matches nothing.
+ */
+export function commandMatchesRule(text: string, rule: string): boolean {
   const cmd = text.trim().replace(/\s+/g, ' ');
   const r = rule.trim().replace(/\s+/g, ' ');
   if (r === '') return false;
