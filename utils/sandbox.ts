@@ -64,6 +64,11 @@ function probe(env: NodeJS.ProcessEnv): SandboxStatus {
 }
 
 function baseArgs(allowNetwork: boolean): string[] {
+  // "/" read-only does not stop connect() on a Unix socket (the Docker daemon, D-Bus, a database, the ssh agent
+  // under /run/user): an empty /run hides those; the resolver's folder stays for DNS under --allow-network.
+  const run = existsSync('/run')
+    ? ['--tmpfs', '/run', '--ro-bind-try', '/run/systemd/resolve', '/run/systemd/resolve']
+    : [];
   return [
     '--die-with-parent',
     '--new-session',
@@ -78,6 +83,11 @@ function baseArgs(allowNetwork: boolean): string[] {
     '/proc',
     '--tmpfs',
     '/tmp',
+    ...run,
+    // Caches under the read-only home (go's build cache, pip's) go to the private /tmp instead.
+    '--setenv',
+    'XDG_CACHE_HOME',
+    '/tmp/.cache',
   ];
 }
 
@@ -86,9 +96,10 @@ function baseArgs(allowNetwork: boolean): string[] {
  * read-only; the project root writable except its control folders (`.git`, `.hg`, `.svn`, `.clawcode`, kept
  * read-only; a missing one becomes an empty read-only folder for the run, so a command cannot plant a `.git`
  * whose config clawcode's own next git call would obey, and `cleanup` removes that empty folder afterwards;
- * git skips an empty `.git`); a private empty `/tmp` (also the `TMPDIR` when that lies elsewhere);
+ * git skips an empty `.git`); a private empty `/tmp` (also the `TMPDIR` when that lies elsewhere) and `/run`;
  * fresh `/dev` and `/proc`; a new pid namespace and session (the command cannot outlive the sandbox or reach
- * the terminal); no network unless allowed. Paths outside the root, including other folders under `/tmp`, cannot be written.
+ * the terminal); no network unless allowed. Paths outside the root, including other folders under `/tmp`,
+ * cannot be written.
  *
  * @returns `args` for `bwrap` (the program path itself not included) and `cleanup`, to call once it has exited
  */

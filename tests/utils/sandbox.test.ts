@@ -28,6 +28,8 @@ describe('sandboxArgs', () => {
     expect(joined).toContain(`--ro-bind ${join(root, '.git')} ${join(root, '.git')}`);
     expect(joined).toContain(`--tmpfs ${join(root, '.clawcode')} --remount-ro ${join(root, '.clawcode')}`);
     expect(args).toContain('--unshare-net');
+    if (existsSync('/run')) expect(joined).toContain('--tmpfs /run'); // Unix sockets of host services
+    expect(joined).toContain('--setenv XDG_CACHE_HOME /tmp/.cache');
     expect(args.slice(-4)).toEqual(['--', '/bin/sh', '-c', 'npm test']);
     cleanup();
     expect(sandboxArgs('x', { rootDir: root, allowNetwork: true }).args).not.toContain('--unshare-net');
