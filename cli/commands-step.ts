@@ -44,7 +44,8 @@ export interface CommandStepOptions {
   interactive: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
-  confirm: (message: string) => Promise<boolean>;
+  /** Yes/no question; `defaultYes: false` for a command that needs a person's own yes (Enter alone is no). */
+  confirm: (message: string, defaultYes?: boolean) => Promise<boolean>;
   /** Where progress and output tails go; undefined in --json mode. */
   print?: (text: string) => void;
   emitter?: AgentEmitter;
@@ -99,7 +100,8 @@ export async function runPlanCommands(options: CommandStepOptions): Promise<Comm
         reports.push({ ...base, skipped: 'needs_confirmation' });
         continue;
       }
-      if (!(await options.confirm(`${chalk.yellow('Needs your yes')} (${decision.reason}): ${command}\nRun it?`))) {
+      const question = `${chalk.yellow('Needs your yes')} (${decision.reason}): ${command}\nRun it?`;
+      if (!(await options.confirm(question, false))) {
         print?.(`${chalk.dim('–')} skipped: ${command}`);
         reports.push({ ...base, skipped: 'declined' });
         continue;
