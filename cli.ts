@@ -17,6 +17,8 @@ export interface TaskFlags {
   dryRun?: boolean;
   yes?: boolean;
   runCommands?: boolean;
+  /** `--allow-network`: plan and verify commands keep the network inside the sandbox. */
+  allowNetwork?: boolean;
   json?: boolean;
   debug?: boolean;
   shell?: boolean;
@@ -57,7 +59,8 @@ function buildProgram(): Command {
     .option('--timeout <ms>', 'provider request timeout in ms (default 120000, or CLAWCODE_TIMEOUT_MS)', positiveInt('--timeout'))
     .option('--dry-run', 'show the plan and diffs, write nothing')
     .option('-y, --yes', 'apply edits without asking (commands still need --run-commands)')
-    .option('--run-commands', "run the plan's commands without asking (destructive ones still need a confirmation)")
+    .option('--run-commands', "run the plan's allow-listed build/test commands without asking, in the sandbox")
+    .option('--allow-network', 'let plan and verify commands use the network in the sandbox (default: none)')
     .option('--json', 'print one JSON report on stdout; never prompt')
     .option('--events', 'print one JSON line per pipeline event on stdout (CI); never prompt')
     .option('--plan-out <file>', 'also save the plan (with base hashes) for `clawcode apply`')
@@ -122,15 +125,26 @@ function buildProgram(): Command {
     });
 
   program
+    .command('trust')
+    .description("trust this project's .clawcode settings (verify command, allow rules, auto-commit, provider) as they are now")
+    .option('-d, --dir <path>', 'project root')
+    .option('--revoke', 'stop trusting them')
+    .action(async (flags: { dir?: string; revoke?: boolean }) => {
+      const [{ runTrustCommand }, { resolveProjectRoot }] = await Promise.all([import('./cli/trust-prompt.js'), import('./cli/project-root.js')]);
+      process.exitCode = await runTrustCommand({ rootDir: await resolveProjectRoot(flags.dir), revoke: Boolean(flags.revoke), stdout: process.stdout });
+    });
+
+  program
     .command('apply')
     .description('apply a saved plan (from --plan-out, or a model answer) with no model call')
     .argument('<plan>', 'plan file, or - for standard input')
     .option('-d, --dir <path>', 'project root')
     .option('--dry-run', 'show the diffs, write nothing')
     .option('-y, --yes', 'write without asking')
-    .option('--run-commands', "run the plan's commands without asking")
+    .option('--run-commands', "run the plan's allow-listed build/test commands without asking, in the sandbox")
+    .option('--allow-network', 'let the commands use the network in the sandbox')
     .option('--json', 'print one JSON report; never prompt')
-    .action(async (source: string, flags: { dir?: string; dryRun?: boolean; yes?: boolean; runCommands?: boolean; json?: boolean }) => {
+    .action(async (source: string, flags: { dir?: string; dryRun?: boolean; yes?: boolean; runCommands?: boolean; allowNetwork?: boolean; json?: boolean }) => {
       jsonMode = Boolean(flags.json);
       const { runApplyCommand } = await import('./cli/apply-command.js');
       process.exitCode = await runApplyCommand(source, flags);

@@ -1,5 +1,6 @@
 import chalk from 'chalk';
 import { runCommand } from '../utils/commands.js';
+import { detectSandbox } from '../utils/sandbox.js';
 import { commitFiles, dirtyFiles } from '../utils/git.js';
 import { undoRun } from '../utils/journal.js';
 import { InterruptedError } from '../utils/errors.js';
@@ -37,6 +38,8 @@ export async function runVerify(options: {
   command: string;
   runId?: string;
   rollbackOnFail: boolean;
+  /** keep the network inside the sandbox (`--allow-network`) */
+  allowNetwork?: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
   homeDir?: string;
@@ -44,7 +47,12 @@ export async function runVerify(options: {
 }): Promise<VerifyReport> {
   options.print?.(chalk.dim(`\nVerify: $ ${options.command}`));
   if (options.signal?.aborted) throw new InterruptedError();
-  const result = await runCommand(options.command, { cwd: options.rootDir, timeoutMs: options.timeoutMs, signal: options.signal });
+  // Verify runs in the same sandbox as plan commands; where there is none it runs as the person asked for it.
+  const sandbox = await detectSandbox();
+  const result = await runCommand(options.command, {
+    cwd: options.rootDir, timeoutMs: options.timeoutMs, signal: options.signal,
+    ...(sandbox.available ? { sandbox: { bwrapPath: sandbox.bwrapPath, policy: { rootDir: options.rootDir, allowNetwork: Boolean(options.allowNetwork) } } } : {}),
+  });
   // Interrupted verify: the files stay written (undoable); never roll back on a Ctrl-C.
   if (options.signal?.aborted) throw new InterruptedError();
   const passed = result.exitCode === 0 && !result.timedOut;

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
 import { preparePlan, readPlanTargets } from '../agent/executor.js';
 import { checkPlan, hashBytes, loadPlanSource, type PatchCheck } from '../agent/plan-file.js';
-import { loadSettings } from '../config/settings.js';
+import { loadTrustedSettings } from './trust-prompt.js';
 import { checkPlanPaths } from '../utils/plan-check.js';
 import { withInterrupt } from './interrupt.js';
 import { withLockedProject } from './recover.js';
@@ -24,13 +24,13 @@ async function readStdin(): Promise<string> {
  */
 export async function runApplyCommand(
   source: string,
-  flags: { dir?: string; dryRun?: boolean; yes?: boolean; runCommands?: boolean; json?: boolean },
+  flags: { dir?: string; dryRun?: boolean; yes?: boolean; runCommands?: boolean; allowNetwork?: boolean; json?: boolean },
 ): Promise<number> {
   const started = performance.now();
   const rootDir = await resolveProjectRoot(flags.dir);
-  const settings = await loadSettings({ rootDir, env: process.env });
   const { plan, saved } = await loadPlanSource(source, process.cwd(), readStdin);
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json && source !== '-');
+  const settings = await loadTrustedSettings({ rootDir, env: process.env, interactive });
   return withInterrupt((signal) => withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () => {
     const t = performance.now();
     const prepared = await preparePlan(rootDir, plan);
@@ -63,6 +63,7 @@ export async function runApplyCommand(
       dryRun: Boolean(flags.dryRun),
       yes: Boolean(flags.yes),
       runCommands: Boolean(flags.runCommands),
+      allowNetwork: Boolean(flags.allowNetwork),
       commandRules: settings.values.commands,
       json: Boolean(flags.json),
       debug: false,

@@ -91,5 +91,6 @@ export async function runConfigShow(options: {
   const files = resolved.files.map((f) => `  ${f.layer.padEnd(8)} ${f.path}${f.found ? '' : '  (not found)'}`);
   options.stdout.write(`${renderTable(rowsOf(resolved))}\n\nSettings files (lowest precedence first):\n${files.join('\n')}\n`);
   options.stdout.write('Then environment (CLAWCODE_*) and flags override.\n');
+  if (resolved.untrusted) options.stdout.write(`Not applied until you trust this project (clawcode trust): ${resolved.untrusted.keys.join(', ')}\n`);
   return resolved;
 }

@@ -27,6 +27,8 @@ export interface TaskOptions {
   /** Apply edits without asking (commands still need `runCommands`). */
   yes: boolean;
   runCommands: boolean;
+  /** `--allow-network`: commands and verify keep the network inside the sandbox. */
+  allowNetwork?: boolean;
   /** Print one JSON report on stdout; never prompt. */
   json: boolean;
   debug: boolean;
@@ -246,7 +248,7 @@ export async function presentAndApply(
     if (options.verify) {
       report.verify = await runVerify({
         rootDir: options.rootDir, command: options.verify, runId: record.runId, rollbackOnFail: Boolean(options.rollbackOnFail),
-        signal: options.signal, homeDir: options.homeDir, print,
+        allowNetwork: options.allowNetwork, signal: options.signal, homeDir: options.homeDir, print,
       });
       if (report.verify.exitCode !== 0 || report.verify.timedOut) {
         if (report.verify.rolledBack) {
@@ -301,6 +303,7 @@ async function finishWithCommands(
       rootDir: options.rootDir,
       commands: plan.commands,
       runCommands: options.runCommands,
+      allowNetwork: options.allowNetwork,
       rules: options.commandRules,
       interactive: options.interactive,
       signal: options.signal,

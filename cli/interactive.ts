@@ -10,6 +10,7 @@ import type { ProviderConfig } from '../llm/types.js';
 import { executeTask } from './flow.js';
 import { addRecentProject } from './projects.js';
 import { resolveProvider, settingsFlags, taskSettings } from './task-command.js';
+import { loadTrustedSettings } from './trust-prompt.js';
 import { resolveProjectRoot } from './project-root.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */
@@ -24,7 +25,7 @@ function sink(): NodeJS.WritableStream {
 export async function runShell(flags: TaskFlags): Promise<void> {
   let rootDir = await resolveProjectRoot(flags.dir);
   await addRecentProject(rootDir).catch(() => undefined);
-  let settings = await loadSettings({ rootDir, env: process.env, flags: settingsFlags(flags) });
+  let settings = await loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY) });
   // Piped input still works line by line, but nobody can be asked: then plans are shown, not written.
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   let provider: ProviderConfig = await resolveProvider(settings.values, terminal);
@@ -53,7 +54,7 @@ export async function runShell(flags: TaskFlags): Promise<void> {
     chooseProject: async (current) => {
       const { selectProject } = await import('./projects.js');
       rootDir = await selectProject({ cwd: current });
-      settings = await loadSettings({ rootDir, env: process.env, flags: settingsFlags(flags) });
+      settings = await loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive: false });
       return rootDir;
     },
     undo: async (root) => {
@@ -83,7 +84,7 @@ export async function runTui(flags: TaskFlags): Promise<void> {
   // Without --dir, pick the project like the reference (§4.9): recent ones, marked subfolders, other.
   const rootDir = flags.dir ? await resolveProjectRoot(flags.dir) : await pickProject();
   await addRecentProject(rootDir).catch(() => undefined);
-  const settings = await loadSettings({ rootDir, env: process.env, flags: settingsFlags(flags) });
+  const settings = await loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive: true });
   const provider = await resolveProvider(settings.values, true);
   const [git, memory] = await Promise.all([getGitInfo(rootDir), loadSessionMemory(rootDir)]);
   const emitter = createAgentEmitter();

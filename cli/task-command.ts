@@ -16,6 +16,7 @@ import { resolveProjectRoot } from './project-root.js';
 import { withLockedProject } from './recover.js';
 import { askText } from './ask.js';
 import { addRecentProject } from './projects.js';
+import { loadTrustedSettings } from './trust-prompt.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
 export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
@@ -42,6 +43,7 @@ export function taskSettings(flags: TaskFlags, values: SettingsValues) {
     dryRun: Boolean(flags.dryRun),
     yes: Boolean(flags.yes),
     runCommands: Boolean(flags.runCommands),
+    allowNetwork: Boolean(flags.allowNetwork),
   };
 }
 
@@ -120,7 +122,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   const rootDir = await resolveProjectRoot(flags.dir);
   const machine = Boolean(flags.json || flags.events);
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !machine);
-  const settings = await loadSettings({ rootDir, env: process.env, flags: settingsFlags(flags) });
+  const settings = await loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive });
   await addRecentProject(rootDir).catch(() => undefined); // a convenience: never fail a task over it
   if (!task) {
     if (!interactive) throw new UsageError('No task given.', { hint: 'Usage: clawcode "add logging to the api" [--dir path] [--yes]' });

@@ -5,9 +5,11 @@ import { ConfigError, IoError, UsageError } from '../utils/errors.js';
 import { clawcodeHome } from './paths.js';
 import { locateJsonError } from './settings-json.js';
 import { findSecret } from './settings-secrets.js';
+import { applyProjectTrust, hashProjectSettings, readTrustStore, type UntrustedSettings } from './trust.js';
 
-export { commandMatchesRule, isCommandAllowed, type CommandDecision, type CommandRules } from './settings-commands.js';
+export { commandMatchesRule, type CommandRules } from './settings-commands.js';
 export { maskSecrets } from './settings-secrets.js';
+export type { UntrustedSettings } from './trust.js';
 
 /**
  * The merged settings clawcode runs with. Scalars come from the highest layer that sets them; `ignore`,
@@ -26,7 +28,7 @@ export type SettingsValues = {
   ignore: string[];
   /** Command run after applying a plan to check it (e.g. `npm test`); undefined = none. */
   verifyCommand?: string;
-  /** Command rules: prefixes such as `npm test` or `npm run *` (see isCommandAllowed). */
+  /** Command rules: prefixes such as `npm test` or `npm run *` (applied by utils/command-approval.ts). */
   commands: { allow: string[]; deny: string[] };
   /** Commit applied edits to git automatically. Default false. */
   autoCommit: boolean;
@@ -54,6 +56,11 @@ export type ResolvedSettings = {
   values: SettingsValues;
   sources: Record<keyof SettingsValues, SettingSource>;
   files: SettingsFileInfo[];
+  /**
+   * Set when the project's settings files grant something (verify command, allow rules, auto-commit, provider or
+   * model) and the person has not trusted them as they are now: those keys were left out (config/trust.ts).
+   */
+  untrusted?: UntrustedSettings;
 };
 
 /** Project settings file, relative to the project root; meant to be committed. */
@@ -124,6 +131,9 @@ type Layer = { layer: SettingsLayer; values: LayerValues; where: (key: keyof Set
  * Load and merge the settings layers, lowest to highest: defaults < user (`$CLAWCODE_HOME/config.json`:
  * its `settings` object, and `defaultProvider` as `provider`) < project (`.clawcode/settings.json`) <
  * local (`.clawcode/settings.local.json`) < environment (SETTINGS_ENV_VARS) < flags. Missing files are skipped.
+ * The two project files come with the project: their granting keys apply only when the person trusted these
+ * exact files (`$CLAWCODE_HOME/trusted-projects.json`, see config/trust.ts); otherwise they are left out and
+ * `untrusted` says which.
  *
  * @param options.rootDir  project root (absolute or relative to cwd)
  * @param options.env      environment to read (CLAWCODE_HOME and SETTINGS_ENV_VARS)
@@ -145,9 +155,16 @@ export async function loadSettings(options: {
   const projectPath = join(root, PROJECT_SETTINGS_FILE);
   const localPath = join(root, LOCAL_SETTINGS_FILE);
 
+  const homeDir = options.homeDir ?? clawcodeHome(options.env);
   const user = await readUserLayer(userPath);
-  const project = await readProjectLayer(projectPath, PROJECT_SETTINGS_FILE);
-  const local = await readProjectLayer(localPath, LOCAL_SETTINGS_FILE);
+  const projectRead = await readProjectLayer(projectPath, PROJECT_SETTINGS_FILE);
+  const localRead = await readProjectLayer(localPath, LOCAL_SETTINGS_FILE);
+  const sha256 = hashProjectSettings([[PROJECT_SETTINGS_FILE, projectRead?.text], [LOCAL_SETTINGS_FILE, localRead?.text]]);
+  const anyFile = projectRead !== undefined || localRead !== undefined;
+  const record = anyFile ? (await readTrustStore(homeDir))[root] : undefined;
+  const trust = applyProjectTrust({ [PROJECT_SETTINGS_FILE]: projectRead?.values, [LOCAL_SETTINGS_FILE]: localRead?.values }, sha256, record);
+  const project = trust.layers[PROJECT_SETTINGS_FILE];
+  const local = trust.layers[LOCAL_SETTINGS_FILE];
   const fromEnv = parseSettingsEnv(options.env);
   const fromFlags = validateFlags(options.flags ?? {});
 
@@ -167,6 +184,7 @@ export async function loadSettings(options: {
       { layer: 'project', path: projectPath, found: project !== undefined },
       { layer: 'local', path: localPath, found: local !== undefined },
     ],
+    ...(trust.untrusted ? { untrusted: trust.untrusted } : {}),
   };
 }
 
@@ -204,6 +222,11 @@ function mergeLayers(layers: readonly Layer[]): Pick<ResolvedSettings, 'values' 
 
 /** Read a JSON file; undefined when it does not exist. An empty (whitespace-only) file reads as `{}`. */
 async function readJsonFile(path: string, shownAs: string): Promise<unknown> {
+  return (await readJsonText(path, shownAs))?.data;
+}
+
+/** readJsonFile, also giving the exact text read (for the trust hash). */
+async function readJsonText(path: string, shownAs: string): Promise<{ data: unknown; text: string } | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -211,10 +234,11 @@ async function readJsonFile(path: string, shownAs: string): Promise<unknown> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new IoError(`Cannot read ${shownAs}: ${(error as Error).message}`, { code: 'settings_unreadable', cause: error });
   }
+  const raw = text;
   text = text.replace(/^\uFEFF/, '');
-  if (text.trim() === '') return {};
+  if (text.trim() === '') return { data: {}, text: raw };
   try {
-    return JSON.parse(text) as unknown;
+    return { data: JSON.parse(text) as unknown, text: raw };
   } catch {
     // JSON.parse's message (kept out as `cause` too) may quote the file and a pasted key in it.
     const where = locateJsonError(text) ?? { line: 1, column: 1, message: 'invalid JSON' };
@@ -260,9 +284,10 @@ async function readUserLayer(path: string): Promise<{ found: boolean; values?: L
   return { found: true, values };
 }
 
-async function readProjectLayer(path: string, shownAs: string): Promise<LayerValues | undefined> {
-  const data = await readJsonFile(path, shownAs);
-  if (data === undefined) return undefined;
+async function readProjectLayer(path: string, shownAs: string): Promise<{ values: LayerValues; text: string } | undefined> {
+  const read = await readJsonText(path, shownAs);
+  if (read === undefined) return undefined;
+  const { data, text } = read;
   // Checked before the schema so a pasted `apiKey` is reported as a secret, not as an unknown key.
   const secret = findSecret(data);
   if (secret) {
@@ -272,7 +297,7 @@ async function readProjectLayer(path: string, shownAs: string): Promise<LayerVal
       hint: 'Project settings may be committed; keep keys in $CLAWCODE_HOME/config.json (clawcode config) or environment variables.',
     });
   }
-  return await validateSettingsObject(data, shownAs, path);
+  return { values: await validateSettingsObject(data, shownAs, path), text };
 }
 
 function envInt(env: NodeJS.ProcessEnv, name: string, unit: string): number | undefined {

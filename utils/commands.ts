@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { IoError } from './errors.js';
+import { sandboxArgs, type SandboxPolicy } from './sandbox.js';
 
 export { BUILD_FOLDERS, classifyCommand, type CommandSafety } from './command-safety.js';
 
@@ -17,6 +18,8 @@ export interface RunCommandOptions {
   env?: NodeJS.ProcessEnv;
   /** live output, in arrival order, for a spinner or the TUI */
   onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
+  /** run inside bubblewrap (utils/sandbox.ts) with this policy; `bwrapPath` from detectSandbox() */
+  sandbox?: { bwrapPath: string; policy: SandboxPolicy };
 }
 
 /** What one command did. Output strings are UTF-8 decoded; `ms` is wall time. */
@@ -40,7 +43,8 @@ const TAIL_LINES = 20;
 const KILL_GRACE_MS = 2000;
 
 /**
- * Run one shell command (through `/bin/sh -c`, or cmd.exe on Windows) with stdin closed, capturing
+ * Run one shell command (through `/bin/sh -c`, or cmd.exe on Windows; with `sandbox`, `/bin/sh -c` inside
+ * bubblewrap) with stdin closed, capturing
  * its output. On timeout or abort the whole process group gets SIGTERM, then SIGKILL after 2 s, so
  * servers a test script starts do not outlive it. The command runs in its own process group, so a
  * terminal's Ctrl-C does not reach it: wire `signal` to SIGINT; if clawcode exits first, the group
@@ -59,8 +63,11 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
   const groupKill = process.platform !== 'win32';
 
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, {
-      cwd: options.cwd, env: options.env ?? process.env, shell: true, stdio: ['ignore', 'pipe', 'pipe'],
+    // In the sandbox bubblewrap runs `/bin/sh -c command` itself; otherwise node's shell option does.
+    const sandboxed = options.sandbox ? sandboxArgs(command, options.sandbox.policy) : undefined;
+    const [file, args, shell] = options.sandbox && sandboxed ? [options.sandbox.bwrapPath, sandboxed.args, false] : [command, [], true];
+    const child = spawn(file, args, {
+      cwd: options.cwd, env: options.env ?? process.env, shell, stdio: ['ignore', 'pipe', 'pipe'],
       detached: groupKill, windowsHide: true,
     });
     let timedOut = false;
@@ -96,12 +103,14 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     child.stdout.on('data', (chunk: string) => { out.push(chunk); both.push(chunk); options.onOutput?.(chunk, 'stdout'); });
     child.stderr.on('data', (chunk: string) => { err.push(chunk); both.push(chunk); options.onOutput?.(chunk, 'stderr'); });
     child.on('error', (cause) => {
+      sandboxed?.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
       options.signal?.removeEventListener('abort', onAbort);
       reject(new IoError(`Could not start \`${command}\` in ${options.cwd}: ${cause.message}`, { code: 'command_spawn_failed', cause }));
     });
     child.on('close', (exitCode, signal) => {
+      sandboxed?.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
       if (graceTimer) clearTimeout(graceTimer);

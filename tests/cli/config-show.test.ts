@@ -5,6 +5,8 @@ import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { runConfigShow } from '../../cli/config-show.js';
 import { ConfigError } from '../../utils/errors.js';
+import { loadSettings } from '../../config/settings.js';
+import { setProjectTrust } from '../../config/trust.js';
 
 let home: string;
 let root: string;
@@ -23,6 +25,8 @@ beforeEach(async () => {
     JSON.stringify({ budgetChars: 24000, ignore: ['dist/**'], commands: { allow: ['npm test'] } }),
   );
   await writeFile(join(root, '.clawcode', 'settings.local.json'), JSON.stringify({ ignore: ['scratch/'] }));
+  // The project's allow rule is a grant: these tests show a project the person has trusted.
+  await setProjectTrust(home, root, (await loadSettings({ rootDir: root, env: { CLAWCODE_HOME: home } })).untrusted!.sha256);
 });
 
 async function show(options: { env?: NodeJS.ProcessEnv; json?: boolean } = {}): Promise<string> {
@@ -101,6 +105,13 @@ describe('runConfigShow', () => {
     const json = await show({ env, json: true });
     expect(json).not.toContain(key);
     expect(JSON.parse(json).values.verifyCommand).toBe('curl -H "Authorization: Bearer sk-***" http://127.0.0.1/ok');
+  });
+
+  it('an untrusted project\'s allow rule is not shown as applied, and the table says why', async () => {
+    await setProjectTrust(home, root, undefined);
+    const out = await show();
+    expect(out).toMatch(/^commands\s+allow: \(none\); deny: \(none\)\s+default$/m);
+    expect(out).toContain('Not applied until you trust this project (clawcode trust): commands.allow\n');
   });
 
   it('passes on a settings error for the caller to report', async () => {

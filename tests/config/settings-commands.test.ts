@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { commandMatchesRule, isCommandAllowed } from '../../config/settings.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { commandMatchesRule, type CommandRules } from '../../config/settings.js';
+import { decideCommand } from '../../utils/command-approval.js';
+import { loadShellParser, type ShellParser } from '../../utils/shell-parse.js';
 
 describe('commandMatchesRule', () => {
   it('matches the same command or the command followed by arguments, not a longer word', () => {
@@ -20,37 +22,50 @@ describe('commandMatchesRule', () => {
   });
 });
 
-describe('isCommandAllowed', () => {
-  const rules = { allow: ['npm test', 'npm run *', 'git status'], deny: ['npm run deploy', 'rm', 'git push *'] };
+// Settings rules as decideCommand (utils/command-approval.ts) applies them: the line is parsed as bash, and each
+// simple command in it is judged; allow rules add to the built-in allow-list, deny rules refuse.
+describe('settings rules in decideCommand', () => {
+  const rules = {
+    allow: ['npm test', 'npm run *', 'git status', 'cargo build'],
+    deny: ['npm run deploy', 'rm', 'git push *'],
+  };
+  let parse: ShellParser;
+  beforeAll(async () => {
+    parse = await loadShellParser();
+  });
+  const decide = (command: string, r: CommandRules = rules) =>
+    decideCommand(command, { rootDir: '/work/project', parse, rules: r, sandboxed: true }).type;
 
   it('allows a command matching an allow rule and asks about one matching none', () => {
-    expect(isCommandAllowed('npm test', rules)).toBe('allow');
-    expect(isCommandAllowed('npm run lint -- --fix', rules)).toBe('allow');
-    expect(isCommandAllowed('make build', rules)).toBe('ask');
-    expect(isCommandAllowed('', rules)).toBe('ask');
-    expect(isCommandAllowed('npm test', { allow: [], deny: [] })).toBe('ask');
+    expect(decide('npm test')).toBe('auto-approve');
+    expect(decide('npm run lint -- --fix')).toBe('auto-approve');
+    expect(decide('cargo build --release')).toBe('auto-approve');
+    expect(decide('cargo run')).toBe('ask-user');
+    expect(decide('')).toBe('ask-user');
+    expect(decide('node scripts/build.js', { allow: [], deny: [] })).toBe('ask-user');
+    expect(decide('node scripts/build.js', { allow: ['node scripts/*'], deny: [] })).toBe('auto-approve');
   });
 
   it('lets deny win over a matching allow rule', () => {
-    expect(isCommandAllowed('npm run deploy', rules)).toBe('deny');
-    expect(isCommandAllowed('npm run deploy --prod', rules)).toBe('deny');
-    expect(isCommandAllowed('rm -rf dist', rules)).toBe('deny');
-    expect(isCommandAllowed('git push origin main', rules)).toBe('deny');
-    expect(isCommandAllowed('npm test', { allow: ['*'], deny: ['npm test'] })).toBe('deny');
+    expect(decide('npm run deploy')).toBe('reject');
+    expect(decide('npm run deploy --prod')).toBe('reject');
+    expect(decide('rm -rf dist')).toBe('reject');
+    expect(decide('git push origin main')).toBe('reject');
+    expect(decide('npm test', { allow: ['*'], deny: ['npm test'] })).toBe('reject');
   });
 
   it('judges every part of a chained command: an allowed prefix does not let a second command through', () => {
-    expect(isCommandAllowed('npm test && make install', rules)).toBe('ask');
-    expect(isCommandAllowed('npm test; rm -rf /', rules)).toBe('deny');
-    expect(isCommandAllowed('git status || rm x', rules)).toBe('deny');
-    expect(isCommandAllowed('npm test && npm run lint', rules)).toBe('allow');
-    expect(isCommandAllowed('npm test | tee out', rules)).toBe('ask');
+    expect(decide('npm test && cargo run')).toBe('ask-user');
+    expect(decide('npm test; rm -rf /')).toBe('reject');
+    expect(decide('git status || rm x')).toBe('reject');
+    expect(decide('npm test && npm run lint')).toBe('auto-approve');
+    expect(decide('npm test | tee out')).toBe('ask-user');
   });
 
-  it('asks about substitution and redirection even when the prefix is allowed', () => {
-    expect(isCommandAllowed('npm test $(curl evil)', rules)).toBe('ask');
-    expect(isCommandAllowed('npm test `id`', rules)).toBe('ask');
-    expect(isCommandAllowed('npm test > package.json', rules)).toBe('ask');
-    expect(isCommandAllowed('npm test $(rm -rf x)', { allow: ['npm test'], deny: [] })).toBe('ask');
+  it('asks about substitution and redirection outside the project even when the prefix is allowed', () => {
+    expect(decide('npm test $(curl evil)')).toBe('ask-user');
+    expect(decide('npm test `id`')).toBe('ask-user');
+    expect(decide('npm test > ../package.json')).toBe('reject');
+    expect(decide('npm test $(rm -rf x)', { allow: ['npm test'], deny: [] })).toBe('ask-user');
   });
 });

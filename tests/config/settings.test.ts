@@ -10,6 +10,7 @@ import {
 } from '../../config/settings.js';
 import { findSecret, isSecretKeyName, looksLikeSecretValue, maskSecrets } from '../../config/settings-secrets.js';
 import { ConfigError, UsageError } from '../../utils/errors.js';
+import { setProjectTrust } from '../../config/trust.js';
 
 let home: string;
 let root: string;
@@ -29,6 +30,12 @@ const writeProject = (data: unknown) => writeJson(join(root, '.clawcode', 'setti
 const writeLocal = (data: unknown) => writeJson(join(root, '.clawcode', 'settings.local.json'), data);
 const load = (env: NodeJS.ProcessEnv = {}, flags?: Partial<SettingsValues>) =>
   loadSettings({ rootDir: root, env: { CLAWCODE_HOME: home, ...env }, flags });
+/** The person trusts the project's settings files as they are now (what `clawcode trust` does). */
+const trustProject = async () => {
+  const untrusted = (await load()).untrusted;
+  expect(untrusted).toBeDefined();
+  await setProjectTrust(home, root, untrusted!.sha256);
+};
 
 async function expectError<T extends Error>(promise: Promise<unknown>, type: new (...a: never[]) => T): Promise<T> {
   const error = await promise.then(
@@ -116,6 +123,7 @@ describe('loadSettings precedence', () => {
   for (const [top, layer] of STACK.entries()) {
     it(`${layer} overrides every scalar of the layers below it`, async () => {
       const { env, flags } = await writeLayers(top);
+      if (layer === 'project' || layer === 'local') await trustProject();
       const s = await load(env, flags);
       const want = scalarsFor(layer, top);
       expect(s.values).toMatchObject(want);
@@ -167,6 +175,7 @@ describe('loadSettings lists', () => {
     await writeUser({ settings: { ignore: ['*.log'], commands: { allow: ['npm test'] } } });
     await writeProject({ ignore: ['dist/**', '*.log'], commands: { allow: ['npm run *'], deny: ['rm'] } });
     await writeLocal({ ignore: ['scratch/'], commands: { deny: ['git push'] } });
+    await trustProject();
     const s = await load({}, { ignore: ['tmp/'], commands: { allow: ['make'], deny: [] } });
     expect(s.values.ignore).toEqual(['*.log', 'dist/**', 'scratch/', 'tmp/']);
     expect(s.values.commands).toEqual({ allow: ['npm test', 'npm run *', 'make'], deny: ['rm', 'git push'] });

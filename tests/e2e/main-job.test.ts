@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, copyPackageFixture, REPO_ROOT, runCli, snapshotTree } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { detectSandbox } from '../../utils/sandbox.js';
 
 // The built CLI on a copy of a real package's source (commander, from node_modules), planning
 // through the real openai SDK against the loopback server. Exact bytes on disk are checked.
@@ -24,6 +25,15 @@ function plan(overrides: Partial<{ patches: unknown[]; commands: string[] }> = {
     commands: overrides.commands ?? [],
     agent_notes: ['commander keeps options in lib/option.js'],
   };
+}
+
+const sandbox = await detectSandbox();
+
+/** Add npm scripts to the fixture's package.json. */
+async function addScripts(scripts: Record<string, string>): Promise<void> {
+  const path = join(project, 'package.json');
+  const pkg = JSON.parse(await readFile(path, 'utf8')) as { scripts?: Record<string, string> };
+  await writeFile(path, JSON.stringify({ ...pkg, scripts: { ...pkg.scripts, ...scripts } }, null, 2));
 }
 
 let server: ProviderServer;
@@ -117,8 +127,10 @@ describe('clawcode "<task>" end to end', () => {
     expect(after.size).toBe(before.size);
   });
 
-  it('--json prints one report that matches what happened, and runs commands only with --run-commands', async () => {
-    const command = `node -e "require('fs').writeFileSync('ran.txt','ok')"`;
+  it.skipIf(!sandbox.available)('--json prints one report that matches what happened, and runs commands only with --run-commands', async () => {
+    // An allow-listed command (npm run <script>): inline `node -e` code needs a person's yes for each command.
+    const command = 'npm run mark';
+    await addScripts({ mark: `node -e "require('fs').writeFileSync('ran.txt','ok')"` });
     server.reply(replies.plan(plan({ commands: [command] }), { usage: { input: 1500, output: 90 } }));
     const result = await runCli(['add a timestamp', '--dir', project, '--yes', '--json'], { env });
     expect(result.code).toBe(0);
@@ -127,7 +139,9 @@ describe('clawcode "<task>" end to end', () => {
     expect(report.filesWritten).toEqual(['lib/option.js', 'lib/log.js']);
     expect(report.patches.map((p: { applied: boolean; strategy: string }) => [p.applied, p.strategy])).toEqual([[true, 'exact'], [true, 'empty_file']]);
     expect(report.usage).toEqual({ inputTokens: 1500, outputTokens: 90, totalTokens: 1590 });
-    expect(report.commands).toEqual([{ command, ran: false, exitCode: null, skipped: 'not_confirmed' }]);
+    expect(report.commands).toEqual([
+      { command, ran: false, exitCode: null, skipped: 'not_confirmed', decision: 'auto-approve', reason: 'npm run mark runs a project script' },
+    ]);
     expect(report.runId).toMatch(/\S+/);
     for (const key of ['contextMs', 'modelMs', 'applyMs', 'writeMs', 'totalMs']) expect(typeof report.timings[key]).toBe('number');
     expect(report.context.scannedFiles).toBeGreaterThan(5);
@@ -136,12 +150,13 @@ describe('clawcode "<task>" end to end', () => {
     server.reply(replies.plan(plan({ patches: [], commands: [command] })));
     const withCommands = await runCli(['run it', '--dir', project, '--yes', '--run-commands', '--json'], { env });
     expect(withCommands.code).toBe(0);
-    expect(JSON.parse(withCommands.stdout).commands[0]).toMatchObject({ command, ran: true, exitCode: 0 });
+    expect(JSON.parse(withCommands.stdout).commands[0]).toMatchObject({ command, ran: true, exitCode: 0, sandboxed: true });
     expect(await readFile(join(project, 'ran.txt'), 'utf8')).toBe('ok');
   });
 
-  it('a failing command exits 4', async () => {
-    server.reply(replies.plan(plan({ patches: [], commands: ['node -e "process.exit(7)"'] })));
+  it.skipIf(!sandbox.available)('a failing command exits 4', async () => {
+    await addScripts({ fail: 'node -e "process.exit(7)"' });
+    server.reply(replies.plan(plan({ patches: [], commands: ['npm run fail'] })));
     const result = await runCli(['run tests', '--dir', project, '--yes', '--run-commands'], { env });
     expect(result.code).toBe(4);
     expect(result.stdout).toMatch(/exited 7/);
