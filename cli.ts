@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry: argument parsing and branching only (DESIGN.md). Every action imports its module lazily,
+// Entry: argument parsing and branching only (docs/architecture.md). Every action imports its module lazily,
 // so `--version` and `--help` load commander and nothing heavy (no SDK, no Ink).
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';

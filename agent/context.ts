@@ -11,7 +11,7 @@ import { selectContext, type ContextFile, type RankDoc } from './selector.js';
 export type { ContextFile } from './selector.js';
 
 /**
- * The context stage (issue 5): scan → index → rank → budget → outline → redaction. The result is
+ * The context stage: scan → index → rank → budget → outline → redaction. The result is
  * what the prompt builder sends: `files[].text` then `outline`, `totalChars ≤ budget` always.
  */
 

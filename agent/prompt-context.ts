@@ -15,7 +15,7 @@ export interface GatherContextOptions {
 }
 
 /**
- * Context selection plus project instructions under one budget (issue 8): the root instruction files
+ * Context selection plus project instructions under one budget: the root instruction files
  * are reserved first (at most half the budget), the context stage fills the rest, and nested
  * instruction files for the top files' folders may use what the context left over.
  *

@@ -62,7 +62,7 @@ export const PROJECT_SETTINGS_FILE = '.clawcode/settings.json';
 /** Personal project settings file, relative to the project root; git-ignored (see ensureLocalSettingsIgnored). */
 export const LOCAL_SETTINGS_FILE = '.clawcode/settings.local.json';
 
-/** Built-in defaults (layer 'default'). Budget and timeout match DESIGN.md and `clawcode --help`. */
+/** Built-in defaults (layer 'default'), from utils/defaults.ts, which `clawcode --help` prints too. */
 export const DEFAULT_SETTINGS: Readonly<SettingsValues> = Object.freeze({
   budgetChars: DEFAULT_BUDGET_CHARS,
   timeoutMs: DEFAULT_TIMEOUT_MS,

@@ -16,8 +16,8 @@ export class PlanParseError extends ClawcodeError {
 
 /**
  * Extract the JSON object from a model reply: the reply itself, a ```json fenced block, or the
- * span from the first `{` to its matching `}` inside prose (reference §4.7, made brace-aware so
- * that trailing prose with braces does not break it).
+ * span from the first `{` to its matching `}` inside prose (brace-aware, so that trailing prose
+ * with braces does not break it).
  *
  * @returns the JSON text, or undefined when the reply holds no object
  */

@@ -9,7 +9,7 @@ import type { Plan, ProviderClient, ProviderConfig, ProviderId, ProviderReply, U
 /**
  * Provider-agnostic planning: one structured request per task, at most one repair request.
  * Clients load lazily through `CLIENT_MODULES`, so only the chosen SDK is imported. Timeouts,
- * retries and cancellation wrap every client the same way (STYLE.md "Provider clients").
+ * retries and cancellation wrap every client the same way, never copied inside a client.
  */
 
 /** What every client module in llm/ exports. */
