@@ -148,9 +148,8 @@ function notAppliedError(prepared: PreparedPlan): PatchApplyError {
   const issue = prepared.pathIssues[0];
   if (issue) return new PatchApplyError(`Plan refused: ${issue.file}: ${issue.message}`, { code: issue.code });
   const failed = prepared.results.find((r) => !r.applied);
-  return new PatchApplyError(`Patch #${(failed?.index ?? 0) + 1} (${failed?.file}) did not apply: ${failed?.error ?? 'unknown'}`, {
-    code: 'patch_not_applied',
-  });
+  const which = `Patch #${(failed?.index ?? 0) + 1} (${failed?.file})`;
+  return new PatchApplyError(`${which} did not apply: ${failed?.error ?? 'unknown'}`, { code: 'patch_not_applied' });
 }
 
 /**
@@ -160,7 +159,12 @@ function notAppliedError(prepared: PreparedPlan): PatchApplyError {
  * @param options.budgetChars  budget in characters; default {@link DEFAULT_BUDGET_CHARS}
  */
 export async function selectContext(options: { rootDir: string; task: string; budgetChars?: number; homeDir?: string }): Promise<ContextResult> {
-  return buildContext({ rootDir: resolveRoot(options.rootDir), task: options.task, budgetChars: options.budgetChars ?? DEFAULT_BUDGET_CHARS, homeDir: options.homeDir });
+  return buildContext({
+    rootDir: resolveRoot(options.rootDir),
+    task: options.task,
+    budgetChars: options.budgetChars ?? DEFAULT_BUDGET_CHARS,
+    homeDir: options.homeDir,
+  });
 }
 
 function resolveRoot(rootDir: string): string {

@@ -42,7 +42,11 @@ export async function runVerify(options: {
   homeDir?: string;
 }): Promise<VerifyReport> {
   if (options.signal?.aborted) throw new InterruptedError();
-  const result = await runCommand(options.command, { cwd: options.rootDir, timeoutMs: options.timeoutMs, signal: options.signal });
+  const result = await runCommand(options.command, {
+    cwd: options.rootDir,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+  });
   if (options.signal?.aborted) throw new InterruptedError();
   const passed = result.exitCode === 0 && !result.timedOut;
   let rolledBack = false;
@@ -50,7 +54,14 @@ export async function runVerify(options: {
     await undoRun({ rootDir: options.rootDir, runId: options.runId, homeDir: options.homeDir });
     rolledBack = true;
   }
-  return { command: options.command, exitCode: result.exitCode, timedOut: result.timedOut, rolledBack, ms: result.ms, tail: result.tail };
+  return {
+    command: options.command,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    rolledBack,
+    ms: result.ms,
+    tail: result.tail,
+  };
 }
 
 /**

@@ -51,7 +51,12 @@ export function approveCommand(command: string, policy: CommandPolicy): CommandA
   const covered = rule === 'allow' || policy.runCommands;
   if (safety.destructive) {
     // Without an allow rule or --run-commands, the batch question comes first, then its own question.
-    return { type: 'ask-user', reason: safety.reason ?? 'destructive', scope: covered ? 'alone' : 'batch', destructive: true };
+    return {
+      type: 'ask-user',
+      reason: safety.reason ?? 'destructive',
+      scope: covered ? 'alone' : 'batch',
+      destructive: true,
+    };
   }
   if (rule === 'allow') return { type: 'auto-approve', reason: 'allowed by a settings rule' };
   if (policy.runCommands) return { type: 'auto-approve', reason: '--run-commands' };
@@ -63,8 +68,7 @@ export function approveCommand(command: string, policy: CommandPolicy): CommandA
  * command that needs its own yes.
  */
 export type CommandQuestion =
-  | { type: 'batch'; commands: string[] }
-  | { type: 'destructive'; command: string; reason: string };
+  { type: 'batch'; commands: string[] } | { type: 'destructive'; command: string; reason: string };
 
 /** What the command step tells the surface, in order (the CLI prints them; the TUI may ignore them). */
 export type CommandNotice =
@@ -137,13 +141,29 @@ export async function runPlanCommands(options: CommandStepOptions): Promise<Comm
   return reports;
 }
 
-async function runOne(command: string, options: CommandStepOptions, notify: (n: CommandNotice) => void): Promise<CommandReport> {
+async function runOne(
+  command: string,
+  options: CommandStepOptions,
+  notify: (n: CommandNotice) => void,
+): Promise<CommandReport> {
   options.emitter?.emit('run_tests', { command });
   notify({ type: 'command_started', command });
-  const result = await runCommand(command, { cwd: options.rootDir, timeoutMs: options.timeoutMs, signal: options.signal });
+  const result = await runCommand(command, {
+    cwd: options.rootDir,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+  });
   // Ctrl-C killed the command: that is an interruption, not a failing command.
   if (options.signal?.aborted) throw new InterruptedError();
   options.emitter?.emit('command_done', { command, exitCode: result.exitCode });
   notify({ type: 'command_finished', command, result });
-  return { command, ran: true, exitCode: result.exitCode, timedOut: result.timedOut, stdout: result.stdout, stderr: result.stderr, ms: result.ms };
+  return {
+    command,
+    ran: true,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    ms: result.ms,
+  };
 }

@@ -8,7 +8,14 @@ import type { PlannedChange, PreparedPlan } from './executor.js';
 import { commitWritten, rememberRun, runVerify, uncommittedFiles, type VerifyReport } from './write-after.js';
 import { runPlanCommands, type CommandNotice, type CommandQuestion, type CommandReport } from './write-commands.js';
 
-export { approveCommand, type CommandApproval, type CommandNotice, type CommandPolicy, type CommandQuestion, type CommandReport } from './write-commands.js';
+export {
+  approveCommand,
+  type CommandApproval,
+  type CommandNotice,
+  type CommandPolicy,
+  type CommandQuestion,
+  type CommandReport,
+} from './write-commands.js';
 export type { VerifyReport } from './write-after.js';
 
 /** How a task ended. */
@@ -28,9 +35,7 @@ export interface AcceptedFile {
 
 /** The person's answer to "write these changes?": everything, a reviewed subset, or nothing. */
 export type ChangeApproval =
-  | { type: 'accept-all' }
-  | { type: 'accept-some'; files: AcceptedFile[] }
-  | { type: 'decline' };
+  { type: 'accept-all' } | { type: 'accept-some'; files: AcceptedFile[] } | { type: 'decline' };
 
 /**
  * How the stage reaches a person. Each callback is optional: a missing one means nobody can be asked
@@ -130,7 +135,14 @@ export interface WriteReport {
  */
 export async function runWriteStage(input: WriteStageInput): Promise<WriteReport> {
   const notify = input.onNotice ?? (() => undefined);
-  const report: WriteReport = { status: 'failed', exitCode: 0, filesWritten: [], commands: [], memory: null, timings: { writeMs: 0, commandsMs: 0 } };
+  const report: WriteReport = {
+    status: 'failed',
+    exitCode: 0,
+    filesWritten: [],
+    commands: [],
+    memory: null,
+    timings: { writeMs: 0, commandsMs: 0 },
+  };
   const { prepared } = input;
   notify({ type: 'preview', plan: input.plan, prepared });
   if (prepared.pathIssues.length > 0) {
@@ -140,7 +152,13 @@ export async function runWriteStage(input: WriteStageInput): Promise<WriteReport
   if (!prepared.ok) {
     const failed = prepared.results.find((r) => !r.applied);
     notify({ type: 'refused', reason: 'patches_failed', failed: prepared.results.filter((r) => !r.applied) });
-    return end(input, report, 'failed', 3, failed ? `patch #${failed.index + 1} (${failed.file}): ${failed.error ?? 'not applied'}` : 'plan not applied');
+    return end(
+      input,
+      report,
+      'failed',
+      3,
+      failed ? `patch #${failed.index + 1} (${failed.file}): ${failed.error ?? 'not applied'}` : 'plan not applied',
+    );
   }
   if (input.dryRun) {
     notify({ type: 'dry_run' });
@@ -165,7 +183,10 @@ async function chooseFiles(
 ): Promise<{ type: 'write'; files: AcceptedFile[] } | { type: 'stop'; status: 'not_confirmed' | 'declined' }> {
   const all = input.prepared.changes.map((c) => ({ path: c.path, after: c.after }));
   if (all.length === 0) return { type: 'write', files: [] };
-  const dirty = await uncommittedFiles(input.rootDir, all.map((f) => f.path));
+  const dirty = await uncommittedFiles(
+    input.rootDir,
+    all.map((f) => f.path),
+  );
   if (dirty.length > 0) notify({ type: 'uncommitted', paths: dirty });
   if (input.yes) return { type: 'write', files: all };
   const ask = input.decisions?.approveChanges;
@@ -186,7 +207,12 @@ async function chooseFiles(
  * Write the accepted files through the journal, then verify and commit.
  * @returns true when verify failed (the plan's commands are then skipped)
  */
-async function writeAndCheck(input: WriteStageInput, files: AcceptedFile[], report: WriteReport, notify: (n: WriteNotice) => void): Promise<boolean> {
+async function writeAndCheck(
+  input: WriteStageInput,
+  files: AcceptedFile[],
+  report: WriteReport,
+  notify: (n: WriteNotice) => void,
+): Promise<boolean> {
   const t = performance.now();
   const byPath = new Map(input.prepared.changes.map((c) => [c.path, c]));
   const record = await applyRun({
@@ -204,8 +230,12 @@ async function writeAndCheck(input: WriteStageInput, files: AcceptedFile[], repo
   if (input.verify) {
     notify({ type: 'verify_started', command: input.verify });
     const verify = await runVerify({
-      rootDir: input.rootDir, command: input.verify, runId: record.runId, rollbackOnFail: Boolean(input.rollbackOnFail),
-      signal: input.signal, homeDir: input.homeDir,
+      rootDir: input.rootDir,
+      command: input.verify,
+      runId: record.runId,
+      rollbackOnFail: Boolean(input.rollbackOnFail),
+      signal: input.signal,
+      homeDir: input.homeDir,
     });
     report.verify = verify;
     notify({ type: 'verify_finished', verify });
@@ -233,7 +263,13 @@ async function writeAndCheck(input: WriteStageInput, files: AcceptedFile[], repo
   return false;
 }
 
-function end(input: WriteStageInput, report: WriteReport, status: TaskStatus, exitCode: WriteExitCode, error?: string): WriteReport {
+function end(
+  input: WriteStageInput,
+  report: WriteReport,
+  status: TaskStatus,
+  exitCode: WriteExitCode,
+  error?: string,
+): WriteReport {
   report.status = status;
   report.exitCode = exitCode;
   if (error) report.error = error;
@@ -241,7 +277,11 @@ function end(input: WriteStageInput, report: WriteReport, status: TaskStatus, ex
 }
 
 /** The commands, memory and the `success` event: the tail of every run that got past the checks. */
-async function finish(input: WriteStageInput, report: WriteReport, tail: { skipCommands?: boolean } = {}): Promise<WriteReport> {
+async function finish(
+  input: WriteStageInput,
+  report: WriteReport,
+  tail: { skipCommands?: boolean } = {},
+): Promise<WriteReport> {
   const t = performance.now();
   const { commands } = input.plan;
   if (tail.skipCommands) {
@@ -264,7 +304,11 @@ async function finish(input: WriteStageInput, report: WriteReport, tail: { skipC
   report.timings.commandsMs = Math.round(performance.now() - t);
   if (!input.dryRun && input.remember !== false) {
     report.memory = await rememberRun({
-      rootDir: input.rootDir, task: input.task, filesWritten: report.filesWritten, agentNotes: input.plan.agent_notes, homeDir: input.homeDir,
+      rootDir: input.rootDir,
+      task: input.task,
+      filesWritten: report.filesWritten,
+      agentNotes: input.plan.agent_notes,
+      homeDir: input.homeDir,
     });
   }
   const failed = report.commands.find((c) => c.ran && c.exitCode !== 0);

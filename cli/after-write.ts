@@ -19,7 +19,10 @@ export function committedLine(files: readonly string[], commit: string): string 
 export function printVerify(verify: VerifyReport, out: (text: string) => void): void {
   const passed = verify.exitCode === 0 && !verify.timedOut;
   if (!passed && verify.tail) out(verify.tail.replace(/\n$/, ''));
-  out(passed ? `${chalk.green('✓')} verify passed` : `${chalk.red('✗')} verify failed (${verify.timedOut ? 'timed out' : `exit ${verify.exitCode}`})`);
+  out(
+    passed
+      ? `${chalk.green('✓')} verify passed`
+      : `${chalk.red('✗')} verify failed (${verify.timedOut ? 'timed out' : `exit ${verify.exitCode}`})`,
+  );
   if (verify.rolledBack) out(`${chalk.yellow('↺')} Rolled back: the files are as they were before this run.`);
 }
-

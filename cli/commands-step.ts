@@ -6,7 +6,8 @@ export type { CommandReport } from '../agent/write-commands.js';
 
 /** The console wording of a command question. */
 export function commandQuestionText(question: CommandQuestion): string {
-  if (question.type === 'destructive') return `${chalk.red('Destructive')} (${question.reason}): ${question.command}\nRun it anyway?`;
+  if (question.type === 'destructive')
+    return `${chalk.red('Destructive')} (${question.reason}): ${question.command}\nRun it anyway?`;
   const count = question.commands.length;
   return `Run ${count === 1 ? 'this command' : `these ${count} commands`}?`;
 }
@@ -29,7 +30,9 @@ export function printCommandNotice(notice: CommandNotice, out: (text: string) =>
       const { result } = notice;
       if (result.tail) out(result.tail.replace(/\n$/, ''));
       const mark = result.exitCode === 0 ? chalk.green('✓') : chalk.red('✗');
-      return out(`${mark} ${notice.command} ${result.timedOut ? 'timed out' : `exited ${result.exitCode ?? 'by signal'}`}`);
+      return out(
+        `${mark} ${notice.command} ${result.timedOut ? 'timed out' : `exited ${result.exitCode ?? 'by signal'}`}`,
+      );
     }
   }
 }

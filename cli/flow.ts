@@ -124,7 +124,10 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
   const { plan, prepared } = run;
   const usage = run.planResult.usage;
   const model = run.planResult.reply.model || options.provider.model;
-  if (options.planOut) await savePlan(options.planOut, makeSavedPlan(plan, prepared.targets, { task: options.task, provider: options.provider.name, model, usage: usage ?? null }), out);
+  if (options.planOut) {
+    const meta = { task: options.task, provider: options.provider.name, model, usage: usage ?? null };
+    await savePlan(options.planOut, makeSavedPlan(plan, prepared.targets, meta), out);
+  }
   const base = {
     task: options.task,
     provider: options.provider.name,
@@ -147,11 +150,16 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
 }
 
 /** `--plan-out`: save the plan with its base hashes. @throws IoError when the file cannot be written */
-async function savePlan(path: string, saved: ReturnType<typeof makeSavedPlan>, out: (text: string) => void): Promise<void> {
+async function savePlan(
+  path: string,
+  saved: ReturnType<typeof makeSavedPlan>,
+  out: (text: string) => void,
+): Promise<void> {
   try {
     await writeFile(path, JSON.stringify(saved, null, 2) + '\n');
   } catch (error) {
-    throw new IoError(`Cannot save the plan to ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new IoError(`Cannot save the plan to ${path}: ${why}`, { cause: error });
   }
   out(chalk.dim(`Plan saved to ${path} (apply it later with: clawcode apply ${path})`));
 }
@@ -165,9 +173,11 @@ async function savePlan(path: string, saved: ReturnType<typeof makeSavedPlan>, o
  * @returns the full report; `exitCode` 0 done, 1 not committed, 3 nothing written, 4 verify/command failed
  */
 export async function writeWithConsole(
-  base: Omit<TaskReport, 'status' | 'exitCode' | 'filesWritten' | 'commands' | 'timings'> & { timings: AgentRun['timings'] },
+  base: Omit<TaskReport, 'status' | 'exitCode' | 'filesWritten' | 'commands' | 'timings'> & {
+    timings: AgentRun['timings'];
+  },
   prepared: PreparedPlan,
-  options: Omit<TaskOptions, 'provider' | 'budgetChars' | 'planner' | 'task'> & { task: string },
+  options: Omit<TaskOptions, 'provider' | 'budgetChars' | 'planner'>,
   started: number,
 ): Promise<TaskReport> {
   const out = (text: string) => (options.json ? undefined : options.stdout.write(text + '\n'));
@@ -188,7 +198,10 @@ export async function writeWithConsole(
     homeDir: options.homeDir,
     signal: options.signal,
     emitter: options.emitter,
-    decisions: consoleDecisions({ confirm: options.confirm ?? confirmPrompt, review: review && ((changes) => review([...changes])) }, options.interactive),
+    decisions: consoleDecisions(
+      { confirm: options.confirm ?? confirmPrompt, review: review && ((changes) => review([...changes])) },
+      options.interactive,
+    ),
     onNotice: (notice) => printWriteNotice(notice, out),
   });
   const report: TaskReport = {

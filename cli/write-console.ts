@@ -26,7 +26,9 @@ export function consoleDecisions(ask: ConsoleAsk, interactive: boolean): WriteDe
         const accepted = await ask.review(changes);
         return accepted && accepted.length > 0 ? { type: 'accept-some', files: accepted } : { type: 'decline' };
       }
-      return (await ask.confirm(`Apply these changes to ${plural(changes.length, 'file')}?`)) ? { type: 'accept-all' } : { type: 'decline' };
+      return (await ask.confirm(`Apply these changes to ${plural(changes.length, 'file')}?`))
+        ? { type: 'accept-all' }
+        : { type: 'decline' };
     },
     approveCommands: (question) => ask.confirm(commandQuestionText(question)),
   };
@@ -58,7 +60,9 @@ export function printWriteNotice(notice: WriteNotice, out: (text: string) => voi
     case 'declined':
       return out(chalk.yellow('Nothing written.'));
     case 'written':
-      return out(`\n${chalk.green('✓')} Wrote ${plural(notice.files.length, 'file')} ${chalk.dim(`(undo: clawcode undo ${notice.runId})`)}`);
+      return out(
+        `\n${chalk.green('✓')} Wrote ${plural(notice.files.length, 'file')} ${chalk.dim(`(undo: clawcode undo ${notice.runId})`)}`,
+      );
     case 'verify_started':
       return out(chalk.dim(`\nVerify: $ ${notice.command}`));
     case 'verify_finished':
@@ -83,4 +87,3 @@ function printPreview(notice: Extract<WriteNotice, { type: 'preview' }>, out: (t
   for (const change of prepared.changes) out('\n' + colorDiff(change.diff.replace(/\n$/, '')));
   out('\n' + chalk.bold('Files:') + '\n' + formatChangeList(prepared.changes));
 }
-

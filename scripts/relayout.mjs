@@ -156,7 +156,9 @@ for (const f of files) {
 // 3. Report, move, write.
 process.stdout.on('error', () => undefined); // a closed pipe (| head) must not stop the moves half way
 const say = (line) => process.stdout.write(`${line}\n`);
-say(`${dryRun ? '[dry run] ' : ''}relayout: ${moves.size} file(s) to move, ${writes.length} file(s) with imports to rewrite${done ? `, ${done} row(s) already done` : ''}`);
+say(
+  `${dryRun ? '[dry run] ' : ''}relayout: ${moves.size} file(s) to move, ${writes.length} file(s) with imports to rewrite${done ? `, ${done} row(s) already done` : ''}`,
+);
 for (const [from, to] of moves) say(`  git mv ${from} ${to}`);
 for (const w of writes) say(`  rewrite ${w.to}: ${w.changes.join(', ')}`);
 if (dryRun) process.exit(0);

@@ -6,7 +6,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentEmitter, type AgentEventName } from '../../agent/events.js';
 import { preparePlan } from '../../agent/executor.js';
 import {
-  approveCommand, runWriteStage, type ChangeApproval, type CommandQuestion, type WriteNotice, type WriteStageInput,
+  approveCommand,
+  runWriteStage,
+  type ChangeApproval,
+  type CommandQuestion,
+  type WriteNotice,
+  type WriteStageInput,
 } from '../../agent/write-stage.js';
 import { loadSessionMemory } from '../../memory/memory.js';
 import type { Plan } from '../../utils/plan.js';
@@ -31,10 +36,13 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-function plan(commands: string[] = [], patches = [
-  { file: 'a.txt', operation: 'replace' as const, find: 'alpha', replace: 'ALPHA' },
-  { file: 'b.txt', operation: 'replace' as const, find: 'beta', replace: 'BETA' },
-]): Plan {
+function plan(
+  commands: string[] = [],
+  patches = [
+    { file: 'a.txt', operation: 'replace' as const, find: 'alpha', replace: 'ALPHA' },
+    { file: 'b.txt', operation: 'replace' as const, find: 'beta', replace: 'BETA' },
+  ],
+): Plan {
   return { analysis: 'shout', files_to_edit: [], patches, commands, agent_notes: ['a note'] };
 }
 
@@ -46,7 +54,14 @@ async function stage(p: Plan, extra: Partial<WriteStageInput> = {}) {
   const emitter = createAgentEmitter();
   emitter.onAny((name) => events.push(name));
   const report = await runWriteStage({
-    rootDir: root, task: 'shout', plan: p, prepared, homeDir: home, emitter, onNotice: (n) => notices.push(n), ...extra,
+    rootDir: root,
+    task: 'shout',
+    plan: p,
+    prepared,
+    homeDir: home,
+    emitter,
+    onNotice: (n) => notices.push(n),
+    ...extra,
   });
   return { report, notices: notices.map((n) => n.type), events };
 }
@@ -100,7 +115,10 @@ describe('runWriteStage: the changes decision', () => {
   it('refuses a plan whose patch did not apply: exit 3, nothing written, no question asked', async () => {
     const bad = plan([], [{ file: 'a.txt', operation: 'replace', find: 'not there', replace: 'x' }]);
     let asked = false;
-    const { report, notices } = await stage(bad, { yes: false, decisions: { approveChanges: async () => ((asked = true), { type: 'accept-all' }) } });
+    const { report, notices } = await stage(bad, {
+      yes: false,
+      decisions: { approveChanges: async () => ((asked = true), { type: 'accept-all' }) },
+    });
     expect(report).toMatchObject({ status: 'failed', exitCode: 3 });
     expect(report.error).toMatch(/^patch #1 \(a\.txt\)/);
     expect(asked).toBe(false);
@@ -136,7 +154,8 @@ describe('runWriteStage: commands', () => {
   it('asks once for the batch; a no skips every asked command', async () => {
     const questions: CommandQuestion[] = [];
     const { report } = await stage(plan(['echo one', 'echo two']), {
-      yes: true, decisions: { approveCommands: async (q) => (questions.push(q), false) },
+      yes: true,
+      decisions: { approveCommands: async (q) => (questions.push(q), false) },
     });
     expect(questions).toEqual([{ type: 'batch', commands: ['echo one', 'echo two'] }]);
     expect(report.commands.map((c) => c.skipped)).toEqual(['not_confirmed', 'not_confirmed']);
@@ -144,18 +163,28 @@ describe('runWriteStage: commands', () => {
   });
 
   it('a yes to the batch runs them; a failing command ends with exit code 4', async () => {
-    const { report } = await stage(plan(['echo one', 'exit 3']), { yes: true, decisions: { approveCommands: async () => true } });
-    expect(report.commands.map((c) => [c.ran, c.exitCode])).toEqual([[true, 0], [true, 3]]);
+    const { report } = await stage(plan(['echo one', 'exit 3']), {
+      yes: true,
+      decisions: { approveCommands: async () => true },
+    });
+    expect(report.commands.map((c) => [c.ran, c.exitCode])).toEqual([
+      [true, 0],
+      [true, 3],
+    ]);
     expect(report).toMatchObject({ status: 'applied', exitCode: 4, error: 'command failed: exit 3' });
   });
 
   it('rejects a command denied by a rule without asking', async () => {
     const questions: CommandQuestion[] = [];
     const { report, notices } = await stage(plan(['npm publish']), {
-      yes: true, runCommands: true, commandRules: { allow: [], deny: ['npm publish'] },
+      yes: true,
+      runCommands: true,
+      commandRules: { allow: [], deny: ['npm publish'] },
       decisions: { approveCommands: async (q) => (questions.push(q), true) },
     });
-    expect(report.commands).toEqual([{ command: 'npm publish', ran: false, exitCode: null, skipped: 'denied_by_rule' }]);
+    expect(report.commands).toEqual([
+      { command: 'npm publish', ran: false, exitCode: null, skipped: 'denied_by_rule' },
+    ]);
     expect(questions).toEqual([]);
     expect(notices).toContain('command_refused');
   });
@@ -163,9 +192,13 @@ describe('runWriteStage: commands', () => {
   it('asks about a destructive command on its own even with --run-commands; refused when nobody can be asked', async () => {
     const questions: CommandQuestion[] = [];
     const asked = await stage(plan(['git clean -fdx']), {
-      yes: true, runCommands: true, decisions: { approveCommands: async (q) => (questions.push(q), false) },
+      yes: true,
+      runCommands: true,
+      decisions: { approveCommands: async (q) => (questions.push(q), false) },
     });
-    expect(questions).toEqual([{ type: 'destructive', command: 'git clean -fdx', reason: 'git clean deletes untracked files' }]);
+    expect(questions).toEqual([
+      { type: 'destructive', command: 'git clean -fdx', reason: 'git clean deletes untracked files' },
+    ]);
     expect(asked.report.commands[0]).toMatchObject({ ran: false, skipped: 'destructive_refused' });
 
     await rm(join(home, 'runs'), { recursive: true, force: true });
@@ -179,21 +212,50 @@ describe('runWriteStage: commands', () => {
 describe('approveCommand', () => {
   const policy = { rootDir: '/p', runCommands: false };
   it('answers with the auto-approve / ask-user / reject union', () => {
-    expect(approveCommand('npm test', policy)).toEqual({ type: 'ask-user', reason: 'not_confirmed', scope: 'batch', destructive: false });
-    expect(approveCommand('npm test', { ...policy, runCommands: true })).toEqual({ type: 'auto-approve', reason: '--run-commands' });
-    expect(approveCommand('npm test', { ...policy, rules: { allow: ['npm test'], deny: [] } })).toMatchObject({ type: 'auto-approve' });
-    expect(approveCommand('npm test', { ...policy, rules: { allow: ['*'], deny: ['npm test'] } })).toEqual({ type: 'reject', reason: 'denied_by_rule' });
-    expect(approveCommand('git reset --hard', policy)).toMatchObject({ type: 'ask-user', scope: 'batch', destructive: true });
-    expect(approveCommand('git reset --hard', { ...policy, runCommands: true })).toMatchObject({ type: 'ask-user', scope: 'alone', destructive: true });
+    expect(approveCommand('npm test', policy)).toEqual({
+      type: 'ask-user',
+      reason: 'not_confirmed',
+      scope: 'batch',
+      destructive: false,
+    });
+    expect(approveCommand('npm test', { ...policy, runCommands: true })).toEqual({
+      type: 'auto-approve',
+      reason: '--run-commands',
+    });
+    expect(approveCommand('npm test', { ...policy, rules: { allow: ['npm test'], deny: [] } })).toMatchObject({
+      type: 'auto-approve',
+    });
+    expect(approveCommand('npm test', { ...policy, rules: { allow: ['*'], deny: ['npm test'] } })).toEqual({
+      type: 'reject',
+      reason: 'denied_by_rule',
+    });
+    expect(approveCommand('git reset --hard', policy)).toMatchObject({
+      type: 'ask-user',
+      scope: 'batch',
+      destructive: true,
+    });
+    expect(approveCommand('git reset --hard', { ...policy, runCommands: true })).toMatchObject({
+      type: 'ask-user',
+      scope: 'alone',
+      destructive: true,
+    });
   });
 });
 
 describe('runWriteStage: verify and commit', () => {
   it('a failing verify with rollback restores the files, skips the commands and ends with exit code 4', async () => {
     const { report, notices } = await stage(plan(['echo never']), {
-      yes: true, runCommands: true, verify: 'exit 3', rollbackOnFail: true,
+      yes: true,
+      runCommands: true,
+      verify: 'exit 3',
+      rollbackOnFail: true,
     });
-    expect(report).toMatchObject({ status: 'rolled_back', exitCode: 4, filesWritten: [], verify: { exitCode: 3, rolledBack: true } });
+    expect(report).toMatchObject({
+      status: 'rolled_back',
+      exitCode: 4,
+      filesWritten: [],
+      verify: { exitCode: 3, rolledBack: true },
+    });
     expect(report.error).toBe('verify failed: exit 3 (changes rolled back)');
     expect(report.commands).toEqual([{ command: 'echo never', ran: false, exitCode: null, skipped: 'verify_failed' }]);
     expect(await read('a.txt')).toBe('alpha\n');
@@ -203,7 +265,12 @@ describe('runWriteStage: verify and commit', () => {
 
   it('a failing verify without rollback keeps the files (undoable) and ends with exit code 4', async () => {
     const { report } = await stage(plan(), { yes: true, verify: 'exit 1' });
-    expect(report).toMatchObject({ status: 'applied', exitCode: 4, filesWritten: ['a.txt', 'b.txt'], verify: { rolledBack: false } });
+    expect(report).toMatchObject({
+      status: 'applied',
+      exitCode: 4,
+      filesWritten: ['a.txt', 'b.txt'],
+      verify: { rolledBack: false },
+    });
     expect(await read('a.txt')).toBe('ALPHA\n');
   });
 
@@ -213,7 +280,12 @@ describe('runWriteStage: verify and commit', () => {
     gitIn(root, 'commit', '-q', '-m', 'base');
     await writeFile(join(root, 'other.txt'), 'untracked\n');
     const prev = { ...process.env };
-    Object.assign(process.env, { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' });
+    Object.assign(process.env, {
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.invalid',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.invalid',
+    });
     try {
       const { report, notices } = await stage(plan(), { yes: true, commit: true });
       expect(report.commit).toMatch(/^[0-9a-f]{40}$/);
