@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Apply the folder layout of docs/architecture.md: move files with `git mv` and rewrite every relative
-// import that points at a moved file, in every .ts/.tsx/.mts/.mjs/.js file of the repository.
+// import that points at a moved file, in every .ts/.tsx/.mts/.mjs/.js file of the repository (and the
+// moved paths where comments or Markdown name them).
 //
 //   node scripts/relayout.mjs            move and rewrite (run from anywhere inside the repository)
 //   node scripts/relayout.mjs --dry-run  print what it would do, change nothing
@@ -145,12 +146,38 @@ function rewrite(file, text) {
   return { out, changes };
 }
 
+// Mentions of a moved source path in comments (and anywhere in Markdown) follow it too.
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const MENTIONS = [...moves]
+  .filter(([from]) => !from.startsWith('tests/'))
+  .map(([from, to]) => [new RegExp(`(?<![\\w./-])${escape(from)}(?![\\w/-])`, 'g'), to, from]);
+function rewriteMentions(file, text) {
+  const changes = [];
+  if (file === 'scripts/relayout.mjs') return { out: text, changes }; // its own table names the old paths
+  const markdown = file.endsWith('.md');
+  const out = text
+    .split('\n')
+    .map((line) => {
+      if (!markdown && !/^\s*(\/\/|\/?\*)/.test(line)) return line;
+      let next = line;
+      for (const [re, to, from] of MENTIONS) {
+        if (next.search(re) !== -1) changes.push(`${from} → ${to} (mention)`);
+        next = next.replace(re, to);
+      }
+      return next;
+    })
+    .join('\n');
+  return { out, changes };
+}
+
 const writes = [];
 for (const f of files) {
-  if (!CODE.test(f) || !statSync(join(root, f)).isFile()) continue;
+  if (!(CODE.test(f) || f.endsWith('.md')) || !statSync(join(root, f)).isFile()) continue;
   const text = readFileSync(join(root, f), 'utf8');
-  const { out, changes } = rewrite(f, text);
-  if (changes.length > 0) writes.push({ from: f, to: newPath(f), out, changes });
+  const imports = CODE.test(f) ? rewrite(f, text) : { out: text, changes: [] };
+  const mentions = rewriteMentions(f, imports.out);
+  const changes = [...imports.changes, ...mentions.changes];
+  if (changes.length > 0) writes.push({ from: f, to: newPath(f), out: mentions.out, changes });
 }
 
 // 3. Report, move, write.

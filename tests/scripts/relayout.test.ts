@@ -39,7 +39,7 @@ describe('scripts/relayout.mjs', () => {
       'utils/errors.ts': 'export const e = 2;\n',
       'utils/scanner.ts': "import { e } from './errors.js';\nexport const s = e;\n",
       'agent/context.ts':
-        "import { s } from '../utils/scanner.js';\nexport type T = typeof import('../utils/journal.js');\n",
+        "// scans: utils/scanner.ts\nimport { s } from '../utils/scanner.js';\nexport type T = typeof import('../utils/journal.js');\n",
       // Built, so that running the script on this repository leaves this fixture alone.
       'tests/utils/journal.test.ts': `import { j } from '${UP2}utils/journal.js';\nconst root = new URL('../..', import.meta.url);\nexport { j, root };\n`,
       'tests/agent/context.test.ts': "const fixture = `import x from './a.js'`;\nexport { fixture };\n",
@@ -55,7 +55,7 @@ describe('scripts/relayout.mjs', () => {
       "import { e } from '../../utils/errors.js';\nexport const s = e;\n",
     );
     expect(await read('agent/context.ts')).toBe(
-      "import { s } from './context/scan.js';\nexport type T = typeof import('../utils/journal/journal.js');\n",
+      "// scans: agent/context/scan.ts\nimport { s } from './context/scan.js';\nexport type T = typeof import('../utils/journal/journal.js');\n",
     );
     expect(await read('tests/utils/journal/journal.test.ts')).toBe(
       "import { j } from '../../../utils/journal/journal.js';\nconst root = new URL('../../..', import.meta.url);\nexport { j, root };\n",
