@@ -75,6 +75,19 @@ export async function commitWritten(rootDir: string, files: readonly string[], t
   return commit;
 }
 
+/** What the memory step is told about a finished run (never called for a dry run). */
+export interface RunToRemember {
+  rootDir: string;
+  task: string;
+  /** Project-relative paths written (empty when nothing was, or after a rollback). */
+  filesWritten: readonly string[];
+  /** The plan's `agent_notes`: untrusted model text. */
+  agentNotes: readonly string[];
+  /** The journal run id, when the run wrote files and kept them. */
+  runId?: string;
+  homeDir?: string;
+}
+
 /**
  * Record a finished run in memory: the session (task, written files, the model's notes) and, the first
  * time clawcode writes in a project, its summary (framework, test command) for later prompts. Prompt
@@ -82,13 +95,7 @@ export async function commitWritten(rootDir: string, files: readonly string[], t
  *
  * @returns the session memory as saved
  */
-export async function rememberRun(options: {
-  rootDir: string;
-  task: string;
-  filesWritten: readonly string[];
-  agentNotes: readonly string[];
-  homeDir?: string;
-}): Promise<SessionMemory> {
+export async function rememberRun(options: RunToRemember): Promise<SessionMemory> {
   const global = await loadGlobalMemory(options.homeDir);
   if (!global.projectSummaries[options.rootDir]) {
     const summary = await detectProjectSummary(options.rootDir);

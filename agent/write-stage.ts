@@ -5,7 +5,14 @@ import { applyRun, type RunRecord } from '../utils/journal.js';
 import type { Plan } from '../utils/plan.js';
 import type { AgentEmitter } from './events.js';
 import type { PlannedChange, PreparedPlan } from './executor.js';
-import { commitWritten, rememberRun, runVerify, uncommittedFiles, type VerifyReport } from './write-after.js';
+import {
+  commitWritten,
+  rememberRun,
+  runVerify,
+  uncommittedFiles,
+  type RunToRemember,
+  type VerifyReport,
+} from './write-after.js';
 import { runPlanCommands, type CommandNotice, type CommandQuestion, type CommandReport } from './write-commands.js';
 
 export {
@@ -16,7 +23,7 @@ export {
   type CommandQuestion,
   type CommandReport,
 } from './write-commands.js';
-export type { VerifyReport } from './write-after.js';
+export type { RunToRemember, VerifyReport } from './write-after.js';
 
 /** How a task ended. */
 export type TaskStatus = 'applied' | 'dry_run' | 'not_confirmed' | 'declined' | 'failed' | 'no_changes' | 'rolled_back';
@@ -90,8 +97,11 @@ export interface WriteStageInput {
   rollbackOnFail?: boolean;
   /** Commit exactly the written files with the task as the message. */
   commit?: boolean;
-  /** Save session memory after the run (default true; never on a dry run). */
-  remember?: boolean;
+  /**
+   * The memory step (never called on a dry run): default agent/write-after.ts `rememberRun`; a surface may
+   * pass its own (e.g. one that asks about the model's notes); `false` remembers nothing.
+   */
+  remember?: false | ((run: RunToRemember) => Promise<SessionMemory | null>);
   /** CLAWCODE_HOME override (journal, memory). */
   homeDir?: string;
   signal?: AbortSignal;
@@ -117,7 +127,7 @@ export interface WriteReport {
   /** Full hash of the `--commit` commit. */
   commit?: string;
   commands: CommandReport[];
-  /** Session memory as saved, or null when nothing was remembered (dry run, `remember: false`). */
+  /** Session memory as saved, or null when nothing was remembered (dry run, `remember: false`, or the step said so). */
   memory: SessionMemory | null;
   timings: { writeMs: number; commandsMs: number };
 }
@@ -303,11 +313,13 @@ async function finish(
   }
   report.timings.commandsMs = Math.round(performance.now() - t);
   if (!input.dryRun && input.remember !== false) {
-    report.memory = await rememberRun({
+    const remember = input.remember ?? rememberRun;
+    report.memory = await remember({
       rootDir: input.rootDir,
       task: input.task,
       filesWritten: report.filesWritten,
       agentNotes: input.plan.agent_notes,
+      runId: report.status === 'applied' ? report.runId : undefined,
       homeDir: input.homeDir,
     });
   }

@@ -11,6 +11,7 @@ import {
   type ChangeApproval,
   type CommandQuestion,
   type WriteNotice,
+  type RunToRemember,
   type WriteStageInput,
 } from '../../agent/write-stage.js';
 import { loadSessionMemory } from '../../memory/memory.js';
@@ -110,6 +111,27 @@ describe('runWriteStage: the changes decision', () => {
     expect(events).toEqual(['write_file', 'write_file', 'success']);
     expect((await loadSessionMemory(root, home)).lastTasks).toEqual(['shout']);
     expect(report.memory?.agentNotes).toEqual(['a note']);
+  });
+
+  it('hands the finished run to an injected memory step, and skips memory with remember: false', async () => {
+    const seen: RunToRemember[] = [];
+    const { report } = await stage(plan(), { yes: true, remember: async (run) => (seen.push(run), null) });
+    expect(seen).toEqual([
+      {
+        rootDir: root,
+        task: 'shout',
+        filesWritten: ['a.txt', 'b.txt'],
+        agentNotes: ['a note'],
+        runId: report.runId,
+        homeDir: home,
+      },
+    ]);
+    expect(report.memory).toBeNull();
+    await writeFile(join(root, 'a.txt'), 'alpha\n');
+    await writeFile(join(root, 'b.txt'), 'beta\n');
+    const off = await stage(plan(), { yes: true, remember: false });
+    expect(off.report.memory).toBeNull();
+    expect(existsSync(join(home, 'memory'))).toBe(false);
   });
 
   it('refuses a plan whose patch did not apply: exit 3, nothing written, no question asked', async () => {
