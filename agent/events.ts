@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 
 /**
- * Typed pipeline events (reference §5 "Events"). The agent emits, the CLI and the Ink TUI listen.
+ * Typed pipeline events. The agent emits, the CLI and the Ink TUI listen (`--events` prints them as JSON lines).
  * Payload units: `ms` is milliseconds, `chars` characters.
  */
 export interface AgentEventMap {

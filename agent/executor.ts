@@ -44,8 +44,8 @@ export interface PreparedPlan {
 }
 
 /**
- * Read the current bytes of every file a plan targets (reference §4.5 content map, except that
- * every target is read from disk, so excerpts sent as context never stand in for the real file).
+ * Read the current bytes of every file a plan targets. Every target is read from disk, so excerpts
+ * sent as context never stand in for the real file.
  * A missing file maps to null: the plan may create it.
  *
  * @returns path → bytes or null, in first-mention order

@@ -8,10 +8,14 @@ export interface GatherContextOptions {
   budgetChars: number;
   homeDir?: string;
   extraIgnore?: string[];
+  /** Passed to buildContext: `false` keeps the index cache unwritten. */
+  cacheIndex?: boolean;
+  /** Passed to buildContext: called once the scan is done. */
+  onScan?: (scan: { files: number; ms: number }) => void;
 }
 
 /**
- * Context selection plus project instructions under one budget (issue 8): the root instruction files
+ * Context selection plus project instructions under one budget: the root instruction files
  * are reserved first (at most half the budget), the context stage fills the rest, and nested
  * instruction files for the top files' folders may use what the context left over.
  *
@@ -29,6 +33,8 @@ export async function gatherContext(options: GatherContextOptions): Promise<{
     budgetChars: Math.max(1, options.budgetChars - rootInstructions.chars),
     homeDir: options.homeDir,
     extraIgnore: options.extraIgnore,
+    cacheIndex: options.cacheIndex,
+    onScan: options.onScan,
   });
   const leftover = options.budgetChars - context.totalChars;
   const instructions = await loadInstructions(

@@ -2,6 +2,7 @@ import { appendFile, readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import ignore from 'ignore';
 import { ConfigError, IoError, UsageError } from '../utils/errors.js';
+import { DEFAULT_BUDGET_CHARS, DEFAULT_TIMEOUT_MS } from '../utils/defaults.js';
 import { clawcodeHome } from './paths.js';
 import { locateJsonError } from './settings-json.js';
 import { findSecret } from './settings-secrets.js';
@@ -68,10 +69,10 @@ export const PROJECT_SETTINGS_FILE = '.clawcode/settings.json';
 /** Personal project settings file, relative to the project root; git-ignored (see ensureLocalSettingsIgnored). */
 export const LOCAL_SETTINGS_FILE = '.clawcode/settings.local.json';
 
-/** Built-in defaults (layer 'default'). Budget and timeout match DESIGN.md and `clawcode --help`. */
+/** Built-in defaults (layer 'default'), from utils/defaults.ts, which `clawcode --help` prints too. */
 export const DEFAULT_SETTINGS: Readonly<SettingsValues> = Object.freeze({
-  budgetChars: 18_000,
-  timeoutMs: 120_000,
+  budgetChars: DEFAULT_BUDGET_CHARS,
+  timeoutMs: DEFAULT_TIMEOUT_MS,
   ignore: [],
   commands: { allow: [], deny: [] },
   autoCommit: false,

@@ -1,3 +1,4 @@
+import { DEFAULT_TIMEOUT_MS } from '../utils/defaults.js';
 import { InterruptedError, ProviderError } from '../utils/errors.js';
 import { providerLabel } from './errors-map.js';
 import { parsePlan, PlanParseError } from './plan-parser.js';
@@ -8,7 +9,7 @@ import type { Plan, ProviderClient, ProviderConfig, ProviderId, ProviderReply, U
 /**
  * Provider-agnostic planning: one structured request per task, at most one repair request.
  * Clients load lazily through `CLIENT_MODULES`, so only the chosen SDK is imported. Timeouts,
- * retries and cancellation wrap every client the same way (STYLE.md "Provider clients").
+ * retries and cancellation wrap every client the same way, never copied inside a client.
  */
 
 /** What every client module in llm/ exports. */
@@ -28,8 +29,7 @@ export const CLIENT_MODULES: Record<ProviderId, () => Promise<ProviderModule>> =
   anthropic: () => import('./anthropic.js'),
 };
 
-/** Default deadline of one provider request, in ms. */
-export const DEFAULT_TIMEOUT_MS = 120_000;
+export { DEFAULT_TIMEOUT_MS };
 
 /**
  * Longest reply read, in characters (about 4 MB of text). A plan is a few KB to a few hundred KB; a

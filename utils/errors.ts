@@ -1,8 +1,10 @@
 /**
  * The error base of clawcode. Every expected failure is a `ClawcodeError` subclass carrying a one-line
  * `message` for the person, an optional `hint` (what to do next), a stable machine-readable `code`
- * and the process `exitCode` (DESIGN.md "Exit codes"). Only `cli.ts` catches at the top and exits.
- * Subclasses for one area live beside the code that throws them (llm/errors.ts, config/errors.ts, ...).
+ * and the process `exitCode` (0 done, 1 runtime, 2 usage, 3 plan not applied, 4 command or verify failed,
+ * 130 interrupted). Only `cli.ts` catches at the top and exits. The general kinds are below; a kind
+ * that belongs to one area is defined beside the code that throws it (e.g. `PlanParseError` in
+ * llm/plan-parser.ts).
  */
 export class ClawcodeError extends Error {
   /** Stable code for tests, logs and `--json` reports, e.g. `patch_ambiguous_find`. */

@@ -3,7 +3,7 @@ import { resolveProviderConfig } from '../../config/config.js';
 import { azureJsonMode } from '../../llm/azure.js';
 import { checkProviderCredentials, getStructuredPlan } from '../../llm/provider.js';
 import type { ProviderConfig } from '../../llm/types.js';
-import { ProviderError } from '../../utils/errors.js';
+import type { ProviderError } from '../../utils/errors.js';
 import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
 import { replies } from '../support/provider-server.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveProviderConfig } from '../../config/config.js';
 import { checkProviderCredentials, getStructuredPlan } from '../../llm/provider.js';
 import type { ProviderConfig } from '../../llm/types.js';
-import { InterruptedError, ProviderError } from '../../utils/errors.js';
+import { InterruptedError, type ProviderError } from '../../utils/errors.js';
 import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
 import { replies, startProviderServer } from '../support/provider-server.js';
 
