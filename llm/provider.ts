@@ -69,7 +69,7 @@ const BLOCKED_FINISH = new Set(['content_filter', 'SAFETY', 'RECITATION', 'BLOCK
 export async function completeWithTimeout(
   client: ProviderClient,
   config: ProviderConfig,
-  request: { system: string; user: string },
+  request: { system: string; user: string; jsonSchema?: Record<string, unknown> },
   options: PlanOptions,
 ): Promise<ProviderReply> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -80,7 +80,7 @@ export async function completeWithTimeout(
     return await client.complete({
       system: request.system,
       user: request.user,
-      jsonSchema: PLAN_JSON_SCHEMA,
+      jsonSchema: request.jsonSchema ?? PLAN_JSON_SCHEMA,
       signal,
       timeoutMs,
       onProgress: (progress) => {
