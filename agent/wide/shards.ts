@@ -61,6 +61,23 @@ function splitLines(text: string): string[] {
 }
 
 /**
+ * Where to end a window that could run to line `last`: at the latest top-level boundary (a blank
+ * line followed by a line starting in column 0) in the window's last third, else at its latest blank
+ * line, so that one function or block is rarely split between two requests; `last` when neither.
+ */
+function boundaryBefore(lines: readonly string[], first: number, last: number): number {
+  const floor = first + Math.floor(((last - first) * 2) / 3);
+  let blank = last;
+  for (let n = last; n > floor; n--) {
+    if ((lines[n - 1] ?? '').trim() !== '') continue;
+    const next = lines[n] ?? '';
+    if (next !== '' && !/^\s/.test(next)) return n;
+    if (blank === last) blank = n;
+  }
+  return blank;
+}
+
+/**
  * Cut a list of ranges into groups whose `rangesText` fits `limit` characters; a single range that
  * alone is larger is cut into line windows. Returns the groups in file order.
  */
@@ -82,8 +99,9 @@ function fitRanges(path: string, lines: readonly string[], ranges: readonly Line
         if (rangesText(path, lines, [[start, mid]]).length <= limit) lo = mid;
         else hi = mid - 1;
       }
-      pieces.push([start, lo]);
-      start = lo + 1;
+      const end = lo < b ? boundaryBefore(lines, start, lo) : lo;
+      pieces.push([start, end]);
+      start = end + 1;
     }
   }
   const groups: LineRange[][] = [];
