@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { structuredPatch } from 'diff';
 import type { Planner } from '../agent/runner.js';
@@ -187,7 +187,46 @@ async function main(): Promise<void> {
     );
     if (failures.length > 0) process.stderr.write(`@${budget}: not byte-exact:\n  ${failures.join('\n  ')}\n`);
   }
+  rows.push('');
+  rows.push(speedRow(reposDir, cacheDir));
   process.stdout.write(`${rows.join('\n')}\n`);
+}
+
+/**
+ * Local work of a 200-file footprint on a git checkout of prettier/prettier (its newest commit),
+ * measured as whole processes: `node` loads the built modules, scans the tree, reads the footprint and builds
+ * every shard request at 18,000 characters (no model call). Median of 5 runs after one warm-up;
+ * peak RSS is the largest of the runs. Needs `npm run build` first.
+ */
+function speedRow(reposDir: string, cacheDir: string): string {
+  let gitDir: string;
+  try {
+    gitDir = gitDirFor(reposDir, 'prettier+prettier');
+  } catch {
+    return 'speed: skipped (no clone of prettier+prettier under CLAWCODE_BENCH_REPOS)';
+  }
+  const head = git(gitDir, ['rev-parse', 'HEAD']).trim();
+  // A git checkout, as a user has: the scanner lists files through git there.
+  const root = join(cacheDir, 'prettier-checkout');
+  if (!existsSync(join(root, '.git'))) execFileSync('git', ['clone', '-q', '--shared', gitDir, root]);
+  const files = git(gitDir, ['ls-tree', '-r', '--name-only', head, 'src/'])
+    .split('\n')
+    .filter((p) => p.endsWith('.js'))
+    .slice(0, 200);
+  const entry = resolve('dist/agent/wide/wide.js');
+  const script = `
+    const t0 = performance.now();
+    const { prepareWideChange } = await import(${JSON.stringify(entry)});
+    const p = await prepareWideChange({ rootDir: ${JSON.stringify(root)}, task: 'use the node: prefix for builtins', budgetChars: 18000, paths: ${JSON.stringify(files)} });
+    console.log(JSON.stringify({ ms: performance.now() - t0, files: p.footprint.length, requests: p.requests.length, rssMb: process.resourceUsage().maxRSS / 1024 }));`;
+  const runs = Array.from({ length: 6 }, () => {
+    const t = performance.now();
+    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as { files: number; requests: number; rssMb: number };
+    return { wallMs: performance.now() - t, ...out };
+  }).slice(1);
+  const wall = runs.map((r) => r.wallMs).sort((a, b) => a - b);
+  const last = runs[runs.length - 1]!;
+  return `speed: prettier/prettier, ${last.files}-file footprint, ${last.requests} requests @18k: whole process median ${wall[2]!.toFixed(0)} ms (min ${wall[0]!.toFixed(0)}, max ${wall[4]!.toFixed(0)}), peak RSS ${Math.max(...runs.map((r) => r.rssMb)).toFixed(0)} MB`;
 }
 
 main().catch((err: unknown) => {

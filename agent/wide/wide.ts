@@ -8,9 +8,10 @@ import { UsageError } from '../../utils/errors.js';
 import type { AgentEmitter } from '../events.js';
 import { preparePlan, type PreparedPlan } from '../executor.js';
 import type { Planner } from '../runner.js';
-import { collectFootprint, pathsUnder, type ScopeAnswer } from './footprint.js';
+import { collectFootprint, pathsUnder } from './footprint.js';
 import { mergeShardPlans, type MergedPlan } from './merge.js';
 import { buildShardRequests, planShards, type ShardRequest } from './plan-shards.js';
+import type { ScopeAnswer } from './scope-request.js';
 import { packShards } from './shards.js';
 
 /**

@@ -2,14 +2,14 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileFootprintPattern, matchingLines, parseScopeAnswer, pathsUnder } from '../../agent/wide/footprint.js';
+import { compileFootprintPattern, matchingLines, pathsUnder } from '../../agent/wide/footprint.js';
+import { parseScopeAnswer } from '../../agent/wide/scope-request.js';
 import { mergeShardPlans } from '../../agent/wide/merge.js';
 import { buildShardRequests, planShards } from '../../agent/wide/plan-shards.js';
 import { filePieces, footprintList, packShards, type Shard } from '../../agent/wide/shards.js';
 import { prepareWideChange, runWideChange } from '../../agent/wide/wide.js';
 import { createAgentEmitter } from '../../agent/events.js';
 import type { Planner } from '../../agent/runner.js';
-import { extractJson } from '../../llm/plan-parser.js';
 import type { Plan, ProviderConfig } from '../../llm/types.js';
 import { ProviderError } from '../../utils/errors.js';
 
@@ -88,9 +88,9 @@ describe('footprint patterns', () => {
   });
 
   it('parses a scope answer and refuses one of the wrong shape', () => {
-    expect(parseScopeAnswer('```json\n{"patterns":["x"],"pathspecs":["src/"],"reason":"r"}\n```', extractJson)).toEqual({ patterns: ['x'], pathspecs: ['src/'], reason: 'r' });
-    expect(() => parseScopeAnswer('{"patterns":"x"}', extractJson)).toThrow(/scope schema/);
-    expect(() => parseScopeAnswer('no json here', extractJson)).toThrow(/no JSON/);
+    expect(parseScopeAnswer('```json\n{"patterns":["x"],"pathspecs":["src/"],"reason":"r"}\n```')).toEqual({ patterns: ['x'], pathspecs: ['src/'], reason: 'r' });
+    expect(() => parseScopeAnswer('{"patterns":"x"}')).toThrow(/scope schema/);
+    expect(() => parseScopeAnswer('no json here')).toThrow(/no JSON/);
   });
 
   it('resolves pathspecs only to candidates (a secret or missing path never enters)', () => {
