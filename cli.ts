@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ClawcodeError, UsageError } from './utils/errors.js';
+import { DEFAULT_BUDGET_CHARS, DEFAULT_TIMEOUT_MS } from './utils/defaults.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -53,8 +54,8 @@ function buildProgram(): Command {
     .option('-d, --dir <path>', 'project root (default: current folder)')
     .option('-p, --provider <name>', 'provider or config entry to use (openai, azure, groq, gemini, ollama, …)')
     .option('-m, --model <id>', 'model (Azure: deployment) to use')
-    .option('--budget <chars>', 'context budget in characters (default 18000)', positiveInt('--budget'))
-    .option('--timeout <ms>', 'provider request timeout in ms (default 120000, or CLAWCODE_TIMEOUT_MS)', positiveInt('--timeout'))
+    .option('--budget <chars>', `context budget in characters (default ${DEFAULT_BUDGET_CHARS})`, positiveInt('--budget'))
+    .option('--timeout <ms>', `provider request timeout in ms (default ${DEFAULT_TIMEOUT_MS}, or CLAWCODE_TIMEOUT_MS)`, positiveInt('--timeout'))
     .option('--dry-run', 'show the plan and diffs, write nothing')
     .option('-y, --yes', 'apply edits without asking (commands still need --run-commands)')
     .option('--run-commands', "run the plan's commands without asking (destructive ones still need a confirmation)")
@@ -153,7 +154,7 @@ function buildProgram(): Command {
     .description('show the context that would be sent for a task')
     .argument('<task...>', 'the task')
     .option('-d, --dir <path>', 'project root')
-    .option('--budget <chars>', 'context budget in characters (default 18000, or settings)', positiveInt('--budget'))
+    .option('--budget <chars>', `context budget in characters (default ${DEFAULT_BUDGET_CHARS}, or settings)`, positiveInt('--budget'))
     .option('--json', 'print JSON')
     .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean }) => {
       jsonMode = Boolean(flags.json);

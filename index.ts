@@ -16,17 +16,20 @@ import { createAgentEmitter, type AgentEmitter, type AgentEventMap, type AgentEv
 import { preparePlan, type PlannedChange, type PreparedPlan } from './agent/executor.js';
 import { runAgent, type AgentRun, type StageTimings } from './agent/runner.js';
 import { parsePlan } from './llm/plan-parser.js';
-import type { Plan, PatchOp, ProviderConfig, Usage } from './llm/types.js';
-import { applyRun, type RunRecord } from './utils/journal.js';
+import type { ProviderConfig, Usage } from './llm/types.js';
+import { runWriteStage, type WriteReport } from './agent/write-stage.js';
+import { DEFAULT_BUDGET_CHARS, DEFAULT_LOCK_WAIT_MS, DEFAULT_TIMEOUT_MS } from './utils/defaults.js';
+import type { RunRecord } from './utils/journal.js';
 import { withProjectLock } from './utils/lock.js';
 import { PatchApplyError } from './utils/errors.js';
+import type { PatchOp, Plan } from './utils/plan.js';
 
 export { applyPatch, applyPatches } from './utils/patch.js';
 export { parsePlan, createAgentEmitter };
 export { ClawcodeError, ConfigError, InterruptedError, IoError, PatchApplyError, ProviderError, UsageError } from './utils/errors.js';
 export type {
   AgentEmitter, AgentEventMap, AgentEventName, AgentRun, ContextResult, Plan, PatchOp, PlannedChange, PreparedPlan, ProviderConfig, RunRecord,
-  StageTimings, Usage,
+  StageTimings, Usage, WriteReport,
 };
 
 /** Options of {@link planTask}. */
@@ -35,9 +38,9 @@ export interface PlanTaskOptions {
   rootDir: string;
   task: string;
   provider: ProviderConfig;
-  /** Context budget in characters; default 18,000. */
+  /** Context budget in characters; default {@link DEFAULT_BUDGET_CHARS} (18,000). */
   budgetChars?: number;
-  /** Per-attempt provider timeout in ms; default 120,000. */
+  /** Per-attempt provider timeout in ms; default {@link DEFAULT_TIMEOUT_MS} (120,000). */
   timeoutMs?: number;
   /** CLAWCODE_HOME override (memory, index). */
   homeDir?: string;
@@ -60,8 +63,8 @@ export async function planTask(options: PlanTaskOptions): Promise<AgentRun> {
     rootDir: resolveRoot(options.rootDir),
     task: options.task,
     provider: options.provider,
-    budgetChars: options.budgetChars ?? 18_000,
-    timeoutMs: options.timeoutMs ?? 120_000,
+    budgetChars: options.budgetChars ?? DEFAULT_BUDGET_CHARS,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     homeDir: options.homeDir,
     signal: options.signal,
     emitter,
@@ -73,24 +76,39 @@ export interface ApplyPlanOptions {
   rootDir: string;
   /** A plan object, or its JSON text (validated with the plan schema). */
   plan: Plan | string;
-  /** Recorded in the run journal; default "apply plan". */
+  /** Recorded in the run journal and memory; default "apply plan". */
   task?: string;
   /** Compute everything, write nothing. */
   dryRun?: boolean;
+  /** Run the plan's commands that stay on this machine and inside the project (destructive ones never run). */
+  runCommands?: boolean;
+  /** Command to run after writing; a failure sets `report.exitCode` 4. */
+  verify?: string;
+  /** Restore the previous bytes when `verify` fails. */
+  rollbackOnFail?: boolean;
+  /** Commit exactly the written files with the task as the message. */
+  commit?: boolean;
   homeDir?: string;
+  signal?: AbortSignal;
+  /** Receives the write events (`write_file`, `run_tests`, `command_done`, `success`). */
+  onEvent?: <K extends AgentEventName>(name: K, payload: AgentEventMap[K]) => void;
 }
 
-/** Result of {@link applyPlan}: the prepared plan and, unless a dry run, the journal record. */
+/** Result of {@link applyPlan}: the prepared plan and the write stage's report. */
 export interface ApplyPlanResult {
   prepared: PreparedPlan;
   /** Files written, project-relative. */
   filesWritten: string[];
+  /** The journal record, unless a dry run or nothing changed. */
   run?: RunRecord;
+  /** Status, exit code, verify, commit, commands and memory of the write. */
+  report: WriteReport;
 }
 
 /**
- * Apply a plan to a project with the same engine and checks as the CLI: paths checked, every
- * patch applied in memory, then all files written atomically through the run journal (undoable).
+ * Apply a plan to a project with the same write stage as the CLI: paths checked, every patch applied
+ * in memory, then all files written atomically through the run journal (undoable), verify, commit, the
+ * commands allowed by `runCommands`, and memory. Nobody is asked: the plan is written as a whole.
  *
  * @throws PatchApplyError (exit code 3) when a path is refused or a patch does not apply: nothing is written
  * @throws PlanParseError when `plan` is not a valid plan (text or object)
@@ -101,35 +119,48 @@ export async function applyPlan(options: ApplyPlanOptions): Promise<ApplyPlanRes
   // Objects are validated too: a plan from JSON.parse or another tool is untrusted input.
   const plan = parsePlan(typeof options.plan === 'string' ? options.plan : JSON.stringify(options.plan));
   const prepared = await preparePlan(rootDir, plan);
-  if (!prepared.ok) {
-    const issue = prepared.pathIssues[0];
-    const failed = prepared.results.find((r) => !r.applied);
-    throw new PatchApplyError(
-      issue ? `Plan refused: ${issue.file}: ${issue.message}` : `Patch #${(failed?.index ?? 0) + 1} (${failed?.file}) did not apply: ${failed?.error ?? 'unknown'}`,
-      { code: issue ? issue.code : 'patch_not_applied' },
-    );
-  }
-  if (options.dryRun || prepared.changes.length === 0) return { prepared, filesWritten: [] };
+  if (!prepared.ok) throw notAppliedError(prepared);
+  const emitter = createAgentEmitter();
+  if (options.onEvent) emitter.onAny(options.onEvent);
   // The same per-project lock as the CLI, so a script and a clawcode run never interleave writes.
-  const run = await withProjectLock(rootDir, { homeDir: options.homeDir, waitMs: 10_000 }, () =>
-    applyRun({
+  const report = await withProjectLock(rootDir, { homeDir: options.homeDir, waitMs: DEFAULT_LOCK_WAIT_MS }, () =>
+    runWriteStage({
       rootDir,
-      changes: prepared.changes.map((c) => ({ path: c.path, before: c.before, after: c.after })),
-      meta: { task: options.task ?? 'apply plan' },
+      task: options.task ?? 'apply plan',
+      plan,
+      prepared,
+      dryRun: options.dryRun,
+      yes: true,
+      runCommands: options.runCommands,
+      verify: options.verify,
+      rollbackOnFail: options.rollbackOnFail,
+      commit: options.commit,
       homeDir: options.homeDir,
+      signal: options.signal,
+      emitter,
     }),
   );
-  return { prepared, filesWritten: prepared.changes.map((c) => c.path), run };
+  return { prepared, filesWritten: report.filesWritten, run: report.run, report };
+}
+
+/** The error of a plan that did not apply: the first refused path, else the first failed patch. */
+function notAppliedError(prepared: PreparedPlan): PatchApplyError {
+  const issue = prepared.pathIssues[0];
+  if (issue) return new PatchApplyError(`Plan refused: ${issue.file}: ${issue.message}`, { code: issue.code });
+  const failed = prepared.results.find((r) => !r.applied);
+  return new PatchApplyError(`Patch #${(failed?.index ?? 0) + 1} (${failed?.file}) did not apply: ${failed?.error ?? 'unknown'}`, {
+    code: 'patch_not_applied',
+  });
 }
 
 /**
  * The context that would be sent for a task (what `clawcode context` shows): ranked files and
  * regions under the budget, with the project outline.
  *
- * @param options.budgetChars  budget in characters; default 18,000
+ * @param options.budgetChars  budget in characters; default {@link DEFAULT_BUDGET_CHARS}
  */
 export async function selectContext(options: { rootDir: string; task: string; budgetChars?: number; homeDir?: string }): Promise<ContextResult> {
-  return buildContext({ rootDir: resolveRoot(options.rootDir), task: options.task, budgetChars: options.budgetChars ?? 18_000, homeDir: options.homeDir });
+  return buildContext({ rootDir: resolveRoot(options.rootDir), task: options.task, budgetChars: options.budgetChars ?? DEFAULT_BUDGET_CHARS, homeDir: options.homeDir });
 }
 
 function resolveRoot(rootDir: string): string {

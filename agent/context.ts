@@ -15,8 +15,7 @@ export type { ContextFile } from './selector.js';
  * what the prompt builder sends: `files[].text` then `outline`, `totalChars ≤ budget` always.
  */
 
-/** Default context budget in characters (reference design §4.3). */
-export const DEFAULT_BUDGET_CHARS = 18_000;
+export { DEFAULT_BUDGET_CHARS } from '../utils/defaults.js';
 
 /** Result of `buildContext` (shared contract). */
 export interface ContextResult {
@@ -46,6 +45,10 @@ export interface BuildContextOptions {
   homeDir?: string;
   /** more gitignore-style patterns */
   extraIgnore?: string[];
+  /** Save the refreshed index under the clawcode home (default true; false writes nothing there). */
+  cacheIndex?: boolean;
+  /** Called once the scan is done: candidate files and the scan's wall time in ms. */
+  onScan?: (scan: { files: number; ms: number }) => void;
 }
 
 const OUTLINE_SHARE = 0.05;
@@ -77,6 +80,7 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
       return doc?.oid === oid ? doc : undefined;
     },
   });
+  options.onScan?.({ files: scan.files.length, ms: Math.round(performance.now() - started) });
   const index = new Map<string, IndexedDoc>();
   const stale: ScannedFile[] = [];
   let learned = 0;
@@ -95,7 +99,8 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   // One thread: a worker-thread split was measured slower here (7.7k files: 0.68 s vs 0.57 s).
   for (const f of stale) index.set(f.path, indexFile(f.absPath, f.mtimeMs, f.sizeBytes, f.oid));
   const indexed = stale.length;
-  if (indexed > 0 || learned > 0 || cached.size !== index.size) saveIndex(home, rootDir, index);
+  const changed = indexed > 0 || learned > 0 || cached.size !== index.size;
+  if (changed && options.cacheIndex !== false) saveIndex(home, rootDir, index);
 
   const docs: RankDoc[] = [];
   for (const [path, doc] of index) if (doc.kind === 'text') docs.push({ path, doc });

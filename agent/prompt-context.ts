@@ -8,6 +8,10 @@ export interface GatherContextOptions {
   budgetChars: number;
   homeDir?: string;
   extraIgnore?: string[];
+  /** Passed to buildContext: `false` keeps the index cache unwritten. */
+  cacheIndex?: boolean;
+  /** Passed to buildContext: called once the scan is done. */
+  onScan?: (scan: { files: number; ms: number }) => void;
 }
 
 /**
@@ -29,6 +33,8 @@ export async function gatherContext(options: GatherContextOptions): Promise<{
     budgetChars: Math.max(1, options.budgetChars - rootInstructions.chars),
     homeDir: options.homeDir,
     extraIgnore: options.extraIgnore,
+    cacheIndex: options.cacheIndex,
+    onScan: options.onScan,
   });
   const leftover = options.budgetChars - context.totalChars;
   const instructions = await loadInstructions(

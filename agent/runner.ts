@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { ContextResult } from './context.js';
 import { preparePlan, type PreparedPlan } from './executor.js';
 import type { AgentEmitter } from './events.js';
-import { buildMemoryContext, loadGlobalMemory, loadSessionMemory, saveGlobalMemory } from '../memory/memory.js';
+import { buildMemoryContext, loadGlobalMemory, loadSessionMemory } from '../memory/memory.js';
 import { detectProjectSummary } from '../memory/project-summary.js';
 import type { ProjectInstructions } from './instructions.js';
 import { gatherContext } from './prompt-context.js';
@@ -61,8 +61,14 @@ export interface AgentRun {
   timings: StageTimings;
 }
 
-/** Build the two prompts for a task: context selection, memory, instructions (no provider call). */
-export async function buildPrompts(options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore'>): Promise<{
+/**
+ * Build the two prompts for a task: context selection, memory, instructions (no provider call). Reads
+ * memory and never writes it; with `cacheIndex: false` (as `--print-prompt`) nothing at all is written
+ * under the clawcode home.
+ */
+export async function buildPrompts(
+  options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore'> & { cacheIndex?: boolean },
+): Promise<{
   context: ContextResult;
   instructions: ProjectInstructions;
   systemPrompt: string;
@@ -71,7 +77,7 @@ export async function buildPrompts(options: Pick<RunAgentOptions, 'rootDir' | 't
   promptMs: number;
 }> {
   const t0 = performance.now();
-  const { context, instructions } = await gatherContext(options);
+  const { context, instructions } = await gatherContext({ ...options, onScan: (scan) => options.emitter?.emit('scan', scan) });
   const contextMs = performance.now() - t0;
   options.emitter?.emit('context', {
     files: context.files.map((f) => ({ path: f.path, chars: f.chars })),
@@ -82,12 +88,9 @@ export async function buildPrompts(options: Pick<RunAgentOptions, 'rootDir' | 't
   const t1 = performance.now();
   const [global, session] = await Promise.all([loadGlobalMemory(options.homeDir), loadSessionMemory(options.rootDir, options.homeDir)]);
   if (!global.projectSummaries[options.rootDir]) {
-    // First run in this project: remember what it is (framework, test command) for later prompts.
-    const summary = await detectProjectSummary(options.rootDir);
-    if (Object.keys(summary).length > 0) {
-      global.projectSummaries[options.rootDir] = summary;
-      await saveGlobalMemory(global, options.homeDir);
-    }
+    // First run in this project: describe it (framework, test command) in this prompt. Building a prompt
+    // never writes; the write stage remembers the summary once the run is over (agent/write-after.ts).
+    global.projectSummaries[options.rootDir] = await detectProjectSummary(options.rootDir);
   }
   const systemPrompt = buildSystemPrompt();
   const userPrompt = buildUserPrompt({
@@ -101,7 +104,7 @@ export async function buildPrompts(options: Pick<RunAgentOptions, 'rootDir' | 't
 }
 
 /**
- * The pipeline of one task without any user I/O (reference §4.1 `runAgent`): select context,
+ * The plan stage of one task, without any user I/O: select context,
  * build prompts, ONE provider call (plus at most one repair request, inside the planner), then
  * apply the plan in memory. Nothing is written to the project.
  *

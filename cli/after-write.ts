@@ -1,67 +1,25 @@
 import chalk from 'chalk';
-import { runCommand } from '../utils/commands.js';
-import { commitFiles, dirtyFiles } from '../utils/git.js';
-import { undoRun } from '../utils/journal.js';
-import { InterruptedError } from '../utils/errors.js';
+import type { VerifyReport } from '../agent/write-after.js';
 
-/** Outcome of the verify step (`--verify`). */
-export interface VerifyReport {
-  command: string;
-  exitCode: number | null;
-  timedOut: boolean;
-  /** The run was restored from the journal because verify failed and `--rollback-on-fail` was set. */
-  rolledBack: boolean;
-  ms: number;
-  tail: string;
+// Verify, commit and the uncommitted-files check run in the write stage (agent/write-after.ts); this file
+// is how their outcomes read on the console.
+export type { VerifyReport } from '../agent/write-after.js';
+
+/** The warning shown before writing over files with uncommitted git changes. */
+export function uncommittedWarning(paths: readonly string[]): string {
+  return `${chalk.yellow('!')} Uncommitted changes in ${paths.join(', ')}; \`clawcode undo\` restores them exactly, but you may want to commit first.`;
 }
 
-/**
- * Files among `paths` with uncommitted git changes, as a warning line, or undefined when there
- * are none (or git/repo is absent: nothing here depends on git being present).
- */
-export async function uncommittedWarning(rootDir: string, paths: readonly string[]): Promise<string | undefined> {
-  const dirty = await dirtyFiles(rootDir, paths).catch(() => []);
-  if (dirty.length === 0) return undefined;
-  return `${chalk.yellow('!')} Uncommitted changes in ${dirty.map((d) => d.path).join(', ')}; \`clawcode undo\` restores them exactly, but you may want to commit first.`;
+/** The line after a `--commit`: how many files, and the commit's short hash. */
+export function committedLine(files: readonly string[], commit: string): string {
+  return `${chalk.green('✓')} Committed ${files.length} file${files.length === 1 ? '' : 's'} as ${commit.slice(0, 10)}`;
 }
 
-/**
- * Run the verify command after a write; with `rollbackOnFail`, a failing verify restores the run's
- * previous bytes from the journal.
- *
- * @returns the verify report (exitCode 0 = passed)
- * @throws IoError/ClawcodeError from the undo when the rollback itself fails
- */
-export async function runVerify(options: {
-  rootDir: string;
-  command: string;
-  runId?: string;
-  rollbackOnFail: boolean;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  homeDir?: string;
-  print?: (text: string) => void;
-}): Promise<VerifyReport> {
-  options.print?.(chalk.dim(`\nVerify: $ ${options.command}`));
-  if (options.signal?.aborted) throw new InterruptedError();
-  const result = await runCommand(options.command, { cwd: options.rootDir, timeoutMs: options.timeoutMs, signal: options.signal });
-  // Interrupted verify: the files stay written (undoable); never roll back on a Ctrl-C.
-  if (options.signal?.aborted) throw new InterruptedError();
-  const passed = result.exitCode === 0 && !result.timedOut;
-  if (!passed && result.tail) options.print?.(result.tail.replace(/\n$/, ''));
-  options.print?.(passed ? `${chalk.green('✓')} verify passed` : `${chalk.red('✗')} verify failed (${result.timedOut ? 'timed out' : `exit ${result.exitCode}`})`);
-  let rolledBack = false;
-  if (!passed && options.rollbackOnFail && options.runId) {
-    await undoRun({ rootDir: options.rootDir, runId: options.runId, homeDir: options.homeDir });
-    rolledBack = true;
-    options.print?.(`${chalk.yellow('↺')} Rolled back: the files are as they were before this run.`);
-  }
-  return { command: options.command, exitCode: result.exitCode, timedOut: result.timedOut, rolledBack, ms: result.ms, tail: result.tail };
+/** Print a verify outcome: the output tail when it failed, passed/failed, and a rollback. */
+export function printVerify(verify: VerifyReport, out: (text: string) => void): void {
+  const passed = verify.exitCode === 0 && !verify.timedOut;
+  if (!passed && verify.tail) out(verify.tail.replace(/\n$/, ''));
+  out(passed ? `${chalk.green('✓')} verify passed` : `${chalk.red('✗')} verify failed (${verify.timedOut ? 'timed out' : `exit ${verify.exitCode}`})`);
+  if (verify.rolledBack) out(`${chalk.yellow('↺')} Rolled back: the files are as they were before this run.`);
 }
 
-/** `--commit`: commit exactly the written files with the task as the message. @returns the commit hash */
-export async function commitRun(rootDir: string, files: readonly string[], task: string, print?: (text: string) => void): Promise<string> {
-  const { commit } = await commitFiles(rootDir, files, task);
-  print?.(`${chalk.green('✓')} Committed ${files.length} file${files.length === 1 ? '' : 's'} as ${commit.slice(0, 10)}`);
-  return commit;
-}

@@ -6,7 +6,7 @@ import { loadSettings } from '../config/settings.js';
 import { checkPlanPaths } from '../utils/plan-check.js';
 import { withInterrupt } from './interrupt.js';
 import { withLockedProject } from './recover.js';
-import { patchReport, presentAndApply, type TaskReport } from './flow.js';
+import { patchReport, writeWithConsole } from './flow.js';
 import { resolveProjectRoot } from './project-root.js';
 
 async function readStdin(): Promise<string> {
@@ -40,24 +40,21 @@ export async function runApplyCommand(
       process.stderr.write(`${chalk.yellow('!')} Changed since the plan was saved: ${stale.join(', ')}; each patch is matched against the current files.\n`);
     }
     const task = saved?.task ?? 'apply plan';
-    const report: TaskReport = {
+    // A saved plan made no model call here: no usage, no context, only the apply time.
+    const base = {
       task,
-      status: 'failed',
-      exitCode: 0,
       provider: saved?.provider ?? 'saved plan',
       providerId: 'none',
       model: saved?.model ?? '',
       plan,
       repaired: false,
       ...patchReport(prepared),
-      filesWritten: [],
-      commands: [],
       usage: null,
       costUsd: null,
       context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
-      timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0, writeMs: 0, commandsMs: 0 },
+      timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0 },
     };
-    const final = await presentAndApply(report, plan, prepared, {
+    const final = await writeWithConsole(base, prepared, {
       rootDir,
       task,
       dryRun: Boolean(flags.dryRun),

@@ -2,20 +2,19 @@ import { writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
 import { runAgent, type AgentRun, type Planner } from '../agent/runner.js';
-import type { PreparedPlan } from '../agent/executor.js';
-import { IoError, InterruptedError } from '../utils/errors.js';
+import type { PlannedChange, PreparedPlan } from '../agent/executor.js';
+import { IoError } from '../utils/errors.js';
 import { makeSavedPlan } from '../agent/plan-file.js';
 import { createAgentEmitter, type AgentEmitter } from '../agent/events.js';
-import { applyRun } from '../utils/journal.js';
-import { saveSessionAfterRun } from '../memory/memory.js';
-import type { Plan, ProviderConfig, Usage } from '../llm/types.js';
+import { runWriteStage, type CommandReport, type TaskStatus, type VerifyReport } from '../agent/write-stage.js';
+import type { ProviderConfig, Usage } from '../llm/types.js';
 import type { CommandRules } from '../config/settings.js';
 import { estimateCostUsd } from '../config/prices.js';
-import { runPlanCommands, type CommandReport } from './commands-step.js';
 import { confirmPrompt } from './ask.js';
-import { commitRun, runVerify, uncommittedWarning, type VerifyReport } from './after-write.js';
-import { colorDiff, formatChangeList, formatMs, formatPatchResults, formatPathIssues, formatUsage } from './render.js';
+import { consoleDecisions, printWriteNotice } from './write-console.js';
+import { formatMs, formatUsage } from './render.js';
 
+export type { TaskStatus };
 /** Options of one task run with console UX. Streams and `confirm` are injected so tests drive them. */
 export interface TaskOptions {
   rootDir: string;
@@ -41,7 +40,7 @@ export interface TaskOptions {
   /** Yes/no question; defaults to @inquirer/prompts `confirm`. */
   confirm?: (message: string) => Promise<boolean>;
   /** Decide which changes to write (per-hunk review); defaults to one yes/no for all. */
-  review?: (changes: AgentRun['prepared']['changes']) => Promise<{ path: string; after: string }[] | null>;
+  review?: (changes: PlannedChange[]) => Promise<{ path: string; after: string }[] | null>;
   planner?: Planner;
   /** `--plan-out`: also save the plan (with base hashes) to this path. */
   planOut?: string;
@@ -56,9 +55,6 @@ export interface TaskOptions {
   /** Extra ignore patterns for the scan (settings `ignore`). */
   extraIgnore?: string[];
 }
-
-/** How a task ended. */
-export type TaskStatus = 'applied' | 'dry_run' | 'not_confirmed' | 'declined' | 'failed' | 'no_changes' | 'rolled_back';
 
 /** The `--json` report (and the return value of `executeTask`). Times in ms, usage in tokens. */
 export interface TaskReport {
@@ -85,7 +81,6 @@ export interface TaskReport {
   error?: string;
 }
 
-
 /** The per-patch and per-path parts of the report, from a prepared plan (task and `apply` alike). */
 export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' | 'pathIssues'> {
   return {
@@ -95,7 +90,7 @@ export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' 
 }
 
 /**
- * Run one task end to end with console UX (reference §3.2 `executeTask`): spinner during the model
+ * Run one task end to end with console UX: spinner during the model
  * call, analysis and coloured diffs, confirmation (unless --yes), journaled atomic write, confirmed
  * commands, session memory, summary box. Under `--json` nothing is printed here: the caller prints
  * the returned report.
@@ -128,195 +123,89 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
 
   const { plan, prepared } = run;
   const usage = run.planResult.usage;
-  const report: TaskReport = {
+  const model = run.planResult.reply.model || options.provider.model;
+  if (options.planOut) await savePlan(options.planOut, makeSavedPlan(plan, prepared.targets, { task: options.task, provider: options.provider.name, model, usage: usage ?? null }), out);
+  const base = {
     task: options.task,
-    status: 'failed',
-    exitCode: 0,
     provider: options.provider.name,
     providerId: options.provider.provider,
-    model: run.planResult.reply.model || options.provider.model,
+    model,
     plan,
     repaired: run.planResult.repaired,
     ...patchReport(prepared),
-    filesWritten: [],
-    commands: [],
     usage: usage ?? null,
-    costUsd: usage ? (estimateCostUsd(run.planResult.reply.model || options.provider.model, usage) ?? null) : null,
+    costUsd: usage ? (estimateCostUsd(model, usage) ?? null) : null,
     context: {
       files: run.context.files.map((f) => ({ path: f.path, chars: f.chars, ranges: f.ranges })),
       totalChars: run.context.totalChars,
       budget: run.context.budget,
       scannedFiles: run.context.scannedFiles,
     },
-    timings: { ...run.timings, writeMs: 0, commandsMs: 0 },
+    timings: run.timings,
   };
+  return writeWithConsole(base, prepared, { ...options, emitter }, started);
+}
 
-  if (options.planOut) {
-    const saved = makeSavedPlan(plan, prepared.targets, { task: options.task, provider: options.provider.name, model: report.model, usage: report.usage });
-    try {
-      await writeFile(options.planOut, JSON.stringify(saved, null, 2) + '\n');
-    } catch (error) {
-      throw new IoError(`Cannot save the plan to ${options.planOut}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
-    }
-    out(chalk.dim(`Plan saved to ${options.planOut} (apply it later with: clawcode apply ${options.planOut})`));
+/** `--plan-out`: save the plan with its base hashes. @throws IoError when the file cannot be written */
+async function savePlan(path: string, saved: ReturnType<typeof makeSavedPlan>, out: (text: string) => void): Promise<void> {
+  try {
+    await writeFile(path, JSON.stringify(saved, null, 2) + '\n');
+  } catch (error) {
+    throw new IoError(`Cannot save the plan to ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
   }
-  return presentAndApply(report, plan, prepared, { ...options, emitter }, started);
+  out(chalk.dim(`Plan saved to ${path} (apply it later with: clawcode apply ${path})`));
 }
 
 /**
- * The second half of a task, shared by `executeTask` and `clawcode apply`: show the plan's outcome
- * and diffs, confirm (or review), write through the journal, run confirmed commands, save memory,
- * print the summary.
+ * The second half of a task, shared by `executeTask` and `clawcode apply`: the write stage
+ * (agent/write-stage.ts) with the console as its decisions and its notices printed, then the summary.
  *
- * @param report    the report so far (filled in and returned)
- * @param started   performance.now() when the task started, for the summary time
+ * @param base     the task, the plan-stage facts (or those of a saved plan) and the per-patch report
+ * @param started  performance.now() when the task started, for the summary time
+ * @returns the full report; `exitCode` 0 done, 1 not committed, 3 nothing written, 4 verify/command failed
  */
-export async function presentAndApply(
-  report: TaskReport,
-  plan: Plan,
+export async function writeWithConsole(
+  base: Omit<TaskReport, 'status' | 'exitCode' | 'filesWritten' | 'commands' | 'timings'> & { timings: AgentRun['timings'] },
   prepared: PreparedPlan,
-  options: Omit<TaskOptions, 'provider' | 'budgetChars' | 'planner'>,
+  options: Omit<TaskOptions, 'provider' | 'budgetChars' | 'planner' | 'task'> & { task: string },
   started: number,
 ): Promise<TaskReport> {
   const out = (text: string) => (options.json ? undefined : options.stdout.write(text + '\n'));
-  const confirm = options.confirm ?? confirmPrompt;
-  if (plan.analysis) out(`${chalk.bold('Plan:')} ${plan.analysis}`);
-  if (prepared.pathIssues.length > 0) {
-    out(chalk.red.bold('\nThe plan was refused; nothing was written:') + '\n' + formatPathIssues(prepared.pathIssues));
-    return finish(report, 'failed', 3, `plan refused: ${prepared.pathIssues[0]!.message}`);
-  }
-  if (prepared.results.length > 0) out('\n' + formatPatchResults(prepared.results));
-  if (!prepared.ok) {
-    const failed = prepared.results.find((r) => !r.applied);
-    out(chalk.red.bold('\nThe plan could not be applied; nothing was written.'));
-    return finish(report, 'failed', 3, failed ? `patch #${failed.index + 1} (${failed.file}): ${failed.error ?? 'not applied'}` : 'plan not applied');
-  }
-  if (prepared.changes.length === 0) {
-    out(chalk.yellow('\nThe plan changes no file.'));
-  } else {
-    for (const change of prepared.changes) out('\n' + colorDiff(change.diff.replace(/\n$/, '')));
-    out('\n' + chalk.bold('Files:') + '\n' + formatChangeList(prepared.changes));
-  }
-
-  let toWrite = prepared.changes.map((c) => ({ path: c.path, after: c.after }));
-  if (options.dryRun) {
-    out(chalk.dim('\nDry run: nothing written.'));
-    report.status = 'dry_run';
-    return finishWithCommands(report, options, plan, confirm, out, started);
-  }
-  if (toWrite.length > 0 && !options.json) {
-    const warning = await uncommittedWarning(options.rootDir, toWrite.map((w) => w.path));
-    if (warning) out(warning);
-  }
-  if (toWrite.length > 0 && !options.yes) {
-    if (!options.interactive) {
-      out(chalk.yellow('\nNot applied: no terminal to confirm in. Pass --yes to write the changes.'));
-      report.status = 'not_confirmed';
-      return finish(report, 'not_confirmed', 0);
-    }
-    const accepted = options.review
-      ? await options.review(prepared.changes)
-      : (await confirm(`Apply these changes to ${toWrite.length} file${toWrite.length === 1 ? '' : 's'}?`))
-        ? toWrite
-        : null;
-    if (!accepted || accepted.length === 0) {
-      out(chalk.yellow('Nothing written.'));
-      return finish(report, 'declined', 0);
-    }
-    toWrite = accepted;
-  }
-
-  if (toWrite.length > 0) {
-    const t = performance.now();
-    const byPath = new Map(prepared.changes.map((c) => [c.path, c]));
-    const record = await applyRun({
-      rootDir: options.rootDir,
-      changes: toWrite.map((w) => ({ path: w.path, before: byPath.get(w.path)?.before ?? null, after: w.after })),
-      meta: { task: options.task, provider: report.provider, model: report.model },
-      homeDir: options.homeDir,
-      onWrite: (path) => options.emitter?.emit('write_file', { path }),
-    });
-    report.filesWritten = toWrite.map((w) => w.path);
-    report.runId = record.runId;
-    report.journal = record.runDir;
-    report.timings.writeMs = Math.round(performance.now() - t);
-    out(`\n${chalk.green('✓')} Wrote ${toWrite.length} file${toWrite.length === 1 ? '' : 's'} ${chalk.dim(`(undo: clawcode undo ${record.runId})`)}`);
-    report.status = 'applied';
-    const print = options.json ? undefined : out;
-    if (options.verify) {
-      report.verify = await runVerify({
-        rootDir: options.rootDir, command: options.verify, runId: record.runId, rollbackOnFail: Boolean(options.rollbackOnFail),
-        signal: options.signal, homeDir: options.homeDir, print,
-      });
-      if (report.verify.exitCode !== 0 || report.verify.timedOut) {
-        if (report.verify.rolledBack) {
-          report.filesWritten = [];
-          report.status = 'rolled_back';
-        }
-        report.exitCode = 4;
-        report.error = `verify failed: ${options.verify}${report.verify.rolledBack ? ' (changes rolled back)' : ''}`;
-        // A failed verify skips the commit and the plan's commands, but still records memory and the summary.
-        return finishWithCommands(report, options, plan, confirm, out, started, { skipCommands: true });
-      }
-    }
-    if (options.commit) {
-      try {
-        report.commit = await commitRun(options.rootDir, report.filesWritten, options.task, print);
-      } catch (error) {
-        // The files are written and undoable; a commit that fails is reported, not a reason to lose the run.
-        report.exitCode = 1;
-        report.error = `written but not committed: ${(error as Error).message}`;
-      }
-    }
-  } else {
-    report.status = 'no_changes';
-  }
-  return finishWithCommands(report, options, plan, confirm, out, started);
-}
-
-function finish(report: TaskReport, status: TaskStatus, exitCode: number, error?: string): TaskReport {
-  report.status = status;
-  report.exitCode = exitCode;
-  if (error) report.error = error;
-  return report;
-}
-
-async function finishWithCommands(
-  report: TaskReport,
-  options: Omit<TaskOptions, 'provider' | 'budgetChars' | 'planner'>,
-  plan: Plan,
-  confirm: (m: string) => Promise<boolean>,
-  out: (t: string) => void,
-  started: number,
-  tail: { skipCommands?: boolean } = {},
-): Promise<TaskReport> {
-  const t = performance.now();
-  if (tail.skipCommands) {
-    report.commands = plan.commands.map((command) => ({ command, ran: false, exitCode: null, skipped: 'verify_failed' }));
-  } else if (options.dryRun) {
-    report.commands = plan.commands.map((command) => ({ command, ran: false, exitCode: null, skipped: 'dry_run' }));
-    if (plan.commands.length) out(chalk.bold('\nCommands in the plan (not run):') + '\n' + plan.commands.map((c) => `  $ ${c}`).join('\n'));
-  } else {
-    report.commands = await runPlanCommands({
-      rootDir: options.rootDir,
-      commands: plan.commands,
-      runCommands: options.runCommands,
-      rules: options.commandRules,
-      interactive: options.interactive,
-      signal: options.signal,
-      confirm,
-      print: options.json ? undefined : (text) => out(text),
-      emitter: options.emitter,
-    });
-  }
-  report.timings.commandsMs = Math.round(performance.now() - t);
-  if (!options.dryRun) await saveSessionAfterRun(options.rootDir, options.task, report.filesWritten, plan.agent_notes, options.homeDir);
-  if (report.exitCode === 0 && report.commands.some((c) => c.ran && c.exitCode !== 0)) {
-    report.exitCode = 4;
-    report.error = `command failed: ${report.commands.find((c) => c.ran && c.exitCode !== 0)!.command}`;
-  }
-  if (!options.json) await printSummary(report, options, performance.now() - started);
-  options.emitter?.emit('success', { message: report.status, filesWritten: report.filesWritten });
+  const { review } = options;
+  const write = await runWriteStage({
+    rootDir: options.rootDir,
+    task: options.task,
+    plan: base.plan,
+    prepared,
+    meta: { provider: base.provider, model: base.model },
+    dryRun: options.dryRun,
+    yes: options.yes,
+    runCommands: options.runCommands,
+    commandRules: options.commandRules,
+    verify: options.verify,
+    rollbackOnFail: options.rollbackOnFail,
+    commit: options.commit,
+    homeDir: options.homeDir,
+    signal: options.signal,
+    emitter: options.emitter,
+    decisions: consoleDecisions({ confirm: options.confirm ?? confirmPrompt, review: review && ((changes) => review([...changes])) }, options.interactive),
+    onNotice: (notice) => printWriteNotice(notice, out),
+  });
+  const report: TaskReport = {
+    ...base,
+    status: write.status,
+    exitCode: write.exitCode,
+    filesWritten: write.filesWritten,
+    commands: write.commands,
+    timings: { ...base.timings, ...write.timings },
+    ...(write.runId ? { runId: write.runId, journal: write.journal } : {}),
+    ...(write.verify ? { verify: write.verify } : {}),
+    ...(write.commit ? { commit: write.commit } : {}),
+    ...(write.error ? { error: write.error } : {}),
+  };
+  // Refused, not confirmed and declined runs end without a summary, as before anything was done.
+  const summarized = write.exitCode !== 3 && write.status !== 'not_confirmed' && write.status !== 'declined';
+  if (summarized && !options.json) await printSummary(report, options, performance.now() - started);
   return report;
 }
 

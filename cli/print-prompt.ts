@@ -6,7 +6,10 @@ import { buildPrompts } from '../agent/runner.js';
  * With `json`, one object `{ system, user }`.
  */
 export async function printPrompt(options: { rootDir: string; task: string; budgetChars: number; extraIgnore?: string[]; json?: boolean; stdout: NodeJS.WritableStream }): Promise<void> {
-  const prompts = await buildPrompts({ rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, extraIgnore: options.extraIgnore });
+  // Showing a prompt leaves no trace: no index cache, no memory, nothing under the clawcode home.
+  const prompts = await buildPrompts({
+    rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, extraIgnore: options.extraIgnore, cacheIndex: false,
+  });
   options.stdout.write(
     options.json
       ? JSON.stringify({ system: prompts.systemPrompt, user: prompts.userPrompt }) + '\n'

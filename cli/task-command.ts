@@ -121,7 +121,8 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   const machine = Boolean(flags.json || flags.events);
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !machine);
   const settings = await loadSettings({ rootDir, env: process.env, flags: settingsFlags(flags) });
-  await addRecentProject(rootDir).catch(() => undefined); // a convenience: never fail a task over it
+  // A convenience: never fail a task over it; --print-prompt leaves no trace under the clawcode home.
+  if (!flags.printPrompt) await addRecentProject(rootDir).catch(() => undefined);
   if (!task) {
     if (!interactive) throw new UsageError('No task given.', { hint: 'Usage: clawcode "add logging to the api" [--dir path] [--yes]' });
     task = await askText('What should clawcode do?');

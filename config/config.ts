@@ -338,24 +338,3 @@ export function listConfiguredProviders(config: ClawcodeConfig, env: NodeJS.Proc
   }
   return rows;
 }
-
-/** Default provider timeout in ms (kept equal to llm/provider.ts DEFAULT_TIMEOUT_MS without importing it). */
-const DEFAULT_TIMEOUT_MS = 120_000;
-
-/**
- * The provider timeout for a run, in ms: `--timeout <ms>`, else `CLAWCODE_TIMEOUT_MS`, else 120000.
- *
- * @param flag  the raw `--timeout` value, if given
- * @throws UsageError when the value is not a positive whole number of milliseconds
- */
-export function resolveTimeoutMs(flag: string | number | undefined, env: NodeJS.ProcessEnv = process.env): number {
-  const fromEnv = nonEmpty(env.CLAWCODE_TIMEOUT_MS);
-  const raw = flag ?? fromEnv;
-  if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_MS;
-  const value = typeof raw === 'number' ? raw : Number(String(raw).trim());
-  if (!Number.isInteger(value) || value <= 0) {
-    const source = flag !== undefined ? '--timeout' : 'CLAWCODE_TIMEOUT_MS';
-    throw new UsageError(`${source} must be a positive number of milliseconds, got "${String(raw)}"`, { code: 'bad_timeout' });
-  }
-  return value;
-}

@@ -1,17 +1,8 @@
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { clawcodeHome } from '../utils/home.js';
 
-/**
- * The clawcode home folder: `$CLAWCODE_HOME` when set and non-empty, else `~/.clawcode`.
- * Holds config.json, memory/, runs/ (journal), index/ and recent-projects.json.
- *
- * @param env  environment to read (defaults to process.env); passed in so tests need no globals
- * @returns an absolute path (not created here)
- */
-export function clawcodeHome(env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env.CLAWCODE_HOME?.trim();
-  return fromEnv ? resolve(fromEnv) : join(homedir(), '.clawcode');
-}
+// The home folder is resolved on the ground floor (utils/home.ts) so the journal and memory can use it.
+export { clawcodeHome };
 
 /** Absolute path of the user config file, `<home>/config.json`. */
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {

@@ -2,6 +2,7 @@ import { appendFile, readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import ignore from 'ignore';
 import { ConfigError, IoError, UsageError } from '../utils/errors.js';
+import { DEFAULT_BUDGET_CHARS, DEFAULT_TIMEOUT_MS } from '../utils/defaults.js';
 import { clawcodeHome } from './paths.js';
 import { locateJsonError } from './settings-json.js';
 import { findSecret } from './settings-secrets.js';
@@ -63,8 +64,8 @@ export const LOCAL_SETTINGS_FILE = '.clawcode/settings.local.json';
 
 /** Built-in defaults (layer 'default'). Budget and timeout match DESIGN.md and `clawcode --help`. */
 export const DEFAULT_SETTINGS: Readonly<SettingsValues> = Object.freeze({
-  budgetChars: 18_000,
-  timeoutMs: 120_000,
+  budgetChars: DEFAULT_BUDGET_CHARS,
+  timeoutMs: DEFAULT_TIMEOUT_MS,
   ignore: [],
   commands: { allow: [], deny: [] },
   autoCommit: false,

@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { ClawcodeError } from '../utils/errors.js';
-import type { Plan } from './types.js';
+import { planSchema, type Plan } from '../utils/plan.js';
 
 /**
  * The reply was not a valid plan: no JSON object in it, JSON that does not parse, or JSON that
@@ -14,29 +13,6 @@ export class PlanParseError extends ClawcodeError {
     this.detail = detail;
   }
 }
-
-const patchSchema = z.object({
-  file: z.string().min(1, 'file must be a non-empty path'),
-  operation: z.literal('replace').optional().default('replace'),
-  find: z.string(),
-  replace: z.string(),
-  replace_all: z.boolean().nullish(),
-  occurrence: z.number().int().positive().nullish(),
-});
-
-const fileToEditSchema = z.union([
-  z.object({ path: z.string(), reason: z.string().nullish() }),
-  // Some models answer with bare paths; accept them rather than fail the whole plan.
-  z.string().transform((path) => ({ path, reason: '' })),
-]);
-
-const planSchema = z.object({
-  analysis: z.string().nullish(),
-  files_to_edit: z.array(fileToEditSchema).nullish(),
-  patches: z.array(patchSchema),
-  commands: z.array(z.string()).nullish(),
-  agent_notes: z.union([z.array(z.string()), z.string().transform((s) => (s ? [s] : []))]).nullish(),
-});
 
 /**
  * Extract the JSON object from a model reply: the reply itself, a ```json fenced block, or the

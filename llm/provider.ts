@@ -1,3 +1,4 @@
+import { DEFAULT_TIMEOUT_MS } from '../utils/defaults.js';
 import { InterruptedError, ProviderError } from '../utils/errors.js';
 import { providerLabel } from './errors-map.js';
 import { parsePlan, PlanParseError } from './plan-parser.js';
@@ -27,8 +28,7 @@ export const CLIENT_MODULES: Record<ProviderId, () => Promise<ProviderModule>> =
   gemini: () => import('./gemini.js'),
 };
 
-/** Default per-attempt timeout, in ms (issue 3). */
-export const DEFAULT_TIMEOUT_MS = 120_000;
+export { DEFAULT_TIMEOUT_MS };
 
 /** Options of one planning call. */
 export interface PlanOptions {

@@ -3,28 +3,8 @@
  * and the provider client interface. Runtime validation of plans lives in `llm/plan-parser.ts`.
  */
 
-/** One find/replace operation of a plan, applied in array order. */
-export interface PatchOp {
-  /** Project-relative path with `/` separators. */
-  file: string;
-  operation: 'replace';
-  /** Text to find; `""` creates a new (or fills an empty) file. */
-  find: string;
-  replace: string;
-  /** Replace every occurrence of `find` (otherwise more than one match is refused as ambiguous). */
-  replace_all?: boolean;
-  /** 1-based occurrence to replace when `find` matches more than once. */
-  occurrence?: number;
-}
-
-/** The one structured JSON reply of a provider (DESIGN.md "The plan"). */
-export interface Plan {
-  analysis: string;
-  files_to_edit: { path: string; reason: string }[];
-  patches: PatchOp[];
-  commands: string[];
-  agent_notes: string[];
-}
+// The plan is the domain language of every stage; it is defined on the ground floor (utils/plan.ts).
+export type { PatchOp, Plan } from '../utils/plan.js';
 
 /** Provider backends. OpenAI-compatible local servers (ollama, lmstudio, llama.cpp, vllm) use `openai`. */
 export type ProviderId = 'openai' | 'azure' | 'groq' | 'gemini';
@@ -68,7 +48,7 @@ export interface Usage {
 export interface CompletionRequest {
   system: string;
   user: string;
-  /** JSON schema of the plan (llm/plan-schema.ts), used for json_schema structured output. */
+  /** JSON schema of the plan (utils/plan.ts), used for json_schema structured output. */
   jsonSchema: Record<string, unknown>;
   signal?: AbortSignal;
   /** Per-attempt timeout in ms. */

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { clawcodeHome } from '../config/paths.js';
-import { getProjectHash } from './project-hash.js';
+import { clawcodeHome } from '../utils/home.js';
+import { getProjectHash } from '../utils/project-hash.js';
 
 /** Caps of the session memory lists (reference §3.5). */
 export const MAX_LAST_TASKS = 10;

@@ -3,8 +3,8 @@ import { lstat, mkdir, open, readdir, readFile, realpath, rm, rmdir, stat, unlin
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import { clawcodeHome } from '../config/paths.js';
-import { getProjectHash } from '../memory/project-hash.js';
+import { clawcodeHome } from './home.js';
+import { getProjectHash } from './project-hash.js';
 import { ClawcodeError, IoError, PatchApplyError } from './errors.js';
 
 /**

@@ -3,8 +3,8 @@ import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promis
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { clawcodeHome } from '../config/paths.js';
-import { getProjectHash } from '../memory/project-hash.js';
+import { clawcodeHome } from './home.js';
+import { getProjectHash } from './project-hash.js';
 import { canonicalRoot } from './journal-store.js';
 import { ClawcodeError, IoError } from './errors.js';
 

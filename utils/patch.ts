@@ -5,7 +5,7 @@
  * (or the patch asks for all, or names an occurrence). Line endings, BOM and final newline are kept; edits
  * are spliced by index. Design and sources: ../shared/research/edit-matching.md §6, issue 4.
  */
-import type { PatchOp } from '../llm/types.js';
+import type { PatchOp } from './plan.js';
 import { locate, preparePatch, type Candidate, type MatchStrategy } from './patch-match.js';
 import { closestRegion } from './patch-closest.js';
 import { eolForSpan, makeTextModel, rawOffset, type TextModel } from './patch-text.js';

@@ -6,7 +6,7 @@
  */
 import { lstat, open, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { PatchOp } from '../llm/types.js';
+import type { PatchOp } from './plan.js';
 
 /** Why a plan path was refused. */
 export type PlanPathIssueCode =

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { estimateCostUsd, findPrice } from '../../config/prices.js';
-import { resolveTimeoutMs } from '../../config/config.js';
-import { UsageError } from '../../utils/errors.js';
 
 describe('estimateCostUsd', () => {
   it('prices a known model per 1M input/output tokens', () => {
@@ -21,15 +19,3 @@ describe('estimateCostUsd', () => {
   });
 });
 
-describe('resolveTimeoutMs', () => {
-  it('flag > CLAWCODE_TIMEOUT_MS > 120000', () => {
-    expect(resolveTimeoutMs(undefined, {})).toBe(120_000);
-    expect(resolveTimeoutMs(undefined, { CLAWCODE_TIMEOUT_MS: '5000' })).toBe(5000);
-    expect(resolveTimeoutMs('750', { CLAWCODE_TIMEOUT_MS: '5000' })).toBe(750);
-  });
-
-  it('rejects a bad value naming its source', () => {
-    expect(() => resolveTimeoutMs('soon', {})).toThrow(UsageError);
-    expect(() => resolveTimeoutMs(undefined, { CLAWCODE_TIMEOUT_MS: '-1' })).toThrow(/CLAWCODE_TIMEOUT_MS/);
-  });
-});

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -88,6 +88,14 @@ describe('saved plans', () => {
     expect(await readFile(join(project, 'lib/error.js'), 'utf8')).toContain('// clawcode was here');
   });
 
+  it('--print-prompt writes nothing under CLAWCODE_HOME (no memory, no index, no recent projects)', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
+    const prompt = await runCli(['mark the CommanderError class', '--dir', project, '--print-prompt'], { env: cleanEnv({ CLAWCODE_HOME: home }) });
+    expect(prompt.code).toBe(0);
+    expect(prompt.stdout).toContain('# Task\nmark the CommanderError class');
+    expect(await readdir(home)).toEqual([]);
+  });
+
   it('apply of an invalid plan file is one clear line and exit 1; a missing file exit 2', async () => {
     const bad = join(work, 'bad.json');
     await writeFile(bad, '{"patches": [{"file": 3}]}');
@@ -108,7 +116,7 @@ describe('--events', () => {
     const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
     const names = events.map((e) => e.event);
     expect(names[0]).toBe('planning');
-    for (const name of ['context', 'model_request', 'model_reply', 'read_file', 'diffs', 'write_file', 'success']) expect(names).toContain(name);
+    for (const name of ['scan', 'context', 'model_request', 'model_reply', 'read_file', 'diffs', 'write_file', 'success']) expect(names).toContain(name);
     expect(names.at(-1)).toBe('report');
     expect(events.at(-1).report.filesWritten).toEqual(['lib/error.js']);
   });

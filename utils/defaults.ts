@@ -1,0 +1,14 @@
+/*
+ * One constant per default. They live on the ground floor because the lowest floor that applies one
+ * (llm/ for the provider timeout) may not import config/; config/settings.ts builds its built-in layer
+ * from these, and `--help` texts print them.
+ */
+
+/** Context budget: the most characters of file content sent to the provider for one task. */
+export const DEFAULT_BUDGET_CHARS = 18_000;
+
+/** How long a run waits for another clawcode run to release the project lock, in ms. */
+export const DEFAULT_LOCK_WAIT_MS = 10_000;
+
+/** Provider timeout per attempt, in ms: the longest wait for the first data and between two streamed chunks. */
+export const DEFAULT_TIMEOUT_MS = 120_000;

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/*
+ * The plan: the one structured output of a provider and the input of every later stage (checks, patch
+ * engine, journal). Defined here, on the ground floor, so utils/ and everything above share one type.
+ */
+
+/** One find/replace operation of a plan, applied in array order. */
+export interface PatchOp {
+  /** Project-relative path with `/` separators. */
+  file: string;
+  operation: 'replace';
+  /** Text to find; `""` creates a new (or fills an empty) file. */
+  find: string;
+  replace: string;
+  /** Replace every occurrence of `find` (otherwise more than one match is refused as ambiguous). */
+  replace_all?: boolean;
+  /** 1-based occurrence to replace when `find` matches more than once. */
+  occurrence?: number;
+}
+
+/** The one structured JSON reply of a provider: what to change (patches) and what to run (commands). */
+export interface Plan {
+  analysis: string;
+  files_to_edit: { path: string; reason: string }[];
+  patches: PatchOp[];
+  commands: string[];
+  agent_notes: string[];
+}
+
+/** Zod schema of one patch as a model may send it (optional fields missing or null). */
+export const patchSchema = z.object({
+  file: z.string().min(1, 'file must be a non-empty path'),
+  operation: z.literal('replace').optional().default('replace'),
+  find: z.string(),
+  replace: z.string(),
+  replace_all: z.boolean().nullish(),
+  occurrence: z.number().int().positive().nullish(),
+});
+
+const fileToEditSchema = z.union([
+  z.object({ path: z.string(), reason: z.string().nullish() }),
+  // Some models answer with bare paths; accept them rather than fail the whole plan.
+  z.string().transform((path) => ({ path, reason: '' })),
+]);
+
+/**
+ * Zod schema of a plan as received: lenient where models differ harmlessly (missing optional fields, bare
+ * paths in `files_to_edit`, one string of notes), strict on types. `parsePlan` (llm/plan-parser.ts)
+ * normalizes its output into a {@link Plan}.
+ */
+export const planSchema = z.object({
+  analysis: z.string().nullish(),
+  files_to_edit: z.array(fileToEditSchema).nullish(),
+  patches: z.array(patchSchema),
+  commands: z.array(z.string()).nullish(),
+  agent_notes: z.union([z.array(z.string()), z.string().transform((s) => (s ? [s] : []))]).nullish(),
+});
+
+/**
+ * The JSON schema of a plan as sent to providers for structured output.
+ *
+ * It follows OpenAI strict-mode rules (every property required, `additionalProperties: false`,
+ * optional fields written as nullable), which Groq accepts as is and Gemini accepts through
+ * `responseJsonSchema`. Validation of what comes back is done locally with {@link planSchema}, which
+ * also accepts the optional fields missing.
+ */
+export const PLAN_JSON_SCHEMA: Record<string, unknown> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['analysis', 'files_to_edit', 'patches', 'commands', 'agent_notes'],
+  properties: {
+    analysis: { type: 'string' },
+    files_to_edit: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['path', 'reason'],
+        properties: { path: { type: 'string' }, reason: { type: 'string' } },
+      },
+    },
+    patches: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['file', 'operation', 'find', 'replace', 'replace_all', 'occurrence'],
+        properties: {
+          file: { type: 'string' },
+          operation: { type: 'string', enum: ['replace'] },
+          find: { type: 'string' },
+          replace: { type: 'string' },
+          replace_all: { type: ['boolean', 'null'] },
+          occurrence: { type: ['integer', 'null'] },
+        },
+      },
+    },
+    commands: { type: 'array', items: { type: 'string' } },
+    agent_notes: { type: 'array', items: { type: 'string' } },
+  },
+};
+
+/** Name used for `response_format.json_schema.name` ([a-zA-Z0-9_-], ≤ 64 characters). */
+export const PLAN_SCHEMA_NAME = 'clawcode_plan';
