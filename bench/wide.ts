@@ -1,5 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { structuredPatch } from 'diff';
 import type { Planner } from '../agent/runner.js';
@@ -192,11 +193,18 @@ async function main(): Promise<void> {
   process.stdout.write(`${rows.join('\n')}\n`);
 }
 
+/** Peak resident memory of one run of the command, MB (GNU time's %M, kilobytes). */
+function peakRssMb(file: string, args: string[], home: string): number {
+  const result = spawnSync('/usr/bin/time', ['-f', '%M', file, ...args], { encoding: 'utf8', env: { ...process.env, CLAWCODE_HOME: home }, maxBuffer: 64 * 1024 * 1024 });
+  const kb = Number(result.stderr.trim().split('\n').pop());
+  return kb / 1024;
+}
+
 /**
  * Local work of a 200-file footprint on a git checkout of prettier/prettier (its newest commit),
- * measured as whole processes: `node` loads the built modules, scans the tree, reads the footprint and builds
- * every shard request at 18,000 characters (no model call). Median of 5 runs after one warm-up;
- * peak RSS is the largest of the runs. Needs `npm run build` first.
+ * measured as whole processes of the built CLI (`--files <200 paths> --print-prompt`: scan through git,
+ * read the footprint, build every shard request at 18,000 characters, print them; no model call).
+ * Median of 5 runs after one warm-up, and the peak RSS of one more. Needs `npm run build` first.
  */
 function speedRow(reposDir: string, cacheDir: string): string {
   let gitDir: string;
@@ -213,20 +221,20 @@ function speedRow(reposDir: string, cacheDir: string): string {
     .split('\n')
     .filter((p) => p.endsWith('.js'))
     .slice(0, 200);
-  const entry = resolve('dist/agent/wide/wide.js');
-  const script = `
-    const t0 = performance.now();
-    const { prepareWideChange } = await import(${JSON.stringify(entry)});
-    const p = await prepareWideChange({ rootDir: ${JSON.stringify(root)}, task: 'use the node: prefix for builtins', budgetChars: 18000, paths: ${JSON.stringify(files)} });
-    console.log(JSON.stringify({ ms: performance.now() - t0, files: p.footprint.length, requests: p.requests.length, rssMb: process.resourceUsage().maxRSS / 1024 }));`;
+  // The built CLI, as a person runs it: `--print-prompt` builds every shard request and sends nothing.
+  const cli = resolve('dist/cli.js');
+  const args = [cli, 'use the node: prefix for builtins', '--dir', root, '--budget', '18000', '--print-prompt', '--files', ...files];
+  const home = mkdtempSync(join(tmpdir(), 'clawcode-bench-home-'));
   const runs = Array.from({ length: 6 }, () => {
     const t = performance.now();
-    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as { files: number; requests: number; rssMb: number };
-    return { wallMs: performance.now() - t, ...out };
+    const out = execFileSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, CLAWCODE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    return { wallMs: performance.now() - t, requests: (out.match(/^===== request /gm) ?? []).length };
   }).slice(1);
+  const rssMb = peakRssMb(process.execPath, args, home);
+  rmSync(home, { recursive: true, force: true });
   const wall = runs.map((r) => r.wallMs).sort((a, b) => a - b);
-  const last = runs[runs.length - 1]!;
-  return `speed: prettier/prettier, ${last.files}-file footprint, ${last.requests} requests @18k: whole process median ${wall[2]!.toFixed(0)} ms (min ${wall[0]!.toFixed(0)}, max ${wall[4]!.toFixed(0)}), peak RSS ${Math.max(...runs.map((r) => r.rssMb)).toFixed(0)} MB`;
+  const last = { files: files.length, requests: runs[0]!.requests, rssMb };
+  return `speed: prettier/prettier, ${last.files}-file footprint, ${last.requests} requests @18k: whole process median ${wall[2]!.toFixed(0)} ms (min ${wall[0]!.toFixed(0)}, max ${wall[4]!.toFixed(0)}), peak RSS ${last.rssMb.toFixed(0)} MB`;
 }
 
 main().catch((err: unknown) => {

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { applyPlan, planWideChange } from '../../index.js';
 import { cleanEnv, gitIn, runCli, snapshotTree } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer, type RecordedRequest, type ScriptedReply } from '../support/provider-server.js';
 
@@ -153,5 +154,18 @@ describe('clawcode --files / --grep / --wide', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--files: ".env", "nope\/" matched no file that may be sent/);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('the library plans the same sharded change and applyPlan writes the merged plan', async () => {
+    server.setFallback(codemod());
+    const provider = { provider: 'openai' as const, name: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-test-wide', baseURL: `${server.url}/v1` };
+    const events: string[] = [];
+    const { shards, run } = await planWideChange({ rootDir: project, task: 'use the node: prefix', budgetChars: BUDGET, patterns: ["require\\('fs'\\)"], provider, onEvent: (name) => events.push(name) });
+    expect(shards.requests.length).toBeGreaterThan(1);
+    expect(events.filter((e) => e === 'shard_done')).toHaveLength(shards.requests.length);
+    expect(run.prepared.ok).toBe(true);
+    const written = await applyPlan({ rootDir: project, plan: run.merged.plan, task: 'use the node: prefix', homeDir: home });
+    expect(written.filesWritten.sort()).toEqual(paths.slice().sort());
+    expect(await readFile(join(project, 'lib/m0.js'), 'utf8')).toBe(NODE_FS(fileText(0)));
   });
 });
