@@ -34,6 +34,14 @@ export interface TaskFlags {
   verifyCmd?: string;
   rollbackOnFail?: boolean;
   commit?: boolean;
+  /** `--files <pathspec...>`: files the task must cover (sharded when they exceed the budget). */
+  files?: string[];
+  /** `--grep <regex>` (repeatable): files with matching lines, and the regions around the matches. */
+  grep?: string[];
+  /** `--wide`: one scope request finds the files, then sharded plans. */
+  wide?: boolean;
+  concurrency?: number;
+  partial?: boolean;
 }
 
 let jsonMode = false;
@@ -70,6 +78,11 @@ function buildProgram(): Command {
     .option('--verify-cmd <command>', 'after writing, run this command to verify the change')
     .option('--rollback-on-fail', 'restore the files when the verify command fails (exit 4)')
     .option('--commit', 'git-commit exactly the written files, with the task as the message')
+    .option('--files <pathspec...>', 'files the task must cover (git pathspecs or globs; put the task first); split into shards over the budget')
+    .option('--grep <regex>', 'cover every file with a line matching this JavaScript regex (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--wide', 'a change across many files: one scope request finds them, then one plan request per shard')
+    .option('--concurrency <n>', 'wide changes: plan requests in flight (default 4)', positiveInt('--concurrency'))
+    .option('--partial', 'wide changes with --yes: write the shards that planned even if others failed')
     .option('--debug', 'show stack traces and request details (never keys)')
     .option('--shell', 'start an interactive REPL')
     .option('--ui', 'start the full-screen terminal UI')

@@ -23,14 +23,16 @@ import type { RunRecord } from './utils/journal.js';
 import { withProjectLock } from './utils/lock.js';
 import { PatchApplyError } from './utils/errors.js';
 import type { PatchOp, Plan } from './utils/plan.js';
+import { prepareWideChange, runWideChange, type PreparedWideChange, type WideChangeInput, type WideChangeRun } from './agent/wide/wide.js';
 
 export { applyPatch, applyPatches } from './utils/patch.js';
 export { parsePlan, createAgentEmitter };
 export { ClawcodeError, ConfigError, InterruptedError, IoError, PatchApplyError, ProviderError, UsageError } from './utils/errors.js';
 export type {
   AgentEmitter, AgentEventMap, AgentEventName, AgentRun, ContextResult, Plan, PatchOp, PlannedChange, PreparedPlan, ProviderConfig, RunRecord,
-  StageTimings, Usage, WriteReport,
+  StageTimings, Usage, WriteReport, PreparedWideChange, WideChangeInput, WideChangeRun,
 };
+export { prepareWideChange };
 
 /** Options of {@link planTask}. */
 export interface PlanTaskOptions {
@@ -169,4 +171,43 @@ export async function selectContext(options: { rootDir: string; task: string; bu
 
 function resolveRoot(rootDir: string): string {
   return resolve(rootDir);
+}
+
+/** Options of {@link planWideChange}: the footprint inputs plus the provider. */
+export interface PlanWideChangeOptions extends WideChangeInput {
+  provider: ProviderConfig;
+  /** plan requests in flight at once @default 4 */
+  concurrency?: number;
+  /** per-request timeout, ms */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onEvent?: Parameters<AgentEmitter['onAny']>[0];
+}
+
+/**
+ * Plan a wide change (a codemod across many files), as `clawcode --files/--grep` does: the footprint
+ * is split into shards under the budget, one plan request per shard, and the shard plans are merged
+ * into one plan applied in memory. Nothing is written: pass `run.merged.plan` to {@link applyPlan}.
+ *
+ * @returns the prepared shards (footprint, requests, estimate) and the run (merged plan, failed
+ *          shards, refused patches, in-memory result, usage)
+ * @throws UsageError for an empty footprint, a bad pattern or a budget too small; InterruptedError
+ */
+export async function planWideChange(options: PlanWideChangeOptions): Promise<{ shards: PreparedWideChange; run: WideChangeRun }> {
+  const rootDir = resolveRoot(options.rootDir);
+  const shards = await prepareWideChange({ ...options, rootDir });
+  const emitter = createAgentEmitter();
+  if (options.onEvent) emitter.onAny(options.onEvent);
+  const planner = async (...args: Parameters<typeof import('./llm/provider.js').getStructuredPlan>) =>
+    (await import('./llm/provider.js')).getStructuredPlan(...args);
+  const run = await runWideChange(shards, {
+    rootDir,
+    provider: options.provider,
+    planner,
+    concurrency: options.concurrency,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    signal: options.signal,
+    emitter,
+  });
+  return { shards, run };
 }

@@ -20,6 +20,19 @@ export interface AgentEventMap {
   command_done: { command: string; exitCode: number | null };
   error: { message: string };
   success: { message: string; filesWritten: string[] };
+  /** wide changes: the footprint found and how it was split, before any plan request */
+  footprint: { files: number; shards: number; requestChars: number[] };
+  shard_request: { shard: number; shards: number; files: number; chars: number };
+  shard_done: {
+    shard: number;
+    shards: number;
+    /** shards finished so far, this one included */
+    done: number;
+    status: 'planned' | 'failed';
+    patches: number;
+    usage?: { inputTokens: number; outputTokens: number; totalTokens: number };
+    error?: string;
+  };
 }
 
 export type AgentEventName = keyof AgentEventMap;
@@ -42,6 +55,7 @@ export class AgentEmitter {
     const names: AgentEventName[] = [
       'planning', 'scan', 'context', 'model_request', 'model_progress', 'model_retry', 'model_reply', 'read_file',
       'diffs', 'write_file', 'run_tests', 'command_done', 'error', 'success',
+      'footprint', 'shard_request', 'shard_done',
     ];
     const offs = names.map((n) => this.on(n, (p) => listener(n, p as never)));
     return () => offs.forEach((off) => off());

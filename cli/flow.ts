@@ -56,6 +56,8 @@ export interface TaskOptions {
   commandRules?: CommandRules;
   /** Extra ignore patterns for the scan (settings `ignore`). */
   extraIgnore?: string[];
+  /** A wide change (`--files`, `--grep`, `--wide`): sharded plan requests, merged and written once. */
+  wide?: import('./wide-flow.js').WideOptions;
 }
 
 /** The `--json` report (and the return value of `executeTask`). Times in ms, usage in tokens. */
@@ -80,6 +82,8 @@ export interface TaskReport {
   verify?: VerifyReport;
   commit?: string;
   timings: AgentRun['timings'] & { writeMs: number; commandsMs: number };
+  /** Wide changes: one entry per shard request. */
+  shards?: import('./wide-flow.js').ShardReport[];
   error?: string;
 }
 
@@ -101,6 +105,10 @@ export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' 
  * @throws ProviderError, PlanParseError, ConfigError, IoError, InterruptedError (exit codes on the error)
  */
 export async function executeTask(options: TaskOptions): Promise<TaskReport> {
+  if (options.wide) {
+    const { executeWideTask } = await import('./wide-flow.js');
+    return executeWideTask({ ...options, wide: options.wide });
+  }
   const out = (text: string) => (options.json ? undefined : options.stdout.write(text + '\n'));
   const emitter = options.emitter ?? createAgentEmitter();
   const spinner = await startSpinner(options, emitter);
@@ -152,7 +160,7 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
 }
 
 /** `--plan-out`: save the plan with its base hashes. @throws IoError when the file cannot be written */
-async function savePlan(
+export async function savePlan(
   path: string,
   saved: ReturnType<typeof makeSavedPlan>,
   out: (text: string) => void,

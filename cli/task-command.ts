@@ -12,6 +12,7 @@ import { loadGlobalMemory } from '../memory/memory.js';
 import { createAgentEmitter, type AgentEmitter } from '../agent/events.js';
 import type { ProviderConfig } from '../llm/types.js';
 import { executeTask } from './flow.js';
+import type { WideOptions } from './wide-flow.js';
 import { resolveProjectRoot } from './project-root.js';
 import { withLockedProject } from './recover.js';
 import { askText } from './ask.js';
@@ -100,6 +101,19 @@ async function verifyCommandFor(flags: TaskFlags, settings: ResolvedSettings, ro
   return command;
 }
 
+/**
+ * The wide-change options of the flags, or undefined for an ordinary task.
+ * @throws UsageError for `--concurrency` or `--partial` without `--files`, `--grep` or `--wide`
+ */
+function wideOptions(flags: TaskFlags): WideOptions | undefined {
+  const wide = Boolean(flags.files?.length || flags.grep?.length || flags.wide);
+  if (!wide) {
+    if (flags.concurrency || flags.partial) throw new UsageError('--concurrency and --partial apply to wide changes (--files, --grep or --wide).');
+    return undefined;
+  }
+  return { files: flags.files, grep: flags.grep, scope: Boolean(flags.wide), concurrency: flags.concurrency, partial: Boolean(flags.partial) };
+}
+
 /** Fail before the model call when `--plan-out` or `--commit` cannot work, so no paid plan is lost. */
 async function checkBeforePlanning(flags: TaskFlags, commit: boolean, rootDir: string): Promise<void> {
   if (flags.planOut) {
@@ -129,6 +143,13 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
     if (!interactive) throw new UsageError('No task given.', { hint: 'Usage: clawcode "add logging to the api" [--dir path] [--yes]' });
     task = await askText('What should clawcode do?');
     if (!task) return 0;
+  }
+  const wide = wideOptions(flags);
+  if (flags.printPrompt && wide) {
+    const { printWidePrompts } = await import('./wide-flow.js');
+    const provider = { provider: 'openai' as const, name: 'none', model: '' };
+    await printWidePrompts({ ...taskSettings(flags, settings.values), rootDir, task, provider, json: machine, debug: false, interactive: false, stdout: process.stdout, stderr: process.stderr, wide });
+    return 0;
   }
   if (flags.printPrompt) {
     const { printPrompt } = await import('./print-prompt.js');
@@ -163,6 +184,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
             verify,
             rollbackOnFail: Boolean(flags.rollbackOnFail),
             commit: settings.values.autoCommit,
+            wide,
             ...(interactive ? { review: await reviewer() } : {}),
           }),
         ),

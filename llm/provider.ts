@@ -117,7 +117,7 @@ function tooLarge(config: ProviderConfig, maxChars: number): ProviderError {
 export async function completeWithTimeout(
   client: ProviderClient,
   config: ProviderConfig,
-  request: { system: string; user: string },
+  request: { system: string; user: string; jsonSchema?: Record<string, unknown> },
   options: PlanOptions,
 ): Promise<ProviderReply> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -129,7 +129,7 @@ export async function completeWithTimeout(
     const reply = await client.complete({
       system: request.system,
       user: request.user,
-      jsonSchema: PLAN_JSON_SCHEMA,
+      jsonSchema: request.jsonSchema ?? PLAN_JSON_SCHEMA,
       signal,
       timeoutMs,
       onProgress: (progress) => {

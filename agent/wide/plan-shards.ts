@@ -1,0 +1,197 @@
+import { buildUserPrompt } from '../../llm/prompts.js';
+import type { PlanResult } from '../../llm/provider.js';
+import type { ProviderConfig, Usage } from '../../llm/types.js';
+import { ClawcodeError, InterruptedError, ProviderError } from '../../utils/errors.js';
+import type { AgentEmitter } from '../events.js';
+import type { Planner } from '../runner.js';
+import type { ShardOutcome } from './merge.js';
+import { footprintList, type Shard } from './shards.js';
+
+/** The user prompt of one shard request, with its size. */
+export interface ShardRequest {
+  shard: Shard;
+  /** the full user message */
+  userPrompt: string;
+  /** characters of `userPrompt` */
+  chars: number;
+}
+
+/** Inputs of `buildShardRequests`. */
+export interface ShardPromptInput {
+  task: string;
+  shards: readonly Shard[];
+  /** every path of the footprint, shown in each request as the scope */
+  footprintPaths: readonly string[];
+  /** characters the scope list may take before it is folded by folder */
+  listMaxChars: number;
+  /** project instructions (AGENTS.md …), or "" */
+  instructions?: string;
+  /** memory block, or "" */
+  memoryContext?: string;
+}
+
+/**
+ * Build one user prompt per shard: the same task and instructions, the scope (every footprint
+ * path, so the model knows another request covers the files it is not shown) and the shard's own
+ * files under `## <path>` headers.
+ *
+ * @returns one request per shard, in shard order
+ * @throws never
+ */
+export function buildShardRequests(input: ShardPromptInput): ShardRequest[] {
+  const total = input.shards.length;
+  const list = footprintList(input.footprintPaths, input.listMaxChars);
+  return input.shards.map((shard) => {
+    const scope = [
+      `This change covers ${new Set(input.footprintPaths).size} files, split into ${total} part${total === 1 ? '' : 's'};`,
+      `this request is part ${shard.index + 1} of ${total} and shows only its own files below.`,
+      'Patch only the files shown in this request: every other file of the list is handled by another request.',
+      '',
+      list,
+    ].join('\n');
+    const userPrompt = buildUserPrompt({
+      task: input.task,
+      outline: scope,
+      files: shard.files.map((f) => ({ path: f.path, text: f.text, ranges: f.ranges })),
+      memoryContext: input.memoryContext ?? '',
+      instructions: input.instructions,
+    });
+    return { shard, userPrompt, chars: userPrompt.length };
+  });
+}
+
+/** Options of `planShards`. */
+export interface PlanShardsOptions {
+  provider: ProviderConfig;
+  systemPrompt: string;
+  planner: Planner;
+  /** requests in flight at once, ≥ 1 @default 4 */
+  concurrency?: number;
+  /** how many failed shard requests may be sent again after a rate limit, shared by the whole run @default 2 */
+  requeueBudget?: number;
+  /** wait before sending a requeued shard again when the error named no delay, ms @default 2000 */
+  requeueDelayMs?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  emitter?: AgentEmitter;
+}
+
+/** The result of `planShards`: one outcome per shard plus the summed usage and time. */
+export interface PlanShardsResult {
+  outcomes: ShardOutcome[];
+  /** plan results of the shards that planned, by shard index */
+  results: Map<number, PlanResult>;
+  usage?: Usage;
+  /** requests sent, requeues included (repair requests inside the planner not counted) */
+  requests: number;
+  ms: number;
+}
+
+function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new InterruptedError('Provider request cancelled'));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new InterruptedError('Provider request cancelled'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Send one plan request per shard through a pool of `concurrency` workers.
+ *
+ * Each request already has the planner's own retries. On top, the run shares one small budget:
+ * a shard that still fails with a rate limit (HTTP 429) is sent once more later, and the pool
+ * drops to one request at a time for the rest of the run, so a rate-limited service sees less load
+ * instead of the same burst again. A shard that fails otherwise is reported as failed; the other
+ * shards go on. Cancellation (`signal`) stops the whole run.
+ *
+ * @returns outcomes in shard order, usage summed over every request
+ * @throws InterruptedError when `signal` aborts; never for a failed shard (it is an outcome)
+ */
+export async function planShards(requests: readonly ShardRequest[], options: PlanShardsOptions): Promise<PlanShardsResult> {
+  const started = performance.now();
+  const queue = [...requests];
+  const outcomes = new Map<number, ShardOutcome>();
+  const results = new Map<number, PlanResult>();
+  let usage: Usage | undefined;
+  let sent = 0;
+  let limit = Math.max(1, Math.floor(options.concurrency ?? 4));
+  let requeues = options.requeueBudget ?? 2;
+  let active = 0;
+  let done = 0;
+  const total = requests.length;
+
+  const runOne = async (request: ShardRequest): Promise<void> => {
+    const index = request.shard.index;
+    sent++;
+    options.emitter?.emit('shard_request', { shard: index, shards: total, files: request.shard.files.length, chars: request.chars });
+    try {
+      const result = await options.planner(options.provider, options.systemPrompt, request.userPrompt, {
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+      });
+      usage = addUsage(usage, result.usage);
+      results.set(index, result);
+      outcomes.set(index, { shard: request.shard, status: 'planned', plan: result.plan });
+      done++;
+      options.emitter?.emit('shard_done', { shard: index, shards: total, done, status: 'planned', patches: result.plan.patches.length, usage: result.usage });
+    } catch (error) {
+      if (error instanceof InterruptedError || options.signal?.aborted) throw error;
+      if (error instanceof ProviderError && error.status === 429 && requeues > 0) {
+        requeues--;
+        limit = 1;
+        await sleep(options.requeueDelayMs ?? 2000, options.signal);
+        queue.push(request);
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      const code = error instanceof ClawcodeError ? error.code : undefined;
+      outcomes.set(index, { shard: request.shard, status: 'failed', error: message, code });
+      done++;
+      options.emitter?.emit('shard_done', { shard: index, shards: total, done, status: 'failed', patches: 0, error: message });
+    }
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    let failed = false;
+    const pump = (): void => {
+      if (failed) return;
+      if (queue.length === 0 && active === 0) return resolve();
+      while (active < limit && queue.length > 0) {
+        const next = queue.shift()!;
+        active++;
+        runOne(next).then(
+          () => {
+            active--;
+            pump();
+          },
+          (error: unknown) => {
+            failed = true;
+            reject(error instanceof Error ? error : new Error(String(error)));
+          },
+        );
+      }
+    };
+    pump();
+  });
+
+  return {
+    outcomes: requests.map((r) => outcomes.get(r.shard.index)!),
+    results,
+    usage,
+    requests: sent,
+    ms: Math.round(performance.now() - started),
+  };
+}

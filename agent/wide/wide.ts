@@ -1,0 +1,165 @@
+import { performance } from 'node:perf_hooks';
+import { resolve } from 'node:path';
+import { estimateCostUsd, type ModelPrice } from '../../config/prices.js';
+import { buildSystemPrompt } from '../../llm/prompts.js';
+import type { ProviderConfig, Usage } from '../../llm/types.js';
+import { scanProject, type ScanOptions } from '../../utils/scanner.js';
+import { UsageError } from '../../utils/errors.js';
+import type { AgentEmitter } from '../events.js';
+import { preparePlan, type PreparedPlan } from '../executor.js';
+import type { Planner } from '../runner.js';
+import { collectFootprint, pathsUnder } from './footprint.js';
+import { mergeShardPlans, type MergedPlan } from './merge.js';
+import { buildShardRequests, planShards, type ShardRequest } from './plan-shards.js';
+import type { ScopeAnswer } from './scope-request.js';
+import { packShards } from './shards.js';
+
+/**
+ * Wide changes, end to end without user I/O: footprint → shards → one plan request per shard →
+ * merge → the merged plan applied in memory. The CLI shows the estimate between `prepareWideChange`
+ * and `runWideChange`, and reviews and writes the merged plan with the same write stage as any plan.
+ */
+
+/** Share of the budget the scope list of every request may take before it is folded by folder. */
+const LIST_SHARE = 0.2;
+/** Rough characters per token, for the estimate shown before any request (not for billing). */
+const CHARS_PER_TOKEN = 4;
+
+/** Inputs of `prepareWideChange`. */
+export interface WideChangeInput {
+  /** absolute project root */
+  rootDir: string;
+  task: string;
+  /** context budget in characters: file text plus scope list of one request */
+  budgetChars: number;
+  /** files pinned by path (project-relative, already resolved) */
+  paths?: readonly string[];
+  /** regular expressions (JavaScript syntax) whose matching lines are in scope */
+  patterns?: readonly string[];
+  /** a scope answer from `requestScope`: its patterns and pathspecs add to the above */
+  scope?: ScopeAnswer;
+  instructions?: string;
+  memoryContext?: string;
+  extraIgnore?: ScanOptions['extraIgnore'];
+}
+
+/** Everything computed before the first plan request: the person confirms on this. */
+export interface PreparedWideChange {
+  footprint: string[];
+  requests: ShardRequest[];
+  systemPrompt: string;
+  /** estimated input tokens of all requests (characters / 4), and the largest request in characters */
+  estimate: { inputTokens: number; maxRequestChars: number };
+  ms: number;
+}
+
+/**
+ * Find the footprint and build every shard request; no provider call.
+ *
+ * @returns the footprint (paths), one request per shard and an estimate
+ * @throws UsageError `footprint_empty` when nothing is in scope, `budget_too_small` when the
+ *         budget cannot hold the scope list and one line of a file; UsageError for a bad pattern
+ */
+export async function prepareWideChange(input: WideChangeInput): Promise<PreparedWideChange> {
+  const started = performance.now();
+  const rootDir = resolve(input.rootDir);
+  const scan = await scanProject(rootDir, { extraIgnore: input.extraIgnore });
+  const candidatePaths = scan.files.map((f) => f.path);
+  const paths = new Set([...(input.paths ?? []), ...pathsUnder(input.scope?.pathspecs ?? [], candidatePaths)]);
+  const patterns = [...(input.patterns ?? []), ...(input.scope?.patterns ?? [])];
+  const files = await collectFootprint({ candidates: scan.files, paths: [...paths], patterns });
+  if (files.length === 0) {
+    throw new UsageError('No file is in scope of this change', {
+      code: 'footprint_empty',
+      hint: 'Check the --files pathspecs or the --grep pattern; secret, binary and ignored files are never in scope.',
+    });
+  }
+  const budget = Math.floor(input.budgetChars);
+  const listMaxChars = Math.floor(budget * LIST_SHARE);
+  const footprint = files.map((f) => f.path);
+  // The scope list rides in every request, so it comes off each shard's content budget.
+  const probe = buildShardRequests({ task: '', shards: [{ index: 0, files: [], chars: 0 }], footprintPaths: footprint, listMaxChars });
+  const listChars = probe[0]!.chars;
+  const contentBudgetChars = budget - listChars;
+  if (contentBudgetChars < 200) {
+    throw new UsageError(`A budget of ${budget} characters cannot hold the scope of ${footprint.length} files and their text`, {
+      code: 'budget_too_small',
+      hint: 'Raise --budget or narrow --files / --grep.',
+    });
+  }
+  const shards = packShards(files, { contentBudgetChars });
+  const requests = buildShardRequests({
+    task: input.task,
+    shards,
+    footprintPaths: footprint,
+    listMaxChars,
+    instructions: input.instructions,
+    memoryContext: input.memoryContext,
+  });
+  const systemPrompt = buildSystemPrompt();
+  const totalChars = requests.reduce((a, r) => a + r.chars + systemPrompt.length, 0);
+  return {
+    footprint,
+    requests,
+    systemPrompt,
+    estimate: {
+      inputTokens: Math.ceil(totalChars / CHARS_PER_TOKEN),
+      maxRequestChars: Math.max(...requests.map((r) => r.chars)),
+    },
+    ms: Math.round(performance.now() - started),
+  };
+}
+
+/** Estimated cost in USD of the input tokens of a prepared change, or undefined for an unknown price. */
+export function estimateWideCostUsd(prepared: PreparedWideChange, model: string, overrides?: Readonly<Record<string, ModelPrice>>): number | undefined {
+  const inputTokens = prepared.estimate.inputTokens;
+  return estimateCostUsd(model, { inputTokens, outputTokens: 0, totalTokens: inputTokens }, overrides);
+}
+
+/** Options of `runWideChange`. */
+export interface RunWideChangeOptions {
+  rootDir: string;
+  provider: ProviderConfig;
+  planner: Planner;
+  concurrency?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  emitter?: AgentEmitter;
+}
+
+/** The outcome of a wide change before anything is written. */
+export interface WideChangeRun {
+  merged: MergedPlan;
+  /** the merged plan applied in memory (all or nothing, like any plan) */
+  prepared: PreparedPlan;
+  usage?: Usage;
+  requests: number;
+  modelMs: number;
+}
+
+/**
+ * Send the shard requests, merge their plans and apply the merged plan in memory. Nothing is
+ * written; the caller reviews `prepared` and writes it with the write stage.
+ *
+ * @returns the merged plan (with failed shards and refused patches listed) and its in-memory result
+ * @throws InterruptedError when cancelled; IoError when a target cannot be read
+ */
+export async function runWideChange(prepared: PreparedWideChange, options: RunWideChangeOptions): Promise<WideChangeRun> {
+  options.emitter?.emit('footprint', {
+    files: prepared.footprint.length,
+    shards: prepared.requests.length,
+    requestChars: prepared.requests.map((r) => r.chars),
+  });
+  const result = await planShards(prepared.requests, {
+    provider: options.provider,
+    systemPrompt: prepared.systemPrompt,
+    planner: options.planner,
+    concurrency: options.concurrency,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    emitter: options.emitter,
+  });
+  const merged = mergeShardPlans(result.outcomes);
+  const applied = await preparePlan(options.rootDir, merged.plan, options.emitter);
+  return { merged, prepared: applied, usage: result.usage, requests: result.requests, modelMs: result.ms };
+}
