@@ -1,8 +1,8 @@
 import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { ProviderConfig, ProviderId } from '../llm/types.js';
+import { writeFileDurable } from '../utils/durable-write.js';
 import { ConfigError, UsageError } from '../utils/errors.js';
 import { clawcodeHome, configPath } from './paths.js';
 import type { ModelPrice } from './prices.js';
@@ -117,7 +117,7 @@ export async function readConfig(env: NodeJS.ProcessEnv = process.env): Promise<
 }
 
 /**
- * Write the config atomically (write-file-atomic: temp file in the same folder, fsync, rename),
+ * Write the config atomically (utils/durable-write.ts: temp file in the same folder, every byte, fsync, rename),
  * then force the file to 0600 and the folder to 0700.
  *
  * @throws ConfigError when the folder or file cannot be written
@@ -128,7 +128,7 @@ export async function writeConfig(config: ClawcodeConfig, env: NodeJS.ProcessEnv
   try {
     await mkdir(dirname(file), { recursive: true, mode: 0o700 });
     await chmod(home, 0o700);
-    await writeFileAtomic(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+    await writeFileDurable(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
     await chmod(file, 0o600);
   } catch (error) {
     throw new ConfigError(`Cannot write ${file}: ${(error as Error).message}`, { cause: error });

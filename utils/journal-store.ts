@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, readdir, readFile, realpath, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { clawcodeHome } from '../config/paths.js';
 import { getProjectHash } from '../memory/project-hash.js';
+import { TEMP_FILE_PATTERN, writeFileDurable } from './durable-write.js';
 import { ClawcodeError, IoError, PatchApplyError } from './errors.js';
+
+export { fsyncDir } from './durable-write.js';
 
 /**
  * Life of a run: `applying` (manifest and pre-images are durable, the tree may be half written),
@@ -143,27 +145,22 @@ export function runDirFor(rootDir: string, runId: string, homeDir?: string): str
   return join(projectRunsDir(rootDir, homeDir), runId);
 }
 
-/** fsync a folder so a rename or a new entry inside it survives a crash; a no-op where unsupported. */
-export async function fsyncDir(dir: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // Some platforms (Windows) cannot open or fsync folders; the file fsyncs still hold there.
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
-}
-
-/** Write the manifest atomically and durably (write-file-atomic fsyncs the file, then the folder). */
+/**
+ * Write the manifest atomically and durably (utils/durable-write.ts: every byte written, fsync, rename,
+ * folder fsync), readable by the owner only (0600).
+ * @throws DiskWriteError / IoError (exit 1) as writeFileDurable
+ */
 export async function writeManifest(record: RunRecord): Promise<void> {
   const { runDir, ...stored } = record;
   stored.updatedAt = new Date().toISOString();
   record.updatedAt = stored.updatedAt;
-  await writeFileAtomic(join(runDir, 'manifest.json'), `${JSON.stringify(stored, null, 2)}\n`, { fsync: true });
-  await fsyncDir(runDir);
+  await writeFileDurable(join(runDir, 'manifest.json'), `${JSON.stringify(stored, null, 2)}\n`, { mode: JOURNAL_FILE_MODE });
 }
+
+/** Permission bits of journal files (manifests and pre-images can hold secrets): owner only. */
+export const JOURNAL_FILE_MODE = 0o600;
+/** Permission bits of folders clawcode creates under its home: owner only. */
+export const PRIVATE_DIR_MODE = 0o700;
 
 /**
  * Read and validate one run manifest.
@@ -318,9 +315,10 @@ export async function resolveInsideRoot(rootDir: string, path: string): Promise<
 }
 
 /**
- * Remove the temp files write-file-atomic leaves beside `abs` when a process is killed between
- * creating and renaming them (`<name>.<uint32>`); only ones modified since `sinceMs`, so an
- * unrelated `foo.ts.123` from before the run is kept.
+ * Remove the temp files a durable write leaves beside `abs` when a process is killed between
+ * creating and renaming them (`<name>.<pid>-<hex>.cctmp`, and `<name>.<uint32>` from journals written
+ * by earlier versions with write-file-atomic); only ones modified since `sinceMs`, so an unrelated
+ * `foo.ts.123` from before the run is kept.
  */
 export async function removeStrayTempFiles(abs: string, sinceMs: number): Promise<void> {
   const dir = dirname(abs);
@@ -332,7 +330,8 @@ export async function removeStrayTempFiles(abs: string, sinceMs: number): Promis
     return;
   }
   for (const name of names) {
-    if (!name.startsWith(prefix) || !/^\d{1,10}$/.test(name.slice(prefix.length))) continue;
+    const tail = name.slice(prefix.length);
+    if (!name.startsWith(prefix) || !(/^\d{1,10}$/.test(tail) || TEMP_FILE_PATTERN.test(tail))) continue;
     try {
       const info = await stat(join(dir, name));
       if (info.isFile() && info.mtimeMs >= sinceMs - 2000) await unlink(join(dir, name));
@@ -356,9 +355,9 @@ export async function removeCreatedDirs(realRoot: string, createdDirs: readonly 
   }
 }
 
-/** Create the run folder (and its parents). */
+/** Create the run folder (and its parents, the clawcode home among them) readable by the owner only. */
 export async function ensureDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
 }
 
 /** Atomically write a file's journaled previous bytes back, with its previous mode. */
@@ -369,6 +368,5 @@ export async function writePreImage(record: RunRecord, file: RunFileRecord, abs:
     throw new IoError(`The journaled pre-image of ${file.path} in ${record.runDir} is corrupt`, { code: 'journal_corrupt' });
   }
   await mkdir(dirname(abs), { recursive: true });
-  await writeFileAtomic(abs, bytes, { fsync: true, mode: file.mode ?? undefined });
-  await fsyncDir(dirname(abs));
+  await writeFileDurable(abs, bytes, { mode: file.mode ?? undefined });
 }

@@ -1,6 +1,6 @@
 import { realpath, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileDurable } from './durable-write.js';
 import { ClawcodeError, IoError } from './errors.js';
 import {
   errorMessage, listRuns, readIfExists, readManifest, removeCreatedDirs, resolveInsideRoot, RunNotFoundError,
@@ -130,7 +130,7 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
     }
   } catch (cause) {
     for (const { abs, bytes } of done.reverse()) {
-      await writeFileAtomic(abs, bytes, { fsync: true }).catch(() => undefined);
+      await writeFileDurable(abs, bytes).catch(() => undefined);
     }
     if (cause instanceof ClawcodeError) throw cause;
     throw new IoError(`Could not undo run ${run.runId}: ${errorMessage(cause)}; nothing was changed`, { code: 'undo_failed', cause });
