@@ -12,9 +12,10 @@ export { fsyncDir } from './durable-write.js';
 /**
  * Life of a run: `applying` (manifest and pre-images are durable, the tree may be half written),
  * `applied` (every file has its new bytes), `rolled_back` (a failed or interrupted apply was
- * restored), `undone` (`clawcode undo` restored the previous bytes).
+ * restored), `undoing` (`clawcode undo` journaled the files it is restoring in `undoPlan` and may have
+ * been stopped halfway), `undone` (`clawcode undo` restored the previous bytes).
  */
-export type RunStatus = 'applying' | 'applied' | 'rolled_back' | 'undone';
+export type RunStatus = 'applying' | 'applied' | 'rolled_back' | 'undoing' | 'undone';
 
 /** One file of a run as journaled. Hashes are lowercase hex SHA-256 of the raw bytes. */
 export interface RunFileRecord {
@@ -39,6 +40,19 @@ export interface RunUndoInfo {
   skipped: string[];
 }
 
+/**
+ * What an undo in progress is about to do, made durable (status `undoing`) before it touches a file,
+ * so an undo stopped halfway can be finished at the next start. Paths are project-relative.
+ */
+export interface RunUndoPlan {
+  /** ISO-8601 time the undo started */
+  at: string;
+  /** files to give their pre-run bytes back (or delete, when the run created them) */
+  files: string[];
+  /** files left alone because they changed since the run (`--force`) */
+  skipped: string[];
+}
+
 /** The manifest of one run, as stored in `<runDir>/manifest.json` (plus `runDir`, computed on read). */
 export interface RunRecord {
   version: 1;
@@ -59,6 +73,8 @@ export interface RunRecord {
   /** last error message when the run was rolled back */
   error?: string;
   undo?: RunUndoInfo;
+  /** present while status is `undoing` */
+  undoPlan?: RunUndoPlan;
   /** absolute path of the run folder (not stored; filled in on read) */
   runDir: string;
 }
@@ -100,11 +116,12 @@ const manifestSchema = z.object({
   model: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
-  status: z.enum(['applying', 'applied', 'rolled_back', 'undone']),
+  status: z.enum(['applying', 'applied', 'rolled_back', 'undoing', 'undone']),
   files: z.array(runFileSchema),
   createdDirs: z.array(z.string()),
   error: z.string().optional(),
   undo: z.object({ at: z.string(), restored: z.array(z.string()), skipped: z.array(z.string()) }).optional(),
+  undoPlan: z.object({ at: z.string(), files: z.array(z.string()), skipped: z.array(z.string()) }).optional(),
 });
 
 /** Lowercase hex SHA-256 of some bytes (strings are hashed as UTF-8). */
@@ -207,7 +224,7 @@ export async function listRuns(rootDir: string, homeDir?: string): Promise<RunRe
 
 /**
  * Delete old journals of a project so `~/.clawcode/runs` does not grow without end: keeps the
- * `keep` newest runs (any status) and every `applying` run (recovery needs it), and removes folders
+ * `keep` newest runs (any status) and every `applying` or `undoing` run (recovery needs it), and removes folders
  * without a manifest (a run that died before touching the tree) once older than `orphanAgeMs`.
  *
  * @param keep  runs to keep, >= 1; `undo` can only reach runs that are kept
@@ -227,7 +244,7 @@ export async function pruneRuns(rootDir: string, options: { keep: number; homeDi
       remove = info !== null && info.isDirectory() && Date.now() - info.mtimeMs > (options.orphanAgeMs ?? 10 * 60_000);
     } else {
       kept += 1;
-      remove = run.status !== 'applying' && kept > Math.max(1, options.keep);
+      remove = run.status !== 'applying' && run.status !== 'undoing' && kept > Math.max(1, options.keep);
     }
     if (remove) {
       await rm(runDir, { recursive: true, force: true });

@@ -10,10 +10,10 @@ import {
 
 export {
   canonicalRoot, listRuns, PathEscapeError, pruneRuns, RunNotFoundError, newRunId, projectRunsDir, resolveInsideRoot,
-  type RunFileRecord, type RunRecord, type RunStatus, type RunUndoInfo,
+  type RunFileRecord, type RunRecord, type RunStatus, type RunUndoInfo, type RunUndoPlan,
 } from './journal-store.js';
 export {
-  previewUndo, undoRun, UndoConflictError,
+  findInterruptedUndos, finishInterruptedUndo, previewUndo, undoRun, UndoConflictError,
   type UndoConflict, type UndoConflictKind, type UndoOptions, type UndoPreview, type UndoResult,
 } from './journal-undo.js';
 
