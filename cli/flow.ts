@@ -7,7 +7,6 @@ import { IoError, InterruptedError } from '../utils/errors.js';
 import { makeSavedPlan } from '../agent/plan-file.js';
 import { createAgentEmitter, type AgentEmitter } from '../agent/events.js';
 import { applyRun } from '../utils/journal.js';
-import { saveSessionAfterRun } from '../memory/memory.js';
 import type { Plan, ProviderConfig, Usage } from '../llm/types.js';
 import type { CommandRules } from '../config/settings.js';
 import { estimateCostUsd } from '../config/prices.js';
@@ -15,6 +14,7 @@ import { runPlanCommands, type CommandReport } from './commands-step.js';
 import { confirmPrompt } from './ask.js';
 import { commitRun, runVerify, uncommittedWarning, type VerifyReport } from './after-write.js';
 import { colorDiff, formatChangeList, formatMs, formatPatchResults, formatPathIssues, formatUsage } from './render.js';
+import { rememberRun } from './memory-command.js';
 
 /** Options of one task run with console UX. Streams and `confirm` are injected so tests drive them. */
 export interface TaskOptions {
@@ -310,7 +310,13 @@ async function finishWithCommands(
     });
   }
   report.timings.commandsMs = Math.round(performance.now() - t);
-  if (!options.dryRun) await saveSessionAfterRun(options.rootDir, options.task, report.filesWritten, plan.agent_notes, options.homeDir);
+  if (!options.dryRun) {
+    await rememberRun({
+      rootDir: options.rootDir, task: options.task, filesWritten: report.filesWritten, notes: plan.agent_notes,
+      runId: report.status === 'applied' ? report.runId : undefined, personAtTerminal: options.interactive && !options.json,
+      print: options.json ? undefined : out, homeDir: options.homeDir,
+    });
+  }
   if (report.exitCode === 0 && report.commands.some((c) => c.ran && c.exitCode !== 0)) {
     report.exitCode = 4;
     report.error = `command failed: ${report.commands.find((c) => c.ran && c.exitCode !== 0)!.command}`;
