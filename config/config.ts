@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { ProviderConfig, ProviderId } from '../llm/types.js';
@@ -97,6 +97,19 @@ export function parseConfig(text: string, file: string): ClawcodeConfig {
     });
   }
   return parsed.data as ClawcodeConfig;
+}
+
+/**
+ * Permission bits of `$CLAWCODE_HOME/config.json` when other users may read or write it (any of
+ * 0o077 set), else `null` (also when the file is missing or on a platform without such bits).
+ * config.json can hold API keys, so the CLI warns about such a mode.
+ */
+export async function configModeOpenToOthers(env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
+  if (process.platform === 'win32') return null;
+  const info = await stat(configPath(env)).catch(() => null);
+  if (info === null || !info.isFile()) return null;
+  const mode = info.mode & 0o777;
+  return (mode & 0o077) === 0 ? null : mode;
 }
 
 /**
