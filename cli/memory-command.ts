@@ -22,13 +22,16 @@ export interface MemoryCommandOptions {
 export async function runMemoryCommand(options: MemoryCommandOptions): Promise<void> {
   const stdout = options.stdout ?? process.stdout;
   if (options.action !== undefined && options.action !== 'clear') {
-    throw new UsageError(`Unknown memory action ${JSON.stringify(options.action)}`, { hint: 'Use `clawcode memory` or `clawcode memory clear`.' });
+    throw new UsageError(`Unknown memory action ${JSON.stringify(options.action)}`, {
+      hint: 'Use `clawcode memory` or `clawcode memory clear`.',
+    });
   }
   if (options.action === 'clear') {
     const notes = await clearSessionMemory(options.rootDir, options.homeDir);
     stdout.write(options.json
       ? `${JSON.stringify({ cleared: true, notes })}\n`
-      : `${chalk.green('✓')} Forgot this project's memory (${notes} note${notes === 1 ? '' : 's'}, recent tasks and files)\n`);
+      : `${chalk.green('✓')} Forgot this project's memory (${notes} note${notes === 1 ? '' : 's'}, `
+        + 'recent tasks and files)\n');
     return;
   }
   const memory = await loadSessionMemory(options.rootDir, options.homeDir);
@@ -71,9 +74,12 @@ export interface RememberRunOptions {
  */
 export async function rememberRun(options: RememberRunOptions): Promise<void> {
   const notes = options.notes.map(cleanNote).filter((n) => n !== '');
-  const shown = notes.length > 0 && options.personAtTerminal && options.print !== undefined && options.runId !== undefined;
+  const shown = notes.length > 0 && options.personAtTerminal && options.print !== undefined
+    && options.runId !== undefined;
   if (shown) {
-    options.print?.(`\n${chalk.bold('Notes for later runs')} ${chalk.dim('(remembered; `clawcode memory clear` forgets them)')}\n`
+    const forget = chalk.dim('(remembered; `clawcode memory clear` forgets them)');
+    const title = `${chalk.bold('Notes for later runs')} ${forget}`;
+    options.print?.(`\n${title}\n`
       + notes.map((n) => `  - ${n}`).join('\n'));
   } else if (notes.length > 0 && options.runId !== undefined) {
     options.print?.(chalk.dim(`${notes.length} model note(s) not remembered: no person at a terminal saw them`));

@@ -25,6 +25,11 @@ export interface DurableWriteOptions {
   mode?: number;
   /** the write call (see {@link ChunkWriter}); default `handle.write` */
   write?: ChunkWriter;
+  /**
+   * fsync the folder after the rename (default true). Pass false when writing many files and fsync
+   * each folder once afterwards (see {@link fsyncDirs}) before relying on the renames.
+   */
+  syncFolder?: boolean;
 }
 
 /** Error codes that mean the device has no room (or refused the bytes); the write left nothing behind. */
@@ -39,8 +44,9 @@ export class DiskWriteError extends IoError {
   readonly path: string;
   readonly errno: string;
   constructor(path: string, errno: string, cause?: unknown) {
-    super(`${errno === 'ENOSPC' || errno === 'EDQUOT' ? 'Disk full' : `Device error (${errno})`} while writing ${path}`, {
-      code: errno === 'ENOSPC' || errno === 'EDQUOT' ? 'disk_full' : 'device_error',
+    const full = errno === 'ENOSPC' || errno === 'EDQUOT';
+    super(`${full ? 'Disk full' : `Device error (${errno})`} while writing ${path}`, {
+      code: full ? 'disk_full' : 'device_error',
       cause,
     });
     this.path = path;
@@ -65,7 +71,8 @@ const defaultWriter: ChunkWriter = async (handle, buffer, offset, length, positi
  *
  * Steps: create a temp file beside `abs` with O_EXCL and the target's mode; write in a loop until
  * every byte is written (a short write continues where it stopped; a write that makes no progress
- * fails); fsync it; check its size equals the data's; rename it over `abs`; fsync the folder.
+ * fails); fsync it; check its size equals the data's; rename it over `abs`; fsync the folder (unless
+ * `syncFolder` is false).
  * Written for clawcode because write-file-atomic issues one write and ignores a short count, then
  * renames the partial temp file over the original.
  *
@@ -74,7 +81,11 @@ const defaultWriter: ChunkWriter = async (handle, buffer, offset, length, positi
  * @throws DiskWriteError (exit 1) ENOSPC, EDQUOT, EFBIG, EIO or EROFS: the temp file is removed, `abs` untouched
  * @throws IoError (exit 1) any other failure (permissions, missing folder, size mismatch); same clean-up
  */
-export async function writeFileDurable(abs: string, data: Buffer | string, options: DurableWriteOptions = {}): Promise<void> {
+export async function writeFileDurable(
+  abs: string,
+  data: Buffer | string,
+  options: DurableWriteOptions = {},
+): Promise<void> {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const write = options.write ?? defaultWriter;
   const previous = await stat(abs).catch(() => null);
@@ -112,9 +123,15 @@ export async function writeFileDurable(abs: string, data: Buffer | string, optio
     if (created) await unlink(tmp).catch(() => undefined);
     const code = (error as NodeJS.ErrnoException | null)?.code;
     if (code !== undefined && DEVICE_FULL_CODES.has(code)) throw new DiskWriteError(abs, code, error);
-    throw new IoError(`Could not write ${abs}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    const why = error instanceof Error ? error.message : String(error);
+    throw new IoError(`Could not write ${abs}: ${why}`, { cause: error });
   }
-  await fsyncDir(dirname(abs));
+  if (options.syncFolder !== false) await fsyncDir(dirname(abs));
+}
+
+/** fsync each distinct folder once (after many writes made with `syncFolder: false`). */
+export async function fsyncDirs(dirs: Iterable<string>): Promise<void> {
+  for (const dir of new Set(dirs)) await fsyncDir(dir);
 }
 
 /** fsync a folder so a rename or a new entry inside it survives a crash; a no-op where unsupported. */

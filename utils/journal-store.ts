@@ -171,7 +171,8 @@ export async function writeManifest(record: RunRecord): Promise<void> {
   const { runDir, ...stored } = record;
   stored.updatedAt = new Date().toISOString();
   record.updatedAt = stored.updatedAt;
-  await writeFileDurable(join(runDir, 'manifest.json'), `${JSON.stringify(stored, null, 2)}\n`, { mode: JOURNAL_FILE_MODE });
+  const text = `${JSON.stringify(stored, null, 2)}\n`;
+  await writeFileDurable(join(runDir, 'manifest.json'), text, { mode: JOURNAL_FILE_MODE });
 }
 
 /** Permission bits of journal files (manifests and pre-images can hold secrets): owner only. */
@@ -377,13 +378,18 @@ export async function ensureDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
 }
 
-/** Atomically write a file's journaled previous bytes back, with its previous mode. */
-export async function writePreImage(record: RunRecord, file: RunFileRecord, abs: string): Promise<void> {
+/**
+ * Atomically write a file's journaled previous bytes back, with its previous mode. With
+ * `syncFolder: false` the caller fsyncs the file's folder afterwards (one fsync per folder for many files).
+ */
+export async function writePreImage(
+  record: RunRecord, file: RunFileRecord, abs: string, options: { syncFolder?: boolean } = {},
+): Promise<void> {
   if (file.preImage === null) throw new IoError(`Run ${record.runId} has no pre-image for ${file.path}`);
   const bytes = await readFile(join(record.runDir, file.preImage));
   if (sha256(bytes) !== file.beforeHash) {
     throw new IoError(`The journaled pre-image of ${file.path} in ${record.runDir} is corrupt`, { code: 'journal_corrupt' });
   }
   await mkdir(dirname(abs), { recursive: true });
-  await writeFileDurable(abs, bytes, { mode: file.mode ?? undefined });
+  await writeFileDurable(abs, bytes, { mode: file.mode ?? undefined, syncFolder: options.syncFolder });
 }

@@ -1,10 +1,10 @@
 import { mkdir, realpath, unlink } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
-import { writeFileDurable } from './durable-write.js';
+import { dirname, join, resolve } from 'node:path';
+import { fsyncDirs, writeFileDurable } from './durable-write.js';
 import { ClawcodeError, IoError, UsageError } from './errors.js';
 import {
-  errorMessage, listRuns, readIfExists, readManifest, removeCreatedDirs, resolveInsideRoot, RunNotFoundError,
-  runDirFor, sha256, writeManifest, writePreImage, type RunFileRecord, type RunRecord,
+  errorMessage, listRuns, readIfExists, readManifest, removeCreatedDirs, removeStrayTempFiles, resolveInsideRoot,
+  RunNotFoundError, runDirFor, sha256, writeManifest, writePreImage, type RunFileRecord, type RunRecord,
 } from './journal-store.js';
 
 /** How a file of a run differs from what the run wrote. */
@@ -134,7 +134,7 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
         await unlink(abs);
         result.deleted.push(file.path);
       } else {
-        await writePreImage(run, file, abs);
+        await writePreImage(run, file, abs, { syncFolder: false });
         result.restored.push(file.path);
       }
       done.push({ file, abs, bytes });
@@ -159,8 +159,9 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
   return result;
 }
 
-/** Remove the run's empty created folders and durably mark it `undone`. */
+/** fsync the folders of the restored files once each, remove empty created folders, durably mark the run `undone`. */
 async function markUndone(realRoot: string, run: RunRecord, result: UndoResult): Promise<void> {
+  await fsyncDirs(run.files.map((f) => dirname(join(realRoot, ...f.path.split('/')))));
   await removeCreatedDirs(realRoot, run.createdDirs);
   run.status = 'undone';
   run.undo = { at: new Date().toISOString(), restored: [...result.restored, ...result.deleted], skipped: result.skipped };
@@ -180,14 +181,17 @@ export async function findInterruptedUndos(rootDir: string, homeDir?: string): P
  * Finish an undo that was stopped halfway: every file of its undo plan that still holds the run's
  * bytes gets its pre-image back (or is deleted when the run created it); files already restored are
  * left as they are; a file holding anything else (edited since) is left alone and listed in
- * `skipped`. Then the run is marked `undone`. Safe to repeat: a second call finds nothing to do.
+ * `skipped`; temp files the stopped process left beside them are removed. Then the run is marked
+ * `undone`. Safe to repeat: a second call finds nothing to do.
  *
  * @returns what was restored now (`restored`, `deleted`) and what was left alone (`skipped`)
  * @throws RunNotFoundError (exit 1) no such run
  * @throws UsageError (exit 2) the run is not `undoing`
  * @throws IoError (exit 1) a file could not be restored; the run stays `undoing` so it can be retried
  */
-export async function finishInterruptedUndo(options: { rootDir: string; runId: string; homeDir?: string }): Promise<UndoResult> {
+export async function finishInterruptedUndo(
+  options: { rootDir: string; runId: string; homeDir?: string },
+): Promise<UndoResult> {
   const realRoot = await realpath(resolve(options.rootDir));
   const run = await readManifest(runDirFor(realRoot, options.runId, options.homeDir));
   if (run.status !== 'undoing' || run.undoPlan === undefined) {
@@ -199,6 +203,7 @@ export async function finishInterruptedUndo(options: { rootDir: string; runId: s
     for (const file of [...run.files].reverse()) {
       if (!planned.has(file.path)) continue;
       const { abs } = await resolveInsideRoot(realRoot, file.path);
+      await removeStrayTempFiles(abs, Date.parse(run.undoPlan.at));
       const current = await readIfExists(abs);
       const hash = current === null ? null : sha256(current);
       if (hash === file.beforeHash) continue; // restored before the stop (null = created, already deleted)
@@ -210,12 +215,14 @@ export async function finishInterruptedUndo(options: { rootDir: string; runId: s
         await unlink(abs);
         result.deleted.push(file.path);
       } else {
-        await writePreImage(run, file, abs);
+        await writePreImage(run, file, abs, { syncFolder: false });
         result.restored.push(file.path);
       }
     }
   } catch (cause) {
-    throw new IoError(`Could not finish undoing run ${run.runId}: ${errorMessage(cause)}`, { code: 'undo_failed', cause });
+    throw new IoError(`Could not finish undoing run ${run.runId}: ${errorMessage(cause)}`, {
+      code: 'undo_failed', cause,
+    });
   }
   await markUndone(realRoot, run, result);
   return result;

@@ -1,6 +1,6 @@
 import { mkdir, realpath, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { DiskWriteError, fsyncDir, writeFileDurable, type ChunkWriter } from './durable-write.js';
+import { DiskWriteError, fsyncDirs, writeFileDurable, type ChunkWriter } from './durable-write.js';
 import { IoError, PatchApplyError, UsageError } from './errors.js';
 import {
   ensureDir, errorMessage, isErrno, JOURNAL_FILE_MODE, listRuns, newRunId, readIfExists, readManifest,
@@ -124,7 +124,8 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     for (const [index, t] of targets.entries()) {
       const preImage = t.current === null ? null : `pre-${index}`;
       if (preImage !== null && t.current !== null) {
-        await writeFileDurable(join(runDir, preImage), t.current, { mode: JOURNAL_FILE_MODE });
+        // The manifest's write fsyncs the run folder once for every pre-image.
+        await writeFileDurable(join(runDir, preImage), t.current, { mode: JOURNAL_FILE_MODE, syncFolder: false });
       }
       record.files.push({
         path: t.rel, beforeHash: t.current === null ? null : sha256(t.current),
@@ -151,11 +152,17 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
       const now = await readIfExists(t.abs);
       if (!sameBytes(now, t.change.before)) throw new StaleFileError([t.rel]);
       await mkdir(dirname(t.abs), { recursive: true });
-      await writeFileDurable(t.abs, Buffer.from(t.change.after, 'utf8'), { mode: t.mode ?? undefined, write: options.writeChunk });
+      await writeFileDurable(t.abs, Buffer.from(t.change.after, 'utf8'), {
+        mode: t.mode ?? undefined, write: options.writeChunk, syncFolder: false,
+      });
       options.onWrite?.(record.files[index]?.path ?? t.rel);
     }
-    // New folders' entries live in their parents: make them durable too.
-    for (const dir of record.createdDirs) await fsyncDir(dirname(join(realRoot, ...dir.split('/'))));
+    // One fsync per folder makes every rename durable (and new folders' entries in their parents)
+    // before the run is marked applied; until then a crash leaves it `applying` for recovery.
+    await fsyncDirs([
+      ...targets.map((t) => dirname(t.abs)),
+      ...record.createdDirs.map((dir) => dirname(join(realRoot, ...dir.split('/')))),
+    ]);
     step = 'marking the run applied';
     record.status = 'applied';
     await writeManifest(record);
@@ -248,9 +255,10 @@ async function restoreRun(realRoot: string, record: RunRecord, sinceMs: number):
     }
     const current = await readIfExists(abs);
     if (current !== null && sha256(current) === file.beforeHash) continue;
-    await writePreImage(record, file, abs);
+    await writePreImage(record, file, abs, { syncFolder: false });
     result.restored.push(file.path);
   }
+  await fsyncDirs(record.files.map((f) => dirname(join(realRoot, ...f.path.split('/')))));
   await removeCreatedDirs(realRoot, record.createdDirs);
   return result;
 }
