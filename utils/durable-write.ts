@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { IoError } from './errors.js';
 
@@ -76,7 +76,8 @@ const defaultWriter: ChunkWriter = async (handle, buffer, offset, length, positi
  * Written for clawcode because write-file-atomic issues one write and ignores a short count, then
  * renames the partial temp file over the original.
  *
- * @param abs   absolute path of the target; its folder must exist
+ * @param abs   absolute path of the target; its folder must exist; when it is a symlink, the file it
+ *              points to is replaced and the link kept (callers vet where links lead)
  * @param data  the new bytes (a string is written as UTF-8)
  * @throws DiskWriteError (exit 1) ENOSPC, EDQUOT, EFBIG, EIO or EROFS: the temp file is removed, `abs` untouched
  * @throws IoError (exit 1) any other failure (permissions, missing folder, size mismatch); same clean-up
@@ -88,9 +89,11 @@ export async function writeFileDurable(
 ): Promise<void> {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const write = options.write ?? defaultWriter;
-  const previous = await stat(abs).catch(() => null);
+  // A symlink stays a symlink: write its target (as write-file-atomic did), so undo gives back the same tree.
+  const target = await realpath(abs).catch(() => abs);
+  const previous = await stat(target).catch(() => null);
   const mode = options.mode ?? (previous?.isFile() ? previous.mode & 0o7777 : undefined);
-  const tmp = tempPathFor(abs);
+  const tmp = tempPathFor(target);
   let handle: FileHandle | undefined;
   let created = false;
   try {
@@ -116,7 +119,7 @@ export async function writeFileDurable(
     }
     await handle.close();
     handle = undefined;
-    await rename(tmp, abs);
+    await rename(tmp, target);
     created = false;
   } catch (error) {
     await handle?.close().catch(() => undefined);
@@ -126,7 +129,7 @@ export async function writeFileDurable(
     const why = error instanceof Error ? error.message : String(error);
     throw new IoError(`Could not write ${abs}: ${why}`, { cause: error });
   }
-  if (options.syncFolder !== false) await fsyncDir(dirname(abs));
+  if (options.syncFolder !== false) await fsyncDir(dirname(target));
 }
 
 /** fsync each distinct folder once (after many writes made with `syncFolder: false`). */

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -106,5 +106,16 @@ describe('writeFileDurable', () => {
     expect(error).toBeInstanceOf(IoError);
     expect(error).not.toBeInstanceOf(DiskWriteError);
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('writeFileDurable through a symlink', () => {
+  it('replaces the file the link points to and keeps the link', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'real.ts'), 'old');
+    await symlink('real.ts', join(dir, 'link.ts'));
+    await writeFileDurable(join(dir, 'link.ts'), 'new');
+    expect((await lstat(join(dir, 'link.ts'))).isSymbolicLink()).toBe(true);
+    expect(await readFile(join(dir, 'real.ts'), 'utf8')).toBe('new');
   });
 });
