@@ -43,14 +43,15 @@ const DEVICE_FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO', 'EROFS'])
 export class DiskWriteError extends IoError {
   readonly path: string;
   readonly errno: string;
+  /** "Disk full" (ENOSPC, EDQUOT) or "Device error (EIO)": the start of a one-line message */
+  readonly problem: string;
   constructor(path: string, errno: string, cause?: unknown) {
     const full = errno === 'ENOSPC' || errno === 'EDQUOT';
-    super(`${full ? 'Disk full' : `Device error (${errno})`} while writing ${path}`, {
-      code: full ? 'disk_full' : 'device_error',
-      cause,
-    });
+    const problem = full ? 'Disk full' : `Device error (${errno})`;
+    super(`${problem} while writing ${path}`, { code: full ? 'disk_full' : 'device_error', cause });
     this.path = path;
     this.errno = errno;
+    this.problem = problem;
   }
 }
 

@@ -1,6 +1,6 @@
 import { mkdir, realpath, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { fsyncDirs, writeFileDurable } from './durable-write.js';
+import { DiskWriteError, fsyncDirs, writeFileDurable } from './durable-write.js';
 import { ClawcodeError, IoError, UsageError } from './errors.js';
 import {
   errorMessage, listRuns, readIfExists, readManifest, removeCreatedDirs, removeStrayTempFiles, resolveInsideRoot,
@@ -113,7 +113,10 @@ export async function previewUndo(options: UndoOptions): Promise<UndoPreview> {
  *
  * @throws UndoConflictError (exit 1) files changed since the run and `force` is not set; nothing changed
  * @throws RunNotFoundError / ClawcodeError as {@link previewUndo}
- * @throws IoError (exit 1) a restore failed (the tree is left as it was before the undo)
+ * @throws IoError (exit 1) a restore failed (the tree is left as it was before the undo); a full disk gives
+ *         code `disk_full` and "Disk full while undoing <path>: nothing was changed"
+ * @throws IoError `undo_interrupted` (exit 1) a restore failed and so did putting the run's bytes back;
+ *         the run stays `undoing` and the next start finishes it
  */
 export async function undoRun(options: UndoOptions): Promise<UndoResult> {
   const { run, restorable, conflicts } = await previewUndo(options);
@@ -124,8 +127,10 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
   run.undoPlan = { at: new Date().toISOString(), files: restorable.map((f) => f.path), skipped: result.skipped };
   await writeManifest(run);
   const done: { file: RunFileRecord; abs: string; bytes: Buffer }[] = [];
+  let step = '';
   try {
     for (const file of [...restorable].reverse()) {
+      step = file.path;
       const { abs } = await resolveInsideRoot(realRoot, file.path);
       const bytes = await readIfExists(abs);
       // Re-check right before touching it: the file may have changed since the preview.
@@ -150,7 +155,15 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
     if (reverted) {
       run.status = 'applied';
       delete run.undoPlan;
-      await writeManifest(run).catch(() => undefined);
+      reverted = await writeManifest(run).then(() => true, () => false);
+    }
+    if (!reverted) {
+      // The manifest still says `undoing` (or could not say otherwise): recovery will finish the undo.
+      throw new IoError(`Could not undo run ${run.runId} (${errorMessage(cause)}) nor put it back as it was; `
+        + 'the next clawcode start in this project finishes the undo', { code: 'undo_interrupted', cause });
+    }
+    if (cause instanceof DiskWriteError) {
+      throw new IoError(`${cause.problem} while undoing ${step}: nothing was changed`, { code: cause.code, cause });
     }
     if (cause instanceof ClawcodeError) throw cause;
     throw new IoError(`Could not undo run ${run.runId}: ${errorMessage(cause)}; nothing was changed`, { code: 'undo_failed', cause });

@@ -137,7 +137,7 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     // No manifest means the tree was never touched: drop the partial journal (it may fill the disk).
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
     if (cause instanceof DiskWriteError) {
-      throw new IoError(`${diskProblem(cause)} while writing the run journal in ${runDir}: nothing was changed`, {
+      throw new IoError(`${cause.problem} while writing the run journal in ${runDir}: nothing was changed`, {
         code: cause.code, cause,
       });
     }
@@ -183,7 +183,7 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     if (cause instanceof StaleFileError) throw cause;
     if (cause instanceof DiskWriteError) {
       const rel = targets.find((t) => t.abs === cause.path)?.rel ?? cause.path;
-      throw new IoError(`${diskProblem(cause)} while writing ${rel}: nothing was changed`, { code: cause.code, cause });
+      throw new IoError(`${cause.problem} while writing ${rel}: nothing was changed`, { code: cause.code, cause });
     }
     throw new IoError(`Failed while ${step}: ${errorMessage(cause)}; every file was restored`, { code: 'apply_failed', cause });
   }
@@ -261,11 +261,6 @@ async function restoreRun(realRoot: string, record: RunRecord, sinceMs: number):
   await fsyncDirs(record.files.map((f) => dirname(join(realRoot, ...f.path.split('/')))));
   await removeCreatedDirs(realRoot, record.createdDirs);
   return result;
-}
-
-/** "Disk full" or "Device error (EIO)": the start of a one-line message about a failed durable write. */
-function diskProblem(error: DiskWriteError): string {
-  return error.code === 'disk_full' ? 'Disk full' : `Device error (${error.errno})`;
 }
 
 function sameBytes(a: Buffer | null, b: Buffer | null): boolean {

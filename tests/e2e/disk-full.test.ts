@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -82,6 +82,49 @@ describe('apply on a full disk', () => {
       expect((await readFile(join(root, 'src/x.ts'))).equals(Buffer.from(BIG))).toBe(true);
     } finally {
       await Promise.all([root, home, work].map((d) => rm(d, { recursive: true, force: true })));
+    }
+  }, 60_000);
+
+  it.skipIf(!mounted)(`undo on a full disk exits 1 with one line, changes nothing, and works once there is room${why}`, async () => {
+    const root = join(mountPoint, 'p3');
+    await mkdir(join(root, 'src'), { recursive: true });
+    const mid = BIG.slice(0, 300_000);
+    await writeFile(join(root, 'src/x.ts'), mid);
+    await writeFile(join(root, 'src/small.ts'), 'export const small = 1;\n');
+    const home = await mkdtemp(join(tmpdir(), 'cc-full-home-'));
+    const work = await mkdtemp(join(tmpdir(), 'cc-full-work-'));
+    const env = cleanEnv({ CLAWCODE_HOME: home });
+    const filler = join(mountPoint, 'filler');
+    try {
+      await writeFile(join(work, 'plan.json'), JSON.stringify({
+        analysis: 'a', files_to_edit: [], commands: [], agent_notes: [],
+        patches: [
+          // Undo restores the last file first: small.ts is restored, then x.ts fails and small.ts is put back.
+          { file: 'src/x.ts', operation: 'replace', find: 'answer = 41', replace: 'answer = 42' },
+          { file: 'src/small.ts', operation: 'replace', find: 'small = 1', replace: 'small = 2' },
+        ],
+      }));
+      const applied = await runCli(['apply', join(work, 'plan.json'), '--dir', root, '--yes'], { env });
+      expect(applied.code, applied.stderr).toBe(0);
+      const after = await snapshotTree(root);
+      // Leave less room than the 300,000-byte pre-image of src/x.ts needs.
+      const free = await statfs(mountPoint);
+      await writeFile(filler, Buffer.alloc(free.bavail * free.bsize - 100 * 1024));
+      const undo = await runCli(['undo', '--dir', root, '--yes'], { env });
+      expect(undo.code).toBe(1);
+      expect(undo.stderr).toBe('clawcode: Disk full while undoing src/x.ts: nothing was changed\n');
+      const now = await snapshotTree(root);
+      expect([...now.keys()].sort()).toEqual([...after.keys()].sort());
+      for (const [path, bytes] of after) expect(now.get(path)?.equals(bytes), path).toBe(true);
+      expect((await listRuns(root, home)).map((r) => r.status)).toEqual(['applied']);
+
+      await rm(filler);
+      const again = await runCli(['undo', '--dir', root, '--yes'], { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(await readFile(join(root, 'src/x.ts'), 'utf8')).toBe(mid);
+      expect(await readFile(join(root, 'src/small.ts'), 'utf8')).toBe('export const small = 1;\n');
+    } finally {
+      await Promise.all([root, home, work, filler].map((d) => rm(d, { recursive: true, force: true })));
     }
   }, 60_000);
 
