@@ -339,6 +339,12 @@ export async function resolveInsideRoot(rootDir: string, path: string): Promise<
  * `foo.ts.123` from before the run is kept.
  */
 export async function removeStrayTempFiles(abs: string, sinceMs: number): Promise<void> {
+  // A symlinked file is written through its link, so its temp files sit beside the file it points to.
+  const real = await realpath(abs).catch(() => abs);
+  for (const path of new Set([abs, real])) await removeTempFilesBeside(path, sinceMs);
+}
+
+async function removeTempFilesBeside(abs: string, sinceMs: number): Promise<void> {
   const dir = dirname(abs);
   const prefix = `${basename(abs)}.`;
   let names: string[];

@@ -197,24 +197,31 @@ describe('applyRun', () => {
 
 describe('recovery', () => {
   it('rolls an unfinished run back to its pre-images exactly', async () => {
-    await seed({ 'a.ts': 'old a', 'b.ts': 'old b' });
+    await seed({ 'a.ts': 'old a', 'b.ts': 'old b', 'real/c.ts': 'old c' });
     await chmod(join(root, 'b.ts'), 0o600);
+    await symlink('real/c.ts', join(root, 'c.ts'));
     const run = await applyRun({
       rootDir: root,
-      changes: [await change('a.ts', 'new a'), await change('b.ts', 'new b'), await change('n/new.ts', 'n')],
+      changes: [
+        await change('a.ts', 'new a'), await change('b.ts', 'new b'), await change('n/new.ts', 'n'), await change('c.ts', 'new c'),
+      ],
       meta: { task: 'interrupted' },
     });
-    // Simulate a process that died mid-apply: manifest still says `applying`, a temp file is left.
+    // Simulate a process that died mid-apply: manifest still says `applying`, temp files are left
+    // (write-file-atomic's name from earlier versions, ours, and ours beside a symlinked file's target).
     run.status = 'applying';
     await writeManifest(run);
     await writeFile(join(root, 'a.ts.123456'), 'stray temp');
+    await writeFile(join(root, 'b.ts.4242-0a1b2c3d.cctmp'), 'stray temp');
+    await writeFile(join(root, 'real/c.ts.4242-0a1b2c3d.cctmp'), 'stray temp');
 
     const unfinished = await findUnfinishedRuns(root);
     expect(unfinished.map((r) => r.runId)).toEqual([run.runId]);
     const result = await rollbackRun({ rootDir: root, runId: run.runId });
-    expect(result.restored.sort()).toEqual(['a.ts', 'b.ts']);
+    expect(result.restored.sort()).toEqual(['a.ts', 'b.ts', 'c.ts']);
     expect(result.deleted).toEqual(['n/new.ts']);
-    expect(await treeOf(root)).toEqual(['a.ts', 'b.ts']);
+    expect(await treeOf(root)).toEqual(['a.ts', 'b.ts', 'c.ts', 'real/', 'real/c.ts']);
+    expect(await readFile(join(root, 'real/c.ts'), 'utf8')).toBe('old c');
     expect(await readFile(join(root, 'b.ts'), 'utf8')).toBe('old b');
     expect((await stat(join(root, 'b.ts'))).mode & 0o777).toBe(0o600);
     expect(await findUnfinishedRuns(root)).toEqual([]);
