@@ -223,6 +223,20 @@ function buildProgram(): Command {
     });
 
   program
+    .command('memory')
+    .description('list what clawcode remembers about this project (notes, recent tasks); `memory clear` forgets it')
+    .argument('[action]', '"clear" to forget')
+    .option('-d, --dir <path>', 'project root')
+    .option('--json', 'print JSON')
+    .action(async (action: string | undefined, flags: { dir?: string; json?: boolean }) => {
+      jsonMode = Boolean(flags.json);
+      const [{ runMemoryCommand }, { resolveProjectRoot }] = await Promise.all([
+        import('./cli/memory-command.js'), import('./cli/project-root.js'),
+      ]);
+      await runMemoryCommand({ rootDir: await resolveProjectRoot(flags.dir), action, json: Boolean(flags.json) });
+    });
+
+  program
     .command('history')
     .description('list the runs of this project')
     .option('-d, --dir <path>', 'project root')

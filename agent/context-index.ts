@@ -147,7 +147,7 @@ export function saveIndex(homeDir: string, rootDir: string, docs: ReadonlyMap<st
   try {
     // latin1 keeps one byte per character only for ASCII; anything else would shift every offset.
     if (Buffer.byteLength(blob, 'utf8') !== blob.length) return;
-    mkdirSync(join(homeDir, 'index'), { recursive: true });
+    mkdirSync(join(homeDir, 'index'), { recursive: true, mode: 0o700 });
     const tmp = `${target}.${process.pid}.tmp`;
     writeFileSync(tmp, Buffer.concat([Buffer.from(`${JSON.stringify({ version: INDEX_VERSION, root: rootDir, rows })}\n`, 'utf8'), Buffer.from(blob, 'latin1')]));
     renameSync(tmp, target);

@@ -93,6 +93,8 @@ export interface RunToRemember {
   agentNotes: readonly string[];
   /** The journal run id, when the run wrote files and kept them. */
   runId?: string;
+  /** A person saw the notes in a terminal: only then are they stored (a model's notes are untrusted text). */
+  notesSeenByPerson?: boolean;
   homeDir?: string;
 }
 
@@ -112,5 +114,13 @@ export async function rememberRun(options: RunToRemember): Promise<SessionMemory
       await saveGlobalMemory(global, options.homeDir);
     }
   }
-  return saveSessionAfterRun(options.rootDir, options.task, options.filesWritten, options.agentNotes, options.homeDir);
+  return saveSessionAfterRun({
+    projectRoot: options.rootDir,
+    task: options.task,
+    filesTouched: options.filesWritten,
+    notes: options.agentNotes,
+    notesSeenByPerson: Boolean(options.notesSeenByPerson),
+    runId: options.runId,
+    homeDir: options.homeDir,
+  });
 }

@@ -13,6 +13,7 @@ import { estimateCostUsd } from '../config/prices.js';
 import { confirmPrompt } from './ask.js';
 import { consoleDecisions, printWriteNotice } from './write-console.js';
 import { formatMs, formatUsage } from './render.js';
+import { rememberRun } from './memory-command.js';
 
 export type { TaskStatus };
 /** Options of one task run with console UX. Streams and `confirm` are injected so tests drive them. */
@@ -214,6 +215,18 @@ export async function writeWithConsole(
       options.interactive,
     ),
     onNotice: (notice) => printWriteNotice(notice, out),
+    // The model's notes are stored only after a person at this terminal has seen them.
+    remember: (run) =>
+      rememberRun({
+        rootDir: run.rootDir,
+        task: run.task,
+        filesWritten: run.filesWritten,
+        notes: run.agentNotes,
+        runId: run.runId,
+        personAtTerminal: options.interactive && !options.json,
+        print: options.json ? undefined : out,
+        homeDir: run.homeDir,
+      }),
   });
   const report: TaskReport = {
     ...base,

@@ -1,8 +1,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { clawcodeHome } from '../config/paths.js';
 import { getProjectHash } from '../memory/project-hash.js';
+import { writeFileDurable } from '../utils/durable-write.js';
 
 /** How many entries a project's input history keeps (oldest dropped first). */
 export const MAX_HISTORY_ENTRIES = 500;
@@ -42,7 +42,7 @@ export async function appendHistory(
   if (!clean || history.at(-1) === clean) return history;
   const next = [...history, clean].slice(-MAX_HISTORY_ENTRIES);
   const file = historyPath(rootDir, env);
-  await mkdir(dirname(file), { recursive: true });
-  await writeFileAtomic(file, `${next.join('\n')}\n`);
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  await writeFileDurable(file, `${next.join('\n')}\n`);
   return next;
 }

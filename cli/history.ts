@@ -25,7 +25,7 @@ export interface HistoryEntry {
 }
 
 const STATUS_COLOUR: Record<RunStatus, (text: string) => string> = {
-  applied: chalk.green, applying: chalk.red, rolled_back: chalk.yellow, undone: chalk.dim,
+  applied: chalk.green, applying: chalk.red, rolled_back: chalk.yellow, undoing: chalk.red, undone: chalk.dim,
 };
 
 /** `2026-11-22 03:04` in local time. */

@@ -1,7 +1,7 @@
 import { access, mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { clawcodeHome } from '../config/paths.js';
+import { writeFileDurable } from '../utils/durable-write.js';
 import { UsageError } from '../utils/errors.js';
 
 /** One remembered project folder; `lastUsed` is an ISO-8601 timestamp. */
@@ -76,8 +76,8 @@ export async function addRecentProject(
     0,
     MAX_RECENT_PROJECTS,
   );
-  await mkdir(clawcodeHome(env), { recursive: true });
-  await writeFileAtomic(recentProjectsPath(env), `${JSON.stringify({ recent }, null, 2)}\n`);
+  await mkdir(clawcodeHome(env), { recursive: true, mode: 0o700 });
+  await writeFileDurable(recentProjectsPath(env), `${JSON.stringify({ recent }, null, 2)}\n`);
   return recent;
 }
 

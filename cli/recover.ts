@@ -1,5 +1,7 @@
 import chalk from 'chalk';
-import { findUnfinishedRuns, rollbackRun, type RollbackResult, type RunRecord } from '../utils/journal.js';
+import {
+  findInterruptedUndos, findUnfinishedRuns, finishInterruptedUndo, rollbackRun, type RollbackResult, type RunRecord, type UndoResult,
+} from '../utils/journal.js';
 import { isLockedByOther, withProjectLock } from '../utils/lock.js';
 import { confirmPrompt } from './ask.js';
 
@@ -21,6 +23,8 @@ export interface RecoverOutcome {
   /** runs left half-applied by a process that died */
   found: RunRecord[];
   rolledBack: RollbackResult[];
+  /** undos that a process left halfway, now finished (never asked: the person asked for them) */
+  finishedUndos: UndoResult[];
   /** the person said no: the runs stay `applying` and are offered again next time */
   declined: boolean;
   /** another live clawcode process holds the project lock, so its `applying` run was left alone */
@@ -28,21 +32,32 @@ export interface RecoverOutcome {
 }
 
 /**
- * Start-up check (issue 7): if an earlier clawcode run in this project died while writing, roll it
- * back to the exact bytes from before it, asking first when `confirm` is given. Call it after taking
+ * Start-up check: if an earlier clawcode run in this project died while writing, roll it back to the
+ * exact bytes from before it, asking first when `confirm` is given; if an earlier `clawcode undo` died
+ * halfway, finish it (without asking: the person already asked for it). Call it after taking
  * the project lock; it also refuses to touch anything while another live process holds the lock.
  *
- * @throws IoError (exit 1) a rollback failed (the run stays `applying` and is offered again)
+ * @throws IoError (exit 1) a rollback or an undo could not be finished (the run keeps its status and is retried)
  */
 export async function recoverUnfinishedRuns(options: RecoverOptions): Promise<RecoverOutcome> {
-  const outcome: RecoverOutcome = { found: [], rolledBack: [], declined: false, busy: false };
+  const outcome: RecoverOutcome = { found: [], rolledBack: [], finishedUndos: [], declined: false, busy: false };
   const found = await findUnfinishedRuns(options.rootDir, options.homeDir);
-  if (found.length === 0) return outcome;
+  const undos = await findInterruptedUndos(options.rootDir, options.homeDir);
+  if (found.length === 0 && undos.length === 0) return outcome;
   outcome.found = found;
   if (await isLockedByOther(options.rootDir, options.homeDir)) {
     outcome.busy = true;
     return outcome;
   }
+  for (const run of undos) {
+    const result = await finishInterruptedUndo({ rootDir: options.rootDir, runId: run.runId, homeDir: options.homeDir });
+    outcome.finishedUndos.push(result);
+    const count = result.restored.length + result.deleted.length;
+    options.print?.(`${chalk.yellow('!')} An earlier \`clawcode undo\` of ${run.runId} was interrupted; finished it: `
+      + `${count} more file${count === 1 ? '' : 's'} restored`
+      + (result.skipped.length > 0 ? `, ${result.skipped.length} changed file(s) left alone` : ''));
+  }
+  if (found.length === 0) return outcome;
   const list = found.map((r) => `  ${chalk.dim(r.runId)} ${r.task} (${r.files.length} file${r.files.length === 1 ? '' : 's'})`).join('\n');
   options.print?.(`${chalk.yellow('!')} An earlier clawcode run was interrupted while writing files:\n${list}`);
   if (options.confirm && !(await options.confirm('Roll it back to the files as they were before that run?'))) {

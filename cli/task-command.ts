@@ -4,6 +4,7 @@ import chalk from 'chalk';
 import type { TaskFlags } from '../cli.js';
 import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../utils/errors.js';
 import { readConfig, resolveProviderConfig } from '../config/config.js';
+import { warnIfConfigOpen } from './home-permissions.js';
 import { loadSettings, type ResolvedSettings, type SettingsValues } from '../config/settings.js';
 import { isGitRepo } from '../utils/git.js';
 import { detectProjectSummary } from '../memory/project-summary.js';
@@ -54,6 +55,7 @@ export function taskSettings(flags: TaskFlags, values: SettingsValues) {
  * @throws ConfigError when no provider is configured and nobody can be asked
  */
 export async function resolveProvider(settings: SettingsValues, interactive: boolean, env = process.env): Promise<ProviderConfig> {
+  await warnIfConfigOpen(env);
   const config = await readConfig(env);
   const found = resolveProviderConfig({ config, env, provider: settings.provider, model: settings.model });
   if (found) return found;

@@ -1,8 +1,8 @@
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { ProviderConfig, ProviderId } from '../llm/types.js';
+import { writeFileDurable } from '../utils/durable-write.js';
 import { ConfigError, UsageError } from '../utils/errors.js';
 import { clawcodeHome, configPath } from './paths.js';
 import type { ModelPrice } from './prices.js';
@@ -100,6 +100,19 @@ export function parseConfig(text: string, file: string): ClawcodeConfig {
 }
 
 /**
+ * Permission bits of `$CLAWCODE_HOME/config.json` when other users may read or write it (any of
+ * 0o077 set), else `null` (also when the file is missing or on a platform without such bits).
+ * config.json can hold API keys, so the CLI warns about such a mode.
+ */
+export async function configModeOpenToOthers(env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
+  if (process.platform === 'win32') return null;
+  const info = await stat(configPath(env)).catch(() => null);
+  if (info === null || !info.isFile()) return null;
+  const mode = info.mode & 0o777;
+  return (mode & 0o077) === 0 ? null : mode;
+}
+
+/**
  * Read `$CLAWCODE_HOME/config.json`. A missing file is an empty config.
  *
  * @throws ConfigError when the file is corrupt or has the wrong shape (never rewritten here)
@@ -117,7 +130,7 @@ export async function readConfig(env: NodeJS.ProcessEnv = process.env): Promise<
 }
 
 /**
- * Write the config atomically (write-file-atomic: temp file in the same folder, fsync, rename),
+ * Write the config atomically (utils/durable-write.ts: temp file in the same folder, every byte, fsync, rename),
  * then force the file to 0600 and the folder to 0700.
  *
  * @throws ConfigError when the folder or file cannot be written
@@ -128,7 +141,7 @@ export async function writeConfig(config: ClawcodeConfig, env: NodeJS.ProcessEnv
   try {
     await mkdir(dirname(file), { recursive: true, mode: 0o700 });
     await chmod(home, 0o700);
-    await writeFileAtomic(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+    await writeFileDurable(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
     await chmod(file, 0o600);
   } catch (error) {
     throw new ConfigError(`Cannot write ${file}: ${(error as Error).message}`, { cause: error });

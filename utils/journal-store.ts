@@ -1,18 +1,21 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, readdir, readFile, realpath, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { clawcodeHome } from './home.js';
 import { getProjectHash } from './project-hash.js';
+import { TEMP_FILE_PATTERN, writeFileDurable } from './durable-write.js';
 import { ClawcodeError, IoError, PatchApplyError } from './errors.js';
+
+export { fsyncDir } from './durable-write.js';
 
 /**
  * Life of a run: `applying` (manifest and pre-images are durable, the tree may be half written),
  * `applied` (every file has its new bytes), `rolled_back` (a failed or interrupted apply was
- * restored), `undone` (`clawcode undo` restored the previous bytes).
+ * restored), `undoing` (`clawcode undo` journaled the files it is restoring in `undoPlan` and may have
+ * been stopped halfway), `undone` (`clawcode undo` restored the previous bytes).
  */
-export type RunStatus = 'applying' | 'applied' | 'rolled_back' | 'undone';
+export type RunStatus = 'applying' | 'applied' | 'rolled_back' | 'undoing' | 'undone';
 
 /** One file of a run as journaled. Hashes are lowercase hex SHA-256 of the raw bytes. */
 export interface RunFileRecord {
@@ -37,6 +40,19 @@ export interface RunUndoInfo {
   skipped: string[];
 }
 
+/**
+ * What an undo in progress is about to do, made durable (status `undoing`) before it touches a file,
+ * so an undo stopped halfway can be finished at the next start. Paths are project-relative.
+ */
+export interface RunUndoPlan {
+  /** ISO-8601 time the undo started */
+  at: string;
+  /** files to give their pre-run bytes back (or delete, when the run created them) */
+  files: string[];
+  /** files left alone because they changed since the run (`--force`) */
+  skipped: string[];
+}
+
 /** The manifest of one run, as stored in `<runDir>/manifest.json` (plus `runDir`, computed on read). */
 export interface RunRecord {
   version: 1;
@@ -57,6 +73,8 @@ export interface RunRecord {
   /** last error message when the run was rolled back */
   error?: string;
   undo?: RunUndoInfo;
+  /** present while status is `undoing` */
+  undoPlan?: RunUndoPlan;
   /** absolute path of the run folder (not stored; filled in on read) */
   runDir: string;
 }
@@ -98,11 +116,12 @@ const manifestSchema = z.object({
   model: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
-  status: z.enum(['applying', 'applied', 'rolled_back', 'undone']),
+  status: z.enum(['applying', 'applied', 'rolled_back', 'undoing', 'undone']),
   files: z.array(runFileSchema),
   createdDirs: z.array(z.string()),
   error: z.string().optional(),
   undo: z.object({ at: z.string(), restored: z.array(z.string()), skipped: z.array(z.string()) }).optional(),
+  undoPlan: z.object({ at: z.string(), files: z.array(z.string()), skipped: z.array(z.string()) }).optional(),
 });
 
 /** Lowercase hex SHA-256 of some bytes (strings are hashed as UTF-8). */
@@ -143,27 +162,23 @@ export function runDirFor(rootDir: string, runId: string, homeDir?: string): str
   return join(projectRunsDir(rootDir, homeDir), runId);
 }
 
-/** fsync a folder so a rename or a new entry inside it survives a crash; a no-op where unsupported. */
-export async function fsyncDir(dir: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // Some platforms (Windows) cannot open or fsync folders; the file fsyncs still hold there.
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
-}
-
-/** Write the manifest atomically and durably (write-file-atomic fsyncs the file, then the folder). */
+/**
+ * Write the manifest atomically and durably (utils/durable-write.ts: every byte written, fsync, rename,
+ * folder fsync), readable by the owner only (0600).
+ * @throws DiskWriteError / IoError (exit 1) as writeFileDurable
+ */
 export async function writeManifest(record: RunRecord): Promise<void> {
   const { runDir, ...stored } = record;
   stored.updatedAt = new Date().toISOString();
   record.updatedAt = stored.updatedAt;
-  await writeFileAtomic(join(runDir, 'manifest.json'), `${JSON.stringify(stored, null, 2)}\n`, { fsync: true });
-  await fsyncDir(runDir);
+  const text = `${JSON.stringify(stored, null, 2)}\n`;
+  await writeFileDurable(join(runDir, 'manifest.json'), text, { mode: JOURNAL_FILE_MODE });
 }
+
+/** Permission bits of journal files (manifests and pre-images can hold secrets): owner only. */
+export const JOURNAL_FILE_MODE = 0o600;
+/** Permission bits of folders clawcode creates under its home: owner only. */
+export const PRIVATE_DIR_MODE = 0o700;
 
 /**
  * Read and validate one run manifest.
@@ -210,7 +225,7 @@ export async function listRuns(rootDir: string, homeDir?: string): Promise<RunRe
 
 /**
  * Delete old journals of a project so `~/.clawcode/runs` does not grow without end: keeps the
- * `keep` newest runs (any status) and every `applying` run (recovery needs it), and removes folders
+ * `keep` newest runs (any status) and every `applying` or `undoing` run (recovery needs it), and removes folders
  * without a manifest (a run that died before touching the tree) once older than `orphanAgeMs`.
  *
  * @param keep  runs to keep, >= 1; `undo` can only reach runs that are kept
@@ -230,7 +245,7 @@ export async function pruneRuns(rootDir: string, options: { keep: number; homeDi
       remove = info !== null && info.isDirectory() && Date.now() - info.mtimeMs > (options.orphanAgeMs ?? 10 * 60_000);
     } else {
       kept += 1;
-      remove = run.status !== 'applying' && kept > Math.max(1, options.keep);
+      remove = run.status !== 'applying' && run.status !== 'undoing' && kept > Math.max(1, options.keep);
     }
     if (remove) {
       await rm(runDir, { recursive: true, force: true });
@@ -318,11 +333,18 @@ export async function resolveInsideRoot(rootDir: string, path: string): Promise<
 }
 
 /**
- * Remove the temp files write-file-atomic leaves beside `abs` when a process is killed between
- * creating and renaming them (`<name>.<uint32>`); only ones modified since `sinceMs`, so an
- * unrelated `foo.ts.123` from before the run is kept.
+ * Remove the temp files a durable write leaves beside `abs` when a process is killed between
+ * creating and renaming them (`<name>.<pid>-<hex>.cctmp`, and `<name>.<uint32>` from journals written
+ * by earlier versions with write-file-atomic); only ones modified since `sinceMs`, so an unrelated
+ * `foo.ts.123` from before the run is kept.
  */
 export async function removeStrayTempFiles(abs: string, sinceMs: number): Promise<void> {
+  // A symlinked file is written through its link, so its temp files sit beside the file it points to.
+  const real = await realpath(abs).catch(() => abs);
+  for (const path of new Set([abs, real])) await removeTempFilesBeside(path, sinceMs);
+}
+
+async function removeTempFilesBeside(abs: string, sinceMs: number): Promise<void> {
   const dir = dirname(abs);
   const prefix = `${basename(abs)}.`;
   let names: string[];
@@ -332,7 +354,8 @@ export async function removeStrayTempFiles(abs: string, sinceMs: number): Promis
     return;
   }
   for (const name of names) {
-    if (!name.startsWith(prefix) || !/^\d{1,10}$/.test(name.slice(prefix.length))) continue;
+    const tail = name.slice(prefix.length);
+    if (!name.startsWith(prefix) || !(/^\d{1,10}$/.test(tail) || TEMP_FILE_PATTERN.test(tail))) continue;
     try {
       const info = await stat(join(dir, name));
       if (info.isFile() && info.mtimeMs >= sinceMs - 2000) await unlink(join(dir, name));
@@ -356,19 +379,23 @@ export async function removeCreatedDirs(realRoot: string, createdDirs: readonly 
   }
 }
 
-/** Create the run folder (and its parents). */
+/** Create the run folder (and its parents, the clawcode home among them) readable by the owner only. */
 export async function ensureDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
 }
 
-/** Atomically write a file's journaled previous bytes back, with its previous mode. */
-export async function writePreImage(record: RunRecord, file: RunFileRecord, abs: string): Promise<void> {
+/**
+ * Atomically write a file's journaled previous bytes back, with its previous mode. With
+ * `syncFolder: false` the caller fsyncs the file's folder afterwards (one fsync per folder for many files).
+ */
+export async function writePreImage(
+  record: RunRecord, file: RunFileRecord, abs: string, options: { syncFolder?: boolean } = {},
+): Promise<void> {
   if (file.preImage === null) throw new IoError(`Run ${record.runId} has no pre-image for ${file.path}`);
   const bytes = await readFile(join(record.runDir, file.preImage));
   if (sha256(bytes) !== file.beforeHash) {
     throw new IoError(`The journaled pre-image of ${file.path} in ${record.runDir} is corrupt`, { code: 'journal_corrupt' });
   }
   await mkdir(dirname(abs), { recursive: true });
-  await writeFileAtomic(abs, bytes, { fsync: true, mode: file.mode ?? undefined });
-  await fsyncDir(dirname(abs));
+  await writeFileDurable(abs, bytes, { mode: file.mode ?? undefined, syncFolder: options.syncFolder });
 }

@@ -1,19 +1,19 @@
-import { mkdir, realpath, stat, unlink } from 'node:fs/promises';
+import { mkdir, realpath, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { DiskWriteError, fsyncDirs, writeFileDurable, type ChunkWriter } from './durable-write.js';
 import { IoError, PatchApplyError, UsageError } from './errors.js';
 import {
-  ensureDir, errorMessage, fsyncDir, isErrno, listRuns, newRunId, readIfExists, readManifest,
+  ensureDir, errorMessage, isErrno, JOURNAL_FILE_MODE, listRuns, newRunId, readIfExists, readManifest,
   pruneRuns, removeCreatedDirs, removeStrayTempFiles, resolveInsideRoot, runDirFor, sha256, writeManifest, writePreImage,
   type RunRecord,
 } from './journal-store.js';
 
 export {
   canonicalRoot, listRuns, PathEscapeError, pruneRuns, RunNotFoundError, newRunId, projectRunsDir, resolveInsideRoot,
-  type RunFileRecord, type RunRecord, type RunStatus, type RunUndoInfo,
+  type RunFileRecord, type RunRecord, type RunStatus, type RunUndoInfo, type RunUndoPlan,
 } from './journal-store.js';
 export {
-  previewUndo, undoRun, UndoConflictError,
+  findInterruptedUndos, finishInterruptedUndo, previewUndo, undoRun, UndoConflictError,
   type UndoConflict, type UndoConflictKind, type UndoOptions, type UndoPreview, type UndoResult,
 } from './journal-undo.js';
 
@@ -47,6 +47,8 @@ export interface ApplyRunOptions {
   onWrite?: (path: string) => void;
   /** journals of this project to keep after a successful run (older ones are pruned); default 100 */
   keepRuns?: number;
+  /** the write call used for the project's files (tests inject short writes or ENOSPC); default `handle.write` */
+  writeChunk?: ChunkWriter;
 }
 
 /** A file changed on disk between planning and writing (its bytes differ from `before`). Exit 3. */
@@ -74,8 +76,9 @@ interface Target {
  *
  * Order (each step durable before the next): resolve every path inside the root; check each file's
  * current bytes equal `before`; save pre-images and the manifest (status `applying`, fsynced) under
- * `<home>/runs/<projectHash>/<runId>/`; write each file with write-file-atomic (temp file, fsync,
- * rename; the previous mode is kept; new files and folders are created), re-checking its bytes just
+ * `<home>/runs/<projectHash>/<runId>/` (owner-only modes); write each file durably (utils/durable-write.ts:
+ * temp file, every byte, fsync, size check, rename, folder fsync; the previous mode is kept; new files and
+ * folders are created), re-checking its bytes just
  * before; then mark the run `applied` and prune journals beyond `keepRuns`. A process killed at any
  * point leaves each file with its old or its new bytes, and the `applying` manifest lets
  * {@link rollbackRun} restore the old state. Does not take the project lock: hold it around the task.
@@ -84,7 +87,9 @@ interface Target {
  * @throws PathEscapeError (exit 3) a path leaves the root; nothing written, nothing journaled
  * @throws StaleFileError (exit 3) a file's bytes are not `before`; nothing written
  * @throws UsageError (exit 2) no changes, or a path listed twice
- * @throws IoError (exit 1) a write failed; the files already written were restored (status `rolled_back`)
+ * @throws IoError (exit 1) a write failed; the files already written were restored (status `rolled_back`);
+ *         a full disk gives code `disk_full` and the one line "Disk full while writing <path>: nothing was changed"
+ * @throws IoError `rollback_failed` (exit 1) a write failed and so did the restore; the run stays `applying`
  */
 export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
   const { changes, meta } = options;
@@ -119,7 +124,8 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     for (const [index, t] of targets.entries()) {
       const preImage = t.current === null ? null : `pre-${index}`;
       if (preImage !== null && t.current !== null) {
-        await writeFileAtomic(join(runDir, preImage), t.current, { fsync: true });
+        // The manifest's write fsyncs the run folder once for every pre-image.
+        await writeFileDurable(join(runDir, preImage), t.current, { mode: JOURNAL_FILE_MODE, syncFolder: false });
       }
       record.files.push({
         path: t.rel, beforeHash: t.current === null ? null : sha256(t.current),
@@ -128,6 +134,13 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     }
     await writeManifest(record);
   } catch (cause) {
+    // No manifest means the tree was never touched: drop the partial journal (it may fill the disk).
+    await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+    if (cause instanceof DiskWriteError) {
+      throw new IoError(`${cause.problem} while writing the run journal in ${runDir}: nothing was changed`, {
+        code: cause.code, cause,
+      });
+    }
     throw new IoError(`Could not write the run journal in ${runDir}: ${errorMessage(cause)}; nothing was written`, { cause });
   }
 
@@ -139,26 +152,39 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
       const now = await readIfExists(t.abs);
       if (!sameBytes(now, t.change.before)) throw new StaleFileError([t.rel]);
       await mkdir(dirname(t.abs), { recursive: true });
-      await writeFileAtomic(t.abs, Buffer.from(t.change.after, 'utf8'), { fsync: true });
-      await fsyncDir(dirname(t.abs));
+      await writeFileDurable(t.abs, Buffer.from(t.change.after, 'utf8'), {
+        mode: t.mode ?? undefined, write: options.writeChunk, syncFolder: false,
+      });
       options.onWrite?.(record.files[index]?.path ?? t.rel);
     }
+    // One fsync per folder makes every rename durable (and new folders' entries in their parents)
+    // before the run is marked applied; until then a crash leaves it `applying` for recovery.
+    await fsyncDirs([
+      ...targets.map((t) => dirname(t.abs)),
+      ...record.createdDirs.map((dir) => dirname(join(realRoot, ...dir.split('/')))),
+    ]);
     step = 'marking the run applied';
     record.status = 'applied';
     await writeManifest(record);
   } catch (cause) {
     try {
       await restoreRun(realRoot, record, startedMs);
-      record.status = 'rolled_back';
-      record.error = errorMessage(cause);
-      await writeManifest(record);
     } catch (rollbackError) {
       throw new IoError(`Failed while ${step} and could not roll back: ${errorMessage(rollbackError)}`, {
         code: 'rollback_failed', cause,
         hint: `The journal is kept in ${runDir}; the next clawcode start in this project offers to roll it back.`,
       });
     }
+    record.status = 'rolled_back';
+    record.error = errorMessage(cause);
+    // The tree is restored; a manifest that cannot be marked (the home on the same full disk) stays
+    // `applying`, and the next start's recovery finds every file already back: a no-op.
+    await writeManifest(record).catch(() => undefined);
     if (cause instanceof StaleFileError) throw cause;
+    if (cause instanceof DiskWriteError) {
+      const rel = targets.find((t) => t.abs === cause.path)?.rel ?? cause.path;
+      throw new IoError(`${cause.problem} while writing ${rel}: nothing was changed`, { code: cause.code, cause });
+    }
     throw new IoError(`Failed while ${step}: ${errorMessage(cause)}; every file was restored`, { code: 'apply_failed', cause });
   }
   // Best effort: a failed prune only leaves old journals behind.
@@ -188,7 +214,7 @@ export interface RollbackResult {
 /**
  * Roll an unfinished (`applying`) run back to its pre-images exactly: files it created are deleted,
  * other files get their previous bytes and mode back, folders it created are removed when empty,
- * stray write-file-atomic temp files are cleaned up. Then the run is marked `rolled_back`.
+ * stray temp files of interrupted writes are cleaned up. Then the run is marked `rolled_back`.
  *
  * @throws RunNotFoundError (exit 1) no such run
  * @throws UsageError (exit 2) the run is not `applying` (use undo for applied runs)
@@ -229,9 +255,10 @@ async function restoreRun(realRoot: string, record: RunRecord, sinceMs: number):
     }
     const current = await readIfExists(abs);
     if (current !== null && sha256(current) === file.beforeHash) continue;
-    await writePreImage(record, file, abs);
+    await writePreImage(record, file, abs, { syncFolder: false });
     result.restored.push(file.path);
   }
+  await fsyncDirs(record.files.map((f) => dirname(join(realRoot, ...f.path.split('/')))));
   await removeCreatedDirs(realRoot, record.createdDirs);
   return result;
 }

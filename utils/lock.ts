@@ -73,7 +73,7 @@ export async function acquireProjectLock(rootDir: string, options: LockOptions =
   const content = JSON.stringify(owner);
   const started = Date.now();
   try {
-    await mkdir(join(lockPath, '..'), { recursive: true });
+    await mkdir(join(lockPath, '..'), { recursive: true, mode: 0o700 });
   } catch (cause) {
     throw new IoError(`Could not create the lock folder for ${rootDir}`, { cause });
   }

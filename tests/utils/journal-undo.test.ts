@@ -2,7 +2,10 @@ import { chmod, mkdtemp, readFile, readdir, rm, stat, symlink, unlink, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { applyRun, listRuns, previewUndo, UndoConflictError, undoRun } from '../../utils/journal.js';
+import {
+  applyRun, findInterruptedUndos, finishInterruptedUndo, listRuns, previewUndo, UndoConflictError, undoRun,
+} from '../../utils/journal.js';
+import { readManifest, writeManifest } from '../../utils/journal-store.js';
 
 let root: string;
 let home: string;
@@ -110,5 +113,45 @@ describe('undoRun', () => {
     await run('second', { 'a.ts': 'a2' });
     await expect(undoRun({ rootDir: root, runId: first.runId })).rejects.toMatchObject({ code: 'undo_conflict' });
     expect(await read('a.ts')).toBe('a2');
+  });
+});
+
+describe('an interrupted undo', () => {
+  it('is journaled before any file is touched, and finishInterruptedUndo completes it; edited files are left alone', async () => {
+    await writeFile(join(root, 'a.ts'), 'a0');
+    await writeFile(join(root, 'b.ts'), 'b0');
+    await writeFile(join(root, 'c.ts'), 'c0');
+    const applied = await run('three', { 'a.ts': 'a1', 'b.ts': 'b1', 'c.ts': 'c1', 'gen/new.ts': 'new' });
+    // What an undo killed after its first restore leaves: the plan is durable, c.ts is back, the rest not.
+    const manifest = await readManifest(applied.runDir);
+    manifest.status = 'undoing';
+    manifest.undoPlan = { at: new Date().toISOString(), files: ['a.ts', 'b.ts', 'c.ts', 'gen/new.ts'], skipped: [] };
+    await writeManifest(manifest);
+    await writeFile(join(root, 'c.ts'), 'c0');
+    await writeFile(join(root, 'b.ts'), 'edited after the crash');
+
+    expect((await findInterruptedUndos(root)).map((r) => r.runId)).toEqual([applied.runId]);
+    await expect(undoRun({ rootDir: root })).rejects.toMatchObject({ code: 'nothing_to_undo' });
+    const result = await finishInterruptedUndo({ rootDir: root, runId: applied.runId });
+    expect(result).toMatchObject({ restored: ['a.ts'], deleted: ['gen/new.ts'], skipped: ['b.ts'] });
+    expect([await read('a.ts'), await read('b.ts'), await read('c.ts')]).toEqual(['a0', 'edited after the crash', 'c0']);
+    expect((await readdir(root)).sort()).toEqual(['a.ts', 'b.ts', 'c.ts']);
+    const [after] = await listRuns(root);
+    expect(after).toMatchObject({ status: 'undone', undo: { skipped: ['b.ts'] } });
+    expect(after?.undoPlan).toBeUndefined();
+    await expect(finishInterruptedUndo({ rootDir: root, runId: applied.runId })).rejects.toMatchObject({ code: 'run_not_undoing' });
+  });
+
+  it('a restore that fails midway puts the run\'s bytes back and leaves the run applied, not undoing', async () => {
+    await writeFile(join(root, 'a.ts'), 'a0');
+    await writeFile(join(root, 'b.ts'), 'b0');
+    const applied = await run('two', { 'a.ts': 'a1', 'b.ts': 'b1' });
+    // Corrupt a.ts's pre-image: b.ts (restored first, newest first) is done, then a.ts fails.
+    await writeFile(join(applied.runDir, 'pre-0'), 'tampered');
+    await expect(undoRun({ rootDir: root })).rejects.toMatchObject({ code: 'journal_corrupt' });
+    expect([await read('a.ts'), await read('b.ts')]).toEqual(['a1', 'b1']);
+    const [after] = await listRuns(root);
+    expect(after?.status).toBe('applied');
+    expect(after?.undoPlan).toBeUndefined();
   });
 });

@@ -8,6 +8,8 @@ import {
 } from '../../utils/journal.js';
 import { getProjectHash } from '../../memory/project-hash.js';
 import { readManifest, writeManifest } from '../../utils/journal-store.js';
+import type { ChunkWriter } from '../../utils/durable-write.js';
+import { IoError } from '../../utils/errors.js';
 
 let root: string;
 let home: string;
@@ -195,24 +197,31 @@ describe('applyRun', () => {
 
 describe('recovery', () => {
   it('rolls an unfinished run back to its pre-images exactly', async () => {
-    await seed({ 'a.ts': 'old a', 'b.ts': 'old b' });
+    await seed({ 'a.ts': 'old a', 'b.ts': 'old b', 'real/c.ts': 'old c' });
     await chmod(join(root, 'b.ts'), 0o600);
+    await symlink('real/c.ts', join(root, 'c.ts'));
     const run = await applyRun({
       rootDir: root,
-      changes: [await change('a.ts', 'new a'), await change('b.ts', 'new b'), await change('n/new.ts', 'n')],
+      changes: [
+        await change('a.ts', 'new a'), await change('b.ts', 'new b'), await change('n/new.ts', 'n'), await change('c.ts', 'new c'),
+      ],
       meta: { task: 'interrupted' },
     });
-    // Simulate a process that died mid-apply: manifest still says `applying`, a temp file is left.
+    // Simulate a process that died mid-apply: manifest still says `applying`, temp files are left
+    // (write-file-atomic's name from earlier versions, ours, and ours beside a symlinked file's target).
     run.status = 'applying';
     await writeManifest(run);
     await writeFile(join(root, 'a.ts.123456'), 'stray temp');
+    await writeFile(join(root, 'b.ts.4242-0a1b2c3d.cctmp'), 'stray temp');
+    await writeFile(join(root, 'real/c.ts.4242-0a1b2c3d.cctmp'), 'stray temp');
 
     const unfinished = await findUnfinishedRuns(root);
     expect(unfinished.map((r) => r.runId)).toEqual([run.runId]);
     const result = await rollbackRun({ rootDir: root, runId: run.runId });
-    expect(result.restored.sort()).toEqual(['a.ts', 'b.ts']);
+    expect(result.restored.sort()).toEqual(['a.ts', 'b.ts', 'c.ts']);
     expect(result.deleted).toEqual(['n/new.ts']);
-    expect(await treeOf(root)).toEqual(['a.ts', 'b.ts']);
+    expect(await treeOf(root)).toEqual(['a.ts', 'b.ts', 'c.ts', 'real/', 'real/c.ts']);
+    expect(await readFile(join(root, 'real/c.ts'), 'utf8')).toBe('old c');
     expect(await readFile(join(root, 'b.ts'), 'utf8')).toBe('old b');
     expect((await stat(join(root, 'b.ts'))).mode & 0o777).toBe(0o600);
     expect(await findUnfinishedRuns(root)).toEqual([]);
@@ -224,5 +233,61 @@ describe('recovery', () => {
     const run = await applyRun({ rootDir: root, changes: [await change('a.ts', 'new')], meta: { task: 't' } });
     await expect(rollbackRun({ rootDir: root, runId: run.runId })).rejects.toMatchObject({ code: 'run_not_unfinished' });
     await expect(rollbackRun({ rootDir: root, runId: '../../etc' })).rejects.toMatchObject({ code: 'bad_run_id' });
+  });
+});
+
+describe('applyRun on a device that fills up', () => {
+  /** Writes normally until `failAt` files have been written, then fails every write with ENOSPC after `okBytes`. */
+  function fillsUpOnFile(failAt: number, okBytes: number): ChunkWriter {
+    let files = 0;
+    let lastHandle: unknown;
+    let written = 0;
+    return async (handle, buffer, offset, length, position) => {
+      if (handle !== lastHandle) {
+        lastHandle = handle;
+        files += 1;
+        written = 0;
+      }
+      if (files < failAt) return (await handle.write(buffer, offset, length, position)).bytesWritten;
+      if (written >= okBytes) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      const take = Math.min(length, okBytes - written, 4096);
+      written += take;
+      return (await handle.write(buffer, offset, take, position)).bytesWritten;
+    };
+  }
+
+  it('ENOSPC on the second file: every file keeps its old bytes, no temp file, one-line disk_full error, run rolled back', async () => {
+    await seed({ 'a.ts': 'old a\n', 'src/x.ts': 'old x\n'.repeat(1000), 'c.ts': 'old c\n' });
+    const before = await treeOf(root);
+    const changes = [await change('a.ts', 'new a\n'), await change('src/x.ts', 'new x\n'.repeat(2000)), await change('c.ts', 'new c\n')];
+    const error = await applyRun({ rootDir: root, changes, meta: { task: 'fill' }, writeChunk: fillsUpOnFile(2, 9000) })
+      .catch((e: unknown) => e as IoError);
+    expect(error).toBeInstanceOf(IoError);
+    expect((error as IoError).code).toBe('disk_full');
+    expect((error as IoError).message).toBe('Disk full while writing src/x.ts: nothing was changed');
+    expect((error as IoError).hint).toBeUndefined();
+    expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('old a\n');
+    expect(await readFile(join(root, 'src/x.ts'), 'utf8')).toBe('old x\n'.repeat(1000));
+    expect(await readFile(join(root, 'c.ts'), 'utf8')).toBe('old c\n');
+    expect(await treeOf(root)).toEqual(before);
+    const [run] = await listRuns(root);
+    expect(run?.status).toBe('rolled_back');
+    expect(await findUnfinishedRuns(root)).toEqual([]);
+  });
+
+  it('short writes on every file still write every byte', async () => {
+    await seed({ 'a.ts': 'old a\n' });
+    const big = 'line of text\n'.repeat(50_000);
+    const run = await applyRun({ rootDir: root, changes: [await change('a.ts', big)], meta: { task: 't' }, writeChunk: fillsUpOnFile(1, 1e9) });
+    expect(run.status).toBe('applied');
+    expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe(big);
+  });
+
+  it('journal folders are 0700 and pre-images and manifests 0600', async () => {
+    await seed({ 'a.ts': 'API_KEY=secret\n' });
+    const run = await applyRun({ rootDir: root, changes: [await change('a.ts', 'x\n')], meta: { task: 't' } });
+    for (const name of ['pre-0', 'manifest.json']) expect((await stat(join(run.runDir, name))).mode & 0o777).toBe(0o600);
+    expect((await stat(run.runDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(run.runDir, '..'))).mode & 0o777).toBe(0o700);
   });
 });
