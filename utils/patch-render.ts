@@ -1,0 +1,204 @@
+/**
+ * The replacement text of a relaxed match, built so that it cannot touch what the patch does not change.
+ *
+ * THE INVARIANT every relaxed pass relies on: a pass that found `find` by loosening the comparison maps the
+ * region it found back to `find` line by line (`LineMatch.map`, one-to-one and in order). The replacement is
+ * then the line diff of find → replace applied to that region: every line the replacement leaves unchanged
+ * is written with the file's own bytes (indentation, trailing spaces, typographic characters, line ending),
+ * and only added or changed lines come from `replace`, moved into the file's indentation frame. When the
+ * frame of a new line cannot be known (the indentation relation has exceptions next to it, the line sits
+ * inside a multi-line string, or the file has blank lines the find left out next to a changed line), the
+ * patch is refused rather than guessed.
+ */
+import { diffArrays } from 'diff';
+import { fitsIndent, reindentLine, type IndentMap } from './patch-indent.js';
+import { literalLines } from './patch-literal.js';
+import { contentKey, foldUnicode, spanCandidate, type Candidate, type TextModel } from './patch-text.js';
+
+/** A relaxed match: the span and where each find line landed. */
+export interface LineMatch {
+  /** First and last file line of the span (0-based, inclusive). */
+  first: number;
+  last: number;
+  /**
+   * File line of each find line, strictly increasing; `-1` for a blank find line with no counterpart in the
+   * file. File lines of the span that no find line maps to are blank lines the find left out.
+   */
+  map: readonly number[];
+  /** Find-frame → file-frame indentation; undefined when the frames are the same. */
+  indent?: IndentMap;
+  /**
+   * Find as the model meant it, when it differs from the find given: blank lines the find left out are put
+   * back (listed in `fileOnly`) so that the diff sees them. Such a line may be kept, never removed: the
+   * find did not quote it, so the patch cannot say it goes.
+   */
+  lines?: readonly string[];
+  fileOnly?: ReadonlySet<number>;
+  /** Whitespace inside find's lines was drifted (wide or tab runs): a new line with such a run is unsure. */
+  inlineDrift?: boolean;
+}
+
+/** The rendered replacement, or why it cannot be written with certainty. */
+export type Rendered =
+  | {
+      /** Replacement in working text (LF). */
+      text: string;
+      /** For each line of `text`: the file line it was copied from verbatim, or undefined for a new line. */
+      sources: (number | undefined)[];
+    }
+  | { uncertain: 'indent' | 'literal' | 'blank'; line: number };
+
+/** Key under which a find line and a replace line count as the same line: blank, or equal once folded. */
+function sameKey(line: string): string {
+  return line.trim() === '' ? '' : foldUnicode(line);
+}
+
+type Step = { keep: number; at: number } | { removed: number[]; added: number[] };
+
+/** Find → replace as a list of kept find lines and hunks (runs of removed and added lines). */
+export function lineSteps(findLines: readonly string[], replLines: readonly string[]): Step[] {
+  const steps: Step[] = [];
+  let f = 0;
+  let r = 0;
+  let hunk: { removed: number[]; added: number[] } | undefined;
+  for (const part of diffArrays(findLines.map(sameKey), replLines.map(sameKey))) {
+    const n = part.count ?? part.value.length;
+    if (!part.added && !part.removed) {
+      hunk = undefined;
+      for (let k = 0; k < n; k++) steps.push({ keep: f++, at: r++ });
+      continue;
+    }
+    if (!hunk) {
+      hunk = { removed: [], added: [] };
+      steps.push(hunk);
+    }
+    for (let k = 0; k < n; k++) {
+      if (part.added) hunk.added.push(r++);
+      else hunk.removed.push(f++);
+    }
+  }
+  return steps;
+}
+
+/**
+ * Render the replacement of a relaxed match (see the invariant above).
+ *
+ * @param model      the file
+ * @param findLines  find, split on `\n` (blank edge lines already trimmed)
+ * @param replLines  replace, split on `\n` (trimmed symmetrically)
+ * @param match      where the find landed
+ * @returns the text with per-line sources, or a refusal reason with the 1-based replace line it concerns
+ */
+export function renderMatch(
+  model: TextModel,
+  findLines: readonly string[],
+  replLines: readonly string[],
+  match: LineMatch,
+): Rendered {
+  const steps = lineSteps(findLines, replLines);
+  const out: string[] = [];
+  const sources: (number | undefined)[] = [];
+  const emitFile = (from: number, to: number): void => {
+    for (let i = from; i <= to; i++) {
+      out.push(model.lines[i]!);
+      sources.push(i);
+    }
+  };
+  const indent = match.indent;
+  let literal: readonly boolean[] | undefined;
+  let replLiteral: boolean[] | undefined;
+  // Whether any of file lines from..to (the region a hunk rewrites, and the line after it) begins inside a
+  // multi-line string: a new line there would be re-indented inside text whose whitespace is content.
+  const touchesLiteral = (from: number, to: number): boolean => {
+    literal ??= model.literal ??= literalLines(model.lines);
+    for (let i = from; i <= Math.min(to, literal.length - 1); i++) if (literal[i]) return true;
+    return false;
+  };
+  // A find line whose pair (find indent, file indent) does not fit the relation: the frame is unsure there.
+  const outlier = (j: number): boolean => {
+    const at = match.map[j]!;
+    if (!indent || at < 0 || findLines[j]!.trim() === '') return false;
+    return !fitsIndent(indent, findLines[j]!, model.lines[at]!);
+  };
+  // Inside a multi-line string, a new line may be moved only when every quoted line of such strings fits
+  // the relation, and only by a shift in the same characters unless quoted string lines show the same
+  // tab ↔ space rewrite.
+  let literalPairs: { fit: boolean; seen: number } | undefined;
+  const literalSafe = (given: string, moved: string): boolean => {
+    if (!literalPairs) {
+      literal ??= model.literal ??= literalLines(model.lines);
+      const inside = match.map.filter((at, j) => at >= 0 && literal![at] && findLines[j]!.trim() !== '');
+      literalPairs = { fit: match.map.every((at, j) => at < 0 || !literal![at] || !outlier(j)), seen: inside.length };
+    }
+    const a = given.slice(0, given.length - given.trimStart().length);
+    const b = moved.slice(0, moved.length - moved.trimStart().length);
+    const rewrite = /\t/.test(a + b) && / /.test(a + b);
+    return literalPairs.fit && (!rewrite || literalPairs.seen > 0);
+  };
+  let prev = match.first - 1;
+  for (let s = 0; s < steps.length; s++) {
+    const step = steps[s]!;
+    if ('keep' in step) {
+      const at = match.map[step.keep]!;
+      if (at < 0) continue;
+      emitFile(prev + 1, at);
+      prev = at;
+      continue;
+    }
+    // The file lines this hunk covers: up to the next kept find line that has a file line.
+    let next = match.last + 1;
+    for (let t = s + 1; t < steps.length; t++) {
+      const later = steps[t]!;
+      if ('keep' in later && match.map[later.keep]! >= 0) {
+        next = match.map[later.keep]!;
+        break;
+      }
+    }
+    let added = step.added.map((k) => replLines[k]!);
+    const addedIndex = [...step.added];
+    // New lines moved into the file's frame.
+    if (indent) {
+      const anchors = [...step.removed.filter((j) => !step.added.some((k) => contentKey(replLines[k]!) === contentKey(findLines[j]!)))];
+      const before = steps[s - 1];
+      const after = steps[s + 1];
+      if (before && 'keep' in before) anchors.push(before.keep);
+      if (after && 'keep' in after) anchors.push(after.keep);
+      const hasText = added.some((l) => l.trim() !== '');
+      if (hasText && anchors.some(outlier)) return { uncertain: 'indent', line: (addedIndex[0] ?? 0) + 1 };
+      const moved: string[] = [];
+      for (let a = 0; a < added.length; a++) {
+        const line = reindentLine(indent, added[a]!);
+        if (line === undefined) return { uncertain: 'indent', line: addedIndex[a]! + 1 };
+        if (line !== added[a]) {
+          replLiteral ??= literalLines(replLines);
+          if ((replLiteral[addedIndex[a]!] || touchesLiteral(prev + 1, next)) && !literalSafe(added[a]!, line)) return { uncertain: 'literal', line: addedIndex[a]! + 1 };
+        }
+        moved.push(line);
+      }
+      added = moved;
+    }
+    const drifted = match.inlineDrift ? added.findIndex((l) => /\S(?:\t| {2,})\S/.test(l.trim())) : -1;
+    if (drifted >= 0) return { uncertain: 'indent', line: addedIndex[drifted]! + 1 };
+    if (step.removed.some((j) => match.fileOnly?.has(j))) return { uncertain: 'blank', line: (addedIndex[0] ?? 0) + 1 };
+    pushNew(out, sources, added);
+    prev = next - 1;
+  }
+  emitFile(prev + 1, match.last);
+  return { text: out.join('\n'), sources };
+}
+
+function pushNew(out: string[], sources: (number | undefined)[], lines: readonly string[]): void {
+  for (const l of lines) {
+    out.push(l);
+    sources.push(undefined);
+  }
+}
+
+/** A line match as a candidate: the replacement rendered under the invariant, or marked uncertain. */
+export function renderCandidate(model: TextModel, findLines: readonly string[], replLines: readonly string[], m: LineMatch): Candidate {
+  const rendered = renderMatch(model, m.lines ?? findLines, replLines, m);
+  if ('uncertain' in rendered) {
+    return { ...spanCandidate(model, m.first, m.last, ''), uncertain: rendered.uncertain, uncertainLine: rendered.line };
+  }
+  return { ...spanCandidate(model, m.first, m.last, rendered.text), sources: rendered.sources };
+}
