@@ -31,6 +31,8 @@ export interface TaskFlags {
   verifyCmd?: string;
   rollbackOnFail?: boolean;
   commit?: boolean;
+  /** `--no-repair` sets false: no repair round for refused patches. */
+  repair?: boolean;
 }
 
 let jsonMode = false;
@@ -66,6 +68,7 @@ function buildProgram(): Command {
     .option('--verify-cmd <command>', 'after writing, run this command to verify the change')
     .option('--rollback-on-fail', 'restore the files when the verify command fails (exit 4)')
     .option('--commit', 'git-commit exactly the written files, with the task as the message')
+    .option('--no-repair', 'when patches do not apply, do not ask the model once more for those patches')
     .option('--debug', 'show stack traces and request details (never keys)')
     .option('--shell', 'start an interactive REPL')
     .option('--ui', 'start the full-screen terminal UI')

@@ -11,6 +11,10 @@ export interface AgentEventMap {
   model_request: { provider: string; model: string };
   model_progress: { chars: number };
   model_reply: { ms: number; inputTokens?: number; outputTokens?: number };
+  /** Patches were refused: the one repair request asks for these (1-based) patches again. */
+  repair_request: { patches: number[]; firstError: string };
+  /** The repair reply arrived; `applied` tells whether the plan applies with it. */
+  repair_reply: { ms: number; applied: boolean };
   read_file: { path: string };
   diffs: { diffs: { file: string; diff: string }[] };
   write_file: { path: string };
@@ -38,7 +42,7 @@ export class AgentEmitter {
   /** Listen to every event; used by `--events` (JSON lines) and the TUI's activity feed. */
   onAny(listener: <K extends AgentEventName>(name: K, payload: AgentEventMap[K]) => void): () => void {
     const names: AgentEventName[] = [
-      'planning', 'scan', 'context', 'model_request', 'model_progress', 'model_reply', 'read_file',
+      'planning', 'scan', 'context', 'model_request', 'model_progress', 'model_reply', 'repair_request', 'repair_reply', 'read_file',
       'diffs', 'write_file', 'run_tests', 'command_done', 'error', 'success',
     ];
     const offs = names.map((n) => this.on(n, (p) => listener(n, p as never)));

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
 import { runAgent, type AgentRun, type Planner } from '../agent/runner.js';
 import type { PreparedPlan } from '../agent/executor.js';
+import type { RepairReport } from '../agent/repair.js';
 import { IoError, InterruptedError } from '../utils/errors.js';
 import { makeSavedPlan } from '../agent/plan-file.js';
 import { createAgentEmitter, type AgentEmitter } from '../agent/events.js';
@@ -55,6 +56,8 @@ export interface TaskOptions {
   commandRules?: CommandRules;
   /** Extra ignore patterns for the scan (settings `ignore`). */
   extraIgnore?: string[];
+  /** false: no repair round for refused patches (`--no-repair`, settings `repair: false`). */
+  repair?: boolean;
 }
 
 /** How a task ended. */
@@ -70,6 +73,8 @@ export interface TaskReport {
   model: string;
   plan: AgentRun['plan'];
   repaired: boolean;
+  /** The one patch-repair round, when refused patches were sent back (agent/repair.ts). */
+  repair?: RepairReport;
   patches: { index: number; file: string; applied: boolean; strategy?: string; error?: string; startLine?: number }[];
   pathIssues: { index: number; file: string; code: string; message: string }[];
   filesWritten: string[];
@@ -121,6 +126,7 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
       timeoutMs: options.timeoutMs,
       planner: options.planner,
       extraIgnore: options.extraIgnore,
+      repair: options.repair,
     });
   } finally {
     spinner?.stop();
@@ -137,6 +143,7 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
     model: run.planResult.reply.model || options.provider.model,
     plan,
     repaired: run.planResult.repaired,
+    ...(run.repair ? { repair: run.repair } : {}),
     ...patchReport(prepared),
     filesWritten: [],
     commands: [],
@@ -181,6 +188,7 @@ export async function presentAndApply(
   const out = (text: string) => (options.json ? undefined : options.stdout.write(text + '\n'));
   const confirm = options.confirm ?? confirmPrompt;
   if (plan.analysis) out(`${chalk.bold('Plan:')} ${plan.analysis}`);
+  if (report.repair) out(chalk.dim(`Repair round for patch ${report.repair.patches.map((n) => `#${n}`).join(', ')} after ${report.repair.firstError}`));
   if (prepared.pathIssues.length > 0) {
     out(chalk.red.bold('\nThe plan was refused; nothing was written:') + '\n' + formatPathIssues(prepared.pathIssues));
     return finish(report, 'failed', 3, `plan refused: ${prepared.pathIssues[0]!.message}`);

@@ -26,6 +26,7 @@ export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
   if (flags.timeout) out.timeoutMs = flags.timeout;
   if (flags.verifyCmd) out.verifyCommand = flags.verifyCmd;
   if (flags.commit) out.autoCommit = true;
+  if (flags.repair === false) out.repair = false;
   return out;
 }
 
@@ -42,6 +43,7 @@ export function taskSettings(flags: TaskFlags, values: SettingsValues) {
     dryRun: Boolean(flags.dryRun),
     yes: Boolean(flags.yes),
     runCommands: Boolean(flags.runCommands),
+    repair: values.repair,
   };
 }
 

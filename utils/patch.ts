@@ -209,7 +209,7 @@ export function applyPatches(contents: ReadonlyMap<string, string>, patches: rea
     const before = current.get(patch.file);
     if (before === undefined && patch.find !== '') {
       ok = false;
-      results.push({ ...base, applied: false, code: 'patch_file_missing', error: `${patch.file} does not exist (or was not read); only find "" can create it` });
+      results.push({ ...base, applied: false, code: 'patch_file_missing', error: `${patch.file}: no such file; \`find: ""\` creates it` });
       return;
     }
     const result = applyPatch(before ?? '', patch.find, patch.replace, { replaceAll: patch.replace_all, occurrence: patch.occurrence });
