@@ -39,11 +39,18 @@ export function buildIndentMap(
   strict: boolean,
 ): IndentMap | undefined {
   const pairs = new Map<string, string>();
+  const conflicted = new Set<string>();
   for (const [f, g] of matched) {
     const known = pairs.get(f);
     if (known === undefined) pairs.set(f, g);
-    else if (strict && known !== g) return undefined;
+    else if (known !== g) {
+      if (strict) return undefined;
+      conflicted.add(f);
+    }
   }
+  // One find indent seen at two file indents (a clamped dedent, a drifted line): a new line written with
+  // it has no certain place.
+  for (const f of conflicted) pairs.set(f, AMBIGUOUS_INDENT);
   const shift = columnShift(model, matched, replaceIndents, strict);
   // A relation maps a find-frame indent to the file's; `fresh` is set for indents no matched line had.
   const relations: ((indent: string, fresh: boolean) => string | undefined)[] = [];

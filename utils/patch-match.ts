@@ -384,10 +384,14 @@ function substringCandidates(
   const w = model.w;
   const out: Candidate[] = [];
   if (needle === '') return out;
+  const multiLine = needle.includes('\n');
   for (let at = w.indexOf(needle); at !== -1; at = w.indexOf(needle, at + 1)) {
     const end = at + needle.length;
     if (atLineStart && at > 0 && w[at - 1] !== '\n') continue;
     if (atLineEnd && end < w.length && w[end] !== '\n') continue;
+    // A multi-line find that starts with part of a line's indentation is a re-indented block, not text:
+    // its new lines have no certain frame (the line passes decide).
+    if (multiLine && (needle[0] === ' ' || needle[0] === '\t') && at > 0 && w[at - 1] !== '\n' && /^[ \t]*$/.test(w.slice(model.lineStarts[lineAt(model, at)]!, at))) continue;
     out.push({ start: at, end, firstLine: lineAt(model, at), lastLine: lineAt(model, Math.max(at, end - 1)), text });
   }
   return out;
