@@ -29,8 +29,9 @@ export interface LineMatch {
   indent?: IndentMap;
   /**
    * Find as the model meant it, when it differs from the find given: blank lines the find left out are put
-   * back (listed in `fileOnly`) so that the diff sees them. Such a line may be kept, never removed: the
-   * find did not quote it, so the patch cannot say it goes.
+   * back (listed in `fileOnly`) so that the diff sees them. Such a line may be kept, or removed between two
+   * lines the patch removes, never removed at the edge of a change: the find did not quote it, so whether
+   * it goes with the change is unknown.
    */
   lines?: readonly string[];
   fileOnly?: ReadonlySet<number>;
@@ -95,7 +96,7 @@ export function renderMatch(
   replLines: readonly string[],
   match: LineMatch,
 ): Rendered {
-  const steps = lineSteps(findLines, replLines);
+  const steps = match.fileOnly?.size ? slideToKeep(lineSteps(findLines, replLines), findLines, match.fileOnly) : lineSteps(findLines, replLines);
   const out: string[] = [];
   const sources: (number | undefined)[] = [];
   const emitFile = (from: number, to: number): void => {
@@ -179,12 +180,48 @@ export function renderMatch(
     }
     const drifted = match.inlineDrift ? added.findIndex((l) => /\S(?:\t| {2,})\S/.test(l.trim())) : -1;
     if (drifted >= 0) return { uncertain: 'indent', line: addedIndex[drifted]! + 1 };
-    if (step.removed.some((j) => match.fileOnly?.has(j))) return { uncertain: 'blank', line: (addedIndex[0] ?? 0) + 1 };
+    // A left-out blank line between two lines the hunk removes goes with them; at the edge of a hunk it is unsure.
+    const removedSet = new Set(step.removed);
+    if (step.removed.some((j) => match.fileOnly?.has(j) && !(removedSet.has(j - 1) && removedSet.has(j + 1)))) return { uncertain: 'blank', line: (addedIndex[0] ?? 0) + 1 };
     pushNew(out, sources, added);
     prev = next - 1;
   }
   emitFile(prev + 1, match.last);
   return { text: out.join('\n'), sources };
+}
+
+/**
+ * A deletion next to a blank line can be read two ways (delete "x, blank" or "blank, x"): the diff may pick
+ * the reading that removes a blank line find left out. Slide such a pure deletion over an equal blank line
+ * it quoted, so that the file's own blank line is the one kept (same result text, no refusal).
+ */
+function slideToKeep(steps: Step[], findLines: readonly string[], fileOnly: ReadonlySet<number>): Step[] {
+  const blank = (j: number) => findLines[j]!.trim() === '';
+  for (let s = 0; s < steps.length; s++) {
+    const h = steps[s]!;
+    if ('keep' in h || h.added.length > 0) continue;
+    for (;;) {
+      const before = steps[s - 1];
+      const last = h.removed[h.removed.length - 1];
+      if (last === undefined || !fileOnly.has(last) || !before || !('keep' in before) || !blank(before.keep) || fileOnly.has(before.keep)) break;
+      // keep(b), remove(x…, f)  ⇒  remove(b, x…), keep(f)
+      steps[s - 1] = { removed: [before.keep, ...h.removed.slice(0, -1)], added: [] };
+      steps[s] = { keep: last, at: before.at };
+      s--;
+      break;
+    }
+  }
+  for (let s = steps.length - 1; s >= 0; s--) {
+    const h = steps[s]!;
+    if ('keep' in h || h.added.length > 0) continue;
+    const after = steps[s + 1];
+    const first = h.removed[0];
+    if (first === undefined || !fileOnly.has(first) || !after || !('keep' in after) || !blank(after.keep) || fileOnly.has(after.keep)) continue;
+    // remove(f, x…), keep(b)  ⇒  keep(f), remove(x…, b)
+    steps[s] = { keep: first, at: after.at };
+    steps[s + 1] = { removed: [...h.removed.slice(1), after.keep], added: [] };
+  }
+  return steps;
 }
 
 function pushNew(out: string[], sources: (number | undefined)[], lines: readonly string[]): void {
