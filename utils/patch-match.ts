@@ -314,6 +314,12 @@ function inlineSubstring(model: TextModel, core: string, rcore: string): PassOut
     if (i > 0 && prev !== ' ' && prev !== '\t' && !(isWord(prev) && isWord(c))) pattern += '[ \\t]*';
     pattern += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   }
+  // Whitespace around the whole find is not part of the match; the same whitespace around replace goes too.
+  const lead = /^[ \t]*/.exec(core)![0];
+  const trail = /[ \t]*$/.exec(core)![0];
+  let text = rcore;
+  if (lead !== '' && text.startsWith(lead)) text = text.slice(lead.length);
+  if (trail !== '' && text.endsWith(trail)) text = text.slice(0, text.length - trail.length);
   const re = new RegExp(pattern, 'g');
   const folded = lineKeys(model).foldedText();
   const out: Candidate[] = [];
@@ -323,7 +329,7 @@ function inlineSubstring(model: TextModel, core: string, rcore: string): PassOut
     // Whole tokens only: the match may not start or end inside a word.
     if (isWord(folded[start - 1] ?? '') && isWord(folded[start]!)) continue;
     if (isWord(folded[end] ?? '') && isWord(folded[end - 1]!)) continue;
-    out.push({ start, end, firstLine: lineAt(model, start), lastLine: lineAt(model, Math.max(start, end - 1)), text: rcore });
+    out.push({ start, end, firstLine: lineAt(model, start), lastLine: lineAt(model, Math.max(start, end - 1)), text });
   }
   return out.length > 0 ? { strategy: 'inline_whitespace', candidates: out } : undefined;
 }

@@ -106,6 +106,15 @@ export function renderMatch(
     }
   };
   const indent = match.indent;
+  // Whitespace after the whole find that the file does not have there, and the same whitespace after the whole
+  // replace: it surrounds the patch rather than belonging to it (symmetric trim of the last line).
+  const lastFind = findLines[findLines.length - 1]!;
+  const lastAt = match.map[findLines.length - 1]!;
+  const outerTrail = /[ \t]+$/.exec(lastFind)?.[0] ?? '';
+  const trimLast =
+    outerTrail !== '' && lastAt >= 0 && !model.lines[lastAt]!.endsWith(outerTrail) && (replLines[replLines.length - 1] ?? '').endsWith(outerTrail)
+      ? replLines.length - 1
+      : -1;
   let literal: readonly boolean[] | undefined;
   let replLiteral: boolean[] | undefined;
   // Whether any of file lines from..to (the region a hunk rewrites, and the line after it) begins inside a
@@ -136,6 +145,7 @@ export function renderMatch(
     const rewrite = /\t/.test(a + b) && / /.test(a + b);
     return literalPairs.fit && (!rewrite || literalPairs.seen > 0);
   };
+  const addsBlank = steps.some((h) => !('keep' in h) && h.added.some((k) => replLines[k]!.trim() === ''));
   let prev = match.first - 1;
   for (let s = 0; s < steps.length; s++) {
     const step = steps[s]!;
@@ -155,7 +165,7 @@ export function renderMatch(
         break;
       }
     }
-    let added = step.added.map((k) => replLines[k]!);
+    let added = step.added.map((k) => (k === trimLast ? replLines[k]!.slice(0, replLines[k]!.length - outerTrail.length) : replLines[k]!));
     const addedIndex = [...step.added];
     // New lines moved into the file's frame.
     if (indent) {
@@ -180,6 +190,13 @@ export function renderMatch(
     }
     const drifted = match.inlineDrift ? added.findIndex((l) => /\S(?:\t| {2,})\S/.test(l.trim())) : -1;
     if (drifted >= 0) return { uncertain: 'indent', line: addedIndex[drifted]! + 1 };
+    // Only blank lines find left out, and nothing added: the patch says nothing about them; they stay,
+    // unless replace adds blank lines elsewhere (then it may have moved them: unsure, refused below).
+    if (step.added.length === 0 && step.removed.every((j) => match.fileOnly?.has(j)) && !addsBlank) {
+      for (const j of step.removed) emitFile(match.map[j]!, match.map[j]!);
+      prev = next - 1;
+      continue;
+    }
     // A left-out blank line between two lines the hunk removes goes with them; at the edge of a hunk it is unsure.
     const removedSet = new Set(step.removed);
     if (step.removed.some((j) => match.fileOnly?.has(j) && !(removedSet.has(j - 1) && removedSet.has(j + 1)))) return { uncertain: 'blank', line: (addedIndex[0] ?? 0) + 1 };
