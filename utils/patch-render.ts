@@ -137,7 +137,9 @@ export function renderMatch(
   const literalSafe = (given: string, moved: string): boolean => {
     if (!literalPairs) {
       literal ??= model.literal ??= literalLines(model.lines);
-      const inside = match.map.filter((at, j) => at >= 0 && literal![at] && findLines[j]!.trim() !== '');
+      // Evidence: quoted string lines whose indentation the find wrote differently (and the relation maps).
+      const lead = (l: string) => l.slice(0, l.length - l.trimStart().length);
+      const inside = match.map.filter((at, j) => at >= 0 && literal![at] && findLines[j]!.trim() !== '' && lead(findLines[j]!) !== lead(model.lines[at]!));
       literalPairs = { fit: match.map.every((at, j) => at < 0 || !literal![at] || !outlier(j)), seen: inside.length };
     }
     const a = given.slice(0, given.length - given.trimStart().length);
