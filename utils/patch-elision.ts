@@ -10,7 +10,7 @@
  */
 import type { PassOutcome } from './patch-match.js';
 import { renderCandidate } from './patch-render.js';
-import { type Candidate, contentKey, foldedKey, lineKeys, type TextModel } from './patch-text.js';
+import { type Candidate, contentKey, foldedKey, lineKeys, spanCandidate, type TextModel } from './patch-text.js';
 
 /**
  * A line that only says "something was left out here": `...` or `…`, optionally inside a line comment
@@ -69,6 +69,8 @@ export function locateElision(
     const first = starts[0]!;
     const lastSeg = segments.length - 1;
     const last = starts[lastSeg]! + segments[lastSeg]!.lines.length - 1;
+    // Several placements are refused as ambiguous: only their lines are reported, nothing is rendered.
+    if (readings.length > 1) return spanCandidate(model, first, last, '');
     // Find as the model meant it: its segment lines, and the file's own lines where it wrote "...".
     const meant = model.lines.slice(first, last + 1);
     segments.forEach((seg, k) => seg.lines.forEach((line, j) => (meant[starts[k]! - first + j] = line)));
