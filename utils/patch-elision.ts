@@ -1,6 +1,6 @@
 /**
  * The elision pass: a `find` with `...` marker lines ("something is left out here") is split into segments
- * that anchor the span at both ends (research edit-matching.md §6.3 P8; Aider's `try_dotdotdots`).
+ * that anchor the span at both ends (after Aider's `try_dotdotdots`).
  *
  * Anchors are often common lines (`}`, a closing docstring), so several placements ("readings") can fit.
  * Every placement counts as a location. One reading is taken only on evidence from the replacement, which

@@ -4,7 +4,7 @@
  * An `IndentMap` learns the find→file relation from the matched lines — a constant shift in columns, with
  * the width of a tab on the side that uses tabs solved for — and moves every replacement line into the
  * file's frame (Aider's `replace_part_with_missing_leading_whitespace`, Gemini CLI's `applyIndentation`;
- * research edit-matching.md §6.3 P5/P6).
+ * the two indentation passes).
  */
 import { lineKeys, type TextModel } from './patch-text.js';
 

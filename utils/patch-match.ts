@@ -1,8 +1,9 @@
 /**
  * The matcher cascade of the patch engine: passes from strict to loose, each returning every location where
  * the `find` text fits, with the replacement text already adjusted for that location. The caller stops at
- * the first pass that finds anything and counts locations (research edit-matching.md §6.3–§6.4; Gemini CLI
- * counts at every tier, Aider re-indents, Codex folds punctuation).
+ * the first pass that finds anything and counts locations (Gemini CLI counts at every tier, Aider re-indents,
+ * Codex folds punctuation). Line passes return where each find line landed; the replacement is then rendered
+ * under the invariant of utils/patch-render.ts.
  */
 import { buildIndentMap } from './patch-indent.js';
 import { locateElision } from './patch-elision.js';
@@ -61,7 +62,7 @@ export type PassOutcome =
 
 /** Fewer non-whitespace characters than this and only the exact passes run (Gemini CLI and Aider use 10). */
 export const SHORT_FIND_CHARS = 10;
-/** Per-line trimming needs 2 non-blank lines or this many non-whitespace characters (research §6.3 P6). */
+/** Per-line trimming needs 2 non-blank lines or this many non-whitespace characters (a shorter single line is too easily found by trimming). */
 const TRIM_PASS_MIN_CHARS = 20;
 
 /** The find and replace texts cut down to what the line passes compare. */

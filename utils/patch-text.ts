@@ -2,7 +2,7 @@
  * The text model behind the patch engine: a file's content with its BOM and CRLF line endings taken out
  * (the "working text"), its lines, per-line comparison keys, and the map from working-text offsets back to
  * raw offsets. Matching happens on the working text; splicing happens on the raw text, so bytes outside a
- * matched span are never touched (research: edit-matching.md §6.2, §6.6).
+ * matched span are never touched.
  */
 
 /** A file's content prepared for matching. Offsets into `w` are "working offsets". */

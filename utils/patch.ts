@@ -3,7 +3,8 @@
  * meant and never guesses: a cascade of matchers from strict to loose (utils/patch-match.ts) stops at the
  * first pass that finds anything, counts distinct locations, and applies only when there is exactly one
  * (or the patch asks for all, or names an occurrence). Line endings, BOM and final newline are kept; edits
- * are spliced by index. Design and sources: ../shared/research/edit-matching.md §6, issue 4.
+ * are spliced by index. A relaxed pass never changes a line the patch leaves unchanged: see the invariant in
+ * utils/patch-render.ts.
  */
 import type { PatchOp } from '../llm/types.js';
 import { locate, preparePatch, type Candidate, type MatchStrategy } from './patch-match.js';
@@ -22,7 +23,9 @@ export { isElisionMarker } from './patch-elision.js';
  *   `patch_invalid_options`: bad `occurrence` or both options; `patch_occurrence_out_of_range`;
  *   `patch_overlapping_matches`: `replaceAll` on matches that overlap.
  * - `patch_ambiguous_blank_edge`: find starts/ends inside a run of blank lines and the patch changes how
- *   many; `patch_ambiguous_indent`: a new line's indentation has no certain spelling in the file's style.
+ *   many, or find left out blank lines next to a change and replace does not say what becomes of them.
+ * - `patch_ambiguous_indent`: a new line's indentation has no certain spelling in the file's frame (the
+ *   indentation relation has exceptions next to it, or the line sits inside a multi-line string).
  * - `patch_elision_unanchored` / `patch_elision_unpaired`: `...` lines that cannot anchor a span, or
  *   markers in replace that do not repeat find's.
  * - Plans only: `patch_file_missing` (non-empty find on a file not given), `patch_overlap` (a patch
