@@ -18,6 +18,7 @@ type State =
 const CODE: State = { kind: 'code' };
 const HEREDOC = /<<([-~]?)\s*(?:(['"])([A-Za-z_][\w]*)\2|([A-Z_][A-Z0-9_]*)\b)/y;
 const RUST_RAW = /b?r(#*)"/y;
+const INTERESTING = /[/"'`rb@<]/g;
 
 /**
  * For each line of `lines`, whether it begins inside a multi-line string literal.
@@ -55,10 +56,14 @@ function scanLine(line: string, start: State): State {
       state = CODE;
       continue;
     }
+    // Jump to the next character that can start a comment, a string or a heredoc.
+    INTERESTING.lastIndex = i;
+    const hit = INTERESTING.exec(line);
+    if (!hit) break;
+    i = hit.index;
     const c = line[i]!;
-    const rest = line.startsWith.bind(line);
     if (c === '/' && line[i + 1] === '/') break;
-    if (rest('"""', i) || rest("'''", i)) {
+    if (line.startsWith('"""', i) || line.startsWith("'''", i)) {
       state = { kind: 'close', close: line.slice(i, i + 3), escapes: true };
       i += 3;
       continue;

@@ -190,11 +190,14 @@ const LINE_PASSES: readonly LinePass[] = [
   },
   {
     strategy: 'inline_whitespace',
-    starts: (model, fl) => lineKeys(model).bySquashed().get(squashKey(fl[0]!)) ?? [],
+    starts: (model, fl) => linesWithWord(model, fl[0]!).filter((i) => squashKey(model.lines[i]!) === squashKey(fl[0]!)),
     eligible: (fl) => fl.length >= 2,
     match: (model, fl, rl, i) => {
       const keys = lineKeys(model);
-      const m = windowMatch(keys.squashed(), fl.map(squashKey), i);
+      if (i + fl.length > model.lines.length) return undefined;
+      const window = model.lines.slice(i, i + fl.length).map(squashKey);
+      const m = windowMatch(window, fl.map(squashKey), 0);
+      if (m) Object.assign(m, { first: i, last: i + fl.length - 1, map: fl.map((_, j) => i + j) });
       if (!m) return undefined;
       const pairs = fl.flatMap((l, j): [string, string][] => (l.trim() === '' ? [] : [[indentOf(l), keys.indent[i + j]!]]));
       const indent = buildIndentMap(model, pairs, rl.map(indentOf), false);
@@ -204,6 +207,19 @@ const LINE_PASSES: readonly LinePass[] = [
     },
   },
 ];
+
+/** Lines holding the longest word of `line` (folded), ascending: where a whitespace-insensitive match can be. */
+function linesWithWord(model: TextModel, line: string): number[] {
+  const longest = (foldUnicode(line).match(/[\p{L}\p{N}_$]+/gu) ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
+  if (longest === '') return [];
+  const folded = lineKeys(model).foldedText();
+  const out: number[] = [];
+  for (let at = folded.indexOf(longest); at !== -1; at = folded.indexOf(longest, at + 1)) {
+    const i = lineAt(model, at);
+    if (out[out.length - 1] !== i) out.push(i);
+  }
+  return out;
+}
 
 /** Lines where the first line of find could start: same content key (a superset for the trim passes). */
 function startLines(model: TextModel, findLines: readonly string[]): readonly number[] {
@@ -324,9 +340,16 @@ function inlineSubstring(model: TextModel, core: string, rcore: string): PassOut
   const re = new RegExp(pattern, 'g');
   const folded = lineKeys(model).foldedText();
   const out: Candidate[] = [];
-  for (const m of folded.matchAll(re)) {
+  // Only lines holding find's longest word can match: look there instead of running the pattern over the file.
+  const lines = linesWithWord(model, tokens);
+  const matches: { index: number; length: number }[] = [];
+  for (const i of lines) {
+    const base = model.lineStarts[i]!;
+    for (const m of folded.slice(base, base + model.lines[i]!.length).matchAll(re)) matches.push({ index: base + m.index, length: m[0].length });
+  }
+  for (const m of matches) {
     const start = m.index;
-    const end = start + m[0].length;
+    const end = start + m.length;
     // Whole tokens only: the match may not start or end inside a word.
     if (isWord(folded[start - 1] ?? '') && isWord(folded[start]!)) continue;
     if (isWord(folded[end] ?? '') && isWord(folded[end - 1]!)) continue;

@@ -62,7 +62,19 @@ export function lineSteps(findLines: readonly string[], replLines: readonly stri
   let f = 0;
   let r = 0;
   let hunk: { removed: number[]; added: number[] } | undefined;
-  for (const part of diffArrays(findLines.map(sameKey), replLines.map(sameKey))) {
+  const fk = findLines.map(sameKey);
+  const rk = replLines.map(sameKey);
+  // Common head and tail lines are kept without asking the diff (most edits change a few middle lines).
+  let head = 0;
+  while (head < fk.length && head < rk.length && fk[head] === rk[head]) head++;
+  let tail = 0;
+  while (tail < fk.length - head && tail < rk.length - head && fk[fk.length - 1 - tail] === rk[rk.length - 1 - tail]) tail++;
+  const parts = [
+    ...(head > 0 ? [{ count: head, value: fk.slice(0, head) }] : []),
+    ...diffArrays(fk.slice(head, fk.length - tail), rk.slice(head, rk.length - tail)),
+    ...(tail > 0 ? [{ count: tail, value: fk.slice(fk.length - tail) }] : []),
+  ] as { count?: number; value: string[]; added?: boolean; removed?: boolean }[];
+  for (const part of parts) {
     const n = part.count ?? part.value.length;
     if (!part.added && !part.removed) {
       hunk = undefined;

@@ -39,10 +39,6 @@ export interface LineKeys {
   readonly indent: readonly string[];
   /** Line indexes by `content` key, ascending. */
   readonly byContent: ReadonlyMap<string, readonly number[]>;
-  /** `squashKey` of every line (built on first use). */
-  squashed(): readonly string[];
-  /** Line indexes by `squashKey`, ascending (built on first use). */
-  bySquashed(): ReadonlyMap<string, readonly number[]>;
   /** The working text with typographic characters folded one for one (same length and offsets as `w`). */
   foldedText(): string;
 }
@@ -189,27 +185,13 @@ export function lineKeys(model: TextModel): LineKeys {
     if (list) list.push(i);
     else byContent.set(content[i]!, [i]);
   }
-  let squashed: string[] | undefined;
-  let bySquashed: Map<string, number[]> | undefined;
   let foldedText: string | undefined;
-  const squash = (): string[] => (squashed ??= model.lines.map(squashKey));
   model.keys = {
     rstrip: rs,
     folded,
     content,
     indent,
     byContent,
-    squashed: squash,
-    bySquashed: () => {
-      if (bySquashed) return bySquashed;
-      bySquashed = new Map();
-      squash().forEach((key, i) => {
-        const list = bySquashed!.get(key);
-        if (list) list.push(i);
-        else bySquashed!.set(key, [i]);
-      });
-      return bySquashed;
-    },
     foldedText: () => (foldedText ??= FOLD_TEST.test(model.w) ? model.w.replace(FOLD_RE, (c) => (FOLD[c]?.length === 1 ? FOLD[c]! : c)) : model.w),
   };
   return model.keys;
