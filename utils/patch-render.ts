@@ -62,8 +62,10 @@ export function lineSteps(findLines: readonly string[], replLines: readonly stri
   let f = 0;
   let r = 0;
   let hunk: { removed: number[]; added: number[] } | undefined;
-  const fk = findLines.map(sameKey);
-  const rk = replLines.map(sameKey);
+  // Lines are aligned ignoring trailing whitespace (a drift there must not pair a line with a different
+  // one); a pair that differs in trailing whitespace is then a changed line, written as replace has it.
+  const fk = findLines.map((l) => sameKey(l).trimEnd());
+  const rk = replLines.map((l) => sameKey(l).trimEnd());
   // Common head and tail lines are kept without asking the diff (most edits change a few middle lines).
   let head = 0;
   while (head < fk.length && head < rk.length && fk[head] === rk[head]) head++;
@@ -77,8 +79,19 @@ export function lineSteps(findLines: readonly string[], replLines: readonly stri
   for (const part of parts) {
     const n = part.count ?? part.value.length;
     if (!part.added && !part.removed) {
-      hunk = undefined;
-      for (let k = 0; k < n; k++) steps.push({ keep: f++, at: r++ });
+      for (let k = 0; k < n; k++) {
+        if (sameKey(findLines[f]!) === sameKey(replLines[r]!)) {
+          hunk = undefined;
+          steps.push({ keep: f++, at: r++ });
+          continue;
+        }
+        if (!hunk) {
+          hunk = { removed: [], added: [] };
+          steps.push(hunk);
+        }
+        hunk.removed.push(f++);
+        hunk.added.push(r++);
+      }
       continue;
     }
     if (!hunk) {
@@ -118,12 +131,13 @@ export function renderMatch(
     }
   };
   const indent = match.indent;
-  // Whitespace after the whole find that the file does not have there, and the same whitespace after the whole
-  // replace: it surrounds the patch rather than belonging to it (symmetric trim of the last line).
+  // A one-line find with whitespace after it that the file does not have there, and the same whitespace after
+  // the whole replace: it surrounds the patch rather than belonging to it (trimmed symmetrically).
   const lastFind = findLines[findLines.length - 1]!;
   const lastAt = match.map[findLines.length - 1]!;
   const outerTrail = /[ \t]+$/.exec(lastFind)?.[0] ?? '';
   const trimLast =
+    findLines.length === 1 &&
     outerTrail !== '' && lastAt >= 0 && !model.lines[lastAt]!.endsWith(outerTrail) && (replLines[replLines.length - 1] ?? '').endsWith(outerTrail)
       ? replLines.length - 1
       : -1;
