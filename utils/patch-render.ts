@@ -225,9 +225,15 @@ export function renderMatch(
       prev = next - 1;
       continue;
     }
-    // A left-out blank line between two lines the hunk removes goes with them; at the edge of a hunk it is unsure.
+    // A left-out blank line between two lines the hunk removes goes with them; at the edge of a hunk it is
+    // unsure, and so it is when the hunk could slide (it removes a line equal to a kept line next to it, so
+    // which of the equal lines goes, and so where the blank line ends up, is not known).
     const removedSet = new Set(step.removed);
-    if (step.removed.some((j) => match.fileOnly?.has(j) && !(removedSet.has(j - 1) && removedSet.has(j + 1)))) return { uncertain: 'blank', line: (addedIndex[0] ?? 0) + 1 };
+    const neighbours = [steps[s - 1], steps[s + 1]].flatMap((n) => (n && 'keep' in n ? [sameKey(findLines[n.keep]!)] : []));
+    // Also unsure when replace has no blank line at all: it may leave blank lines out as find did.
+    const slides = step.removed.some((j) => neighbours.includes(sameKey(findLines[j]!)));
+    const unsure = slides || !replLines.some((l) => l.trim() === '');
+    if (step.removed.some((j) => match.fileOnly?.has(j) && (unsure || !(removedSet.has(j - 1) && removedSet.has(j + 1))))) return { uncertain: 'blank', line: (addedIndex[0] ?? 0) + 1 };
     pushNew(out, sources, added);
     prev = next - 1;
   }

@@ -150,7 +150,7 @@ const styledFileArb = fc.constantFrom<'spaces' | 'tabs'>('spaces', 'tabs').chain
   return fc.array(fc.oneof({ weight: 6, arbitrary: line }, { weight: 1, arbitrary: fc.constant('') }), { minLength: 2, maxLength: 30 });
 });
 
-type Drift = 'trailing' | 'shift' | 'dedent' | 'tabs' | 'quotes' | 'uneven';
+type Drift = 'trailing' | 'shift' | 'dedent' | 'tabs' | 'quotes' | 'uneven' | 'blank' | 'blankBoth' | 'shiftTrailing';
 
 /** The model's view of a file line: how a drift rewrites it (find lines get every drift, replace lines the frame ones). */
 function drifted(line: string, drift: Drift, findSide: boolean, k: number): string {
@@ -169,6 +169,11 @@ function drifted(line: string, drift: Drift, findSide: boolean, k: number): stri
     case 'uneven':
       // One line of find lost its indentation; replace was written right.
       return findSide && k === 1 ? line.trimStart() : line;
+    case 'shiftTrailing':
+      return findSide && k % 2 === 1 ? `  ${line} ` : `  ${line}`;
+    case 'blank':
+    case 'blankBoth':
+      return line;
   }
 }
 
@@ -180,7 +185,7 @@ describe('drifted edits: the intended bytes or a refusal, never other bytes', ()
         fc.nat(),
         fc.integer({ min: 2, max: 6 }),
         fc.array(fc.constantFrom('keep', 'keep', 'change', 'delete', 'insert'), { minLength: 6, maxLength: 6 }),
-        fc.constantFrom<Drift>('trailing', 'shift', 'dedent', 'tabs', 'quotes', 'uneven'),
+        fc.constantFrom<Drift>('trailing', 'shift', 'dedent', 'tabs', 'quotes', 'uneven', 'blank', 'blankBoth', 'shiftTrailing'),
         fc.boolean(),
         (lines, at, len, ops, drift, crlf) => {
           const start = at % lines.length;
@@ -201,8 +206,11 @@ describe('drifted edits: the intended bytes or a refusal, never other bytes', ()
           fc.pre(drift !== 'dedent' || block.every((l) => l.trim() === '' || /^[ \t]/.test(l)));
           // (Deleting every line of find leaves its last line break: a different, tested rule.)
           fc.pre(intended.length > 0 && intended.join('\n') !== block.join('\n'));
-          const find = block.map((l, k) => drifted(l, drift, true, k)).join('\n');
-          const replace = intended.map((l, k) => drifted(l, drift, false, k)).join('\n');
+          // Blank lines left out of find (and, for blankBoth, out of replace too).
+          const dropBlank = (ls: string[]) => (drift === 'blank' || drift === 'blankBoth' ? ls.filter((l) => l.trim() !== '') : ls);
+          const find = dropBlank(block.map((l, k) => drifted(l, drift, true, k))).join('\n');
+          const replaceLines = intended.map((l, k) => drifted(l, drift, false, k));
+          const replace = (drift === 'blankBoth' ? dropBlank(replaceLines) : replaceLines).join('\n');
           // A drift that happens to quote other lines of the file exactly is an exact match there, by design.
           fc.pre(find === block.join('\n') || !lines.join('\n').includes(find));
           const eol = crlf ? '\r\n' : '\n';
