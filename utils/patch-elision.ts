@@ -10,7 +10,7 @@
  */
 import type { PassOutcome } from './patch-match.js';
 import { renderCandidate } from './patch-render.js';
-import { type Candidate, contentKey, foldedKey, lineKeys, spanCandidate, type TextModel } from './patch-text.js';
+import { type Candidate, contentKey, foldedKey, lineKeys, nonWsLength, SHORT_FIND_CHARS, spanCandidate, type TextModel } from './patch-text.js';
 
 /**
  * A line that only says "something was left out here": `...` or `…`, optionally inside a line comment
@@ -64,6 +64,13 @@ export function locateElision(
   }
   const keep = replMarkers > 0;
   const occurrences = segments.map((s) => segmentOccurrences(model, s.lines));
+  // A short piece (`}`, `return x`) that occurs more than once anchors nothing: a drifted piece would land on
+  // another copy of it. Longer pieces may repeat as long as the placement of all pieces together is unique.
+  const weak = segments.findIndex((seg, k) => occurrences[k]!.length > 1 && nonWsLength(seg.lines.join('')) < SHORT_FIND_CHARS);
+  if (weak >= 0) {
+    const spans = occurrences[weak]!.slice(0, 20).map((i) => spanCandidate(model, i, i + segments[weak]!.lines.length - 1, ''));
+    return { strategy: 'elision', candidates: spans, truncated: occurrences[weak]!.length > 20 };
+  }
   const { readings, truncated } = enumerateReadings(model, segments, occurrences);
   const candidates: Candidate[] = readings.map((starts) => {
     const first = starts[0]!;

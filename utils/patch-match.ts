@@ -17,6 +17,7 @@ import {
   lineKeys,
   nonWsLength,
   rstrip,
+  SHORT_FIND_CHARS,
   spanCandidate,
   squashKey,
   type Candidate,
@@ -60,8 +61,7 @@ export type PassOutcome =
   | { strategy: MatchStrategy; candidates: Candidate[]; /** More locations exist than were listed. */ truncated?: boolean }
   | { strategy: MatchStrategy; refusal: { code: 'patch_elision_unanchored' | 'patch_elision_unpaired'; message: string } };
 
-/** Fewer non-whitespace characters than this and only the exact passes run (Gemini CLI and Aider use 10). */
-export const SHORT_FIND_CHARS = 10;
+export { SHORT_FIND_CHARS } from './patch-text.js';
 /** Per-line trimming needs 2 non-blank lines or this many non-whitespace characters (a shorter single line is too easily found by trimming). */
 const TRIM_PASS_MIN_CHARS = 20;
 

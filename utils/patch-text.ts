@@ -207,6 +207,9 @@ export function squashKey(s: string): string {
 }
 const WORD = /[\p{L}\p{N}_$]/u;
 
+/** Fewer non-whitespace characters than this and only the exact passes run (Gemini CLI and Aider use 10). */
+export const SHORT_FIND_CHARS = 10;
+
 /** Count of non-whitespace characters. */
 export function nonWsLength(s: string): number {
   let n = 0;

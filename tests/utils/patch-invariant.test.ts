@@ -84,6 +84,12 @@ describe('elision', () => {
     expect(applyPatch(py, 'def a():\n    ...\n    return x', 'def a():\n    return 0')).toMatchObject({ applied: false, code: 'patch_ambiguous_find' });
   });
 
+  it('refuses a short piece that occurs more than once, even when only one placement fits', () => {
+    const content = '}\nmiddle_line_value = 2\nend_marker_line_here = 3\n}\n';
+    const r = applyPatch(content, '}\n...\nend_marker_line_here = 3', '}\nend_marker_line_here = 4');
+    expect(r).toMatchObject({ applied: false, code: 'patch_ambiguous_find', strategy: 'elision' });
+  });
+
   it('refuses replace markers that do not repeat find\'s', () => {
     const r = applyPatch(py, 'def b():\n    ...\n    return x', 'def b():\n    # ...\n    return y');
     expect(r).toMatchObject({ applied: false, code: 'patch_elision_unpaired' });
