@@ -96,9 +96,10 @@ describe('elision', () => {
   });
 
   it('replaces exactly the span its pieces anchor', () => {
-    const r = applyPatch(py, 'def b():\n    ...\n    return x', 'def b():\n    ...\n    return y');
+    const two = py.replace('    y = 2\n    return x', '    y = 2\n    return x + offset_value');
+    const r = applyPatch(two, 'def b():\n    ...\n    return x + offset_value', 'def b():\n    ...\n    return y');
     expect(r).toMatchObject({ applied: true, strategy: 'elision', startLine: 5, endLine: 7 });
-    expect(r.newContent).toBe(py.replace('    y = 2\n    return x', '    y = 2\n    return y'));
+    expect(r.newContent).toBe(two.replace('    return x + offset_value', '    return y'));
   });
 });
 
