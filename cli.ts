@@ -42,6 +42,8 @@ export interface TaskFlags {
   wide?: boolean;
   concurrency?: number;
   partial?: boolean;
+  /** `--no-repair` sets false: no repair round for refused patches. */
+  repair?: boolean;
 }
 
 let jsonMode = false;
@@ -83,6 +85,7 @@ function buildProgram(): Command {
     .option('--wide', 'a change across many files: one scope request finds them, then one plan request per shard')
     .option('--concurrency <n>', 'wide changes: plan requests in flight (default 4)', positiveInt('--concurrency'))
     .option('--partial', 'wide changes with --yes: write the shards that planned even if others failed')
+    .option('--no-repair', 'when patches do not apply, do not ask the model once more for those patches')
     .option('--debug', 'show stack traces and request details (never keys)')
     .option('--shell', 'start an interactive REPL')
     .option('--ui', 'start the full-screen terminal UI')

@@ -13,6 +13,10 @@ export interface AgentEventMap {
   /** A provider request failed and is retried after `delayMs`; `message` is one line for a person. */
   model_retry: { attempt: number; maxRetries: number; delayMs: number; reason: string; message: string };
   model_reply: { ms: number; inputTokens?: number; outputTokens?: number };
+  /** Patches were refused: the one repair request asks for these (1-based) patches again. */
+  repair_request: { patches: number[]; firstError: string };
+  /** The repair reply arrived; `applied` tells whether the plan applies with it. */
+  repair_reply: { ms: number; applied: boolean };
   read_file: { path: string };
   diffs: { diffs: { file: string; diff: string }[] };
   write_file: { path: string };
@@ -53,7 +57,8 @@ export class AgentEmitter {
   /** Listen to every event; used by `--events` (JSON lines) and the TUI's activity feed. */
   onAny(listener: <K extends AgentEventName>(name: K, payload: AgentEventMap[K]) => void): () => void {
     const names: AgentEventName[] = [
-      'planning', 'scan', 'context', 'model_request', 'model_progress', 'model_retry', 'model_reply', 'read_file',
+      'planning', 'scan', 'context', 'model_request', 'model_progress', 'model_retry', 'model_reply', 'repair_request',
+      'repair_reply', 'read_file',
       'diffs', 'write_file', 'run_tests', 'command_done', 'error', 'success',
       'footprint', 'shard_request', 'shard_done',
     ];

@@ -6,6 +6,7 @@ import { buildMemoryContext, loadGlobalMemory, loadSessionMemory } from '../memo
 import { detectProjectSummary } from '../memory/project-summary.js';
 import type { ProjectInstructions } from './instructions.js';
 import { gatherContext } from './prompt-context.js';
+import { repairPlan, type RepairReport } from './repair.js';
 import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';
 import type { PlanResult, RetryNotice } from '../llm/provider.js';
 import type { Plan, ProviderConfig } from '../llm/types.js';
@@ -20,6 +21,7 @@ export type Planner = (
     timeoutMs?: number;
     onProgress?: (p: { chars: number }) => void;
     onRetry?: (notice: RetryNotice) => void;
+    parseRepair?: boolean;
   },
 ) => Promise<PlanResult>;
 
@@ -41,6 +43,8 @@ export interface RunAgentOptions {
   extraIgnore?: string[];
   /** Injected planner; defaults to a lazy import of `getStructuredPlan` so the SDKs load only here. */
   planner?: Planner;
+  /** false: no repair round when patches are refused (`--no-repair`, settings `repair: false`). @default true */
+  repair?: boolean;
 }
 
 /** Wall-clock time of each stage, ms. `modelMs` is the provider call (incl. a repair request). */
@@ -64,6 +68,8 @@ export interface AgentRun {
   planResult: PlanResult;
   prepared: PreparedPlan;
   timings: StageTimings;
+  /** Set when refused patches were sent back in the one repair round (agent/repair.ts). */
+  repair?: RepairReport;
 }
 
 /**
@@ -124,13 +130,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const planner = options.planner ?? (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
   options.emitter?.emit('model_request', { provider: options.provider.name, model: options.provider.model });
   const t2 = performance.now();
-  const planResult = await planner(options.provider, prompts.systemPrompt, prompts.userPrompt, {
+  let planResult = await planner(options.provider, prompts.systemPrompt, prompts.userPrompt, {
     signal: options.signal,
     timeoutMs: options.timeoutMs,
     onProgress: (p) => options.emitter?.emit('model_progress', p),
     onRetry: (notice) => options.emitter?.emit('model_retry', notice),
   });
-  const modelMs = performance.now() - t2;
+  let modelMs = performance.now() - t2;
   options.emitter?.emit('model_reply', {
     ms: Math.round(modelMs),
     inputTokens: planResult.usage?.inputTokens,
@@ -138,8 +144,19 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   });
 
   const t3 = performance.now();
-  const prepared = await preparePlan(options.rootDir, planResult.plan, options.emitter);
-  const applyMs = performance.now() - t3;
+  let prepared = await preparePlan(options.rootDir, planResult.plan, options.emitter);
+  let applyMs = performance.now() - t3;
+  let plan = planResult.plan;
+  let repair: RepairReport | undefined;
+  if (options.repair !== false) {
+    const repaired = await repairPlan({ ...options, planner, ...prompts, plan, planResult, prepared });
+    if (repaired) {
+      ({ plan, prepared, planResult } = repaired);
+      repair = repaired.report;
+      modelMs += repair.ms;
+      applyMs = performance.now() - t3 - repair.ms;
+    }
+  }
   if (prepared.ok) {
     options.emitter?.emit('diffs', { diffs: prepared.changes.map((c) => ({ file: c.path, diff: c.diff })) });
   }
@@ -149,9 +166,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     instructions: prompts.instructions,
     systemPrompt: prompts.systemPrompt,
     userPrompt: prompts.userPrompt,
-    plan: planResult.plan,
+    plan,
     planResult,
     prepared,
+    ...(repair ? { repair } : {}),
     timings: {
       contextMs: Math.round(prompts.contextMs),
       promptMs: Math.round(prompts.promptMs),

@@ -4,6 +4,7 @@ import chalk from 'chalk';
 import { runAgent, type AgentRun, type Planner } from '../agent/runner.js';
 import type { PlannedChange, PreparedPlan } from '../agent/executor.js';
 import { IoError } from '../utils/errors.js';
+import type { RepairReport } from '../agent/repair.js';
 import { makeSavedPlan } from '../agent/plan-file.js';
 import { createAgentEmitter, type AgentEmitter } from '../agent/events.js';
 import { runWriteStage, type CommandReport, type TaskStatus, type VerifyReport } from '../agent/write-stage.js';
@@ -59,6 +60,8 @@ export interface TaskOptions {
   extraIgnore?: string[];
   /** A wide change (`--files`, `--grep`, `--wide`): sharded plan requests, merged and written once. */
   wide?: import('./wide-flow.js').WideOptions;
+  /** false: no repair round for refused patches (`--no-repair`, settings `repair: false`). */
+  repair?: boolean;
 }
 
 /** The `--json` report (and the return value of `executeTask`). Times in ms, usage in tokens. */
@@ -71,6 +74,8 @@ export interface TaskReport {
   model: string;
   plan: AgentRun['plan'];
   repaired: boolean;
+  /** The one patch-repair round, when refused patches were sent back (agent/repair.ts). */
+  repair?: RepairReport;
   patches: { index: number; file: string; applied: boolean; strategy?: string; error?: string; startLine?: number }[];
   pathIssues: { index: number; file: string; code: string; message: string }[];
   filesWritten: string[];
@@ -127,6 +132,7 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
       timeoutMs: options.timeoutMs,
       planner: options.planner,
       extraIgnore: options.extraIgnore,
+      repair: options.repair,
     });
   } finally {
     spinner?.stop();
@@ -146,6 +152,7 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
     model,
     plan,
     repaired: run.planResult.repaired,
+    ...(run.repair ? { repair: run.repair } : {}),
     ...patchReport(prepared),
     usage: usage ?? null,
     costUsd: usage ? (estimateCostUsd(model, usage) ?? null) : null,
@@ -193,6 +200,9 @@ export async function writeWithConsole(
 ): Promise<TaskReport> {
   const out = (text: string) => (options.json ? undefined : options.stdout.write(text + '\n'));
   const { review } = options;
+  if (base.repair) {
+    out(chalk.dim(`Repair round for patch ${base.repair.patches.map((n) => `#${n}`).join(', ')} after ${base.repair.firstError}`));
+  }
   const write = await runWriteStage({
     rootDir: options.rootDir,
     task: options.task,

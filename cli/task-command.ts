@@ -29,6 +29,7 @@ export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
   if (flags.timeout) out.timeoutMs = flags.timeout;
   if (flags.verifyCmd) out.verifyCommand = flags.verifyCmd;
   if (flags.commit) out.autoCommit = true;
+  if (flags.repair === false) out.repair = false;
   return out;
 }
 
@@ -46,6 +47,7 @@ export function taskSettings(flags: TaskFlags, values: SettingsValues) {
     yes: Boolean(flags.yes),
     runCommands: Boolean(flags.runCommands),
     allowNetwork: Boolean(flags.allowNetwork),
+    repair: values.repair,
   };
 }
 

@@ -33,6 +33,8 @@ export type SettingsValues = {
   commands: { allow: string[]; deny: string[] };
   /** Commit applied edits to git automatically. Default false. */
   autoCommit: boolean;
+  /** Ask the model once more for patches that did not apply (the one repair round). Default true. */
+  repair: boolean;
 };
 
 /** Settings layers, lowest precedence first. */
@@ -76,6 +78,7 @@ export const DEFAULT_SETTINGS: Readonly<SettingsValues> = Object.freeze({
   ignore: [],
   commands: { allow: [], deny: [] },
   autoCommit: false,
+  repair: true,
 });
 
 /** Environment variables read by the 'env' layer, by setting. */
@@ -98,6 +101,7 @@ const FLAG_NAMES: Record<keyof SettingsValues, string> = {
   verifyCommand: '--verify-cmd',
   commands: '--allow/--deny',
   autoCommit: '--commit',
+  repair: '--no-repair',
 };
 
 /** What one layer contributes; every field optional. */
@@ -122,6 +126,7 @@ async function settingsFileSchema() {
     verifyCommand: z.string().optional(),
     commands: z.strictObject({ allow: stringList.optional(), deny: stringList.optional() }).optional(),
     autoCommit: z.boolean().optional(),
+    repair: z.boolean().optional(),
   });
 }
 
@@ -189,7 +194,7 @@ export async function loadSettings(options: {
   };
 }
 
-const SCALAR_KEYS = ['provider', 'model', 'budgetChars', 'timeoutMs', 'verifyCommand', 'autoCommit'] as const;
+const SCALAR_KEYS = ['provider', 'model', 'budgetChars', 'timeoutMs', 'verifyCommand', 'autoCommit', 'repair'] as const;
 
 /** Pure merge of the layers over DEFAULT_SETTINGS; see SettingsValues for the rules. */
 function mergeLayers(layers: readonly Layer[]): Pick<ResolvedSettings, 'values' | 'sources'> {

@@ -76,3 +76,54 @@ function fenceFor(text: string): string {
   for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   return '`'.repeat(Math.max(3, longest + 1));
 }
+
+/** One refused patch, as the repair request shows it to the model. */
+export interface RepairItem {
+  /** 1-based number of the patch in the plan. */
+  number: number;
+  file: string;
+  find: string;
+  /** Why it was refused, one line. */
+  error: string;
+  /** The file's real text around the closest match (or every location of an ambiguous find). */
+  excerpts: readonly { startLine: number; endLine: number; text: string }[];
+}
+
+/**
+ * The user message of the one repair round after patches were refused: the original prompt, then, for each
+ * refused patch only, its number, file, find, the error and the file's real text near the closest match.
+ * Line numbers stand in the headings, never inside the text to copy. It asks for exactly one replacement
+ * patch per refused patch, in order, in the same JSON plan schema.
+ *
+ * @param userPrompt  the first request's user message (task and context)
+ * @param items       the refused patches, in plan order
+ * @returns the prompt text
+ */
+export function buildPatchRepairPrompt(userPrompt: string, items: readonly RepairItem[]): string {
+  const blocks = items.map((item) => {
+    const parts = [
+      `## Patch ${item.number} (${item.file})`,
+      `Error: ${item.error}`,
+      `find was:\n${fenced(item.find)}`,
+    ];
+    for (const e of item.excerpts) {
+      parts.push(`Lines ${e.startLine}-${e.endLine} of ${item.file}, exactly as in the file (copy from here):\n${fenced(e.text)}`);
+    }
+    return parts.join('\n\n');
+  });
+  const n = items.length;
+  return [
+    userPrompt,
+    '---',
+    `${n === 1 ? 'One patch' : `${n} patches`} of your plan could not be applied, so nothing was changed. The other patches were fine; do not send them again.`,
+    blocks.join('\n\n'),
+    `Reply with a JSON plan in the same schema whose \`patches\` holds exactly ${n} patch${n === 1 ? '' : 'es'}: the replacement${n === 1 ? '' : 's'} for ` +
+      `${items.map((i) => `patch ${i.number}`).join(', ')}, in that order. Copy each \`find\` verbatim from the file text shown above ` +
+      '(without the line numbers of the headings), with enough lines to be unique. Use `find: ""` only to create a file that does not exist.',
+  ].join('\n\n');
+}
+
+function fenced(text: string): string {
+  const fence = fenceFor(text);
+  return `${fence}\n${text}${text.endsWith('\n') ? '' : '\n'}${fence}`;
+}

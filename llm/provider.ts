@@ -68,6 +68,8 @@ export interface PlanOptions {
   onRetry?: (notice: RetryNotice) => void;
   /** Retry tuning (tests shorten the backoff); see llm/retry.ts. */
   retry?: Omit<RetryOptions, 'signal' | 'onRetry'>;
+  /** false: an invalid reply throws at once, without the repair request (a patch-repair round is the one). @default true */
+  parseRepair?: boolean;
 }
 
 /** The result of `getStructuredPlan`. */
@@ -277,7 +279,7 @@ export async function getStructuredPlan(
     const plan = parsePlan(first.text);
     return { plan, reply: first, usage: first.usage, repaired: false, ms: Math.round(performance.now() - started) };
   } catch (error) {
-    if (!(error instanceof PlanParseError)) throw error;
+    if (!(error instanceof PlanParseError) || options.parseRepair === false) throw error;
     const second = await ask(repairPrompt(userPrompt, first.text, error.detail));
     checkFinish(config, second);
     const plan = parsePlan(second.text);

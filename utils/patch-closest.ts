@@ -1,6 +1,6 @@
 /**
  * "Did you mean lines 40–52?": the region of a file that looks most like a `find` that matched nowhere.
- * Suggest-only; never used to apply (research edit-matching.md §6.3 P10, §6.7). Lines of find vote for the
+ * Suggest-only; never used to apply (like Aider's "did you mean" lines). Lines of find vote for the
  * window start they imply wherever their trimmed text occurs; a one-line find falls back to word overlap.
  */
 import { contentKey, lineKeys, type TextModel } from './patch-text.js';

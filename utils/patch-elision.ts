@@ -1,6 +1,6 @@
 /**
  * The elision pass: a `find` with `...` marker lines ("something is left out here") is split into segments
- * that anchor the span at both ends (research edit-matching.md §6.3 P8; Aider's `try_dotdotdots`).
+ * that anchor the span at both ends (after Aider's `try_dotdotdots`).
  *
  * Anchors are often common lines (`}`, a closing docstring), so several placements ("readings") can fit.
  * Every placement counts as a location. One reading is taken only on evidence from the replacement, which
@@ -8,9 +8,9 @@
  * the replacement must keep at least one informative line of that reading's elided text. A replacement
  * that says nothing about the elided text (e.g. deletes it all) never picks between readings.
  */
-import { diffArrays } from 'diff';
 import type { PassOutcome } from './patch-match.js';
-import { type Candidate, contentKey, foldedKey, lineKeys, spanCandidate, type TextModel } from './patch-text.js';
+import { renderCandidate } from './patch-render.js';
+import { type Candidate, contentKey, foldedKey, lineKeys, nonWsLength, SHORT_FIND_CHARS, spanCandidate, type TextModel } from './patch-text.js';
 
 /**
  * A line that only says "something was left out here": `...` or `…`, optionally inside a line comment
@@ -64,77 +64,34 @@ export function locateElision(
   }
   const keep = replMarkers > 0;
   const occurrences = segments.map((s) => segmentOccurrences(model, s.lines));
+  // A short piece (`}`, `return x`) that occurs more than once anchors nothing: a drifted piece would land on
+  // another copy of it. Longer pieces may repeat as long as the placement of all pieces together is unique.
+  const weak = segments.findIndex((seg, k) => occurrences[k]!.length > 1 && nonWsLength(seg.lines.join('')) < SHORT_FIND_CHARS);
+  if (weak >= 0) {
+    const spans = occurrences[weak]!.slice(0, 20).map((i) => spanCandidate(model, i, i + segments[weak]!.lines.length - 1, ''));
+    return { strategy: 'elision', candidates: spans, truncated: occurrences[weak]!.length > 20 };
+  }
   const { readings, truncated } = enumerateReadings(model, segments, occurrences);
   const candidates: Candidate[] = readings.map((starts) => {
     const first = starts[0]!;
     const lastSeg = segments.length - 1;
     const last = starts[lastSeg]! + segments[lastSeg]!.lines.length - 1;
-    return spanCandidate(model, first, last, renderReplacement(model, segments, starts, replLines, keep));
+    // Several placements are refused as ambiguous: only their lines are reported, nothing is rendered.
+    if (readings.length > 1) return spanCandidate(model, first, last, '');
+    // Find as the model meant it: its segment lines, and the file's own lines where it wrote "...".
+    const meant = model.lines.slice(first, last + 1);
+    segments.forEach((seg, k) => seg.lines.forEach((line, j) => (meant[starts[k]! - first + j] = line)));
+    const text = renderReplacement(model, segments, starts, replLines, keep);
+    const map = meant.map((_, j) => first + j);
+    return renderCandidate(model, meant, text === '' ? [] : text.split('\n'), { first, last, map });
   });
   if (candidates.length === 0) return undefined;
-  const supported = candidates.length > 1 && !keep && !truncated ? bestSupported(model, segments, readings, candidates, replLines) : undefined;
-  return supported ? { strategy: 'elision', candidates: [supported] } : { strategy: 'elision', candidates, truncated };
+  // Several placements are several locations: refused as ambiguous, never settled by similarity.
+  return { strategy: 'elision', candidates, truncated };
 }
 
-/** Margin (in changed lines) by which the best-supported reading must beat the next one. */
-const SUPPORT_MARGIN = 2;
 /** Readings beyond this many are neither listed nor scored (the find is ambiguous anyway). */
 const MAX_READINGS = 500;
-
-/**
- * The reading whose span is closest to the replacement (fewest lines added + removed), if it beats every
- * other reading by `SUPPORT_MARGIN` and the replacement keeps an informative line of its elided text.
- */
-function bestSupported(
-  model: TextModel,
-  segments: readonly Segment[],
-  readings: readonly number[][],
-  candidates: readonly Candidate[],
-  replLines: readonly string[],
-): Candidate | undefined {
-    // Compared without any whitespace: re-aligned or re-indented kept lines are still evidence.
-  const squash = (line: string) => foldedKey(line).replace(/\s+/g, '');
-  const folded = lineKeys(model).folded;
-  const repl = replLines.map(squash);
-  // Cheapest first (the length difference is a lower bound on the diff), and every diff is cut off once it
-  // cannot matter: past the best so far plus the margin, a reading can neither win nor tie.
-  const order = candidates
-    .map((c, k) => ({ c, k, bound: Math.abs(c.lastLine - c.firstLine + 1 - repl.length) }))
-    .sort((a, b) => a.bound - b.bound);
-  let bestSoFar = Infinity;
-  const scored = order.map(({ c, k, bound }) => {
-    const limit = bestSoFar + SUPPORT_MARGIN;
-    if (bound > limit) return { candidate: c, changed: Infinity, evidence: 0, reading: readings[k]! };
-    const span = folded.slice(c.firstLine, c.lastLine + 1).map((l) => l.replace(/\s+/g, ''));
-    const headEnd = segments[0]!.lines.length;
-    const tailStart = span.length - segments[segments.length - 1]!.lines.length;
-    const parts = diffArrays(span, repl, { maxEditLength: Number.isFinite(limit) ? limit : Number.MAX_SAFE_INTEGER });
-    if (!parts) return { candidate: c, changed: Infinity, evidence: 0, reading: readings[k]! };
-    let changed = 0;
-    let evidence = 0;
-    let at = 0;
-    for (const part of parts) {
-      if (part.added || part.removed) {
-        changed += part.count ?? part.value.length;
-      } else {
-        for (let i = at; i < at + part.value.length; i++) if (i >= headEnd && i < tailStart && informative(span[i]!)) evidence++;
-      }
-      if (!part.added) at += part.value.length;
-    }
-    bestSoFar = Math.min(bestSoFar, changed);
-    return { candidate: c, changed, evidence, reading: readings[k]! };
-  });
-  scored.sort((a, b) => a.changed - b.changed);
-  const [best, next] = scored;
-  if (!best || !next || next.changed - best.changed < SUPPORT_MARGIN || best.evidence === 0) return undefined;
-  return best.candidate;
-}
-
-/** A line that says something on its own: 4+ characters with a letter or digit (not a lone brace). */
-function informative(line: string): boolean {
-  const t = line.trim();
-  return t.length >= 4 && /[\p{L}\p{N}]/u.test(t);
-}
 
 function splitSegments(findLines: readonly string[]): Segment[] | undefined {
   const segments: Segment[] = [{ lines: [] }];

@@ -4,7 +4,7 @@
  * An `IndentMap` learns the find→file relation from the matched lines — a constant shift in columns, with
  * the width of a tab on the side that uses tabs solved for — and moves every replacement line into the
  * file's frame (Aider's `replace_part_with_missing_leading_whitespace`, Gemini CLI's `applyIndentation`;
- * research edit-matching.md §6.3 P5/P6).
+ * the two indentation passes).
  */
 import { lineKeys, type TextModel } from './patch-text.js';
 
@@ -14,6 +14,8 @@ export interface IndentMap {
   readonly pairs: ReadonlyMap<string, string>;
   /** Moves any other indent string into the file's frame. */
   readonly convert: (indent: string) => string;
+  /** The chosen relation applied to an indent seen on a matched line (undefined: it has no image). */
+  readonly relate: (indent: string) => string | undefined;
 }
 
 /** Returned by a relation that cannot tell how the file would write an indent. */
@@ -37,11 +39,18 @@ export function buildIndentMap(
   strict: boolean,
 ): IndentMap | undefined {
   const pairs = new Map<string, string>();
+  const conflicted = new Set<string>();
   for (const [f, g] of matched) {
     const known = pairs.get(f);
     if (known === undefined) pairs.set(f, g);
-    else if (strict && known !== g) return undefined;
+    else if (known !== g) {
+      if (strict) return undefined;
+      conflicted.add(f);
+    }
   }
+  // One find indent seen at two file indents (a clamped dedent, a drifted line): a new line written with
+  // it has no certain place.
+  for (const f of conflicted) pairs.set(f, AMBIGUOUS_INDENT);
   const shift = columnShift(model, matched, replaceIndents, strict);
   // A relation maps a find-frame indent to the file's; `fresh` is set for indents no matched line had.
   const relations: ((indent: string, fresh: boolean) => string | undefined)[] = [];
@@ -69,7 +78,7 @@ export function buildIndentMap(
     if (strict && fit < matched.length) continue;
     if (fit > bestFit) [best, bestFit] = [rel, fit];
   }
-  if (!best) return matched.length === 0 ? { pairs, convert: (r) => r } : undefined;
+  if (!best) return matched.length === 0 ? { pairs, convert: (r) => r, relate: (r) => r } : undefined;
   const chosen = best;
   // Unless the model's extra prefix is simply taken off, a new indent with a tab in it, in a frame that
   // used spaces and never a tab, has no known meaning.
@@ -81,7 +90,22 @@ export function buildIndentMap(
     if (!frameHasTabs && frameHasSpaces && r.includes('\t')) return AMBIGUOUS_INDENT;
     return chosen(r, true) ?? shift?.(r, true) ?? r;
   };
-  return { pairs, convert };
+  return { pairs, convert, relate: (r) => chosen(r, false) };
+}
+
+/**
+ * Whether a matched pair of lines fits the map's relation: the find line's indentation, moved into the
+ * file's frame, is the file line's indentation. A pair that does not fit is a drifted line; new lines next
+ * to it have no certain frame.
+ */
+export function fitsIndent(map: IndentMap, findLine: string, fileLine: string): boolean {
+  return map.relate(leading(findLine)) === leading(fileLine);
+}
+
+function leading(line: string): string {
+  let i = 0;
+  while (i < line.length && (line[i] === ' ' || line[i] === '\t')) i++;
+  return line.slice(0, i);
 }
 
 /**

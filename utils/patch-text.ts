@@ -2,7 +2,7 @@
  * The text model behind the patch engine: a file's content with its BOM and CRLF line endings taken out
  * (the "working text"), its lines, per-line comparison keys, and the map from working-text offsets back to
  * raw offsets. Matching happens on the working text; splicing happens on the raw text, so bytes outside a
- * matched span are never touched (research: edit-matching.md §6.2, §6.6).
+ * matched span are never touched.
  */
 
 /** A file's content prepared for matching. Offsets into `w` are "working offsets". */
@@ -23,6 +23,8 @@ export interface TextModel {
   readonly eol: '\n' | '\r\n';
   /** Lazily built per-line comparison keys and indexes (see `lineKeys`). */
   keys?: LineKeys;
+  /** Lazily built: whether each line begins inside a multi-line string (utils/patch-literal.ts). */
+  literal?: boolean[];
 }
 
 /** Per-line comparison keys of a file, built once and shared by every pass. */
@@ -37,6 +39,8 @@ export interface LineKeys {
   readonly indent: readonly string[];
   /** Line indexes by `content` key, ascending. */
   readonly byContent: ReadonlyMap<string, readonly number[]>;
+  /** The working text with typographic characters folded one for one (same length and offsets as `w`). */
+  foldedText(): string;
 }
 
 /** Parse content into a text model. Pure; O(n) in characters. */
@@ -101,6 +105,13 @@ export function eolForSpan(model: TextModel, start: number, end: number): '\n' |
   const crlf = countBelow(model.crlfAt, end) - countBelow(model.crlfAt, start);
   if (crlf * 2 === newlines) return model.eol;
   return crlf * 2 > newlines ? '\r\n' : '\n';
+}
+
+/** The raw line ending after line `i` (`\n` or `\r\n`); `\n` for the last line. */
+export function lineEnding(model: TextModel, i: number): '\n' | '\r\n' {
+  const at = lineEnd(model, i);
+  const k = countBelow(model.crlfAt, at);
+  return model.crlfAt[k] === at ? '\r\n' : '\n';
 }
 
 function countBelow(sorted: readonly number[], value: number): number {
@@ -174,9 +185,30 @@ export function lineKeys(model: TextModel): LineKeys {
     if (list) list.push(i);
     else byContent.set(content[i]!, [i]);
   }
-  model.keys = { rstrip: rs, folded, content, indent, byContent };
+  let foldedText: string | undefined;
+  model.keys = {
+    rstrip: rs,
+    folded,
+    content,
+    indent,
+    byContent,
+    foldedText: () => (foldedText ??= FOLD_TEST.test(model.w) ? model.w.replace(FOLD_RE, (c) => (FOLD[c]?.length === 1 ? FOLD[c]! : c)) : model.w),
+  };
   return model.keys;
 }
+
+/**
+ * Key of a line with whitespace that cannot change its meaning taken out: folded, trimmed, a run of spaces
+ * and tabs between two word characters written as one space, any other run removed (`a = b` → `a=b`).
+ */
+export function squashKey(s: string): string {
+  const t = foldUnicode(s).trim();
+  return t.replace(/[ \t]+/g, (run, at: number) => (WORD.test(t[at - 1] ?? '') && WORD.test(t[at + run.length] ?? '') ? ' ' : ''));
+}
+const WORD = /[\p{L}\p{N}_$]/u;
+
+/** Fewer non-whitespace characters than this and only the exact passes run (Gemini CLI and Aider use 10). */
+export const SHORT_FIND_CHARS = 10;
 
 /** Count of non-whitespace characters. */
 export function nonWsLength(s: string): number {
@@ -199,8 +231,12 @@ export interface Candidate {
   lastLine: number;
   /** Replacement for the span, in working text (LF line endings). */
   text: string;
-  /** Set when a replacement line's indentation could not be written with certainty in the file's style. */
+  /** Set when a replacement line could not be written with certainty: its 1-based line in replace. */
   uncertainLine?: number;
+  /** Why: its indentation in the file's frame is unknown, it sits inside a multi-line string, or blank lines. */
+  uncertain?: 'indent' | 'literal' | 'blank';
+  /** For each line of `text`, the file line copied verbatim into it (its own line ending is kept). */
+  sources?: readonly (number | undefined)[];
 }
 
 /** A whole-line span from line `first` to line `last` (inclusive) replaced by `text`. */

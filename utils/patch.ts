@@ -3,12 +3,14 @@
  * meant and never guesses: a cascade of matchers from strict to loose (utils/patch-match.ts) stops at the
  * first pass that finds anything, counts distinct locations, and applies only when there is exactly one
  * (or the patch asks for all, or names an occurrence). Line endings, BOM and final newline are kept; edits
- * are spliced by index. Design and sources: ../shared/research/edit-matching.md §6, issue 4.
+ * are spliced by index. A relaxed pass never changes a line the patch leaves unchanged: see the invariant in
+ * utils/patch-render.ts.
  */
 import type { PatchOp } from './plan.js';
 import { locate, preparePatch, type Candidate, type MatchStrategy } from './patch-match.js';
 import { closestRegion } from './patch-closest.js';
-import { eolForSpan, makeTextModel, rawOffset, type TextModel } from './patch-text.js';
+import { eolForSpan, lineEnding, makeTextModel, rawOffset, type TextModel } from './patch-text.js';
+import { lineSteps } from './patch-render.js';
 
 export type { MatchStrategy } from './patch-match.js';
 export { isElisionMarker } from './patch-elision.js';
@@ -21,7 +23,9 @@ export { isElisionMarker } from './patch-elision.js';
  *   `patch_invalid_options`: bad `occurrence` or both options; `patch_occurrence_out_of_range`;
  *   `patch_overlapping_matches`: `replaceAll` on matches that overlap.
  * - `patch_ambiguous_blank_edge`: find starts/ends inside a run of blank lines and the patch changes how
- *   many; `patch_ambiguous_indent`: a new line's indentation has no certain spelling in the file's style.
+ *   many, or find left out blank lines next to a change and replace does not say what becomes of them.
+ * - `patch_ambiguous_indent`: a new line's indentation has no certain spelling in the file's frame (the
+ *   indentation relation has exceptions next to it, or the line sits inside a multi-line string).
  * - `patch_elision_unanchored` / `patch_elision_unpaired`: `...` lines that cannot anchor a span, or
  *   markers in replace that do not repeat find's.
  * - Plans only: `patch_file_missing` (non-empty find on a file not given), `patch_overlap` (a patch
@@ -148,13 +152,8 @@ export function applyPatch(content: string, find: string, replace: string, optio
   } else {
     chosen = found;
   }
-  const uncertain = chosen.find((c) => c.uncertainLine !== undefined);
-  if (uncertain) {
-    return refuse('patch_ambiguous_indent', `cannot tell how line ${uncertain.uncertainLine} of replace is indented in this file's style (tabs vs spaces)`, {
-      ...counted,
-      hint: 'write find and replace with the file\'s own indentation characters',
-    });
-  }
+  const uncertain = chosen.find((c) => c.uncertain !== undefined || c.uncertainLine !== undefined);
+  if (uncertain) return uncertainRefusal(uncertain, counted);
   const edge = chosen.find((c) => blankEdgeConflict(model, c));
   if (edge) {
     return refuse('patch_ambiguous_blank_edge', `find starts or ends inside a run of blank lines (line ${edge.firstLine + 1}) and the patch changes how many there are`, {
@@ -213,7 +212,7 @@ export function applyPatches(contents: ReadonlyMap<string, string>, patches: rea
     const before = current.get(patch.file);
     if (before === undefined && patch.find !== '') {
       ok = false;
-      results.push({ ...base, applied: false, code: 'patch_file_missing', error: `${patch.file} does not exist (or was not read); only find "" can create it` });
+      results.push({ ...base, applied: false, code: 'patch_file_missing', error: `${patch.file}: no such file; \`find: ""\` creates it` });
       return;
     }
     const result = applyPatch(before ?? '', patch.find, patch.replace, { replaceAll: patch.replace_all, occurrence: patch.occurrence });
@@ -312,13 +311,56 @@ function describeSpans(spans: readonly Candidate[]): string {
   return `lines ${text.join(', ')}${spans.length > 8 ? ', …' : ''}`;
 }
 
+/** Why a located patch cannot be written with certainty, as a refusal. */
+function uncertainRefusal(c: Candidate, counted: Partial<PatchResult>): PatchResult {
+  const line = c.uncertainLine ?? 1;
+  if (c.uncertain === 'literal') {
+    return refuse('patch_ambiguous_indent', `line ${line} of replace would be re-indented inside a multi-line string, where indentation is content`, {
+      ...counted,
+      hint: 'copy find with the exact indentation of the file',
+    });
+  }
+  if (c.uncertain === 'blank') {
+    return refuse('patch_ambiguous_blank_edge', `find leaves out blank lines of the file next to line ${line} of replace, and replace does not say what becomes of them`, {
+      ...counted,
+      hint: 'quote the blank lines in find as they are in the file',
+    });
+  }
+  return refuse('patch_ambiguous_indent', `cannot tell how line ${line} of replace is indented in this file's style`, {
+    ...counted,
+    hint: "write find and replace with the file's own indentation",
+  });
+}
+
+/**
+ * The edit in raw offsets, with the file's line endings: a line copied from the file keeps its own ending
+ * (a file with mixed endings stays mixed); new lines get the span's ending (see `eolForSpan`).
+ */
 function toRawEdit(model: TextModel, c: Candidate): PatchEdit {
   const eol = eolForSpan(model, c.start, c.end);
-  return {
-    start: rawOffset(model, c.start),
-    end: rawOffset(model, c.end),
-    text: eol === '\n' ? c.text : c.text.replace(/\n/g, '\r\n'),
-  };
+  const start = rawOffset(model, c.start);
+  const end = rawOffset(model, c.end);
+  const newlines = model.lines.length - 1;
+  if (model.crlfAt.length === 0 || model.crlfAt.length === newlines) {
+    return { start, end, text: eol === '\n' ? c.text : c.text.replace(/\n/g, '\r\n') };
+  }
+  const lines = c.text.split('\n');
+  const sources = c.sources ?? keptLines(model, c, lines);
+  let text = lines[0]!;
+  for (let k = 1; k < lines.length; k++) {
+    const from = sources[k - 1];
+    text += (from !== undefined ? lineEnding(model, from) : eol) + lines[k]!;
+  }
+  return { start, end, text };
+}
+
+/** For a candidate from a substring pass: which replacement lines are find lines kept as they are. */
+function keptLines(model: TextModel, c: Candidate, replLines: readonly string[]): (number | undefined)[] {
+  const sources: (number | undefined)[] = replLines.map(() => undefined);
+  for (const step of lineSteps(model.w.slice(c.start, c.end).split('\n'), replLines)) {
+    if ('keep' in step) sources[step.at] = c.firstLine + step.keep;
+  }
+  return sources;
 }
 
 /** Splice ascending, non-overlapping edits into `content` by index (never `String.replace`: `$` is literal). */

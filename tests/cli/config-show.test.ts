@@ -86,6 +86,7 @@ describe('runConfigShow', () => {
       ignore: ['dist/**', 'scratch/'],
       commands: { allow: ['npm test'], deny: [] },
       autoCommit: true,
+      repair: true,
     });
     expect(doc.sources.autoCommit).toEqual({ layer: 'env', where: 'CLAWCODE_AUTO_COMMIT' });
     expect(doc.sources.model).toEqual({ layer: 'flag', where: '--model' });

@@ -88,7 +88,7 @@ async function writeLayers(top: number): Promise<{ env: NodeJS.ProcessEnv; flags
 describe('loadSettings precedence', () => {
   it('uses the defaults when no layer sets anything, and reports the files looked for', async () => {
     const s = await load();
-    expect(s.values).toEqual({ budgetChars: 18000, timeoutMs: 120000, ignore: [], commands: { allow: [], deny: [] }, autoCommit: false });
+    expect(s.values).toEqual({ budgetChars: 18000, timeoutMs: 120000, ignore: [], commands: { allow: [], deny: [] }, autoCommit: false, repair: true });
     expect(s.sources.budgetChars).toEqual({ layer: 'default', where: 'default' });
     expect(s.sources.ignore).toEqual({ layer: 'default', where: 'default' });
     expect(s.files).toEqual([

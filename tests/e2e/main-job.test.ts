@@ -119,8 +119,11 @@ describe('clawcode "<task>" end to end', () => {
         }),
       ),
     );
+    // The one repair round asks for patch 2 again; its reply still does not apply.
+    server.reply(replies.plan(plan({ patches: [{ file: 'lib/help.js', operation: 'replace', find: 'still not in help.js\n', replace: 'x' }] })));
     const result = await runCli(['change things', '--dir', project, '--yes'], { env });
     expect(result.code).toBe(3);
+    expect(server.completions()).toHaveLength(2);
     expect(result.stderr).toMatch(/patch #2 \(lib\/help\.js\)/);
     const after = await snapshotTree(project);
     for (const [path, bytes] of before) expect(after.get(path)?.equals(bytes), path).toBe(true);

@@ -136,3 +136,111 @@ describe('patch engine properties', () => {
     );
   });
 });
+
+/** A file whose lines are indented in one style only (spaces or tabs), so a tab↔space drift is lossless. */
+const styledFileArb = fc.constantFrom<'spaces' | 'tabs'>('spaces', 'tabs').chain((style) => {
+  const indents = style === 'spaces' ? ['', '  ', '    ', '      '] : ['', '\t', '\t\t', '\t\t\t'];
+  const line = fc
+    .tuple(
+      fc.constantFrom(...indents),
+      fc.array(fc.constantFrom('let', 'x', 'y', 'return', 'foo(bar)', '=', '+', '1', 'if', '{', '}', "'s'", 'a=b', '// it’s'), { minLength: 1, maxLength: 5 }),
+      fc.constantFrom('', ';', ' {', ',', '  '),
+    )
+    .map(([indent, words, end]) => indent + words.join(' ') + end);
+  return fc.array(fc.oneof({ weight: 6, arbitrary: line }, { weight: 1, arbitrary: fc.constant('') }), { minLength: 2, maxLength: 30 });
+});
+
+type Drift = 'trailing' | 'shift' | 'dedent' | 'tabs' | 'quotes' | 'uneven' | 'blank' | 'blankBoth' | 'shiftTrailing';
+
+/** The model's view of a file line: how a drift rewrites it (find lines get every drift, replace lines the frame ones). */
+function drifted(line: string, drift: Drift, findSide: boolean, k: number): string {
+  if (line.trim() === '') return line;
+  switch (drift) {
+    case 'trailing':
+      return findSide && k % 2 === 0 ? `${line}  ` : line;
+    case 'quotes':
+      return findSide ? line.replace(/'/g, '\u2019') : line;
+    case 'shift':
+      return `  ${line}`;
+    case 'dedent':
+      return line.replace(/^( {2}|\t)/, '');
+    case 'tabs':
+      return line.replace(/^\t+/, (t) => '    '.repeat(t.length)).replace(/^( {2})+/, (s) => '\t'.repeat(s.length / 2));
+    case 'uneven':
+      // One line of find lost its indentation; replace was written right.
+      return findSide && k === 1 ? line.trimStart() : line;
+    case 'shiftTrailing':
+      return findSide && k % 2 === 1 ? `  ${line} ` : `  ${line}`;
+    case 'blank':
+    case 'blankBoth':
+      return line;
+  }
+}
+
+describe('drifted edits: the intended bytes or a refusal, never other bytes', () => {
+  it('holds for random files, random edits and every drift', () => {
+    fc.assert(
+      fc.property(
+        styledFileArb,
+        fc.nat(),
+        fc.integer({ min: 2, max: 6 }),
+        fc.array(fc.constantFrom('keep', 'keep', 'change', 'delete', 'insert'), { minLength: 6, maxLength: 6 }),
+        fc.constantFrom<Drift>('trailing', 'shift', 'dedent', 'tabs', 'quotes', 'uneven', 'blank', 'blankBoth', 'shiftTrailing'),
+        fc.boolean(),
+        (lines, at, len, ops, drift, crlf) => {
+          const start = at % lines.length;
+          const end = Math.min(lines.length, start + len);
+          const block = lines.slice(start, end);
+          fc.pre(block[0]!.trim() !== '' && block[block.length - 1]!.trim() !== '' && block.length >= 2);
+          // What the person wants, in the file's own frame.
+          const intended: string[] = [];
+          block.forEach((line, k) => {
+            const op = ops[k] ?? 'keep';
+            const indent = /^[ \t]*/.exec(line)![0];
+            if (op === 'keep' || line.trim() === '') intended.push(line);
+            else if (op === 'change') intended.push(`${indent}changed${k}();`);
+            else if (op === 'insert') intended.push(line, `${indent}added${k}();`);
+          });
+          // A dedent is uniform: every line of the block has indentation to lose (a find that starts after a
+          // line's indentation is an exact substring and is replaced literally).
+          fc.pre(drift !== 'dedent' || block.every((l) => l.trim() === '' || /^[ \t]/.test(l)));
+          // (Deleting every line of find leaves its last line break: a different, tested rule.)
+          fc.pre(intended.length > 0 && intended.join('\n') !== block.join('\n'));
+          // Blank lines left out of find (and, for blankBoth, out of replace too).
+          const dropBlank = (ls: string[]) => (drift === 'blank' || drift === 'blankBoth' ? ls.filter((l) => l.trim() !== '') : ls);
+          const find = dropBlank(block.map((l, k) => drifted(l, drift, true, k))).join('\n');
+          const replaceLines = intended.map((l, k) => drifted(l, drift, false, k));
+          const replace = (drift === 'blankBoth' ? dropBlank(replaceLines) : replaceLines).join('\n');
+          // A drift that happens to quote other lines of the file exactly is an exact match there, by design.
+          fc.pre(find === block.join('\n') || !lines.join('\n').includes(find));
+          const eol = crlf ? '\r\n' : '\n';
+          const content = lines.join(eol) + eol;
+          const want = [...lines.slice(0, start), ...intended, ...lines.slice(end)].join(eol) + eol;
+          const r = applyPatch(content, find, replace);
+          if (r.applied) expect(r.newContent).toBe(want);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('keeps the ending of every untouched line in a file with mixed line endings', () => {
+    fc.assert(
+      fc.property(editArb, fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), ({ lines, start, end, replace }, crlfs) => {
+        const eols = lines.map((_, i) => (crlfs[i] ? '\r\n' : '\n'));
+        const content = lines.map((l, i) => l + eols[i]).join('');
+        const block = lines.slice(start, end);
+        // Keep the first line of the block, change the rest: the kept line keeps its own ending.
+        const find = block.join('\n');
+        const repl = [block[0]!, ...(replace === '' ? [] : replace.split('\n'))].join('\n');
+        fc.pre(find.trim().length >= 10 && countOf(lines.join('\n'), find) === 1 && replace !== '' && repl !== find);
+        const r = applyPatch(content, find, repl);
+        fc.pre(r.applied);
+        const out = r.newContent!;
+        expect(out.startsWith(lines.slice(0, start + 1).map((l, i) => l + eols[i]).join(''))).toBe(true);
+        expect(out.endsWith(lines.slice(end).map((l, i) => l + eols[end + i]).join(''))).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+});

@@ -1,0 +1,145 @@
+import { performance } from 'node:perf_hooks';
+import { buildPatchRepairPrompt, type RepairItem } from '../llm/prompts.js';
+import { PlanParseError } from '../llm/plan-parser.js';
+import type { PlanResult } from '../llm/provider.js';
+import type { Plan, ProviderConfig, Usage } from '../llm/types.js';
+import type { PatchOutcome } from '../utils/patch.js';
+import type { AgentEmitter } from './events.js';
+import { preparePlan, type PreparedPlan } from './executor.js';
+import type { Planner } from './runner.js';
+
+/** Lines of file text shown around the closest match of a refused patch, on each side. */
+const CONTEXT_LINES = 6;
+/** Most lines shown for one refused patch (all its excerpts together). */
+const MAX_EXCERPT_LINES = 80;
+/** Most locations shown for an ambiguous find. */
+const MAX_LOCATIONS = 3;
+
+/** What the one repair round did; `patches` are 1-based plan numbers. */
+export interface RepairReport {
+  /** The refused patches that were sent back to the model, 1-based. */
+  patches: number[];
+  /** The first refusal, e.g. `patch #2 (src/a.ts): find text not found; did you mean lines 3–9?`. */
+  firstError: string;
+  /** Whether the plan applied with the replacements. */
+  applied: boolean;
+  /** Why the replacements were not used, when the reply itself was unusable. */
+  error?: string;
+  /** Wall time of the repair request, ms. */
+  ms: number;
+}
+
+/** The result of `repairPlan`: the plan and outcome to go on with, and what the round did. */
+export interface RepairResult {
+  plan: Plan;
+  prepared: PreparedPlan;
+  /** The planner result with usage of both requests summed (the reply is the repair's when it was used). */
+  planResult: PlanResult;
+  report: RepairReport;
+}
+
+/** Inputs of `repairPlan`. */
+export interface RepairOptions {
+  rootDir: string;
+  provider: ProviderConfig;
+  planner: Planner;
+  systemPrompt: string;
+  userPrompt: string;
+  plan: Plan;
+  planResult: PlanResult;
+  prepared: PreparedPlan;
+  emitter?: AgentEmitter;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/**
+ * The one repair round: when patches of a plan were refused (no match, ambiguous, missing file, overlap),
+ * ask the model once for replacements of those patches only, put them in the refused patches' places, and
+ * apply the whole plan again in memory, all or nothing. Never a second round.
+ *
+ * @returns undefined when there is nothing to repair (the plan applied, or a path check refused it);
+ *          otherwise the plan to go on with (the repaired one if it applied, else the original) and a report
+ * @throws ProviderError / InterruptedError from the planner; IoError on unreadable files. A repair reply that
+ *         is not a valid plan, or has the wrong number of patches, is reported, not thrown.
+ */
+export async function repairPlan(options: RepairOptions): Promise<RepairResult | undefined> {
+  const { prepared, plan } = options;
+  if (prepared.ok || prepared.pathIssues.length > 0) return undefined;
+  const failed = prepared.results.filter((r) => !r.applied);
+  if (failed.length === 0) return undefined;
+  const first = failed[0]!;
+  const firstError = `patch #${first.index + 1} (${first.file}): ${first.error ?? 'not applied'}`;
+  const items = failed.map((r) => repairItem(r, plan, prepared));
+  options.emitter?.emit('repair_request', { patches: items.map((i) => i.number), firstError });
+  const t0 = performance.now();
+  const prompt = buildPatchRepairPrompt(options.userPrompt, items);
+  let reply: PlanResult;
+  try {
+    reply = await options.planner(options.provider, options.systemPrompt, prompt, {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      onProgress: (p) => options.emitter?.emit('model_progress', p),
+      parseRepair: false,
+    });
+  } catch (error) {
+    if (!(error instanceof PlanParseError)) throw error;
+    const ms = Math.round(performance.now() - t0);
+    return keepOriginal(options, { patches: items.map((i) => i.number), firstError, applied: false, error: `the repair reply was not a valid plan: ${error.message}`, ms });
+  }
+  const ms = Math.round(performance.now() - t0);
+  const summed: PlanResult = {
+    ...reply,
+    usage: addUsage(options.planResult.usage, reply.usage),
+    repaired: true,
+    ms: options.planResult.ms + reply.ms,
+  };
+  const base = { patches: items.map((i) => i.number), firstError, ms };
+  if (reply.plan.patches.length !== failed.length) {
+    const error = `the repair reply has ${reply.plan.patches.length} patch(es) for ${failed.length} refused`;
+    return keepOriginal(options, { ...base, applied: false, error }, { ...summed, plan, reply: options.planResult.reply });
+  }
+  const patches = [...plan.patches];
+  failed.forEach((r, k) => (patches[r.index] = reply.plan.patches[k]!));
+  const repaired: Plan = { ...plan, patches };
+  const again = await preparePlan(options.rootDir, repaired, options.emitter);
+  options.emitter?.emit('repair_reply', { ms, applied: again.ok });
+  return { plan: repaired, prepared: again, planResult: { ...summed, plan: repaired }, report: { ...base, applied: again.ok } };
+}
+
+function keepOriginal(options: RepairOptions, report: RepairReport, planResult = options.planResult): RepairResult {
+  options.emitter?.emit('repair_reply', { ms: report.ms, applied: false });
+  return { plan: options.plan, prepared: options.prepared, planResult, report };
+}
+
+/** What the model is shown for one refused patch. */
+function repairItem(r: PatchOutcome, plan: Plan, prepared: PreparedPlan): RepairItem {
+  const patch = plan.patches[r.index]!;
+  const bytes = prepared.targets.get(r.file);
+  if (bytes === null || bytes === undefined) {
+    return { number: r.index + 1, file: r.file, find: patch.find, error: 'no such file; `find: ""` creates it', excerpts: [] };
+  }
+  const lines = bytes.toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/);
+  const ranges: [number, number][] = [];
+  if (r.closest) ranges.push([r.closest.startLine, r.closest.endLine]);
+  else if (r.matchLines && r.matchLines.length > 0) {
+    const height = Math.max(1, (r.endLine ?? r.startLine ?? 1) - (r.startLine ?? 1) + 1);
+    for (const at of r.matchLines.slice(0, MAX_LOCATIONS)) ranges.push([at, at + height - 1]);
+  } else if (r.startLine !== undefined) ranges.push([r.startLine, r.endLine ?? r.startLine]);
+  let budget = MAX_EXCERPT_LINES;
+  const excerpts: RepairItem['excerpts'][number][] = [];
+  for (const [a, b] of ranges) {
+    const startLine = Math.max(1, a - CONTEXT_LINES);
+    const endLine = Math.min(lines.length, b + CONTEXT_LINES, startLine + budget - 1);
+    if (endLine < startLine) break;
+    excerpts.push({ startLine, endLine, text: lines.slice(startLine - 1, endLine).join('\n') });
+    budget -= endLine - startLine + 1;
+  }
+  return { number: r.index + 1, file: r.file, find: patch.find, error: r.error ?? 'not applied', excerpts };
+}
+
+function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
+}
