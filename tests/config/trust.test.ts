@@ -42,6 +42,7 @@ describe('project settings trust', () => {
       ignore: ['fixtures/'],
       commands: { allow: [], deny: ['npm publish'] },
       autoCommit: false,
+      repair: true,
     });
     expect(s.untrusted).toMatchObject({
       keys: ['verifyCommand', 'commands.allow', 'autoCommit', 'provider', 'model'],
