@@ -5,37 +5,8 @@
  * GitHub token prefixes, OpenAI `sk-` keys, PEM private key blocks) as also used by gitleaks' defaults.
  */
 
-const SECRET_BASENAME = [
-  /^\.env(\..*)?$/i, // .env, .env.local, .env.production
-  /^\.envrc$/i,
-  /\.(pem|key|p12|pfx|jks|keystore|asc|gpg|ppk)$/i,
-  /^id_(rsa|dsa|ecdsa|ed25519)(\.pub)?$/i,
-  /^\.?(netrc|pgpass|npmrc|pypirc|git-credentials|htpasswd)$/i,
-  /^credentials(\.(json|ya?ml|xml|ini|toml))?$/i,
-  /^(secrets?|service[-_]?account)(\.[\w.-]+)?\.(json|ya?ml|toml|ini)$/i,
-  /^client_secret.*\.json$/i,
-  /\.tfstate(\.backup)?$/i,
-];
-/** One alternation instead of nine tests per path: scanning 10k paths is on the warm path. */
-const SECRET_BASENAME_ANY = new RegExp(SECRET_BASENAME.map((re) => `(?:${re.source})`).join('|'), 'i');
-const SECRET_DIR = /(^|\/)\.(ssh|aws|gnupg|docker)\//i;
-
-/** Example env files document variable names and carry no values; they are safe and useful. */
-const SAFE_ENV = /^\.env\.(example|sample|template|dist|defaults)$/i;
-
-/**
- * Whether a project file must never be read into context.
- *
- * @param relPath  project-relative path with `/` separators
- * @returns true for `.env*` (except `.env.example` and friends), private keys and certificates,
- *          `id_rsa*`, credential and secret config files, and anything under `.ssh/`, `.aws/`, `.gnupg/`
- */
-export function isSecretPath(relPath: string): boolean {
-  const base = relPath.slice(relPath.lastIndexOf('/') + 1);
-  if (SAFE_ENV.test(base)) return false;
-  if (SECRET_DIR.test(relPath)) return true;
-  return SECRET_BASENAME_ANY.test(base);
-}
+/** Which files are secrets is the path policy's decision (one rule for context, plans and the journal). */
+export { isSecretPath } from './path-policy.js';
 
 interface SecretPattern {
   kind: string;
