@@ -243,7 +243,10 @@ export interface ResolveOptions {
   sniffBinary?: boolean;
   /** the path must exist (default false: a write may create it) */
   mustExist?: boolean;
-  /** control paths let through, asked for the path and for its real location (`.clawcode/instructions.md` read as instructions) */
+  /**
+   * control paths let through, asked for the path and for its real location
+   * (`.clawcode/instructions.md` read as instructions)
+   */
   allowControl?: (realRel: string) => boolean;
 }
 

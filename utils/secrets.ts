@@ -91,7 +91,7 @@ const NOT_SECRET_NAME = /key(?:board|word|code|s?name|path|file|id|length|size|u
 /** Template placeholders are not values: `${X}`, `{{ x }}`, `<password>`, `$VAR`, `%VAR%`. */
 const PLACEHOLDER = /^(?:\$\{.*\}|\{\{.*\}\}|<.*>|\$[A-Za-z_]\w*|%\w+%)$/;
 
-/** Whether a match is a whole `NAME=value` / `name: value` line, optionally after `export ` and before a `#` comment. */
+/** Whether a match is a whole `NAME=value` / `name: value` line (maybe after `export `, before a `# comment`). */
 function configLine(m: RegExpExecArray): boolean {
   const before = m.input.slice(m.input.lastIndexOf('\n', m.index) + 1, m.index);
   const end = m.index + m[0].length;
