@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PatchOp } from '../../llm/types.js';
 import { resolveInsideRoot } from '../../utils/journal-store.js';
 import { controlReason, isSecretPath, normalizeRelPath, resolveProjectPath } from '../../utils/path-policy.js';
+import { buildContext } from '../../agent/context.js';
 import { checkPlanPaths } from '../../utils/plan-check.js';
 import { scanProject } from '../../utils/scanner.js';
 import { isSecretPath as secretsIsSecretPath } from '../../utils/secrets.js';
@@ -56,8 +57,8 @@ describe('long and odd paths', () => {
   });
 });
 
-// One table of paths, run through every stage that decides about paths: the scanner (what context may
-// send), the plan checks (what a plan may patch) and the journal's root resolver (what is written and
+// One table of paths, run through every stage that decides about paths: the scanner and context selection
+// (what may be sent), the plan checks (what a plan may patch) and the journal's root resolver (what is written and
 // undone). Each path must get the same answer from all three.
 describe('one answer per path across scanner, plan checks and journal', () => {
   type Expect = 'ok' | 'secret' | 'control' | 'outside' | 'binary' | 'not_file';
@@ -94,7 +95,7 @@ describe('one answer per path across scanner, plan checks and journal', () => {
   ];
   let base: string;
   let root: string;
-  let scanned: { listed: Set<string>; skipped: Map<string, string> };
+  let scanned: { listed: Set<string>; skipped: Map<string, string>; sent: Set<string> };
 
   beforeAll(async () => {
     base = await mkdtemp(path.join(tmpdir(), 'clawcode-policy-'));
@@ -121,7 +122,12 @@ describe('one answer per path across scanner, plan checks and journal', () => {
     for (const [rel, target] of Object.entries(symlinks)) await symlink(target, path.join(root, rel));
     execFileSync('mkfifo', [path.join(root, 'pipe')]);
     const scan = await scanProject(root, { readContent: true });
-    scanned = { listed: new Set(scan.fileList), skipped: new Map(scan.skipped.map((s) => [s.path, s.reason])) };
+    const context = await buildContext({ rootDir: root, task: 'text', budgetChars: 200_000, homeDir: path.join(base, 'home') });
+    scanned = {
+      listed: new Set(scan.fileList),
+      skipped: new Map(scan.skipped.map((s) => [s.path, s.reason])),
+      sent: new Set(context.files.map((f) => f.path)),
+    };
   });
   afterAll(async () => rm(base, { recursive: true, force: true }));
 
@@ -135,12 +141,14 @@ describe('one answer per path across scanner, plan checks and journal', () => {
     const policy = await resolveProjectPath(realRoot, rel);
     if (expected === 'ok') {
       expect(scanned.listed.has(rel), 'scanner lists it').toBe(true);
+      expect(scanned.sent.has(rel), 'context sends it').toBe(true);
       expect(planIssues, 'plan check accepts it').toEqual([]);
       expect(journal, 'journal resolves it').toBe('ok');
       expect(policy.ok).toBe(true);
       return;
     }
     expect(scanned.listed.has(rel), 'scanner withholds it').toBe(false);
+    expect(scanned.sent.has(rel), 'context never sends it').toBe(false);
     const code = { secret: 'path_secret', control: 'path_control', outside: 'path_symlink_escape', binary: 'path_binary', not_file: 'path_not_file' }[expected];
     expect(planIssues.map((i) => i.code), 'plan check refuses it').toEqual([code]);
     expect(journal, 'journal refuses it').toMatch(/^Refusing to write/);
