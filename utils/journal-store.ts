@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readdir, readFile, realpath, rm, rmdir, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
+import { mkdir, readdir, readFile, realpath, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { clawcodeHome } from './home.js';
 import { getProjectHash } from './project-hash.js';
 import { TEMP_FILE_PATTERN, writeFileDurable } from './durable-write.js';
 import { ClawcodeError, IoError, PatchApplyError } from './errors.js';
+import { resolveProjectPath } from './path-policy.js';
 
 export { fsyncDir } from './durable-write.js';
 
@@ -282,54 +283,25 @@ function isInside(parent: string, child: string): boolean {
 }
 
 /**
- * Resolve a project-relative path to the absolute path to write, refusing every way out of the
- * root: absolute or drive paths, `..` escapes, NUL bytes, and symlinked folders or files whose real
- * location is outside the real root. Backslashes count as separators, so `..\x` is refused too.
- * This is defence in depth; utils/plan-check.ts vets plans before review.
+ * Resolve a project-relative path to the absolute path to write with the path policy
+ * (utils/path-policy.ts): every way out of the root (absolute, `~`, drive paths, `..`, symlinks whose
+ * real location is outside), control, secret and binary paths, folders and FIFOs are refused.
+ * This is defence in depth; utils/plan-check.ts vets plans with the same policy before review.
  *
  * @returns `{ abs, rel }`: absolute path under the real root and the normalized `/` path
  * @throws PathEscapeError (exit 3)
  */
 export async function resolveInsideRoot(rootDir: string, path: string): Promise<{ abs: string; rel: string }> {
-  if (path === '' || path.includes('\0')) throw new PathEscapeError(path, 'empty or invalid path');
-  const slashed = path.replace(/\\/g, '/');
-  if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed) || isAbsolute(path)) {
-    throw new PathEscapeError(path, 'absolute paths are not allowed');
-  }
-  const rel = posix.normalize(slashed).replace(/\/+$/, '');
-  if (rel === '.' || rel === '' || rel === '..' || rel.startsWith('../')) {
-    throw new PathEscapeError(path, 'the path leaves the project folder');
-  }
   let realRoot: string;
   try {
     realRoot = await realpath(resolve(rootDir));
   } catch (cause) {
     throw new IoError(`Project folder ${rootDir} is not readable`, { cause });
   }
-  const abs = join(realRoot, ...rel.split('/'));
-  // Walk up to the deepest existing entry; its real location must stay inside the real root.
-  let probe = abs;
-  while (probe !== realRoot) {
-    let exists = true;
-    try {
-      await lstat(probe);
-    } catch (error) {
-      if (!isErrno(error, 'ENOENT') && !isErrno(error, 'ENOTDIR')) throw new IoError(`Could not inspect ${probe}: ${errorMessage(error)}`, { cause: error });
-      exists = false;
-    }
-    if (exists) {
-      let real: string;
-      try {
-        real = await realpath(probe);
-      } catch {
-        throw new PathEscapeError(path, 'it goes through a broken symlink');
-      }
-      if (!isInside(realRoot, real)) throw new PathEscapeError(path, 'a symlink points outside the project folder');
-      break;
-    }
-    probe = dirname(probe);
-  }
-  return { abs, rel };
+  // The one path policy decides (outside, control, secret, binary, not a regular file), as for plan checks.
+  const verdict = await resolveProjectPath(realRoot, path);
+  if (!verdict.ok) throw new PathEscapeError(path, verdict.message);
+  return { abs: verdict.abs, rel: verdict.rel };
 }
 
 /**

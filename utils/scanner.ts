@@ -4,7 +4,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stat
 import { homedir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { isSecretPath } from './secrets.js';
+import { isBinaryName, isControlPath, isInsideRoot, isSecretPath, refuseByName, virtualenvPrefixes } from './path-policy.js';
 
 /**
  * Project scanning (issue 5, reference §4.2 without its 500-file cap): list every file that could be
@@ -48,15 +48,17 @@ const GENERATED = [
 
 const GENERATED_ANY = new RegExp(GENERATED.map((re) => `(?:${re.source})`).join('|'), 'i');
 
-const BINARY_EXT = new Set(
-  ('png jpg jpeg gif bmp ico icns webp avif tif tiff psd svgz pdf zip gz tgz bz2 xz 7z rar zst jar war ear ' +
-    'class dll exe so dylib o a lib obj wasm node woff woff2 ttf otf eot mp3 mp4 m4a wav ogg flac mov avi mkv ' +
-    'webm db sqlite sqlite3 bin dat pyc pyo whl egg deb rpm dmg iso parquet pickle pkl npy npz onnx pt')
-    .split(' '),
-);
-
 /** Why a listed file is not a context candidate. */
-export type SkipReason = 'secret' | 'binary' | 'too_large' | 'generated' | 'non_utf8' | 'symlink_outside' | 'unreadable';
+export type SkipReason =
+  | 'secret'
+  | 'control'
+  | 'binary'
+  | 'too_large'
+  | 'generated'
+  | 'non_utf8'
+  | 'symlink_outside'
+  | 'unreadable'
+  | 'not_file';
 
 /** One candidate file. `content` is present only when the scan was asked to read files. */
 export interface ScannedFile {
@@ -127,11 +129,6 @@ export function classifyContent(buf: Buffer): ContentClass {
 /** Whether a path names a lockfile, minified bundle, source map or generated source. */
 export function isGeneratedPath(relPath: string): boolean {
   return GENERATED_ANY.test(relPath);
-}
-
-function hasBinaryExtension(relPath: string): boolean {
-  const dot = relPath.lastIndexOf('.');
-  return dot > relPath.lastIndexOf('/') && BINARY_EXT.has(relPath.slice(dot + 1).toLowerCase());
 }
 
 function runGit(rootDir: string, args: string[]): Promise<string[] | null> {
@@ -299,9 +296,10 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   const rootPrefix = realRoot.endsWith(sep) ? realRoot : realRoot + sep;
   const consider = (rel: string, oid: string | undefined, fromGit: boolean): void => {
     if (isDefaultIgnored(rel) || base?.ignores(rel)) return;
+    if (isControlPath(rel)) { skipped.push({ path: rel, reason: 'control' }); return; }
     if (isSecretPath(rel)) { skipped.push({ path: rel, reason: 'secret' }); return; }
     if (isGeneratedPath(rel)) { skipped.push({ path: rel, reason: 'generated' }); return; }
-    if (hasBinaryExtension(rel)) { skipped.push({ path: rel, reason: 'binary' }); return; }
+    if (isBinaryName(rel)) { skipped.push({ path: rel, reason: 'binary' }); return; }
     // git paths are normalised and '/'-separated: concatenation is path.join without its cost.
     const absPath = fromGit && sep === '/' ? rootPrefix + rel : join(realRoot, rel);
     const known = oid !== undefined && !options.readContent ? options.knownBlob?.(rel, oid) : undefined;
@@ -314,14 +312,19 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     if (st === undefined) return; // deleted since listing
     try {
       if (st.isSymbolicLink()) {
+        // Judged by where it leads: `docs/runbook.md -> ../.env` is the secret `.env`.
         const target = realpathSync(absPath);
-        if (!target.startsWith(rootPrefix)) { skipped.push({ path: rel, reason: 'symlink_outside' }); return; }
+        if (!isInsideRoot(realRoot, target)) { skipped.push({ path: rel, reason: 'symlink_outside' }); return; }
+        const refused = refuseByName(target.slice(rootPrefix.length).split(sep).join('/'))?.code;
+        if (refused) { skipped.push({ path: rel, reason: refused === 'path_control' ? 'control' : refused === 'path_secret' ? 'secret' : 'binary' }); return; }
         st = statSync(target);
       }
     } catch {
       return; // dangling link
     }
-    if (!st.isFile()) return;
+    if (st.isDirectory()) return;
+    // FIFOs, sockets and devices are never opened: reading one can block forever or never end.
+    if (!st.isFile()) { skipped.push({ path: rel, reason: 'not_file' }); return; }
     if (st.size > maxBytes) { skipped.push({ path: rel, reason: 'too_large' }); return; }
     const file: ScannedFile = { path: rel, absPath, sizeBytes: st.size, mtimeMs: st.mtimeMs };
     if (oid !== undefined) file.oid = oid;
@@ -384,6 +387,9 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     skipped = [];
     for (const rel of walkFiles(realRoot, base)) consider(rel, undefined, false);
   }
+  // Virtualenvs under any name (a folder holding pyvenv.cfg) are installed tools, never context.
+  const venvs = virtualenvPrefixes([...files.map((f) => f.path), ...skipped.map((f) => f.path)]);
+  if (venvs.length > 0) drop((p) => venvs.some((prefix) => p.startsWith(prefix)));
   const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   files.sort(byPath);
   skipped.sort(byPath);
