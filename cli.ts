@@ -2,8 +2,10 @@
 // Entry: argument parsing and branching only (DESIGN.md). Every action imports its module lazily,
 // so `--version` and `--help` load commander and nothing heavy (no SDK, no Ink).
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { ClawcodeError, UsageError } from './utils/errors.js';
+import { ignoreClosedPipes } from './cli/closed-pipe.js';
+import { MIN_BUDGET_CHARS, MIN_TIMEOUT_MS, refuseJsonWithEvents, refuseUnanswerableRun, wholeNumberAtLeast } from './cli/flag-checks.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -36,13 +38,8 @@ export interface TaskFlags {
 let jsonMode = false;
 let debugMode = false;
 
-function positiveInt(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive whole number, got "${value}"`);
-    return n;
-  };
-}
+const budgetFlag = wholeNumberAtLeast('--budget', MIN_BUDGET_CHARS, 'characters');
+const timeoutFlag = wholeNumberAtLeast('--timeout', MIN_TIMEOUT_MS, 'ms');
 
 function buildProgram(): Command {
   const program = new Command('clawcode')
@@ -53,8 +50,8 @@ function buildProgram(): Command {
     .option('-d, --dir <path>', 'project root (default: current folder)')
     .option('-p, --provider <name>', 'provider or config entry to use (openai, azure, groq, gemini, ollama, …)')
     .option('-m, --model <id>', 'model (Azure: deployment) to use')
-    .option('--budget <chars>', 'context budget in characters (default 18000)', positiveInt('--budget'))
-    .option('--timeout <ms>', 'provider request timeout in ms (default 120000, or CLAWCODE_TIMEOUT_MS)', positiveInt('--timeout'))
+    .option('--budget <chars>', `context budget in characters (default 18000, at least ${MIN_BUDGET_CHARS})`, budgetFlag)
+    .option('--timeout <ms>', `provider request timeout in ms (default 120000, or CLAWCODE_TIMEOUT_MS; at least ${MIN_TIMEOUT_MS})`, timeoutFlag)
     .option('--dry-run', 'show the plan and diffs, write nothing')
     .option('-y, --yes', 'apply edits without asking (commands still need --run-commands)')
     .option('--run-commands', "run the plan's commands without asking (destructive ones still need a confirmation)")
@@ -77,6 +74,7 @@ function buildProgram(): Command {
       jsonMode = Boolean(flags.json);
       debugMode = Boolean(flags.debug);
       const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+      refuseJsonWithEvents(flags);
       if ((flags.shell || flags.ui) && (flags.json || flags.events)) {
         throw new UsageError('--shell and --ui are interactive; they cannot be combined with --json or --events.');
       }
@@ -91,25 +89,39 @@ function buildProgram(): Command {
         const { runTui } = await import('./cli/interactive.js');
         return runTui(flags);
       }
+      // Before the provider is even resolved: a run nobody can confirm must not cost a model call.
+      if (taskWords.length > 0) refuseUnanswerableRun('task', flags, terminal);
       const { runTaskCommand } = await import('./cli/task-command.js');
       process.exitCode = await runTaskCommand(taskWords.join(' ').trim(), flags);
     });
 
   program
     .command('config')
-    .description('add, edit, remove or choose the default provider, and set its model options')
-    .option('--show', 'print the merged settings and where each value comes from')
-    .option('-d, --dir <path>', 'project root (for --show)')
-    .option('--json', 'with --show: print JSON')
-    .action(async (flags: { show?: boolean; dir?: string; json?: boolean }) => {
+    .description('list, add, edit, remove or choose the default provider, set its model options, or show the settings')
+    .addArgument(
+      new Argument('[action]', 'what to do (default: a menu in a terminal)').choices(['list', 'add', 'edit', 'remove', 'default', 'options', 'show']),
+    )
+    .argument('[name]', 'provider entry (edit, remove, default, options) or provider kind (add, e.g. ollama)')
+    .option('--show', 'print the merged settings and where each value comes from (same as `config show`)')
+    .option('-d, --dir <path>', 'project root (for show)')
+    .option('--json', 'with show: print JSON')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  clawcode config list\n  clawcode config add ollama\n  clawcode config default work\n  clawcode config show --json',
+    )
+    .action(async (action: string | undefined, name: string | undefined, flags: { show?: boolean; dir?: string; json?: boolean }) => {
       jsonMode = Boolean(flags.json);
-      if (flags.show) {
+      if (flags.show || action === 'show') {
         const [{ runConfigShow }, { resolveProjectRoot }] = await Promise.all([import('./cli/config-show.js'), import('./cli/project-root.js')]);
         await runConfigShow({ rootDir: await resolveProjectRoot(flags.dir), env: process.env, flags: {}, stdout: process.stdout, json: Boolean(flags.json) });
         return;
       }
       const { runConfigCommand } = await import('./cli/config.js');
-      await runConfigCommand({});
+      type Action = 'list' | 'add' | 'edit' | 'remove' | 'default' | 'options';
+      await runConfigCommand({
+        ...(action ? { action: action as Action } : {}),
+        ...(name && action === 'add' ? { kind: name } : name ? { name } : {}),
+      });
     });
 
   program
@@ -132,6 +144,8 @@ function buildProgram(): Command {
     .option('--json', 'print one JSON report; never prompt')
     .action(async (source: string, flags: { dir?: string; dryRun?: boolean; yes?: boolean; runCommands?: boolean; json?: boolean }) => {
       jsonMode = Boolean(flags.json);
+      // A plan read from standard input leaves no terminal to answer on, as in the apply command itself.
+      refuseUnanswerableRun('apply', flags, Boolean(process.stdin.isTTY && process.stdout.isTTY && source !== '-'));
       const { runApplyCommand } = await import('./cli/apply-command.js');
       process.exitCode = await runApplyCommand(source, flags);
     });
@@ -153,7 +167,7 @@ function buildProgram(): Command {
     .description('show the context that would be sent for a task')
     .argument('<task...>', 'the task')
     .option('-d, --dir <path>', 'project root')
-    .option('--budget <chars>', 'context budget in characters (default 18000, or settings)', positiveInt('--budget'))
+    .option('--budget <chars>', `context budget in characters (default 18000, or settings; at least ${MIN_BUDGET_CHARS})`, budgetFlag)
     .option('--json', 'print JSON')
     .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean }) => {
       jsonMode = Boolean(flags.json);
@@ -234,6 +248,7 @@ async function reportError(error: unknown): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  ignoreClosedPipes();
   if (process.env.NO_COLOR || argv.includes('--no-color')) {
     // chalk 5 ignores NO_COLOR (shared/research/ecosystem.md §5); ora and boxen share this instance.
     const { default: chalk } = await import('chalk');

@@ -1,10 +1,29 @@
 /**
- * The plain yes/no question of the console flows (@inquirer/prompts `confirm`, default yes), loaded
- * lazily so commands that never ask do not load inquirer.
+ * Read a yes/no answer strictly: `y`, `yes`, `n`, `no` (any case, surrounding blanks ignored), or an
+ * empty answer for the default. Anything else (`:undo`, `sure`, a stray paste) is not an answer.
+ *
+ * @returns true / false, or undefined when the text is not an answer (the caller asks again)
+ */
+export function parseYesNo(text: string, defaultYes = true): boolean | undefined {
+  const t = text.trim().toLowerCase();
+  if (t === '') return defaultYes;
+  if (t === 'y' || t === 'yes') return true;
+  if (t === 'n' || t === 'no') return false;
+  return undefined;
+}
+
+/**
+ * The plain yes/no question of the console flows (default yes), loaded lazily so commands that never
+ * ask do not load inquirer. Only y/yes/n/no/Enter count; other text keeps the question open with a
+ * one-line reminder (inquirer's own `confirm` reads any other text as the default).
  */
 export async function confirmPrompt(message: string): Promise<boolean> {
-  const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message, default: true });
+  const { input } = await import('@inquirer/prompts');
+  const answer = await input({
+    message: `${message} (Y/n)`,
+    validate: (value) => parseYesNo(value) !== undefined || 'Answer y (yes) or n (no); Enter means yes.',
+  });
+  return parseYesNo(answer) ?? true;
 }
 
 /** A one-line text answer, trimmed (used for the task and "What next?"). */

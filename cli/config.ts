@@ -376,9 +376,12 @@ export async function runConfigCommand(options: ConfigCommandOptions = {}): Prom
     printList(config, io);
     return config;
   }
-  if (!io.interactive) {
-    throw new UsageError('`clawcode config` needs an interactive terminal', {
-      hint: 'Use `clawcode config list`, or configure with env vars (OPENAI_API_KEY, OPENAI_BASE_URL, GROQ_API_KEY, GEMINI_API_KEY, AZURE_OPENAI_*).',
+  // `default <name>` asks nothing, so it works in scripts; every other action asks questions.
+  if (!io.interactive && !(options.action === 'default' && options.name)) {
+    throw new UsageError(`\`clawcode config${options.action ? ` ${options.action}` : ''}\` needs an interactive terminal`, {
+      hint:
+        'Use `clawcode config list`, `clawcode config default <name>`, or configure with env vars ' +
+        '(OPENAI_API_KEY, OPENAI_BASE_URL, GROQ_API_KEY, GEMINI_API_KEY, AZURE_OPENAI_*).',
     });
   }
   let config = await loadForEditing(io);

@@ -94,7 +94,7 @@ describe('saved plans', () => {
     const invalid = await runCli(['apply', bad, '--dir', project, '--yes'], { env });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/^clawcode: The model's plan is invalid at patches\.0\.file/);
-    const missing = await runCli(['apply', join(work, 'none.json'), '--dir', project], { env });
+    const missing = await runCli(['apply', join(work, 'none.json'), '--dir', project, '--yes'], { env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/Cannot read plan file/);
   });
