@@ -234,14 +234,17 @@ async function reportError(error: unknown): Promise<number> {
       process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode } }) + '\n');
     } else {
       const { default: chalk } = await import('chalk');
-      process.stderr.write(`${chalk.red('clawcode:')} ${error.message}\n`);
-      if (error.hint) process.stderr.write(`${chalk.dim(error.hint)}\n`);
+      // Messages can quote the model or a file (a parse error, a path): controls are shown, not obeyed.
+      const { escapeControls } = await import('./utils/terminal-text.js');
+      process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(error.message)}\n`);
+      if (error.hint) process.stderr.write(`${chalk.dim(escapeControls(error.hint))}\n`);
       if (debugMode && error.cause instanceof Error) process.stderr.write(`${error.cause.stack ?? error.cause.message}\n`);
     }
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`clawcode: internal error, please report: ${message}\n`);
+  const { escapeControls } = await import('./utils/terminal-text.js');
+  process.stderr.write(`clawcode: internal error, please report: ${escapeControls(message)}\n`);
   if (debugMode && error instanceof Error && error.stack) process.stderr.write(error.stack + '\n');
   else process.stderr.write('(run again with --debug for the stack trace)\n');
   return 1;

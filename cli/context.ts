@@ -1,3 +1,4 @@
+import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import type { ContextResult } from '../agent/context.js';
 import { gatherContext } from '../agent/prompt-context.js';
 
@@ -79,5 +80,5 @@ export async function runContextCommand(options: ContextCommandOptions): Promise
   const note = instructions.files.length
     ? `instructions: ${instructions.files.join(', ')} (${instructions.chars} chars${instructions.truncated ? ', truncated' : ''})\n`
     : '';
-  options.stdout.write(formatContextTable(result) + note);
+  options.stdout.write(escapeControlsKeepColor(formatContextTable(result) + note));
 }

@@ -11,6 +11,7 @@ import { saveSessionAfterRun } from '../memory/memory.js';
 import type { Plan, ProviderConfig, Usage } from '../llm/types.js';
 import type { CommandRules } from '../config/settings.js';
 import { estimateCostUsd } from '../config/prices.js';
+import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
 import { runPlanCommands, type CommandReport } from './commands-step.js';
 import { confirmPrompt } from './ask.js';
 import { commitRun, runVerify, uncommittedWarning, type VerifyReport } from './after-write.js';
@@ -104,7 +105,8 @@ export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' 
  * @throws ProviderError, PlanParseError, ConfigError, IoError, InterruptedError (exit codes on the error)
  */
 export async function executeTask(options: TaskOptions): Promise<TaskReport> {
-  const out = (text: string) => (options.json ? undefined : options.stdout.write(text + '\n'));
+  // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
+  const out = (text: string) => (options.json ? undefined : options.stdout.write(escapeControlsKeepColor(text) + '\n'));
   const emitter = options.emitter ?? createAgentEmitter();
   const spinner = await startSpinner(options, emitter);
   const started = performance.now();
@@ -178,9 +180,10 @@ export async function presentAndApply(
   options: Omit<TaskOptions, 'provider' | 'budgetChars' | 'planner'>,
   started: number,
 ): Promise<TaskReport> {
-  const out = (text: string) => (options.json ? undefined : options.stdout.write(text + '\n'));
+  // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
+  const out = (text: string) => (options.json ? undefined : options.stdout.write(escapeControlsKeepColor(text) + '\n'));
   const confirm = options.confirm ?? confirmPrompt;
-  if (plan.analysis) out(`${chalk.bold('Plan:')} ${plan.analysis}`);
+  if (plan.analysis) out(`${chalk.bold('Plan:')} ${escapeControls(plan.analysis)}`);
   if (prepared.pathIssues.length > 0) {
     out(chalk.red.bold('\nThe plan was refused; nothing was written:') + '\n' + formatPathIssues(prepared.pathIssues));
     return finish(report, 'failed', 3, `plan refused: ${prepared.pathIssues[0]!.message}`);
@@ -324,14 +327,14 @@ async function printSummary(report: TaskReport, options: Pick<TaskOptions, 'stdo
   const { default: boxen } = await import('boxen');
   const ran = report.commands.filter((c) => c.ran);
   const lines = [
-    `${chalk.bold('Task:')} ${report.task}`,
+    `${chalk.bold('Task:')} ${escapeControls(report.task)}`,
     `${chalk.bold('Result:')} ${report.status.replace('_', ' ')}${report.filesWritten.length ? `, ${report.filesWritten.length} file(s) written` : ''}`,
     ...(ran.length ? [`${chalk.bold('Commands:')} ${ran.filter((c) => c.exitCode === 0).length}/${ran.length} succeeded`] : []),
     `${chalk.bold('Model:')} ${report.provider}/${report.model} · ${formatUsage(report.usage ?? undefined, report.costUsd ?? undefined)}`,
     `${chalk.bold('Time:')} ${formatMs(ms)} (model ${formatMs(report.timings.modelMs)})`,
     ...(report.runId ? [chalk.dim(`Undo with: clawcode undo ${report.runId}`)] : []),
   ];
-  options.stdout.write(boxen(lines.join('\n'), { padding: { left: 1, right: 1 }, borderStyle: 'round', borderColor: report.exitCode === 0 ? 'green' : 'red' }) + '\n');
+  options.stdout.write(boxen(escapeControlsKeepColor(lines.join('\n')), { padding: { left: 1, right: 1 }, borderStyle: 'round', borderColor: report.exitCode === 0 ? 'green' : 'red' }) + '\n');
 }
 
 /**

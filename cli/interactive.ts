@@ -11,6 +11,7 @@ import { executeTask } from './flow.js';
 import { addRecentProject } from './projects.js';
 import { resolveProvider, settingsFlags, taskSettings } from './task-command.js';
 import { resolveProjectRoot } from './project-root.js';
+import { escapeControls } from '../utils/terminal-text.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */
 function sink(): NodeJS.WritableStream {
@@ -43,7 +44,7 @@ export async function runShell(flags: TaskFlags): Promise<void> {
           ...(terminal ? { review: reviewInTerminal } : {}),
         }),
       );
-      if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${report.error}\n`);
+      if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(report.error)}\n`);
     },
     switchProvider: async (name) => {
       settings = await loadSettings({ rootDir, env: process.env, flags: { ...settingsFlags(flags), ...(name ? { provider: name } : {}) } });

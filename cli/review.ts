@@ -1,5 +1,6 @@
 import defaultChalk, { Chalk, type ChalkInstance } from 'chalk';
 import { applyAcceptedHunks, splitHunks, type Hunk } from '../utils/hunks.js';
+import { escapeControls } from '../utils/terminal-text.js';
 import { chooseEditor, editInEditor, type EditorChoice } from './editor.js';
 
 /** One file change offered for review; `before` is `''` for a new file. */
@@ -45,10 +46,10 @@ export interface ReviewOptions {
  * `-`/`+`/context lines (red/green/dim when `chalk.level > 0`). Carriage returns are not shown.
  */
 export function formatHunk(hunk: Hunk, total: number, chalk: ChalkInstance): string {
-  const header = chalk.bold(`${hunk.path} `) + chalk.dim(`(hunk ${hunk.index + 1}/${total})`);
+  const header = chalk.bold(`${escapeControls(hunk.path)} `) + chalk.dim(`(hunk ${hunk.index + 1}/${total})`);
   const range = chalk.cyan(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
   const body = hunk.lines.map((raw) => {
-    const line = raw.replace(/\r$/, '');
+    const line = escapeControls(raw.replace(/\r$/, ''));
     if (line.startsWith('+')) return chalk.green(line);
     if (line.startsWith('-')) return chalk.red(line);
     if (line.startsWith('\\')) return chalk.dim(line);

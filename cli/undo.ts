@@ -1,3 +1,4 @@
+import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import chalk from 'chalk';
 import { confirmPrompt } from './ask.js';
 import { UsageError } from '../utils/errors.js';
@@ -70,7 +71,7 @@ export async function runUndoCommand(options: UndoCommandOptions): Promise<UndoC
 
 async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutcome> {
   const out = (text: string): void => {
-    if (!options.json) (options.stdout ?? process.stdout).write(`${text}\n`);
+    if (!options.json) (options.stdout ?? process.stdout).write(`${escapeControlsKeepColor(text)}\n`);
   };
   const canAsk = Boolean(options.interactive && !options.json && !options.yes);
   await recoverUnfinishedRuns({

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Box, Text, useApp, useFocusManager, useInput, useStdout } from 'ink';
 import type { AgentEmitter } from '../agent/events.js';
+import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
 import { ActivityFeed, describeEvent, type FeedItem, type FeedKind } from './ActivityFeed.js';
 import { DiffView, type FileDiff } from './DiffView.js';
 import { Header } from './Header.js';
@@ -68,7 +69,8 @@ export function App(props: AppProps) {
 
   const push = useCallback((kind: FeedKind, text: string) => {
     const id = nextId.current++;
-    setItems((list) => [...list, { id, kind, text }].slice(-200));
+    // Feed text quotes tasks, paths, commands and errors from the model or files: show controls, never obey them.
+    setItems((list) => [...list, { id, kind, text: escapeControls(text) }].slice(-200));
   }, []);
 
   useEffect(
@@ -139,7 +141,7 @@ export function App(props: AppProps) {
               // input handlers, and must not answer the question as well.
               queueMicrotask(() => {
                 answerRef.current = resolve;
-                setQuestion(message);
+                setQuestion(escapeControlsKeepColor(message));
               });
             }),
         })
