@@ -13,6 +13,7 @@ import type { CommandRules } from '../config/settings.js';
 import { estimateCostUsd } from '../config/prices.js';
 import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
 import { runPlanCommands, type CommandReport } from './commands-step.js';
+import { changeReport, type ChangeReport } from './report-changes.js';
 import { confirmPrompt } from './ask.js';
 import { commitRun, runVerify, uncommittedWarning, type VerifyReport } from './after-write.js';
 import { colorDiff, formatChangeList, formatMs, formatPatchResults, formatPathIssues, formatUsage } from './render.js';
@@ -73,6 +74,8 @@ export interface TaskReport {
   repaired: boolean;
   patches: { index: number; file: string; applied: boolean; strategy?: string; error?: string; startLine?: number }[];
   pathIssues: { index: number; file: string; code: string; message: string }[];
+  /** Each file the plan changes, with its unified diff (whether or not it was written). */
+  changes: ChangeReport[];
   filesWritten: string[];
   runId?: string;
   journal?: string;
@@ -88,8 +91,9 @@ export interface TaskReport {
 
 
 /** The per-patch and per-path parts of the report, from a prepared plan (task and `apply` alike). */
-export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' | 'pathIssues'> {
+export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' | 'pathIssues' | 'changes'> {
   return {
+    changes: changeReport(prepared),
     patches: prepared.results.map((r) => ({ index: r.index, file: r.file, applied: r.applied, strategy: r.strategy, error: r.error, startLine: r.startLine })),
     pathIssues: prepared.pathIssues.map((i) => ({ index: i.index, file: i.file, code: i.code, message: i.message })),
   };

@@ -107,6 +107,23 @@ describe('runs nobody can confirm are refused before the model call', () => {
   });
 });
 
+describe('the --json report', () => {
+  it("holds each file's unified diff, also when nothing is written", async () => {
+    server.reply(replies.plan(plan([{ file: 'greet.js', find: "'hello '", replace: "'hi '" }, { file: 'new.txt', find: '', replace: 'new\n' }])));
+    const result = await runCli(['friendlier', '--dir', project, '--json', '--provider', 'openai'], { env });
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.status).toBe('not_confirmed');
+    expect(report.changes).toEqual([
+      {
+        path: 'greet.js', created: false, added: 1, removed: 1,
+        diff: "--- a/greet.js\n+++ b/greet.js\n@@ -1,3 +1,3 @@\n export function greet(name) {\n-  return 'hello ' + name;\n+  return 'hi ' + name;\n }\n",
+      },
+      { path: 'new.txt', created: true, added: 1, removed: 0, diff: '--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+new\n' },
+    ]);
+  });
+});
+
 describe('numeric flags', () => {
   it('--budget 10 and --timeout 5 are refused with one line naming the minimum; --budget 2000 is taken', async () => {
     const budget = await runCli(['task', '--dir', project, '--budget', '10', '--dry-run'], { env });
