@@ -336,7 +336,9 @@ async function printSummary(report: TaskReport, options: Pick<TaskOptions, 'stdo
     ...(ran.length ? [`${chalk.bold('Commands:')} ${ran.filter((c) => c.exitCode === 0).length}/${ran.length} succeeded`] : []),
     `${chalk.bold('Model:')} ${report.provider}/${report.model} · ${formatUsage(report.usage ?? undefined, report.costUsd ?? undefined)}`,
     `${chalk.bold('Time:')} ${formatMs(ms)} (model ${formatMs(report.timings.modelMs)})`,
-    ...(report.runId ? [chalk.dim(`Undo with: clawcode undo ${report.runId}`)] : []),
+    ...(report.commit ? [`${chalk.bold('Commit:')} ${report.commit}`] : []),
+    // A rolled-back run has nothing left to undo.
+    ...(report.runId && report.status !== 'rolled_back' ? [chalk.dim(`Undo with: clawcode undo ${report.runId}`)] : []),
   ];
   options.stdout.write(boxen(escapeControlsKeepColor(lines.join('\n')), { padding: { left: 1, right: 1 }, borderStyle: 'round', borderColor: report.exitCode === 0 ? 'green' : 'red' }) + '\n');
 }
