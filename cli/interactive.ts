@@ -167,7 +167,7 @@ function commandLines(): { stream: NodeJS.WritableStream; take(): string[] } {
  * The flow's confirmation in the TUI: y writes all, n nothing, r reviews hunk by hunk (cli/review.ts)
  * with each hunk in the diff pane and y/n/a/s/q keys (no editor: Ink owns the terminal).
  */
-async function reviewInTui(changes: readonly ReviewableChange[], hooks: TuiTaskHooks): Promise<{ path: string; after: string }[] | null> {
+async function reviewInTui(changes: readonly (ReviewableChange & { diff?: string })[], hooks: TuiTaskHooks): Promise<{ path: string; after: string }[] | null> {
   const count = changes.length;
   const answer = await hooks.choose(`Apply these changes to ${count} file${count === 1 ? '' : 's'}?`, [
     { key: 'y', label: 'yes, write all' },
@@ -192,5 +192,7 @@ async function reviewInTui(changes: readonly ReviewableChange[], hooks: TuiTaskH
     },
     { color: false },
   );
+  // Back to the whole plan's diff once every hunk is answered.
+  hooks.showDiff(changes.map((c) => ({ file: c.path, diff: c.diff ?? '' })));
   return result.quit ? null : result.accepted;
 }

@@ -134,7 +134,8 @@ export function App(props: AppProps) {
   useInput((input, key) => {
     if (answerRef.current) {
       const q = answerRef.current.question;
-      const typed = q.choices.find((c) => c.key === input.toLowerCase());
+      // Keys typed quickly can arrive together ("xy"): the first one that is an answer counts.
+      const typed = [...input.toLowerCase()].map((ch) => q.choices.find((c) => c.key === ch)).find(Boolean);
       if (key.ctrl && input === 'c') {
         answer(noAnswer(q));
         cancel();

@@ -32,7 +32,7 @@ function useSpinner(active: boolean): string {
 }
 
 const MODE_COLOR: Record<UiMode, string> = { ready: 'green', running: 'yellow', asking: 'cyan', cancelling: 'red' };
-const MODE_LABEL: Record<UiMode, string> = { ready: 'ready', running: 'running', asking: 'waiting for your answer', cancelling: 'cancelling' };
+const MODE_LABEL: Record<Exclude<UiMode, 'asking'>, string> = { ready: 'ready', running: 'running', cancelling: 'cancelling' };
 
 /** One line: mode (with a spinner while busy), activity, model, token totals, memory, and the keys for this mode. */
 export function StatusBar({ mode, model, inputTokens, outputTokens, memory, activity, answerKeys }: StatusBarProps) {
@@ -41,14 +41,14 @@ export function StatusBar({ mode, model, inputTokens, outputTokens, memory, acti
     mode === 'ready'
       ? 'Enter run · Tab diff · Ctrl-C quit'
       : mode === 'asking'
-        ? `${answerKeys ?? 'y/n'} answer · Enter ${answerKeys?.[0] ?? 'y'} · Esc no · Tab diff`
+        ? `Enter ${answerKeys?.[0] ?? 'y'} · Esc no · Tab diff`
         : 'Esc/Ctrl-C cancel';
   return (
     <Box>
       <Text wrap="truncate-end">
         <Text color={MODE_COLOR[mode]} bold>
           {spinner}
-          {MODE_LABEL[mode]}
+          {mode === 'asking' ? `answer ${answerKeys ?? 'y/n'}` : MODE_LABEL[mode]}
         </Text>
         {activity && mode === 'running' ? <Text dimColor> {activity}</Text> : null}
         <Text dimColor> │ </Text>
