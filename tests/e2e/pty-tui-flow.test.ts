@@ -78,6 +78,7 @@ describe('the TUI of the built CLI', () => {
     s.write('y');
     await s.waitFor('Undid run');
     expect(await greet()).toBe(ORIGINAL);
+    await s.waitFor('ready │');
     await type(s, ':undoo');
     await s.waitFor('Unknown command :undoo (not sent to the model)');
     expect(pty.server.completions()).toHaveLength(1);
