@@ -10,10 +10,10 @@ import { applyRun } from '../utils/journal.js';
 import { saveSessionAfterRun } from '../memory/memory.js';
 import type { Plan, ProviderConfig, Usage } from '../llm/types.js';
 import type { CommandRules } from '../config/settings.js';
-import { estimateCostUsd } from '../config/prices.js';
 import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
 import { runPlanCommands, type CommandReport } from './commands-step.js';
 import { changeReport, type ChangeReport } from './report-changes.js';
+import { reportedCostUsd } from './report-cost.js';
 import { confirmPrompt } from './ask.js';
 import { commitRun, runVerify, uncommittedWarning, type VerifyReport } from './after-write.js';
 import { colorDiff, formatChangeList, formatMs, formatPatchResults, formatPathIssues, formatUsage } from './render.js';
@@ -147,7 +147,7 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
     filesWritten: [],
     commands: [],
     usage: usage ?? null,
-    costUsd: usage ? (estimateCostUsd(run.planResult.reply.model || options.provider.model, usage) ?? null) : null,
+    costUsd: reportedCostUsd(options.provider, run.planResult.reply.model || options.provider.model, usage),
     context: {
       files: run.context.files.map((f) => ({ path: f.path, chars: f.chars, ranges: f.ranges })),
       totalChars: run.context.totalChars,
@@ -334,7 +334,10 @@ async function printSummary(report: TaskReport, options: Pick<TaskOptions, 'stdo
     `${chalk.bold('Task:')} ${escapeControls(report.task)}`,
     `${chalk.bold('Result:')} ${report.status.replace('_', ' ')}${report.filesWritten.length ? `, ${report.filesWritten.length} file(s) written` : ''}`,
     ...(ran.length ? [`${chalk.bold('Commands:')} ${ran.filter((c) => c.exitCode === 0).length}/${ran.length} succeeded`] : []),
-    `${chalk.bold('Model:')} ${report.provider}/${report.model} · ${formatUsage(report.usage ?? undefined, report.costUsd ?? undefined)}`,
+    // A saved plan (`clawcode apply`) had no model call in this run.
+    report.providerId === 'none'
+      ? `${chalk.bold('Model:')} none (saved plan${report.model ? ` from ${report.provider}/${report.model}` : ''})`
+      : `${chalk.bold('Model:')} ${report.provider}/${report.model} · ${formatUsage(report.usage ?? undefined, report.costUsd ?? undefined)}`,
     `${chalk.bold('Time:')} ${formatMs(ms)} (model ${formatMs(report.timings.modelMs)})`,
     ...(report.commit ? [`${chalk.bold('Commit:')} ${report.commit}`] : []),
     // A rolled-back run has nothing left to undo.

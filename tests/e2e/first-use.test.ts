@@ -124,6 +124,20 @@ describe('the --json report', () => {
   });
 });
 
+describe('the summary', () => {
+  it('shows no cost for a local server, and "Model: none (saved plan)" for apply -', async () => {
+    server.reply(replies.plan(plan([{ file: 'greet.js', find: "'hello '", replace: "'hi '" }]), { usage: { input: 1000, output: 50 } }));
+    const task = await runCli(['friendlier', '--dir', project, '--yes', '--provider', 'openai'], { env });
+    expect(task.code).toBe(0);
+    expect(task.stdout).toMatch(/Model: openai\/gpt-4o-mini · 1,000 in \/ 50 out tokens +│/);
+    const answer = JSON.stringify(plan([{ file: 'greet.js', find: "'hi '", replace: "'hey '" }]));
+    const apply = await runCli(['apply', '-', '--dir', project, '--yes'], { env, input: answer });
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toMatch(/Model: none \(saved plan\) +│/);
+    expect(apply.stdout).not.toContain('saved plan/');
+  });
+});
+
 describe('numeric flags', () => {
   it('--budget 10 and --timeout 5 are refused with one line naming the minimum; --budget 2000 is taken', async () => {
     const budget = await runCli(['task', '--dir', project, '--budget', '10', '--dry-run'], { env });
