@@ -356,12 +356,29 @@ async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promis
   const model = options.provider.model;
   // discardStdin:false keeps a surrounding readline REPL alive (ora #236).
   const spinner = ora({ text: 'Selecting context…', stream: options.stderr as NodeJS.WriteStream, discardStdin: false }).start();
+  // While the model works: seconds waited, and characters received once the reply streams.
+  const waiting = { since: 0, chars: 0 };
+  const show = () => {
+    const seconds = Math.floor((performance.now() - waiting.since) / 1000);
+    const received = waiting.chars > 0 ? ` · ${waiting.chars.toLocaleString('en-US')} chars received` : '';
+    spinner.text = `Planning with ${model}… ${seconds} s${received}`;
+  };
+  let timer: NodeJS.Timeout | undefined;
   const offs = [
-    emitter.on('model_request', () => (spinner.text = `Planning with ${model}…`)),
-    emitter.on('model_progress', (p) => (spinner.text = `Planning with ${model}… ${p.chars.toLocaleString('en-US')} chars received`)),
+    emitter.on('model_request', () => {
+      waiting.since = performance.now();
+      waiting.chars = 0;
+      show();
+      timer ??= setInterval(show, 1000);
+    }),
+    emitter.on('model_progress', (p) => {
+      waiting.chars = p.chars;
+      show();
+    }),
   ];
   return {
     stop() {
+      if (timer) clearInterval(timer);
       offs.forEach((off) => off());
       spinner.stop();
     },

@@ -46,3 +46,16 @@ describe('yes/no prompts', () => {
     expect(await s.exitCode()).toBe(0);
   });
 });
+
+describe('the spinner', () => {
+  it('counts the seconds while the provider has not answered', { timeout: 60_000 }, async () => {
+    pty.server.reply(replies.hang());
+    const s = pty.start(['shorter greeting', '--dir', pty.project, '--provider', 'openai']);
+    await s.waitFor(/Planning with gpt-4o-mini… 2 s/, 15_000);
+    s.mark();
+    s.write('\u0003');
+    await s.waitFor('What next?');
+    s.write('\r');
+    expect(await s.exitCode()).toBe(130);
+  });
+});
