@@ -72,7 +72,7 @@ describe('formatContextTable', () => {
     const rows = table.split('\n').slice(0, 3);
     const starts = rows.map((r) => r.indexOf(r.startsWith('file') ? 'why' : 'text 0.50'));
     expect(new Set(starts).size).toBe(1);
-    expect(rows[2]).toMatch(/^…p/deep/.*/long-name.ts  0.500/);
+    expect(rows[2]).toMatch(/^…p\/deep\/.*\/long-name\.ts {2}0\.500/);
     expect(rows[2]).toContain('68-181,200-260,300-420,1000…');
   });
 });
