@@ -65,14 +65,33 @@ function defaults(io: ConfigIo): Required<Omit<ConfigIo, 'interactive'>> & { int
   return {
     env: io.env ?? process.env,
     print: io.print ?? ((line: string) => console.log(line)),
-    checkCredentials:
-      io.checkCredentials ??
-      (async (config: ProviderConfig) => {
-        const { checkProviderCredentials } = await import('../llm/provider.js');
-        await checkProviderCredentials(config);
-      }),
+    checkCredentials: io.checkCredentials ?? checkCredentialsAndModel,
     interactive: io.interactive ?? Boolean(process.stdin.isTTY && process.stdout.isTTY),
   };
+}
+
+/**
+ * The credential check of the config flows: one real call with the entry's key. For OpenAI and
+ * OpenAI-compatible servers that call lists the models, so the entry's model is looked for in that
+ * list too (Ollama lists `name:latest` for `name`); other providers prove the key their own way
+ * (llm/*.ts `checkCredentials`).
+ *
+ * @throws ProviderError (key refused, server unreachable), ConfigError (code `model_not_listed`)
+ *         when the server does not list the model
+ */
+export async function checkCredentialsAndModel(config: ProviderConfig): Promise<void> {
+  if (config.provider !== 'openai') {
+    const { checkProviderCredentials } = await import('../llm/provider.js');
+    await checkProviderCredentials(config);
+    return;
+  }
+  const { listModels } = await import('../llm/openai.js');
+  const ids = await listModels(config);
+  const model = config.model;
+  // An empty list proves the key but says nothing about the model (some servers list none).
+  if (!model || ids.length === 0 || ids.includes(model) || ids.includes(`${model}:latest`)) return;
+  const shown = ids.slice(0, 8).join(', ') + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
+  throw new ConfigError(`The key works, but the server lists no model "${model}". It lists: ${shown}`, { code: 'model_not_listed' });
 }
 
 /** One line per provider for `clawcode config` (keys masked). */
