@@ -6,12 +6,14 @@
  * re-indented the replacement when it was applied.
  *
  * @param content  the file's current text
- * @param find     the patch's find (non-empty; an empty find creates a file and is never "applied" here)
+ * @param find     the patch's find; `''` (create the file) counts as applied when the file is exactly `replace`
  * @param replace  the patch's replacement
  * @returns true when re-applying would repeat a change already made
  */
 export function isAlreadyApplied(content: string, find: string, replace: string): boolean {
-  if (find === '' || replace.trim() === '' || find === replace) return false;
+  if (replace.trim() === '' || find === replace) return false;
+  // An empty find creates the file: applied when the file holds exactly the new text.
+  if (find === '') return normalize(content) === normalize(replace);
   const text = normalize(content);
   const rep = normalize(replace);
   const fnd = normalize(find);

@@ -56,6 +56,13 @@ describe('checkPlan', () => {
     expect(checks.map((c) => c.status)).toEqual(['already_applied']);
   });
 
+  it('says already applied for a file-creating patch whose file holds exactly its text', () => {
+    const created = new Map([['new.ts', 'export const x = 1;\n']]);
+    const make = plan([{ file: 'new.ts', operation: 'replace', find: '', replace: 'export const x = 1;\n' }]);
+    expect(checkPlan(make, created)[0]!.status).toBe('already_applied');
+    expect(checkPlan(make, new Map([['new.ts', '']]))[0]!.status).toBe('applies');
+  });
+
   it('a later patch sees the earlier result', () => {
     const checks = checkPlan(
       plan([
