@@ -2,9 +2,11 @@
 // Entry: argument parsing and branching only (docs/architecture.md). Every action imports its module lazily,
 // so `--version` and `--help` load commander and nothing heavy (no SDK, no Ink).
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { ClawcodeError, UsageError } from './utils/errors.js';
 import { DEFAULT_BUDGET_CHARS, DEFAULT_TIMEOUT_MS } from './utils/defaults.js';
+import { ignoreClosedPipes } from './cli/closed-pipe.js';
+import { MIN_BUDGET_CHARS, MIN_TIMEOUT_MS, refuseJsonWithEvents, refuseUnanswerableRun, wholeNumberAtLeast } from './cli/flag-checks.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -49,13 +51,8 @@ export interface TaskFlags {
 let jsonMode = false;
 let debugMode = false;
 
-function positiveInt(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive whole number, got "${value}"`);
-    return n;
-  };
-}
+const budgetFlag = wholeNumberAtLeast('--budget', MIN_BUDGET_CHARS, 'characters');
+const timeoutFlag = wholeNumberAtLeast('--timeout', MIN_TIMEOUT_MS, 'ms');
 
 function buildProgram(): Command {
   const program = new Command('clawcode')
@@ -66,8 +63,8 @@ function buildProgram(): Command {
     .option('-d, --dir <path>', 'project root (default: current folder)')
     .option('-p, --provider <name>', 'provider or config entry to use (openai, azure, groq, gemini, ollama, …)')
     .option('-m, --model <id>', 'model (Azure: deployment) to use')
-    .option('--budget <chars>', `context budget in characters (default ${DEFAULT_BUDGET_CHARS})`, positiveInt('--budget'))
-    .option('--timeout <ms>', `provider request timeout in ms (default ${DEFAULT_TIMEOUT_MS}, or CLAWCODE_TIMEOUT_MS)`, positiveInt('--timeout'))
+    .option('--budget <chars>', `context budget in characters (default ${DEFAULT_BUDGET_CHARS}, at least ${MIN_BUDGET_CHARS})`, budgetFlag)
+    .option('--timeout <ms>', `provider request timeout in ms (default ${DEFAULT_TIMEOUT_MS}, or CLAWCODE_TIMEOUT_MS; at least ${MIN_TIMEOUT_MS})`, timeoutFlag)
     .option('--dry-run', 'show the plan and diffs, write nothing')
     .option('-y, --yes', 'apply edits without asking (commands still need --run-commands)')
     .option('--run-commands', "run the plan's allow-listed build/test commands without asking, in the sandbox")
@@ -83,7 +80,7 @@ function buildProgram(): Command {
     .option('--files <pathspec...>', 'files the task must cover (git pathspecs or globs; put the task first); split into shards over the budget')
     .option('--grep <regex>', 'cover every file with a line matching this JavaScript regex (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--wide', 'a change across many files: one scope request finds them, then one plan request per shard')
-    .option('--concurrency <n>', 'wide changes: plan requests in flight (default 4)', positiveInt('--concurrency'))
+    .option('--concurrency <n>', 'wide changes: plan requests in flight (default 4)', wholeNumberAtLeast('--concurrency', 1, 'requests'))
     .option('--partial', 'wide changes with --yes: write the shards that planned even if others failed')
     .option('--no-repair', 'when patches do not apply, do not ask the model once more for those patches')
     .option('--debug', 'show stack traces and request details (never keys)')
@@ -97,6 +94,7 @@ function buildProgram(): Command {
       jsonMode = Boolean(flags.json);
       debugMode = Boolean(flags.debug);
       const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+      refuseJsonWithEvents(flags);
       if ((flags.shell || flags.ui) && (flags.json || flags.events)) {
         throw new UsageError('--shell and --ui are interactive; they cannot be combined with --json or --events.');
       }
@@ -111,25 +109,39 @@ function buildProgram(): Command {
         const { runTui } = await import('./cli/interactive.js');
         return runTui(flags);
       }
+      // Before the provider is even resolved: a run nobody can confirm must not cost a model call.
+      if (taskWords.length > 0) refuseUnanswerableRun('task', flags, terminal);
       const { runTaskCommand } = await import('./cli/task-command.js');
       process.exitCode = await runTaskCommand(taskWords.join(' ').trim(), flags);
     });
 
   program
     .command('config')
-    .description('add, edit, remove or choose the default provider, and set its model options')
-    .option('--show', 'print the merged settings and where each value comes from')
-    .option('-d, --dir <path>', 'project root (for --show)')
-    .option('--json', 'with --show: print JSON')
-    .action(async (flags: { show?: boolean; dir?: string; json?: boolean }) => {
+    .description('list, add, edit, remove or choose the default provider, set its model options, or show the settings')
+    .addArgument(
+      new Argument('[action]', 'what to do (default: a menu in a terminal)').choices(['list', 'add', 'edit', 'remove', 'default', 'options', 'show']),
+    )
+    .argument('[name]', 'provider entry (edit, remove, default, options) or provider kind (add, e.g. ollama)')
+    .option('--show', 'print the merged settings and where each value comes from (same as `config show`)')
+    .option('-d, --dir <path>', 'project root (for show)')
+    .option('--json', 'with show: print JSON')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  clawcode config list\n  clawcode config add ollama\n  clawcode config default work\n  clawcode config show --json',
+    )
+    .action(async (action: string | undefined, name: string | undefined, flags: { show?: boolean; dir?: string; json?: boolean }) => {
       jsonMode = Boolean(flags.json);
-      if (flags.show) {
+      if (flags.show || action === 'show') {
         const [{ runConfigShow }, { resolveProjectRoot }] = await Promise.all([import('./cli/config-show.js'), import('./cli/project-root.js')]);
         await runConfigShow({ rootDir: await resolveProjectRoot(flags.dir), env: process.env, flags: {}, stdout: process.stdout, json: Boolean(flags.json) });
         return;
       }
       const { runConfigCommand } = await import('./cli/config.js');
-      await runConfigCommand({});
+      type Action = 'list' | 'add' | 'edit' | 'remove' | 'default' | 'options';
+      await runConfigCommand({
+        ...(action ? { action: action as Action } : {}),
+        ...(name && action === 'add' ? { kind: name } : name ? { name } : {}),
+      });
     });
 
   program
@@ -163,6 +175,8 @@ function buildProgram(): Command {
     .option('--json', 'print one JSON report; never prompt')
     .action(async (source: string, flags: { dir?: string; dryRun?: boolean; yes?: boolean; runCommands?: boolean; allowNetwork?: boolean; json?: boolean }) => {
       jsonMode = Boolean(flags.json);
+      // A plan read from standard input leaves no terminal to answer on, as in the apply command itself.
+      refuseUnanswerableRun('apply', flags, Boolean(process.stdin.isTTY && process.stdout.isTTY && source !== '-'));
       const { runApplyCommand } = await import('./cli/apply-command.js');
       process.exitCode = await runApplyCommand(source, flags);
     });
@@ -184,7 +198,7 @@ function buildProgram(): Command {
     .description('show the context that would be sent for a task')
     .argument('<task...>', 'the task')
     .option('-d, --dir <path>', 'project root')
-    .option('--budget <chars>', `context budget in characters (default ${DEFAULT_BUDGET_CHARS}, or settings)`, positiveInt('--budget'))
+    .option('--budget <chars>', `context budget in characters (default ${DEFAULT_BUDGET_CHARS}, or settings; at least ${MIN_BUDGET_CHARS})`, budgetFlag)
     .option('--json', 'print JSON')
     .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean }) => {
       jsonMode = Boolean(flags.json);
@@ -265,20 +279,24 @@ async function reportError(error: unknown): Promise<number> {
       process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode } }) + '\n');
     } else {
       const { default: chalk } = await import('chalk');
-      process.stderr.write(`${chalk.red('clawcode:')} ${error.message}\n`);
-      if (error.hint) process.stderr.write(`${chalk.dim(error.hint)}\n`);
+      // Messages can quote the model or a file (a parse error, a path): controls are shown, not obeyed.
+      const { escapeControls } = await import('./utils/terminal-text.js');
+      process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(error.message)}\n`);
+      if (error.hint) process.stderr.write(`${chalk.dim(escapeControls(error.hint))}\n`);
       if (debugMode && error.cause instanceof Error) process.stderr.write(`${error.cause.stack ?? error.cause.message}\n`);
     }
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`clawcode: internal error, please report: ${message}\n`);
+  const { escapeControls } = await import('./utils/terminal-text.js');
+  process.stderr.write(`clawcode: internal error, please report: ${escapeControls(message)}\n`);
   if (debugMode && error instanceof Error && error.stack) process.stderr.write(error.stack + '\n');
   else process.stderr.write('(run again with --debug for the stack trace)\n');
   return 1;
 }
 
 async function main(argv: string[]): Promise<void> {
+  ignoreClosedPipes();
   if (process.env.NO_COLOR || argv.includes('--no-color')) {
     // chalk 5 ignores NO_COLOR (shared/research/ecosystem.md §5); ora and boxen share this instance.
     const { default: chalk } = await import('chalk');

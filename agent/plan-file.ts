@@ -6,6 +6,7 @@ import type { Plan, Usage } from '../llm/types.js';
 import { applyPatch } from '../utils/patch.js';
 import { UsageError } from '../utils/errors.js';
 import { sha256 } from '../utils/journal-store.js';
+import { isAlreadyApplied } from './already-applied.js';
 
 /** A plan saved by `--plan-out`, applied later by `clawcode apply` / checked by `clawcode check`. */
 export interface SavedPlan {
@@ -123,6 +124,8 @@ export function checkPlan(plan: Plan, contents: ReadonlyMap<string, string>, bas
   return plan.patches.map((patch, index) => {
     const content = state.get(patch.file) ?? '';
     const baseChanged = baseHashes !== undefined && current !== undefined && patch.file in baseHashes && baseHashes[patch.file] !== current.get(patch.file);
+    // Before matching: a replacement that keeps its find would otherwise "apply" a second time.
+    if (isAlreadyApplied(content, patch.find, patch.replace)) return { index, file: patch.file, status: 'already_applied', baseChanged };
     const result = applyPatch(content, patch.find, patch.replace, { replaceAll: patch.replace_all, occurrence: patch.occurrence });
     if (result.applied && result.newContent !== undefined) {
       state.set(patch.file, result.newContent);

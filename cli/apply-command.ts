@@ -8,6 +8,7 @@ import { withInterrupt } from './interrupt.js';
 import { withLockedProject } from './recover.js';
 import { patchReport, writeWithConsole } from './flow.js';
 import { resolveProjectRoot } from './project-root.js';
+import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -37,7 +38,7 @@ export async function runApplyCommand(
     const applyMs = Math.round(performance.now() - t);
     const stale = saved ? [...prepared.targets].filter(([path, bytes]) => path in saved.baseHashes && saved.baseHashes[path] !== hashBytes(bytes)).map(([path]) => path) : [];
     if (stale.length > 0 && !flags.json) {
-      process.stderr.write(`${chalk.yellow('!')} Changed since the plan was saved: ${stale.join(', ')}; each patch is matched against the current files.\n`);
+      process.stderr.write(escapeControlsKeepColor(`${chalk.yellow('!')} Changed since the plan was saved: ${stale.join(', ')}; each patch is matched against the current files.\n`));
     }
     const task = saved?.task ?? 'apply plan';
     // A saved plan made no model call here: no usage, no context, only the apply time.
@@ -71,7 +72,7 @@ export async function runApplyCommand(
     }, started);
     final.timings.totalMs = Math.round(performance.now() - started);
     if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
-    else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${final.error}\n`);
+    else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(final.error)}\n`);
     return final.exitCode;
   }));
 }
@@ -96,7 +97,7 @@ export async function runCheckCommand(source: string, flags: { dir?: string; jso
   const pathIssues = await checkPlanPaths(rootDir, plan.patches);
   if (pathIssues.length > 0) {
     if (flags.json) process.stdout.write(JSON.stringify({ ok: false, refused: pathIssues, patches: [] }, null, 2) + '\n');
-    else for (const issue of pathIssues) process.stdout.write(`#${issue.index + 1} ${issue.file}: ${chalk.red('refused')}: ${issue.message}\n`);
+    else for (const issue of pathIssues) process.stdout.write(`#${issue.index + 1} ${escapeControls(issue.file)}: ${chalk.red('refused')}: ${escapeControls(issue.message)}\n`);
     return 3;
   }
   const targets = await readPlanTargets(rootDir, plan);
@@ -114,7 +115,7 @@ export async function runCheckCommand(source: string, flags: { dir?: string; jso
     for (const c of checks) {
       const changed = c.baseChanged ? chalk.dim(' (file changed since the plan was saved)') : '';
       const detail = c.status === 'applies' ? (c.detail && c.detail !== 'exact' ? chalk.dim(` (${c.detail})`) : '') : c.detail ? `: ${c.detail}` : '';
-      process.stdout.write(`#${c.index + 1} ${c.file}: ${STATUS_MARK[c.status]}${detail}${changed}\n`);
+      process.stdout.write(escapeControlsKeepColor(`#${c.index + 1} ${escapeControls(c.file)}: ${STATUS_MARK[c.status]}${detail}${changed}\n`));
     }
     process.stdout.write(ok ? `${chalk.green('✓')} All ${checks.length} patches apply cleanly.\n` : `${chalk.red('✗')} Not every patch applies.\n`);
   }

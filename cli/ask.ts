@@ -1,10 +1,30 @@
 /**
- * The plain yes/no question of the console flows (@inquirer/prompts `confirm`, default yes unless
- * `defaultYes` is false), loaded lazily so commands that never ask do not load inquirer.
+ * Read a yes/no answer strictly: `y`, `yes`, `n`, `no` (any case, surrounding blanks ignored), or an
+ * empty answer for the default. Anything else (`:undo`, `sure`, a stray paste) is not an answer.
+ *
+ * @returns true / false, or undefined when the text is not an answer (the caller asks again)
+ */
+export function parseYesNo(text: string, defaultYes = true): boolean | undefined {
+  const t = text.trim().toLowerCase();
+  if (t === '') return defaultYes;
+  if (t === 'y' || t === 'yes') return true;
+  if (t === 'n' || t === 'no') return false;
+  return undefined;
+}
+
+/**
+ * The plain yes/no question of the console flows (default yes unless `defaultYes` is false), loaded
+ * lazily so commands that never ask do not load inquirer. Only y/yes/n/no/Enter count; other text keeps
+ * the question open with a one-line reminder (inquirer's own `confirm` reads any other text as the default).
  */
 export async function confirmPrompt(message: string, defaultYes = true): Promise<boolean> {
-  const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message, default: defaultYes });
+  const { input } = await import('@inquirer/prompts');
+  const answer = await input({
+    message: `${message} ${defaultYes ? '(Y/n)' : '(y/N)'}`,
+    validate: (value) =>
+      parseYesNo(value, defaultYes) !== undefined || `Answer y (yes) or n (no); Enter means ${defaultYes ? 'yes' : 'no'}.`,
+  });
+  return parseYesNo(answer, defaultYes) ?? defaultYes;
 }
 
 /** A one-line text answer, trimmed (used for the task and "What next?"). */

@@ -5,6 +5,8 @@ import {
   type SettingSource,
   type SettingsValues,
 } from '../config/settings.js';
+import { readConfig, resolveProviderConfig } from '../config/config.js';
+import { configPath } from '../config/paths.js';
 
 /** One printed row: a setting (or sub-list) name, its value and where it came from. */
 type Row = { name: string; value: string; source: string };
@@ -20,7 +22,7 @@ function formatSource(source: SettingSource): string {
   return source.from && source.from.length > 1 ? source.from.map(one).join(' + ') : one(source);
 }
 
-function rowsOf(resolved: ResolvedSettings): Row[] {
+function rowsOf(resolved: ResolvedSettings, entryModel?: Row): Row[] {
   const { values: v, sources: s } = resolved;
   const row = (name: string, key: keyof SettingsValues, value: unknown): Row => ({
     name,
@@ -29,7 +31,7 @@ function rowsOf(resolved: ResolvedSettings): Row[] {
   });
   return [
     row('provider', 'provider', v.provider),
-    row('model', 'model', v.model),
+    v.model === undefined && entryModel ? entryModel : row('model', 'model', v.model),
     row('budgetChars', 'budgetChars', v.budgetChars),
     row('timeoutMs', 'timeoutMs', v.timeoutMs),
     row('ignore', 'ignore', v.ignore),
@@ -38,6 +40,23 @@ function rowsOf(resolved: ResolvedSettings): Row[] {
     { ...row('commands', 'commands', undefined), value: `allow: ${formatValue(v.commands.allow)}; deny: ${formatValue(v.commands.deny)}` },
     row('autoCommit', 'autoCommit', v.autoCommit),
   ];
+}
+
+/**
+ * When no settings layer names a model, the model the provider entry (or its environment) brings,
+ * with that entry as its source; undefined when no provider resolves (a broken config is left for the
+ * run itself to report).
+ */
+async function providerModelRow(resolved: ResolvedSettings, env: NodeJS.ProcessEnv): Promise<Row | undefined> {
+  try {
+    const config = await readConfig(env);
+    const found = resolveProviderConfig({ config, env, provider: resolved.values.provider });
+    if (!found?.model) return undefined;
+    const where = config.providers[found.name] ? `provider entry "${found.name}": ${configPath(env)}` : `provider ${found.name} (environment)`;
+    return { name: 'model', value: maskSecrets(found.model), source: where };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Render rows as a left-aligned, space-padded table with a header line. */
@@ -89,7 +108,7 @@ export async function runConfigShow(options: {
     return resolved;
   }
   const files = resolved.files.map((f) => `  ${f.layer.padEnd(8)} ${f.path}${f.found ? '' : '  (not found)'}`);
-  options.stdout.write(`${renderTable(rowsOf(resolved))}\n\nSettings files (lowest precedence first):\n${files.join('\n')}\n`);
+  options.stdout.write(`${renderTable(rowsOf(resolved, await providerModelRow(resolved, options.env)))}\n\nSettings files (lowest precedence first):\n${files.join('\n')}\n`);
   options.stdout.write('Then environment (CLAWCODE_*) and flags override.\n');
   if (resolved.untrusted) options.stdout.write(`Not applied until you trust this project (clawcode trust): ${resolved.untrusted.keys.join(', ')}\n`);
   return resolved;

@@ -65,14 +65,33 @@ function defaults(io: ConfigIo): Required<Omit<ConfigIo, 'interactive'>> & { int
   return {
     env: io.env ?? process.env,
     print: io.print ?? ((line: string) => console.log(line)),
-    checkCredentials:
-      io.checkCredentials ??
-      (async (config: ProviderConfig) => {
-        const { checkProviderCredentials } = await import('../llm/provider.js');
-        await checkProviderCredentials(config);
-      }),
+    checkCredentials: io.checkCredentials ?? checkCredentialsAndModel,
     interactive: io.interactive ?? Boolean(process.stdin.isTTY && process.stdout.isTTY),
   };
+}
+
+/**
+ * The credential check of the config flows: one real call with the entry's key. For OpenAI and
+ * OpenAI-compatible servers that call lists the models, so the entry's model is looked for in that
+ * list too (Ollama lists `name:latest` for `name`); other providers prove the key their own way
+ * (llm/*.ts `checkCredentials`).
+ *
+ * @throws ProviderError (key refused, server unreachable), ConfigError (code `model_not_listed`)
+ *         when the server does not list the model
+ */
+export async function checkCredentialsAndModel(config: ProviderConfig): Promise<void> {
+  if (config.provider !== 'openai') {
+    const { checkProviderCredentials } = await import('../llm/provider.js');
+    await checkProviderCredentials(config);
+    return;
+  }
+  const { listModels } = await import('../llm/openai.js');
+  const ids = await listModels(config);
+  const model = config.model;
+  // An empty list proves the key but says nothing about the model (some servers list none).
+  if (!model || ids.length === 0 || ids.includes(model) || ids.includes(`${model}:latest`)) return;
+  const shown = ids.slice(0, 8).join(', ') + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
+  throw new ConfigError(`The key works, but the server lists no model "${model}". It lists: ${shown}`, { code: 'model_not_listed' });
 }
 
 /** One line per provider for `clawcode config` (keys masked). */
@@ -376,9 +395,12 @@ export async function runConfigCommand(options: ConfigCommandOptions = {}): Prom
     printList(config, io);
     return config;
   }
-  if (!io.interactive) {
-    throw new UsageError('`clawcode config` needs an interactive terminal', {
-      hint: 'Use `clawcode config list`, or configure with env vars (OPENAI_API_KEY, OPENAI_BASE_URL, GROQ_API_KEY, GEMINI_API_KEY, AZURE_OPENAI_*).',
+  // `default <name>` asks nothing, so it works in scripts; every other action asks questions.
+  if (!io.interactive && !(options.action === 'default' && options.name)) {
+    throw new UsageError(`\`clawcode config${options.action ? ` ${options.action}` : ''}\` needs an interactive terminal`, {
+      hint:
+        'Use `clawcode config list`, `clawcode config default <name>`, or configure with env vars ' +
+        '(OPENAI_API_KEY, OPENAI_BASE_URL, GROQ_API_KEY, GEMINI_API_KEY, AZURE_OPENAI_*).',
     });
   }
   let config = await loadForEditing(io);

@@ -1,3 +1,4 @@
+import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import type { ContextResult } from '../agent/context.js';
 import { gatherContext } from '../agent/prompt-context.js';
 
@@ -42,6 +43,12 @@ function why(f: ContextResult['files'][number]): string {
   return bits.length > 0 ? bits.join(', ') : 'no match (fallback)';
 }
 
+/** `text` cut to `width` characters with an ellipsis where it was cut (its start or its end). */
+function fit(text: string, width: number, cut: 'start' | 'end'): string {
+  if (text.length <= width) return text;
+  return cut === 'start' ? `…${text.slice(text.length - width + 1)}` : `${text.slice(0, width - 1)}…`;
+}
+
 /** Render the readable table of a context result (no colour: it may be piped). */
 export function formatContextTable(r: ContextResult): string {
   const rows = r.files.map((f) => ({
@@ -55,8 +62,9 @@ export function formatContextTable(r: ContextResult): string {
   const all = [head, ...rows];
   const w = (k: keyof typeof head): number => Math.max(...all.map((row) => row[k].length));
   const [wp, ws, wc, wl] = [Math.min(w('path'), 60), w('score'), w('chars'), Math.min(w('sent'), 28)];
+  // Capped columns cut their text (a path keeps its end, a range list its start) so the columns after them align.
   const line = (row: typeof head): string =>
-    `${row.path.padEnd(wp)}  ${row.score.padStart(ws)}  ${row.chars.padStart(wc)}  ${row.sent.padEnd(wl)}  ${row.why}`.trimEnd();
+    `${fit(row.path, wp, 'start').padEnd(wp)}  ${row.score.padStart(ws)}  ${row.chars.padStart(wc)}  ${fit(row.sent, wl, 'end').padEnd(wl)}  ${row.why}`.trimEnd();
   const out = [line(head), ...rows.map(line)];
   out.push('');
   out.push(`${r.files.length} files, ${r.totalChars} of ${r.budget} characters (outline ${r.outline.length}); scanned ${r.scannedFiles} files in ${r.ms} ms`);
@@ -79,5 +87,5 @@ export async function runContextCommand(options: ContextCommandOptions): Promise
   const note = instructions.files.length
     ? `instructions: ${instructions.files.join(', ')} (${instructions.chars} chars${instructions.truncated ? ', truncated' : ''})\n`
     : '';
-  options.stdout.write(formatContextTable(result) + note);
+  options.stdout.write(escapeControlsKeepColor(formatContextTable(result) + note));
 }

@@ -11,6 +11,9 @@ import { runWriteStage, type CommandReport, type TaskStatus, type VerifyReport }
 import type { ProviderConfig, Usage } from '../llm/types.js';
 import type { CommandRules } from '../config/settings.js';
 import { estimateCostUsd } from '../config/prices.js';
+import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
+import { changeReport, type ChangeReport } from './report-changes.js';
+import { reportedCostUsd } from './report-cost.js';
 import { confirmPrompt } from './ask.js';
 import { consoleDecisions, printWriteNotice } from './write-console.js';
 import { formatMs, formatUsage } from './render.js';
@@ -78,6 +81,8 @@ export interface TaskReport {
   repair?: RepairReport;
   patches: { index: number; file: string; applied: boolean; strategy?: string; error?: string; startLine?: number }[];
   pathIssues: { index: number; file: string; code: string; message: string }[];
+  /** Each file the plan changes, with its unified diff (whether or not it was written). */
+  changes: ChangeReport[];
   filesWritten: string[];
   runId?: string;
   journal?: string;
@@ -94,8 +99,9 @@ export interface TaskReport {
 }
 
 /** The per-patch and per-path parts of the report, from a prepared plan (task and `apply` alike). */
-export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' | 'pathIssues'> {
+export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' | 'pathIssues' | 'changes'> {
   return {
+    changes: changeReport(prepared),
     patches: prepared.results.map((r) => ({ index: r.index, file: r.file, applied: r.applied, strategy: r.strategy, error: r.error, startLine: r.startLine })),
     pathIssues: prepared.pathIssues.map((i) => ({ index: i.index, file: i.file, code: i.code, message: i.message })),
   };
@@ -115,7 +121,8 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
     const { executeWideTask } = await import('./wide-flow.js');
     return executeWideTask({ ...options, wide: options.wide });
   }
-  const out = (text: string) => (options.json ? undefined : options.stdout.write(text + '\n'));
+  // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
+  const out = (text: string) => (options.json ? undefined : options.stdout.write(escapeControlsKeepColor(text) + '\n'));
   const emitter = options.emitter ?? createAgentEmitter();
   const spinner = await startSpinner(options, emitter);
   const started = performance.now();
@@ -155,7 +162,7 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
     ...(run.repair ? { repair: run.repair } : {}),
     ...patchReport(prepared),
     usage: usage ?? null,
-    costUsd: usage ? (estimateCostUsd(model, usage) ?? null) : null,
+    costUsd: reportedCostUsd(options.provider, run.planResult.reply.model || options.provider.model, usage),
     context: {
       files: run.context.files.map((f) => ({ path: f.path, chars: f.chars, ranges: f.ranges })),
       totalChars: run.context.totalChars,
@@ -198,7 +205,8 @@ export async function writeWithConsole(
   options: Omit<TaskOptions, 'provider' | 'budgetChars' | 'planner'>,
   started: number,
 ): Promise<TaskReport> {
-  const out = (text: string) => (options.json ? undefined : options.stdout.write(text + '\n'));
+  // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
+  const out = (text: string) => (options.json ? undefined : options.stdout.write(escapeControlsKeepColor(text) + '\n'));
   const { review } = options;
   if (base.repair) {
     out(chalk.dim(`Repair round for patch ${base.repair.patches.map((n) => `#${n}`).join(', ')} after ${base.repair.firstError}`));
@@ -260,14 +268,19 @@ async function printSummary(report: TaskReport, options: Pick<TaskOptions, 'stdo
   const { default: boxen } = await import('boxen');
   const ran = report.commands.filter((c) => c.ran);
   const lines = [
-    `${chalk.bold('Task:')} ${report.task}`,
+    `${chalk.bold('Task:')} ${escapeControls(report.task)}`,
     `${chalk.bold('Result:')} ${report.status.replace('_', ' ')}${report.filesWritten.length ? `, ${report.filesWritten.length} file(s) written` : ''}`,
     ...(ran.length ? [`${chalk.bold('Commands:')} ${ran.filter((c) => c.exitCode === 0).length}/${ran.length} succeeded`] : []),
-    `${chalk.bold('Model:')} ${report.provider}/${report.model} · ${formatUsage(report.usage ?? undefined, report.costUsd ?? undefined)}`,
+    // A saved plan (`clawcode apply`) had no model call in this run.
+    report.providerId === 'none'
+      ? `${chalk.bold('Model:')} none (saved plan${report.model ? ` from ${report.provider}/${report.model}` : ''})`
+      : `${chalk.bold('Model:')} ${report.provider}/${report.model} · ${formatUsage(report.usage ?? undefined, report.costUsd ?? undefined)}`,
     `${chalk.bold('Time:')} ${formatMs(ms)} (model ${formatMs(report.timings.modelMs)})`,
-    ...(report.runId ? [chalk.dim(`Undo with: clawcode undo ${report.runId}`)] : []),
+    ...(report.commit ? [`${chalk.bold('Commit:')} ${report.commit}`] : []),
+    // A rolled-back run has nothing left to undo.
+    ...(report.runId && report.status !== 'rolled_back' ? [chalk.dim(`Undo with: clawcode undo ${report.runId}`)] : []),
   ];
-  options.stdout.write(boxen(lines.join('\n'), { padding: { left: 1, right: 1 }, borderStyle: 'round', borderColor: report.exitCode === 0 ? 'green' : 'red' }) + '\n');
+  options.stdout.write(boxen(escapeControlsKeepColor(lines.join('\n')), { padding: { left: 1, right: 1 }, borderStyle: 'round', borderColor: report.exitCode === 0 ? 'green' : 'red' }) + '\n');
 }
 
 /**
@@ -280,13 +293,36 @@ async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promis
   const model = options.provider.model;
   // discardStdin:false keeps a surrounding readline REPL alive (ora #236).
   const spinner = ora({ text: 'Selecting context…', stream: options.stderr as NodeJS.WriteStream, discardStdin: false }).start();
+  // While the model works: seconds waited, and characters received once the reply streams.
+  const waiting = { since: 0, chars: 0, retry: '' };
+  const show = () => {
+    const seconds = Math.floor((performance.now() - waiting.since) / 1000);
+    const received = waiting.chars > 0 ? ` · ${waiting.chars.toLocaleString('en-US')} chars received` : '';
+    const retry = waiting.retry ? ` · ${waiting.retry}` : '';
+    spinner.text = `Planning with ${model}… ${seconds} s${received}${retry}`;
+  };
+  let timer: NodeJS.Timeout | undefined;
   const offs = [
-    emitter.on('model_request', () => (spinner.text = `Planning with ${model}…`)),
-    emitter.on('model_progress', (p) => (spinner.text = `Planning with ${model}… ${p.chars.toLocaleString('en-US')} chars received`)),
-    emitter.on('model_retry', (r) => (spinner.text = `Planning with ${model}… ${r.message}`)),
+    emitter.on('model_request', () => {
+      waiting.since = performance.now();
+      waiting.chars = 0;
+      show();
+      timer ??= setInterval(show, 1000);
+    }),
+    emitter.on('model_progress', (p) => {
+      waiting.chars = p.chars;
+      waiting.retry = '';
+      show();
+    }),
+    // A retry is said where the person is looking: "rate limited; retrying in 47 s, 1 of 2".
+    emitter.on('model_retry', (r) => {
+      waiting.retry = r.message;
+      show();
+    }),
   ];
   return {
     stop() {
+      if (timer) clearInterval(timer);
       offs.forEach((off) => off());
       spinner.stop();
     },

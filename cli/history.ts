@@ -1,3 +1,4 @@
+import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import chalk from 'chalk';
 import { listRuns, type RunRecord, type RunStatus } from '../utils/journal.js';
 
@@ -58,6 +59,6 @@ export async function runHistoryCommand(options: HistoryCommandOptions): Promise
     status: run.status, files: run.files.map((f) => ({ path: f.path, created: f.created })), journal: run.runDir,
   }));
   const stdout = options.stdout ?? process.stdout;
-  stdout.write(options.json ? `${JSON.stringify(entries, null, 2)}\n` : `${formatHistory(runs)}\n`);
+  stdout.write(options.json ? `${JSON.stringify(entries, null, 2)}\n` : `${escapeControlsKeepColor(formatHistory(runs))}\n`);
   return entries;
 }

@@ -12,6 +12,17 @@ import { addRecentProject } from './projects.js';
 import { resolveProvider, settingsFlags, taskSettings } from './task-command.js';
 import { loadTrustedSettings } from './trust-prompt.js';
 import { resolveProjectRoot } from './project-root.js';
+import type { ReviewableChange } from './review-terminal.js';
+import type { ReviewAnswer } from './review.js';
+
+/** What the TUI (ui/App.tsx) offers a running task; declared here by shape, since cli/ sits below ui/. */
+interface TuiTaskHooks {
+  confirm(message: string, details?: readonly string[]): Promise<boolean>;
+  choose(message: string, choices: readonly { key: string; label: string }[], details?: readonly string[]): Promise<string>;
+  showDiff(diffs: readonly { file: string; diff: string }[]): void;
+  print(line: string): void;
+}
+import { escapeControls } from '../utils/terminal-text.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */
 function sink(): NodeJS.WritableStream {
@@ -44,7 +55,7 @@ export async function runShell(flags: TaskFlags): Promise<void> {
           ...(terminal ? { review: reviewInTerminal } : {}),
         }),
       );
-      if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${report.error}\n`);
+      if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(report.error)}\n`);
     },
     switchProvider: async (name) => {
       settings = await loadSettings({ rootDir, env: process.env, flags: { ...settingsFlags(flags), ...(name ? { provider: name } : {}) } });
@@ -65,10 +76,14 @@ export async function runShell(flags: TaskFlags): Promise<void> {
   });
 }
 
-/** The project picker, skipped when the current folder has no project subfolders and no recent projects. */
+/**
+ * The project picker, skipped when the current folder is itself a project (a `.git`, a manifest: as
+ * `--shell` does), or has no project subfolders and there are no recent projects.
+ */
 async function pickProject(): Promise<string> {
   const cwd = process.cwd();
-  const { getProjectDirectoryChoices, getRecentProjects, selectProject } = await import('./projects.js');
+  const { getProjectDirectoryChoices, getRecentProjects, isProjectFolder, selectProject } = await import('./projects.js');
+  if (await isProjectFolder(cwd)) return cwd;
   const [choices, recent] = await Promise.all([getProjectDirectoryChoices(cwd), getRecentProjects()]);
   const others = recent.filter((r) => r.path !== cwd);
   // Choices always hold "." and "Other"; only ask when there is a real alternative.
@@ -96,16 +111,89 @@ export async function runTui(flags: TaskFlags): Promise<void> {
     branch: git.branch ?? undefined,
     emitter,
     memory: `memory: ${memory.lastTasks.length} task${memory.lastTasks.length === 1 ? '' : 's'}`,
-    runTask: async (task: string, signal: AbortSignal, hooks: { confirm(message: string): Promise<boolean> }) => {
+    runTask: async (task: string, signal: AbortSignal, hooks: TuiTaskHooks) => {
+      // The console flow's text is not drawn in the TUI, but the commands it lists before asking
+      // "Run this command?" are shown with the question.
+      const printed = commandLines();
       const report = await withProjectLock(rootDir, { waitMs: 10_000 }, () =>
         executeTask({
           ...taskSettings(flags, settings.values),
           rootDir, task, provider, json: false, debug: false, interactive: true,
-          signal, emitter, stdout: sink(), stderr: sink(),
-          confirm: (m: string) => hooks.confirm(m),
+          signal, emitter, stdout: printed.stream, stderr: sink(),
+          confirm: (m: string) => hooks.confirm(m, printed.take()),
+          review: (changes) => reviewInTui(changes, hooks),
         }),
       );
       if (report.error) emitter.emit('error', { message: report.error });
     },
+    undo: async (_signal: AbortSignal, hooks: TuiTaskHooks) => {
+      const { runUndoCommand } = await import('./undo.js');
+      await runUndoCommand({ rootDir, interactive: true, confirm: (m) => hooks.confirm(m), stdout: lines((line) => hooks.print(line)) });
+    },
   });
+}
+
+/** A stream that hands each complete line written to it (colours removed) to `onLine`. */
+function lines(onLine: (line: string) => void): NodeJS.WritableStream {
+  let pending = '';
+  return new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      // eslint-disable-next-line no-control-regex
+      pending += chunk.toString().replace(/\u001b\[[0-9;]*m/g, '');
+      const parts = pending.split('\n');
+      pending = parts.pop() ?? '';
+      for (const line of parts) if (line.trim()) onLine(line);
+      done();
+    },
+  });
+}
+
+/** Collects the `  $ command` lines the flow prints; `take()` returns those since the last take. */
+function commandLines(): { stream: NodeJS.WritableStream; take(): string[] } {
+  let seen: string[] = [];
+  const stream = lines((line) => {
+    if (/^\s+\$ /.test(line)) seen.push(line.trim());
+  });
+  return {
+    stream,
+    take() {
+      const out = seen;
+      seen = [];
+      return out;
+    },
+  };
+}
+
+/**
+ * The flow's confirmation in the TUI: y writes all, n nothing, r reviews hunk by hunk (cli/review.ts)
+ * with each hunk in the diff pane and y/n/a/s/q keys (no editor: Ink owns the terminal).
+ */
+async function reviewInTui(changes: readonly (ReviewableChange & { diff?: string })[], hooks: TuiTaskHooks): Promise<{ path: string; after: string }[] | null> {
+  const count = changes.length;
+  const answer = await hooks.choose(`Apply these changes to ${count} file${count === 1 ? '' : 's'}?`, [
+    { key: 'y', label: 'yes, write all' },
+    { key: 'n', label: 'no, write nothing' },
+    { key: 'r', label: 'review hunk by hunk' },
+  ]);
+  if (answer === 'n') return null;
+  if (answer === 'y') return changes.map((c) => ({ path: c.path, after: c.after }));
+  const { reviewChanges } = await import('./review.js');
+  const labels: Record<string, string> = { y: 'yes', n: 'no', a: 'rest of the file', s: 'skip the file', q: 'quit, write nothing' };
+  let shown = '';
+  const result = await reviewChanges(
+    changes.map((c) => ({ path: c.path, before: c.beforeText ?? '', after: c.after })),
+    {
+      ask: async (question, choices) => {
+        hooks.showDiff([{ file: question, diff: shown }]);
+        return (await hooks.choose(question, choices.map((key) => ({ key, label: labels[key] ?? key })))) as ReviewAnswer;
+      },
+      print: (text) => {
+        shown = text.replace(/^\n/, '');
+      },
+    },
+    { color: false },
+  );
+  // Back to the whole plan's diff once every hunk is answered.
+  hooks.showDiff(changes.map((c) => ({ file: c.path, diff: c.diff ?? '' })));
+  return result.quit ? null : result.accepted;
 }

@@ -19,6 +19,15 @@ export const PROJECT_MARKERS = [
   'build.gradle.kts', 'Gemfile', 'composer.json', 'requirements.txt', 'setup.py', 'deno.json', 'mix.exs',
 ] as const;
 
+/**
+ * Whether `dir` itself holds one of the {@link PROJECT_MARKERS} (a `.git`, a `package.json`, ...).
+ * @returns false for a missing or unreadable folder
+ */
+export async function isProjectFolder(dir: string): Promise<boolean> {
+  const found = await Promise.all(PROJECT_MARKERS.map((m) => exists(join(dir, m))));
+  return found.some(Boolean);
+}
+
 /** The choice value standing for "Other (enter path)". */
 export const OTHER_PROJECT = '\u0000other';
 

@@ -1,3 +1,4 @@
+import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import chalk from 'chalk';
 import {
   findInterruptedUndos, findUnfinishedRuns, finishInterruptedUndo, rollbackRun, type RollbackResult, type RunRecord, type UndoResult,
@@ -85,7 +86,7 @@ export async function withLockedProject<T>(options: { rootDir: string; dryRun: b
       await recoverUnfinishedRuns({
         rootDir: options.rootDir,
         confirm: options.interactive ? confirmPrompt : undefined,
-        print: (text) => process.stderr.write(text + '\n'),
+        print: (text) => process.stderr.write(escapeControlsKeepColor(text) + '\n'),
       });
     }
     return fn();

@@ -1,12 +1,17 @@
 import chalk from 'chalk';
 import type { PatchOutcome } from '../utils/patch.js';
 import { diffStats } from '../utils/diff.js';
+import { escapeControls } from '../utils/terminal-text.js';
 
-/** Colour a unified diff for the terminal: headers bold, hunks cyan, additions green, removals red. */
+/**
+ * Colour a unified diff for the terminal: headers bold, hunks cyan, additions green, removals red.
+ * Control characters in the text (from the model or the files) are shown escaped, never sent raw.
+ */
 export function colorDiff(diff: string): string {
   return diff
     .split('\n')
-    .map((line) => {
+    .map((raw) => {
+      const line = escapeControls(raw.replace(/\r$/, ''));
       if (line.startsWith('+++') || line.startsWith('---')) return chalk.bold(line);
       if (line.startsWith('@@')) return chalk.cyan(line);
       if (line.startsWith('+')) return chalk.green(line);
@@ -21,19 +26,19 @@ export function colorDiff(diff: string): string {
 export function formatPatchResults(results: readonly PatchOutcome[]): string {
   return results
     .map((r) => {
-      const where = `#${r.index + 1} ${r.file}`;
+      const where = `#${r.index + 1} ${escapeControls(r.file)}`;
       if (r.applied) {
         const how = r.strategy && r.strategy !== 'exact' ? chalk.yellow(` (matched: ${r.strategy})`) : '';
         return `${chalk.green('✓')} ${where}${r.startLine ? chalk.dim(`:${r.startLine}`) : ''}${how}`;
       }
-      return `${chalk.red('✗')} ${where}: ${r.error ?? 'not applied'}`;
+      return `${chalk.red('✗')} ${where}: ${escapeControls(r.error ?? 'not applied')}`;
     })
     .join('\n');
 }
 
 /** One line per refused path of a plan. */
 export function formatPathIssues(issues: readonly { file: string; message: string }[]): string {
-  return issues.map((i) => `${chalk.red('✗')} ${i.file}: ${i.message}`).join('\n');
+  return issues.map((i) => `${chalk.red('✗')} ${escapeControls(i.file)}: ${escapeControls(i.message)}`).join('\n');
 }
 
 /** "path  +a −r" lines for the files a run changes. */
@@ -42,7 +47,7 @@ export function formatChangeList(changes: readonly { path: string; diff: string;
     .map((c) => {
       const { added, removed } = diffStats(c.diff);
       const tag = c.before === null ? chalk.green(' (new)') : '';
-      return `  ${c.path}${tag}  ${chalk.green(`+${added}`)} ${chalk.red(`-${removed}`)}`;
+      return `  ${escapeControls(c.path)}${tag}  ${chalk.green(`+${added}`)} ${chalk.red(`-${removed}`)}`;
     })
     .join('\n');
 }

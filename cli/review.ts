@@ -1,9 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
 import defaultChalk, { Chalk, type ChalkInstance } from 'chalk';
 import { applyAcceptedHunks, splitHunks, type Hunk } from '../utils/hunks.js';
+import { escapeControls } from '../utils/terminal-text.js';
+import { chooseEditor, editInEditor, type EditorChoice } from './editor.js';
 
 /** One file change offered for review; `before` is `''` for a new file. */
 export interface ReviewChange {
@@ -48,10 +46,10 @@ export interface ReviewOptions {
  * `-`/`+`/context lines (red/green/dim when `chalk.level > 0`). Carriage returns are not shown.
  */
 export function formatHunk(hunk: Hunk, total: number, chalk: ChalkInstance): string {
-  const header = chalk.bold(`${hunk.path} `) + chalk.dim(`(hunk ${hunk.index + 1}/${total})`);
+  const header = chalk.bold(`${escapeControls(hunk.path)} `) + chalk.dim(`(hunk ${hunk.index + 1}/${total})`);
   const range = chalk.cyan(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
   const body = hunk.lines.map((raw) => {
-    const line = raw.replace(/\r$/, '');
+    const line = escapeControls(raw.replace(/\r$/, ''));
     if (line.startsWith('+')) return chalk.green(line);
     if (line.startsWith('-')) return chalk.red(line);
     if (line.startsWith('\\')) return chalk.dim(line);
@@ -94,11 +92,14 @@ export async function reviewChanges(
       io.print(`\n${formatHunk(hunk, hunks.length, chalk)}`);
       let answer = await io.ask(`Apply this hunk to ${change.path}?`, choices);
       while (answer === 'e' && io.edit) {
-        const edited = await io.edit(hunk.newText, change.path);
+        const edited = await io.edit(finalHunks[i]!.newText, change.path);
         if (edited !== null) {
           finalHunks[i] = { ...hunk, newText: edited };
-          answer = 'y';
-          break;
+          // The edit is shown before it is taken: the person accepts what they will get.
+          io.print(`\n${formatHunk(editedHunk(hunk, edited), hunks.length, chalk)}`);
+          answer = await io.ask(`Apply the edited hunk to ${change.path}?`, choices);
+          if (answer === 'n' || answer === 's') finalHunks[i] = hunk;
+          continue;
         }
         answer = await io.ask(`Apply this hunk to ${change.path}?`, choices);
       }
@@ -115,24 +116,34 @@ export async function reviewChanges(
   return { accepted, quit: false };
 }
 
+/** The hunk as edited: its old region against the person's text, for showing before it is taken. */
+function editedHunk(hunk: Hunk, edited: string): Hunk {
+  const [whole] = splitHunks(hunk.path, hunk.oldText, edited, { context: Number.MAX_SAFE_INTEGER });
+  const lines = whole?.lines ?? hunk.oldText.split('\n').filter((l, i, all) => i < all.length - 1 || l !== '').map((l) => ` ${l}`);
+  const newLines = whole?.newLines ?? hunk.oldLines;
+  return { ...hunk, lines, newLines, newText: edited };
+}
+
 const ANSWER_NAMES: Record<ReviewAnswer, string> = {
   y: 'yes, apply this hunk',
   n: 'no, leave it out',
   a: 'all remaining hunks in this file',
   s: 'skip the rest of this file',
-  e: 'edit this hunk in $EDITOR',
+  e: 'edit this hunk in your editor',
   q: 'quit, write nothing',
 };
 
 /**
  * The terminal `ReviewIo`: @inquirer/prompts `expand` for answers (one key, then Enter), stdout for
- * hunks, and `$VISUAL`/`$EDITOR` (when set) for `e`, run on a temp file with the terminal handed over.
+ * hunks, and for `e` the editor git would pick (cli/editor.ts: `$VISUAL`, `$EDITOR`,
+ * `git var GIT_EDITOR`, then `vi`), run on a temp file with the terminal handed over.
  *
  * @param env  environment read for VISUAL/EDITOR (default process.env)
+ * @param cwd  project folder, where git looks for `core.editor` (default the current folder)
  */
-export function createConsoleReviewIo(env: NodeJS.ProcessEnv = process.env): ReviewIo {
-  const editor = env.VISUAL?.trim() || env.EDITOR?.trim();
-  const io: ReviewIo = {
+export function createConsoleReviewIo(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ReviewIo {
+  let editor: EditorChoice | undefined;
+  return {
     async ask(question, choices) {
       const { expand } = await import('@inquirer/prompts');
       return expand<ReviewAnswer>({
@@ -144,22 +155,11 @@ export function createConsoleReviewIo(env: NodeJS.ProcessEnv = process.env): Rev
     print(text) {
       process.stdout.write(`${text}\n`);
     },
+    async edit(text, path) {
+      editor ??= chooseEditor(env, cwd);
+      const edited = editInEditor(editor.command, text, path);
+      if (edited === null) process.stdout.write(`Edit cancelled (${editor.command}, from ${editor.source}, exited with an error).\n`);
+      return edited;
+    },
   };
-  if (editor) io.edit = async (text, path) => editWithEditor(editor, text, path);
-  return io;
-}
-
-/** Run `editor` on a temp copy of `text`; null when the editor exits non-zero. */
-function editWithEditor(editor: string, text: string, path: string): string | null {
-  const dir = mkdtempSync(join(tmpdir(), 'clawcode-hunk-'));
-  // Keep the file's extension so the editor picks the right syntax highlighting.
-  const file = join(dir, `hunk-${basename(path)}`);
-  try {
-    writeFileSync(file, text);
-    // `shell: true` so EDITOR="code --wait" style values with arguments work as in git.
-    const result = spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true });
-    return result.status === 0 ? readFileSync(file, 'utf8') : null;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

@@ -19,6 +19,7 @@ import { withLockedProject } from './recover.js';
 import { askText } from './ask.js';
 import { addRecentProject } from './projects.js';
 import { loadTrustedSettings } from './trust-prompt.js';
+import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
 export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
@@ -196,7 +197,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
       exitCode = report.exitCode;
       if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report }) + '\n');
       else if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-      else if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${report.error}\n`);
+      else if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(report.error)}\n`);
     } catch (error) {
       if (!loop) throw error;
       if (isPromptExit(error) || error instanceof InterruptedError) {
@@ -226,6 +227,6 @@ async function showErrorBox(error: unknown, debug: boolean): Promise<void> {
   const message = error instanceof Error ? error.message : String(error);
   const detail = known ? error.hint : debug && error instanceof Error ? error.stack : '(run with --debug for the stack trace)';
   const title = known ? 'Error' : 'Internal error, please report';
-  process.stderr.write(boxen(`${message}${detail ? `\n${chalk.dim(detail)}` : ''}`, { title, borderColor: 'red', padding: { left: 1, right: 1 } }) + '\n');
+  process.stderr.write(boxen(escapeControlsKeepColor(`${message}${detail ? `\n${chalk.dim(detail)}` : ''}`), { title, borderColor: 'red', padding: { left: 1, right: 1 } }) + '\n');
 }
 

@@ -1,9 +1,11 @@
+import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import chalk from 'chalk';
 import { confirmPrompt } from './ask.js';
 import { UsageError } from '../utils/errors.js';
 import { previewUndo, UndoConflictError, undoRun, type UndoPreview, type UndoResult } from '../utils/journal.js';
 import { acquireProjectLock } from '../utils/lock.js';
 import { recoverUnfinishedRuns } from './recover.js';
+import { revertCommittedRun, type CommittedRunOutcome } from './undo-commit.js';
 
 /** Options of `clawcode undo [runId]`. Streams and `confirm` are injected so tests drive them. */
 export interface UndoCommandOptions {
@@ -32,6 +34,8 @@ export interface UndoCommandOutcome {
   runId: string;
   result?: UndoResult;
   exitCode: number;
+  /** Set when the run had been committed (`--commit`): the revert commit made, or why none was. */
+  git?: Exclude<CommittedRunOutcome, { kind: 'not_committed' }>;
 }
 
 
@@ -70,7 +74,7 @@ export async function runUndoCommand(options: UndoCommandOptions): Promise<UndoC
 
 async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutcome> {
   const out = (text: string): void => {
-    if (!options.json) (options.stdout ?? process.stdout).write(`${text}\n`);
+    if (!options.json) (options.stdout ?? process.stdout).write(`${escapeControlsKeepColor(text)}\n`);
   };
   const canAsk = Boolean(options.interactive && !options.json && !options.yes);
   await recoverUnfinishedRuns({
@@ -94,12 +98,23 @@ async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutco
     }
   }
   const result = await undoRun({ ...options, runId: preview.run.runId });
-  if (options.json) {
-    (options.stdout ?? process.stdout).write(`${JSON.stringify({ status: 'undone', ...result })}\n`);
-  } else {
+  if (!options.json) {
     const done = result.restored.length + result.deleted.length;
     out(`${chalk.green('✓')} Undid run ${result.runId}: ${done} file${done === 1 ? '' : 's'} restored`
       + (result.skipped.length > 0 ? chalk.yellow(`, ${result.skipped.length} changed file(s) left alone`) : ''));
   }
-  return { status: 'undone', runId: result.runId, result, exitCode: 0 };
+  const committed = await revertCommittedRun(
+    options.rootDir,
+    { task: preview.run.task, files: preview.run.files.map((f) => f.path) },
+    result.skipped.length === 0,
+  );
+  if (committed.kind === 'reverted') {
+    out(`${chalk.green('✓')} The run was committed as ${committed.commit.slice(0, 10)}; recorded the undo as revert commit ${committed.revert.slice(0, 10)}`);
+  } else if (committed.kind === 'left') {
+    out(`${chalk.yellow('!')} The run was committed as ${committed.commit.slice(0, 10)}; ${committed.why}, so nothing was committed. ` +
+      `Commit the restored files yourself, or run: git revert ${committed.commit.slice(0, 10)}`);
+  }
+  const git = committed.kind === 'not_committed' ? {} : { git: committed };
+  if (options.json) (options.stdout ?? process.stdout).write(`${JSON.stringify({ status: 'undone', ...result, ...git })}\n`);
+  return { status: 'undone', runId: result.runId, result, exitCode: 0, ...git };
 }

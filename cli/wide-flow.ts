@@ -10,6 +10,7 @@ import { estimateCostUsd } from '../config/prices.js';
 import type { Usage } from '../llm/types.js';
 import { scanProject } from '../utils/scanner.js';
 import { UsageError } from '../utils/errors.js';
+import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import { confirmPrompt } from './ask.js';
 import { patchReport, savePlan, writeWithConsole, type TaskOptions, type TaskReport } from './flow.js';
 import { formatUsage } from './render.js';
@@ -121,8 +122,9 @@ function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined
  */
 export async function executeWideTask(options: TaskOptions & { wide: WideOptions }): Promise<TaskReport> {
   const started = performance.now();
+  // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
   const out = (text: string): void => {
-    if (!options.json) options.stdout.write(`${text}\n`);
+    if (!options.json) options.stdout.write(`${escapeControlsKeepColor(text)}\n`);
   };
   const { prepared, scopeUsage } = await prepare(options);
   const cost = estimateWideCostUsd(prepared, options.provider.model);
@@ -224,6 +226,7 @@ function emptyReport(
     repaired: false,
     patches: [],
     pathIssues: [],
+    changes: [],
     filesWritten: [],
     commands: [],
     usage: usage ?? null,

@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { escapeControls } from '../utils/terminal-text.js';
 import type { PlannedChange } from '../agent/executor.js';
 import type { AcceptedFile, ChangeApproval, WriteDecisions, WriteNotice } from '../agent/write-stage.js';
 import { commandQuestionText, printCommandNotice } from './commands-step.js';
@@ -77,7 +78,7 @@ export function printWriteNotice(notice: WriteNotice, out: (text: string) => voi
 
 function printPreview(notice: Extract<WriteNotice, { type: 'preview' }>, out: (text: string) => void): void {
   const { plan, prepared } = notice;
-  if (plan.analysis) out(`${chalk.bold('Plan:')} ${plan.analysis}`);
+  if (plan.analysis) out(`${chalk.bold('Plan:')} ${escapeControls(plan.analysis)}`);
   if (prepared.pathIssues.length > 0) return;
   if (prepared.results.length > 0) out('\n' + formatPatchResults(prepared.results));
   if (!prepared.ok) return;

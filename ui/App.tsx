@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Box, Text, useApp, useFocusManager, useInput, useStdout } from 'ink';
 import type { AgentEmitter } from '../agent/events.js';
+import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
 import { ActivityFeed, describeEvent, type FeedItem, type FeedKind } from './ActivityFeed.js';
 import { DiffView, type FileDiff } from './DiffView.js';
 import { Header } from './Header.js';
@@ -8,10 +9,38 @@ import { InputPrompt } from './InputPrompt.js';
 import { Logo } from './Logo.js';
 import { StatusBar, type UiMode } from './StatusBar.js';
 
-/** What the TUI offers a running task: a yes/no question answered with y/n (Enter = yes, Esc = no). */
-export interface TuiTaskHooks {
-  confirm(message: string): Promise<boolean>;
+/** One answer of a TUI question: the key that gives it and what it means. */
+export interface TuiChoice {
+  key: string;
+  label: string;
 }
+
+/**
+ * What the TUI offers a running task: questions answered with one key, the diff pane, and the feed.
+ * `confirm` is a yes/no question (y or Enter = yes, n or Esc = no); `choose` offers `choices` (the
+ * first is the Enter default; Esc picks `n` when offered); `details` are lines shown under the
+ * question (the commands a "Run this command?" is about).
+ */
+export interface TuiTaskHooks {
+  confirm(message: string, details?: readonly string[]): Promise<boolean>;
+  choose(message: string, choices: readonly TuiChoice[], details?: readonly string[]): Promise<string>;
+  /** Show these diffs (or one hunk, as a diff) in the diff pane. */
+  showDiff(diffs: readonly FileDiff[]): void;
+  /** Add a line to the activity feed. */
+  print(line: string): void;
+}
+
+/** A question waiting for its one-key answer. */
+interface Question {
+  message: string;
+  choices: readonly TuiChoice[];
+  details: readonly string[];
+}
+
+const YES_NO: readonly TuiChoice[] = [
+  { key: 'y', label: 'yes' },
+  { key: 'n', label: 'no' },
+];
 
 /** Props of the TUI root; `runTask` is the lead's flow, run with an AbortSignal the TUI controls. */
 export interface AppProps {
@@ -21,6 +50,8 @@ export interface AppProps {
   branch?: string;
   emitter: AgentEmitter;
   runTask: (task: string, signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>;
+  /** `:undo`: undo the last run of this project (asks through `hooks`); absent = not offered. */
+  undo?: (signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>;
   /** Earlier inputs of this project, oldest first. */
   history?: readonly string[];
   /** Called with each submitted task, e.g. to persist history. */
@@ -30,6 +61,7 @@ export interface AppProps {
 }
 
 const EXIT_WORDS = new Set([':exit', ':quit', ':q', 'exit', 'quit']);
+const HELP = ':undo undo the last run · :exit leave · Esc cancel a running task · Tab scroll the diff';
 
 /** True for errors that mean "cancelled": InterruptedError (exit 130), AbortError, inquirer's exit. */
 function isCancel(error: unknown): boolean {
@@ -56,19 +88,24 @@ export function App(props: AppProps) {
   const [history, setHistory] = useState<string[]>([...(props.history ?? [])]);
   const nextId = useRef(0);
   const controller = useRef<AbortController | null>(null);
-  const [question, setQuestion] = useState<string | null>(null);
-  const answerRef = useRef<((yes: boolean) => void) | null>(null);
+  const [question, setQuestion] = useState<Question | null>(null);
+  const answerRef = useRef<{ resolve: (key: string) => void; question: Question } | null>(null);
 
-  const answer = useCallback((yes: boolean) => {
-    const resolve = answerRef.current;
+  /** Answer the open question with `key` (one of its choices). */
+  const answer = useCallback((key: string) => {
+    const open = answerRef.current;
     answerRef.current = null;
     setQuestion(null);
-    resolve?.(yes);
+    open?.resolve(key);
   }, []);
+  /** The answer that means "no": `n`, else `q`, else the last choice. */
+  const noAnswer = (q: Question): string =>
+    q.choices.find((c) => c.key === 'n')?.key ?? q.choices.find((c) => c.key === 'q')?.key ?? q.choices.at(-1)!.key;
 
   const push = useCallback((kind: FeedKind, text: string) => {
     const id = nextId.current++;
-    setItems((list) => [...list, { id, kind, text }].slice(-200));
+    // Feed text quotes tasks, paths, commands and errors from the model or files: show controls, never obey them.
+    setItems((list) => [...list, { id, kind, text: escapeControls(text) }].slice(-200));
   }, []);
 
   useEffect(
@@ -96,12 +133,16 @@ export function App(props: AppProps) {
 
   useInput((input, key) => {
     if (answerRef.current) {
-      if (input === 'y' || input === 'Y' || key.return) answer(true);
-      else if (input === 'n' || input === 'N' || key.escape) answer(false);
-      else if (key.ctrl && input === 'c') {
-        answer(false);
+      const q = answerRef.current.question;
+      // Keys typed quickly can arrive together ("xy"): the first one that is an answer counts.
+      const typed = [...input.toLowerCase()].map((ch) => q.choices.find((c) => c.key === ch)).find(Boolean);
+      if (key.ctrl && input === 'c') {
+        answer(noAnswer(q));
         cancel();
-      }
+      } else if (typed) answer(typed.key);
+      else if (key.return) answer(q.choices[0]!.key);
+      else if (key.escape) answer(noAnswer(q));
+      // Any other key is not an answer: the question stays open.
       if (key.escape) focus('input');
       return;
     }
@@ -126,23 +167,43 @@ export function App(props: AppProps) {
       setHistory((h) => (h.at(-1) === task ? h : [...h, task]));
       props.onSubmitted?.(task);
       push('task', task);
-      setDiffs([]);
+      // `:` starts a TUI command, never a task: nothing typed as `:undo` (or a typo of it) reaches the model.
+      if (task.startsWith(':')) {
+        if (task === ':help') {
+          push('step', HELP);
+          return;
+        }
+        if (task !== ':undo' || !props.undo) {
+          push('error', `Unknown command ${task} (not sent to the model). ${HELP}`);
+          return;
+        }
+      }
       const ac = new AbortController();
       controller.current = ac;
       setMode('running');
-      props
-        .runTask(task, ac.signal, {
-          confirm: (message) =>
-            new Promise<boolean>((resolve) => {
-              if (ac.signal.aborted) return resolve(false);
-              // Deferred: the Enter that submitted the task is still being dispatched to the other
-              // input handlers, and must not answer the question as well.
-              queueMicrotask(() => {
-                answerRef.current = resolve;
-                setQuestion(message);
-              });
-            }),
-        })
+      const choose = (message: string, choices: readonly TuiChoice[], details: readonly string[] = []) =>
+        new Promise<string>((resolve) => {
+          const q: Question = { message: escapeControlsKeepColor(message), choices, details: details.map(escapeControls) };
+          if (ac.signal.aborted) return resolve(noAnswer(q));
+          // Deferred: the Enter that submitted the task is still being dispatched to the other
+          // input handlers, and must not answer the question as well.
+          queueMicrotask(() => {
+            answerRef.current = { resolve, question: q };
+            setQuestion(q);
+            setMode('asking');
+          });
+        }).finally(() => {
+          if (!ac.signal.aborted) setMode('running');
+        });
+      const hooks: TuiTaskHooks = {
+        choose,
+        confirm: async (message, details) => (await choose(message, YES_NO, details)) === 'y',
+        showDiff: (next) => setDiffs([...next]),
+        print: (line) => push('step', line),
+      };
+      setDiffs([]);
+      const run = task === ':undo' && props.undo ? props.undo(ac.signal, hooks) : props.runTask(task, ac.signal, hooks);
+      run
         .then(
           () => {
             if (ac.signal.aborted) push('error', 'Task cancelled.');
@@ -153,7 +214,7 @@ export function App(props: AppProps) {
           },
         )
         .finally(() => {
-          if (answerRef.current) answer(false);
+          if (answerRef.current) answer(noAnswer(answerRef.current.question));
           controller.current = null;
           setMode('ready');
           focus('input');
@@ -166,9 +227,13 @@ export function App(props: AppProps) {
   const showLogo = rows >= 36 || (rows >= 16 && items.length === 0);
   // Rows left for the feed and the diff once the fixed parts (logo, header, status, input box) are drawn.
   const free = Math.max(4, rows - (showLogo ? 5 : 0) - 1 - 1 - 3 - 1);
-  // The diff box adds 3 rows (two borders and its footer) to its window.
-  const diffHeight = diffs.length > 0 ? Math.max(3, Math.floor(free * 0.6) - 3) : 0;
-  const feedRows = Math.max(2, free - (diffs.length > 0 ? diffHeight + 3 : 0));
+  // The question box grows by its detail lines (and a legend line when it offers more than y/n).
+  const questionExtra = question ? question.details.length + (question.choices.length > 2 ? 1 : 0) : 0;
+  const room = Math.max(4, free - questionExtra);
+  // With a diff, the feed keeps its last lines (at most 40% of the room) and the diff box takes the
+  // rest of the screen; its box adds 3 rows (two borders and its footer) to its window.
+  const feedRows = diffs.length > 0 ? Math.max(2, Math.min(items.length || 1, Math.floor(room * 0.4))) : room;
+  const diffHeight = diffs.length > 0 ? Math.max(3, room - feedRows - 3) : 0;
 
   return (
     <Box flexDirection="column" width={columns}>
@@ -178,6 +243,7 @@ export function App(props: AppProps) {
       {diffs.length > 0 ? <DiffView diffs={diffs} height={diffHeight} /> : null}
       <StatusBar
         mode={mode}
+        answerKeys={question ? question.choices.map((c) => c.key).join('/') : undefined}
         model={props.model}
         inputTokens={tokens.input}
         outputTokens={tokens.output}
@@ -185,12 +251,22 @@ export function App(props: AppProps) {
         memory={props.memory}
       />
       {question ? (
-        <Box borderStyle="round" borderColor="yellow" paddingX={1}>
+        <Box borderStyle="round" borderColor="yellow" paddingX={1} flexDirection="column">
           <Text wrap="truncate-end">
             <Text color="yellow">? </Text>
-            <Text bold>{question}</Text>
-            <Text dimColor> (y/n)</Text>
+            <Text bold>{question.message}</Text>
+            <Text dimColor> ({question.choices.map((c) => c.key).join('/')})</Text>
           </Text>
+          {question.details.map((line, i) => (
+            <Text key={i} wrap="truncate-end">
+              {line}
+            </Text>
+          ))}
+          {question.choices.length > 2 ? (
+            <Text dimColor wrap="truncate-end">
+              {question.choices.map((c) => `${c.key} ${c.label}`).join(' · ')}
+            </Text>
+          ) : null}
         </Box>
       ) : (
         <InputPrompt onSubmit={submit} history={history} disabled={mode !== 'ready'} />

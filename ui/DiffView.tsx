@@ -1,5 +1,6 @@
 import { useRef, useState } from 'react';
 import { Box, Text, useFocus, useInput } from 'ink';
+import { escapeControls } from '../utils/terminal-text.js';
 
 /** One file's unified diff text, as in the agent's `diffs` event. */
 export interface FileDiff {
@@ -7,14 +8,18 @@ export interface FileDiff {
   diff: string;
 }
 
-/** Flatten diffs to display lines, dropping the `===`/`Index:` preamble lines of the diff package. */
+/**
+ * Flatten diffs to display lines, dropping the `===`/`Index:` preamble lines of the diff package;
+ * control characters from the model or the files are shown escaped.
+ */
 export function diffLines(diffs: readonly FileDiff[]): string[] {
   return diffs.flatMap((d) =>
     d.diff
       .replace(/\r/g, '')
       .split('\n')
       .filter((l, i, all) => !(l === '' && i === all.length - 1))
-      .filter((l) => !l.startsWith('Index: ') && !/^=+$/.test(l)),
+      .filter((l) => !l.startsWith('Index: ') && !/^=+$/.test(l))
+      .map(escapeControls),
   );
 }
 

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 import { Box, Text } from 'ink';
 
-/** The TUI's state: waiting for a task, running one, or cancelling it. */
-export type UiMode = 'ready' | 'running' | 'cancelling';
+/** The TUI's state: waiting for a task, running one, waiting for an answer to its question, or cancelling it. */
+export type UiMode = 'ready' | 'running' | 'asking' | 'cancelling';
 
 /** Status bar data; tokens are provider-reported totals for this session (not characters). */
 export interface StatusBarProps {
@@ -14,6 +14,8 @@ export interface StatusBarProps {
   memory?: string;
   /** What the running task is doing, e.g. "1,234 chars received"; shown while running. */
   activity?: string;
+  /** While asking: the answer keys, e.g. "y/n". */
+  answerKeys?: string;
 }
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -29,20 +31,26 @@ function useSpinner(active: boolean): string {
   return active ? `${SPINNER[frame]} ` : '';
 }
 
-const MODE_COLOR: Record<UiMode, string> = { ready: 'green', running: 'yellow', cancelling: 'red' };
+const MODE_COLOR: Record<UiMode, string> = { ready: 'green', running: 'yellow', asking: 'cyan', cancelling: 'red' };
+const MODE_LABEL: Record<Exclude<UiMode, 'asking'>, string> = { ready: 'ready', running: 'running', cancelling: 'cancelling' };
 
 /** One line: mode (with a spinner while busy), activity, model, token totals, memory, and the keys for this mode. */
-export function StatusBar({ mode, model, inputTokens, outputTokens, memory, activity }: StatusBarProps) {
-  const spinner = useSpinner(mode !== 'ready');
-  const keys = mode === 'ready' ? 'Enter run · Tab diff · Ctrl-C quit' : 'Esc/Ctrl-C cancel';
+export function StatusBar({ mode, model, inputTokens, outputTokens, memory, activity, answerKeys }: StatusBarProps) {
+  const spinner = useSpinner(mode === 'running' || mode === 'cancelling');
+  const keys =
+    mode === 'ready'
+      ? 'Enter run · Tab diff · Ctrl-C quit'
+      : mode === 'asking'
+        ? `Enter ${answerKeys?.[0] ?? 'y'} · Esc no · Tab diff`
+        : 'Esc/Ctrl-C cancel';
   return (
     <Box>
       <Text wrap="truncate-end">
         <Text color={MODE_COLOR[mode]} bold>
           {spinner}
-          {mode}
+          {mode === 'asking' ? `answer ${answerKeys ?? 'y/n'}` : MODE_LABEL[mode]}
         </Text>
-        {activity && mode !== 'ready' ? <Text dimColor> {activity}</Text> : null}
+        {activity && mode === 'running' ? <Text dimColor> {activity}</Text> : null}
         <Text dimColor> │ </Text>
         <Text>{model}</Text>
         <Text dimColor> │ </Text>

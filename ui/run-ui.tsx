@@ -3,9 +3,9 @@ import { render } from 'ink';
 import type { AgentEmitter } from '../agent/events.js';
 import { appendHistory, loadHistory } from '../cli/history-file.js';
 import { UsageError } from '../utils/errors.js';
-import { App, type TuiTaskHooks } from './App.js';
+import { App, type TuiChoice, type TuiTaskHooks } from './App.js';
 
-export type { TuiTaskHooks };
+export type { TuiChoice, TuiTaskHooks };
 
 /** Options of {@link runInkUI}; the same shape the reference's cli.ts passes (§2, §3.3). */
 export interface InkUIOptions {
@@ -20,6 +20,8 @@ export interface InkUIOptions {
    * asks a yes/no question inside the TUI (pass it as the flow's `confirm`); never prompt on stdin.
    */
   runTask: (task: string, signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>;
+  /** `:undo` in the input: undo the last run, asking and printing through `hooks`. */
+  undo?: (signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>;
   /** A short memory label for the status bar, e.g. "memory: 3 tasks". */
   memory?: string;
   /** Streams and environment, for tests; default process.stdin/stdout/env. */
@@ -57,6 +59,7 @@ export async function runInkUI(options: InkUIOptions): Promise<void> {
       branch={options.branch}
       emitter={options.emitter}
       runTask={options.runTask}
+      undo={options.undo}
       memory={options.memory}
       history={history}
       onSubmitted={(task) => {

@@ -39,6 +39,30 @@ describe('checkPlan', () => {
     expect(checks[0]!.detail).toBe('exact');
   });
 
+  it('says already applied when the replacement keeps its find (applying again would duplicate the addition)', () => {
+    const applied = new Map([['a.ts', 'one\nadded\ntwo\n']]);
+    const checks = checkPlan(plan([{ file: 'a.ts', operation: 'replace', find: 'one\n', replace: 'one\nadded\n' }]), applied);
+    expect(checks.map((c) => c.status)).toEqual(['already_applied']);
+    // A find left outside the replacement can still apply there.
+    const twice = new Map([['a.ts', 'one\nadded\none\n']]);
+    expect(checkPlan(plan([{ file: 'a.ts', operation: 'replace', find: 'one\n', replace: 'one\nadded\n' }]), twice)[0]!.status).not.toBe(
+      'already_applied',
+    );
+  });
+
+  it('says already applied when the replacement stands re-indented or with CRLF line ends', () => {
+    const applied = new Map([['a.py', 'def f():\r\n        return 2\r\n']]);
+    const checks = checkPlan(plan([{ file: 'a.py', operation: 'replace', find: '    return 1\n', replace: '    return 2\n' }]), applied);
+    expect(checks.map((c) => c.status)).toEqual(['already_applied']);
+  });
+
+  it('says already applied for a file-creating patch whose file holds exactly its text', () => {
+    const created = new Map([['new.ts', 'export const x = 1;\n']]);
+    const make = plan([{ file: 'new.ts', operation: 'replace', find: '', replace: 'export const x = 1;\n' }]);
+    expect(checkPlan(make, created)[0]!.status).toBe('already_applied');
+    expect(checkPlan(make, new Map([['new.ts', '']]))[0]!.status).toBe('applies');
+  });
+
   it('a later patch sees the earlier result', () => {
     const checks = checkPlan(
       plan([

@@ -66,6 +66,19 @@ describe('runConfigShow', () => {
     expect(out).not.toContain('sk-userkey');
   });
 
+  it("shows the provider entry's model when no settings layer names one", async () => {
+    await writeFile(
+      join(home, 'config.json'),
+      JSON.stringify({ defaultProvider: 'work', providers: { work: { provider: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-userkeyABCDEFGHIJKLMNOP123456' } } }),
+    );
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    await runConfigShow({ rootDir: root, env: { CLAWCODE_HOME: home }, flags: {}, stdout });
+    const model = out.split('\n').find((l) => l.startsWith('model '))?.split(/\s{2,}/);
+    expect(model).toEqual(['model', 'gpt-4o-mini', `provider entry "work": ${join(home, 'config.json')}`]);
+  });
+
   it('marks settings files that do not exist', async () => {
     const stdout = new PassThrough();
     let out = '';

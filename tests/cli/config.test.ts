@@ -2,7 +2,7 @@ import { screen } from '@inquirer/testing/vitest';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { formatProviderRow, runConfigCommand, runOnboarding } from '../../cli/config.js';
+import { checkCredentialsAndModel, formatProviderRow, runConfigCommand, runOnboarding } from '../../cli/config.js';
 import { readConfig, resolveProviderConfig, writeConfig } from '../../config/config.js';
 import { PROVIDER_REGISTRY } from '../../config/registry.js';
 import { getStructuredPlan } from '../../llm/provider.js';
@@ -264,5 +264,22 @@ describe('runConfigCommand', () => {
     expect(formatProviderRow({ name: 'openai', provider: 'openai', model: 'gpt-4o-mini', maskedKey: 'sk-…abcd', keySource: 'OPENAI_API_KEY', isDefault: false, source: 'env' })).toBe(
       '  openai  (openai)  model gpt-4o-mini  key sk-…abcd from OPENAI_API_KEY  [env only]',
     );
+  });
+});
+
+describe('checkCredentialsAndModel (real openai SDK against the loopback server)', () => {
+  it("passes when the server lists the entry's model (or name:latest) and says which models it has when it does not", async () => {
+    const server = await startProviderServer({ apiKey: 'sk-check', models: ['gpt-4o-mini', 'qwen2.5-coder:latest'] });
+    try {
+      const base = { provider: 'openai' as const, name: 'local', apiKey: 'sk-check', baseURL: `${server.url}/v1` };
+      await expect(checkCredentialsAndModel({ ...base, model: 'gpt-4o-mini' })).resolves.toBeUndefined();
+      await expect(checkCredentialsAndModel({ ...base, model: 'qwen2.5-coder' })).resolves.toBeUndefined();
+      await expect(checkCredentialsAndModel({ ...base, model: 'gpt-5-typo' })).rejects.toMatchObject({
+        code: 'model_not_listed',
+        message: 'The key works, but the server lists no model "gpt-5-typo". It lists: gpt-4o-mini, qwen2.5-coder:latest',
+      });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -55,3 +55,24 @@ describe('clawcode context', () => {
     expect(text).toContain('redacted 1 aws access key in src/retry.ts');
   });
 });
+
+describe('formatContextTable', () => {
+  it('keeps the columns aligned when a path or a list of line ranges is longer than its column', async () => {
+    const { formatContextTable } = await import('../../cli/context.js');
+    const file = (path: string, ranges: [number, number][] | null) => ({
+      path, score: 0.5, chars: 100, ranges, parts: { content: 0.5, path: 0, symbol: 0, neighbour: 0, prior: 1 },
+    });
+    const table = formatContextTable({
+      files: [
+        file('a.ts', null),
+        file(`src/${'deep/'.repeat(20)}long-name.ts`, [[68, 181], [200, 260], [300, 420], [1000, 1200], [1500, 1600]]),
+      ] as never,
+      outline: '', fileList: [], totalChars: 200, budget: 18000, scannedFiles: 2, ms: 1, redactions: [], indexedFiles: 0,
+    });
+    const rows = table.split('\n').slice(0, 3);
+    const starts = rows.map((r) => r.indexOf(r.startsWith('file') ? 'why' : 'text 0.50'));
+    expect(new Set(starts).size).toBe(1);
+    expect(rows[2]).toMatch(/^…p\/deep\/.*\/long-name\.ts {2}0\.500/);
+    expect(rows[2]).toContain('68-181,200-260,300-420,1000…');
+  });
+});

@@ -83,13 +83,23 @@ describe('reviewChanges', () => {
     expect(result).toEqual({ accepted: [], quit: true });
   });
 
-  it('e replaces the hunk with the edited text and accepts it; a cancelled edit asks again', async () => {
+  it('e replaces the hunk with the edited text, shows the edited hunk and asks before taking it; a cancelled edit asks again', async () => {
     let calls = 0;
-    const p = scripted(['e', 'e', 'n'], (text) => (++calls === 1 ? null : text.replace('LINE 2', 'Line two')));
+    const p = scripted(['e', 'e', 'y', 'n'], (text) => (++calls === 1 ? null : text.replace('LINE 2', 'Line two')));
     const result = await reviewChanges([{ path: 'a.txt', before, after: twoHunks }], p.io);
     expect(p.asked[0]!.choices).toContain('e');
+    expect(p.asked[2]!.question).toBe('Apply the edited hunk to a.txt?');
+    expect(p.shown[1]).toContain('a.txt (hunk 1/2)');
+    expect(p.shown[1]).toContain('+Line two');
+    expect(p.shown[1]).toContain('-line 2');
     expect(result.accepted).toEqual([{ path: 'a.txt', after: before.replace('line 2\n', 'Line two\n') }]);
     expect(calls).toBe(2);
+  });
+
+  it('an edited hunk answered n at the second question is left out', async () => {
+    const p = scripted(['e', 'n', 'n'], (text) => text.replace('LINE 2', 'Line two'));
+    const result = await reviewChanges([{ path: 'a.txt', before, after: twoHunks }], p.io);
+    expect(result.accepted).toEqual([]);
   });
 
   it('colours hunks only when asked, and never under NO_COLOR by default', async () => {

@@ -107,6 +107,42 @@ describe('checks before the model call', () => {
     expect(git('log', '-1', '--format=%s').trim()).toBe('export a verified flag');
     expect(git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('lib/error.js');
     expect(git('status', '--porcelain')).toContain(' M Readme.md');
+    // The commit id is printed, in the line after the write and in the summary.
+    const head = git('rev-parse', 'HEAD').trim();
+    expect(result.stdout).toContain(`Committed 1 file as ${head.slice(0, 10)}`);
+    expect(result.stdout).toContain(`Commit: ${head}`);
+  });
+
+  it('undo of a committed run restores the files and records a revert commit', async () => {
+    const git = (...args: string[]) => gitIn(project, ...args);
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    const original = await readFile(join(project, 'lib/error.js'), 'utf8');
+    server.reply(replies.plan(PLAN));
+    const gitEnv = { ...env, ...GIT_TEST_ENV };
+    const result = await runCli(['export a verified flag', '--dir', project, '--yes', '--commit'], { env: gitEnv });
+    expect(result.code).toBe(0);
+    const committed = git('rev-parse', 'HEAD').trim();
+    const undo = await runCli(['undo', '--dir', project, '--yes'], { env: gitEnv });
+    expect(undo.code).toBe(0);
+    const revert = git('rev-parse', 'HEAD').trim();
+    expect(undo.stdout).toContain(
+      `The run was committed as ${committed.slice(0, 10)}; recorded the undo as revert commit ${revert.slice(0, 10)}`,
+    );
+    expect(await readFile(join(project, 'lib/error.js'), 'utf8')).toBe(original);
+    expect(git('log', '-1', '--format=%B').trim()).toBe(`Revert "export a verified flag"\n\nThis reverts commit ${committed}.`);
+    expect(git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('lib/error.js');
+    expect(git('status', '--porcelain')).toBe('');
+  });
+
+  it('after --rollback-on-fail the summary does not offer an undo', async () => {
+    server.reply(replies.plan(PLAN));
+    const result = await runCli(['export a flag', '--dir', project, '--yes', '--verify-cmd', 'node -e "process.exit(3)"', '--rollback-on-fail'], { env });
+    expect(result.code).toBe(4);
+    expect(result.stdout).toContain('Rolled back: the files are as they were before this run.');
+    expect(result.stdout).toContain('Result: rolled back');
+    expect(result.stdout).not.toContain('Undo with');
   });
 });
 

@@ -177,24 +177,29 @@ describe('clawcode "<task>" end to end', () => {
   });
 
   it('with no provider and no terminal, exits 1 with one line saying how to configure', async () => {
-    const result = await runCli(['add a timestamp', '--dir', project], { env: cleanEnv({ CLAWCODE_HOME: home }) });
+    const result = await runCli(['add a timestamp', '--dir', project, '--yes'], { env: cleanEnv({ CLAWCODE_HOME: home }) });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/No provider configured: set OPENAI_API_KEY .*clawcode config/);
     expect(result.stdout).toBe('');
   });
 
-  it('without --yes and without a terminal, shows the plan and writes nothing', async () => {
+  it('without --yes and without a terminal, refuses before the model call (exit 2) naming the flags that fit', async () => {
     const before = await snapshotTree(project);
     server.reply(replies.plan(plan()));
     const result = await runCli(['add a timestamp', '--dir', project], { env });
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Pass --yes to write the changes.');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'clawcode: No terminal to confirm in: pass --yes to write the changes, or --dry-run, --json or --print-prompt to write nothing.\n',
+    );
+    expect(server.completions()).toHaveLength(0);
     const after = await snapshotTree(project);
     expect(after.size).toBe(before.size);
+    for (const [path, bytes] of before) expect(after.get(path)?.equals(bytes), path).toBe(true);
   });
 
   it('bad input is a one-line usage error with exit 2', async () => {
-    const missing = await runCli(['task', '--dir', join(project, 'nope')], { env });
+    const missing = await runCli(['task', '--dir', join(project, 'nope'), '--dry-run'], { env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/Project folder not found/);
     const badBudget = await runCli(['task', '--budget', 'lots'], { env });

@@ -40,7 +40,10 @@ describe('clawcode in a terminal (built CLI)', () => {
       replies.plan(plan([{ find: "'hello'", replace: "'hello there'" }])),
       replies.plan(plan([{ find: "'hello there'", replace: "'HELLO'" }, { find: "'bye'", replace: "'BYE'" }])),
     );
-    pty.env.EDITOR = 'sed -i s/HELLO/Hola/';
+    // No $VISUAL or $EDITOR: the `e` key still works, with the editor git would use (GIT_EDITOR here).
+    delete pty.env.VISUAL;
+    delete pty.env.EDITOR;
+    pty.env.GIT_EDITOR = 'sed -i s/HELLO/Hola/';
     const s = pty.start(['make the greeting friendlier', '--dir', pty.project, '--provider', 'openai']);
     await answer(s, 'Apply these changes to 1 file?', 'y');
     s.write('\r');
@@ -52,9 +55,14 @@ describe('clawcode in a terminal (built CLI)', () => {
     s.write('shout both strings\r');
     await answer(s, 'Apply these changes to 1 file?', 'r');
     s.write('\r');
-    // e: $EDITOR (here a sed that rewrites the hunk's new text) edits the first hunk, which is then taken.
+    // e: the editor (here a sed that rewrites the hunk's new text) edits the first hunk, which is shown
+    // again as edited and taken with y.
     await answer(s, '(hunk 1/2)', 'e');
     s.write('\r');
+    await s.waitFor('Apply the edited hunk to src/greet.js?');
+    expect(s.sinceMark()).toContain("+export const greeting = 'Hola';");
+    s.mark();
+    s.write('y\r');
     await answer(s, '(hunk 2/2)', 'n');
     s.write('\r');
     await s.waitFor('What next?');

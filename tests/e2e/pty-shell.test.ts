@@ -68,7 +68,7 @@ describe('interactive surfaces of the built CLI', () => {
     s.write('shorter greeting');
     await s.waitFor('shorter greeting');
     s.write('\r');
-    await s.waitFor('Apply these changes to 1 file? (y/n)');
+    await s.waitFor('Apply these changes to 1 file? (y/n/r)');
     expect(s.sinceMark()).toContain("+export const greeting = 'hi';");
     expect(await greet()).toBe(ORIGINAL);
     s.mark();

@@ -60,6 +60,17 @@ describe('saved plans', () => {
     expect(JSON.parse(again.stdout).patches[0]).toMatchObject({ status: 'already_applied', baseChanged: true });
   });
 
+  it('after apply, check says "already applied" for a replacement that keeps its find (not "applies" again)', async () => {
+    const planFile = join(work, 'keeps-find.json');
+    const keeps = { ...PLAN.patches[0], replace: `${FIND}  // clawcode: marked\n` };
+    await writeFile(planFile, JSON.stringify({ ...PLAN, patches: [keeps] }));
+    const applied = await runCli(['apply', planFile, '--dir', project, '--yes'], { env });
+    expect(applied.code).toBe(0);
+    const check = await runCli(['check', planFile, '--dir', project], { env });
+    expect(check.stdout).toBe('#1 lib/error.js: already applied\n✗ Not every patch applies.\n');
+    expect(check.code).toBe(3);
+  });
+
   it('check reports a conflict and apply refuses it, writing nothing (exit 3)', async () => {
     const planFile = join(work, 'plan.json');
     await writeFile(planFile, JSON.stringify({ ...PLAN, patches: [{ ...PLAN.patches[0], find: 'no such text in the file\n' }] }));
@@ -102,7 +113,7 @@ describe('saved plans', () => {
     const invalid = await runCli(['apply', bad, '--dir', project, '--yes'], { env });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/^clawcode: The model's plan is invalid at patches\.0\.file/);
-    const missing = await runCli(['apply', join(work, 'none.json'), '--dir', project], { env });
+    const missing = await runCli(['apply', join(work, 'none.json'), '--dir', project, '--yes'], { env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/Cannot read plan file/);
   });

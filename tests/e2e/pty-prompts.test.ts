@@ -1,0 +1,62 @@
+import { access, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { replies } from '../support/provider-server.js';
+import { useCliInPty } from '../support/pty.js';
+
+// The console prompts of the built CLI in a pseudo-terminal: only y/yes/n/no/Enter answer a yes/no
+// question; any other text asks again.
+
+const ORIGINAL = "export const greeting = 'hello';\n";
+const RUN = `node -e "require('fs').writeFileSync('ran.txt','ran')"`;
+
+const pty = useCliInPty({ prefix: 'clawcode-pty-prompts-', files: { 'src/greet.js': ORIGINAL }, rows: 40 });
+
+const exists = (path: string) => access(join(pty.project, path)).then(() => true, () => false);
+
+describe('yes/no prompts', () => {
+  it('":undo" at "Run this command?" is not a yes: the question is asked again and "n" leaves the command unrun', { timeout: 60_000 }, async () => {
+    pty.server.reply(
+      replies.plan({
+        analysis: 'Change the greeting.',
+        files_to_edit: [{ path: 'src/greet.js', reason: 'greeting' }],
+        patches: [{ file: 'src/greet.js', operation: 'replace', find: "'hello'", replace: "'hi'", replace_all: null, occurrence: null }],
+        commands: [RUN],
+        agent_notes: [],
+      }),
+    );
+    const s = pty.start(['shorter greeting', '--dir', pty.project, '--provider', 'openai']);
+    await s.waitFor('Apply these changes to 1 file?');
+    s.mark();
+    s.write('y\r');
+    await s.waitFor('Run this command? (Y/n)');
+    s.mark();
+    s.write(':undo\r');
+    await s.waitFor('Answer y (yes) or n (no); Enter means yes.');
+    expect(await exists('ran.txt')).toBe(false);
+    s.mark();
+    s.write('\u0015sure\r'); // Ctrl-U clears the line first
+    await s.waitFor('Answer y (yes) or n (no)');
+    expect(await exists('ran.txt')).toBe(false);
+    s.write('\u0015n\r');
+    await s.waitFor('What next?');
+    expect(await exists('ran.txt')).toBe(false);
+    expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(ORIGINAL.replace("'hello'", "'hi'"));
+    s.write('\r');
+    expect(await s.exitCode()).toBe(0);
+  });
+});
+
+describe('the spinner', () => {
+  it('counts the seconds while the provider has not answered', { timeout: 60_000 }, async () => {
+    pty.server.reply(replies.hang());
+    const s = pty.start(['shorter greeting', '--dir', pty.project, '--provider', 'openai']);
+    // Under load a tick can be late and skip a second: any count from 2 up shows the clock runs.
+    await s.waitFor(/Planning with gpt-4o-mini… [2-9] s/, 30_000);
+    s.mark();
+    s.write('\u0003');
+    await s.waitFor('What next?');
+    s.write('\r');
+    expect(await s.exitCode()).toBe(130);
+  });
+});
