@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { buildContext } from '../agent/context.js';
 import { loadIndex } from '../agent/context-index.js';
 import { rankFiles, type RankDoc } from '../agent/selector.js';
-import { gitDirFor, goldHunks, loadTasks, materialise } from './context-data.js';
+import { gitDirFor, goldHunks, loadTasks, materialise, queryOf } from './context-data.js';
 
 /**
  * Diagnostics for tuning the context stage (not part of any test): for every task, each gold hunk
@@ -19,14 +19,14 @@ async function main(): Promise<void> {
     const gitDir = gitDirFor(reposDir, task.repo);
     const root = materialise(resolve('bench/.cache'), gitDir, task);
     const hunks = goldHunks(gitDir, task);
-    const r = await buildContext({ rootDir: root, task: task.subject, budgetChars: budget, homeDir: home });
+    const r = await buildContext({ rootDir: root, task: queryOf(task), budgetChars: budget, homeDir: home });
     const missed = hunks.filter((h) => {
       const f = r.files.find((x) => x.path === h.file);
       return !f || !(f.ranges === null || f.ranges.some(([a, b]) => a <= h.start && h.end <= b));
     });
     if (missed.length === 0) continue;
     const docs: RankDoc[] = [...loadIndex(home, root)].filter(([, d]) => d.kind === 'text').map(([path, doc]) => ({ path, doc }));
-    const order = rankFiles(task.subject, docs).ranked.map((x) => x.path);
+    const order = rankFiles(queryOf(task), docs).ranked.map((x) => x.path);
     const rows = missed.map((h) => {
       const f = r.files.find((x) => x.path === h.file);
       const size = readFileSync(join(root, h.file), 'utf8').length;
