@@ -4,7 +4,9 @@ import { clawcodeHome } from '../config/paths.js';
 import { classifyContent, scanProject, type ScannedFile } from '../utils/scanner.js';
 import { redactSecrets } from '../utils/secrets.js';
 import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
+import { readIssue } from './context-evidence.js';
 import { buildOutline } from './context-outline.js';
+import { resolveMentions } from './context-pins.js';
 import { extractImports, resolveImport } from './context-symbols.js';
 import { selectContext, type ContextFile, type RankDoc } from './selector.js';
 
@@ -34,6 +36,8 @@ export interface ContextResult {
   redactions: { path: string; kind: string; count: number }[];
   /** files the index had to (re)tokenize this run; 0 on a fully warm run */
   indexedFiles: number;
+  /** the pinned paths that were candidates: `--files` first, then `@path` mentions of the task */
+  pinned: string[];
 }
 
 /** Options of `buildContext`. */
@@ -46,6 +50,10 @@ export interface BuildContextOptions {
   homeDir?: string;
   /** more gitignore-style patterns */
   extraIgnore?: string[];
+  /** project paths pinned by the person (`--files`, resolved): sent first */
+  pinned?: readonly string[];
+  /** project paths kept from the previous task of a session: sent after the pins */
+  kept?: readonly string[];
 }
 
 const OUTLINE_SHARE = 0.05;
@@ -125,7 +133,10 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   };
   const redactionsByPath = new Map<string, { kind: string; count: number }[]>();
   const outlineReserve = Math.min(Math.floor(budget * OUTLINE_SHARE), OUTLINE_MAX_CHARS);
+  const pinned = [...new Set([...(options.pinned ?? []), ...resolveMentions(readIssue(options.task).mentions, [...fileSet])])].filter((p) => fileSet.has(p));
   const selection = selectContext(options.task, docs, {
+    pinned,
+    kept: (options.kept ?? []).filter((p) => fileSet.has(p) && !pinned.includes(p)),
     budgetChars: budget - outlineReserve,
     readText,
     transform: (path, text) => {
@@ -156,5 +167,6 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     ms: Math.round(performance.now() - started),
     redactions,
     indexedFiles: indexed,
+    pinned,
   };
 }
