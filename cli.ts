@@ -31,6 +31,8 @@ export interface TaskFlags {
   verifyCmd?: string;
   rollbackOnFail?: boolean;
   commit?: boolean;
+  /** `--files <pathspec...>`: pin these files into the context (git pathspecs or globs). */
+  files?: string[];
 }
 
 let jsonMode = false;
@@ -53,7 +55,8 @@ function buildProgram(): Command {
     .option('-d, --dir <path>', 'project root (default: current folder)')
     .option('-p, --provider <name>', 'provider or config entry to use (openai, azure, groq, gemini, ollama, …)')
     .option('-m, --model <id>', 'model (Azure: deployment) to use')
-    .option('--budget <chars>', 'context budget in characters (default 18000)', positiveInt('--budget'))
+    .option('--budget <chars>', "context budget in characters (default: 60000 for models with a 32k+ window, else 18000)", positiveInt('--budget'))
+    .option('--files <pathspec...>', 'pin these files into the context first (git pathspecs or globs); @path in the task does the same')
     .option('--timeout <ms>', 'provider request timeout in ms (default 120000, or CLAWCODE_TIMEOUT_MS)', positiveInt('--timeout'))
     .option('--dry-run', 'show the plan and diffs, write nothing')
     .option('-y, --yes', 'apply edits without asking (commands still need --run-commands)')
@@ -154,8 +157,9 @@ function buildProgram(): Command {
     .argument('<task...>', 'the task')
     .option('-d, --dir <path>', 'project root')
     .option('--budget <chars>', 'context budget in characters (default 18000, or settings)', positiveInt('--budget'))
+    .option('--files <pathspec...>', 'pin these files into the context first')
     .option('--json', 'print JSON')
-    .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean }) => {
+    .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean; files?: string[] }) => {
       jsonMode = Boolean(flags.json);
       const [{ runContextCommand }, { resolveProjectRoot }, { loadSettings }] = await Promise.all([
         import('./cli/context.js'), import('./cli/project-root.js'), import('./config/settings.js'),
@@ -163,7 +167,7 @@ function buildProgram(): Command {
       const rootDir = await resolveProjectRoot(flags.dir);
       const settings = await loadSettings({ rootDir, env: process.env, flags: flags.budget ? { budgetChars: flags.budget } : {} });
       await runContextCommand({
-        rootDir, task: taskWords.join(' '), budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore,
+        rootDir, task: taskWords.join(' '), budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore, files: flags.files,
         json: Boolean(flags.json), stdout: process.stdout,
       });
       // Read-only and fully awaited: once the output is flushed, leave without Node's environment

@@ -157,18 +157,26 @@ export function resolvePathSuffix(written: string, byBase: ReadonlyMap<string, r
   return best;
 }
 
-/** Word windows of a message, longest first: formatted values are cut away from either end. */
-function windows(message: string): string[] {
-  const words = message.split(/\s+/).filter((w) => w !== '');
-  const out: string[] = [];
-  for (let len = words.length; len >= MIN_WINDOW_WORDS; len--) {
-    for (let s = 0; s + len <= words.length; s++) {
-      const w = words.slice(s, s + len).join(' ').replace(/^["'`([{]+|["'`)\]}.,;]+$/g, '');
-      if (w.length >= MIN_WINDOW_CHARS && /[A-Za-z]{3,}/.test(w)) out.push(w);
-    }
-    if (out.length > 400) break;
+/** At most this many words of a message are matched (a pasted log line can be very long). */
+const MAX_LITERAL_WORDS = 24;
+
+/**
+ * The longest run of whole words of `message` (at least MIN_WINDOW_WORDS words and MIN_WINDOW_CHARS
+ * characters) that occurs verbatim in `text`: formatted values are cut away from either end
+ * (`Unrecognized QDP line: read serr 1 2` finds `Unrecognized QDP line:`). Greedy per start word,
+ * so about two `includes` per word instead of one per window.
+ */
+function longestWindow(words: readonly string[], text: string): string | undefined {
+  let best: string | undefined;
+  const clean = (w: string): string => w.replace(/^["'`([{]+|["'`)\]}.,;]+$/g, '');
+  for (let s = 0; s + MIN_WINDOW_WORDS <= words.length; s++) {
+    let e = s + MIN_WINDOW_WORDS;
+    if (!text.includes(clean(words.slice(s, e).join(' ')))) continue;
+    while (e < words.length && text.includes(clean(words.slice(s, e + 1).join(' ')))) e++;
+    const w = clean(words.slice(s, e).join(' '));
+    if (w.length >= MIN_WINDOW_CHARS && /[A-Za-z]{3,}/.test(w) && (best === undefined || w.length > best.length)) best = w;
   }
-  return out;
+  return best;
 }
 
 function lineAt(text: string, offset: number): number {
@@ -252,7 +260,8 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
       const method = names[names.length - 1];
       const owner = names[names.length - 2];
       if (!method || !owner || method.length < 4 || !/^[A-Z]/.test(owner)) continue;
-      const both = input.definers(method).filter((p) => input.definers!(owner).includes(p));
+      const owners = new Set(input.definers(owner));
+      const both = owners.size === 0 ? [] : input.definers(method).filter((p) => owners.has(p));
       if (both.length === 0 || both.length > 3) continue;
       for (const path of both) {
         const t = text(path);
@@ -270,19 +279,17 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
     if (tokens.length < 2) continue;
     const candidates = input.pathsWithTokens(tokens).slice(0, LITERAL_CANDIDATES);
     if (candidates.length === 0) continue;
-    const wins = windows(literal);
-    for (const w of wins) {
-      const hits = candidates.filter((p) => (text(p) ?? '').includes(w));
-      if (hits.length === 0) continue;
-      // A short, common window found in many files says little: skip to the next literal.
-      if (hits.length > 3) break;
-      for (const p of hits) {
-        const t = text(p)!;
-        const e = get(p);
-        e.literal = Math.max(e.literal, Math.min(1, w.length / 30));
-        for (let at = t.indexOf(w); at !== -1 && e.anchors.length < 40; at = t.indexOf(w, at + 1)) e.anchors.push({ line: lineAt(t, at), weight: 1 });
-      }
-      break;
+    const words = literal.split(/\s+/).filter((w) => w !== '').slice(0, MAX_LITERAL_WORDS);
+    const found = candidates.map((p) => ({ p, w: longestWindow(words, text(p) ?? '') })).filter((x): x is { p: string; w: string } => x.w !== undefined);
+    const longest = Math.max(0, ...found.map((x) => x.w.length));
+    const hits = found.filter((x) => x.w.length === longest);
+    // A short, common window found in many files says little.
+    if (hits.length === 0 || hits.length > 3) continue;
+    for (const { p, w } of hits) {
+      const t = text(p)!;
+      const e = get(p);
+      e.literal = Math.max(e.literal, Math.min(1, w.length / 30));
+      for (let at = t.indexOf(w); at !== -1 && e.anchors.length < 40; at = t.indexOf(w, at + 1)) e.anchors.push({ line: lineAt(t, at), weight: 1 });
     }
   }
   return out;

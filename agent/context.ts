@@ -6,7 +6,8 @@ import { redactSecrets } from '../utils/secrets.js';
 import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
 import { readIssue } from './context-evidence.js';
 import { buildOutline } from './context-outline.js';
-import { resolveMentions } from './context-pins.js';
+import { resolveMentions, resolvePathspecs } from './context-pins.js';
+import { UsageError } from '../utils/errors.js';
 import { extractImports, resolveImport } from './context-symbols.js';
 import { selectContext, type ContextFile, type RankDoc } from './selector.js';
 
@@ -50,8 +51,11 @@ export interface BuildContextOptions {
   homeDir?: string;
   /** more gitignore-style patterns */
   extraIgnore?: string[];
-  /** project paths pinned by the person (`--files`, resolved): sent first */
-  pinned?: readonly string[];
+  /**
+   * Pathspecs or globs the person pinned (`--files`, `:add`), resolved with `resolvePathspecs`:
+   * their files are sent first. A spec matching no sendable file is a UsageError.
+   */
+  files?: readonly string[];
   /** project paths kept from the previous task of a session: sent after the pins */
   kept?: readonly string[];
 }
@@ -65,7 +69,8 @@ const SYMBOLS_PER_FILE = 6;
  * Build the context for one task.
  *
  * @returns the selection, the outline and what was redacted; `ms` is wall time of the whole stage
- * @throws never for unreadable files (they are skipped); an unreadable root yields an empty context
+ * @throws UsageError when a `files` spec matches no sendable file; never for unreadable files (they
+ *         are skipped); an unreadable root yields an empty context
  */
 export async function buildContext(options: BuildContextOptions): Promise<ContextResult> {
   const started = performance.now();
@@ -133,7 +138,13 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   };
   const redactionsByPath = new Map<string, { kind: string; count: number }[]>();
   const outlineReserve = Math.min(Math.floor(budget * OUTLINE_SHARE), OUTLINE_MAX_CHARS);
-  const pinned = [...new Set([...(options.pinned ?? []), ...resolveMentions(readIssue(options.task).mentions, [...fileSet])])].filter((p) => fileSet.has(p));
+  const fromSpecs = options.files?.length ? await resolvePathspecs(rootDir, options.files, [...fileSet].sort()) : { paths: [], unmatched: [] };
+  if (fromSpecs.unmatched.length > 0) {
+    throw new UsageError(`Pinned file "${fromSpecs.unmatched[0]}" matches no file that can be sent.`, {
+      hint: 'Name files inside the project (ignored, secret, binary and generated files are never sent); in the shell, :drop it.',
+    });
+  }
+  const pinned = [...new Set([...fromSpecs.paths, ...resolveMentions(readIssue(options.task).mentions, [...fileSet])])];
   const selection = selectContext(options.task, docs, {
     pinned,
     kept: (options.kept ?? []).filter((p) => fileSet.has(p) && !pinned.includes(p)),

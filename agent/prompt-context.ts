@@ -8,6 +8,10 @@ export interface GatherContextOptions {
   budgetChars: number;
   homeDir?: string;
   extraIgnore?: string[];
+  /** pinned pathspecs (`--files`, `:add`): sent first */
+  files?: readonly string[];
+  /** paths kept from the previous task of a session */
+  kept?: readonly string[];
 }
 
 /**
@@ -29,6 +33,8 @@ export async function gatherContext(options: GatherContextOptions): Promise<{
     budgetChars: Math.max(1, options.budgetChars - rootInstructions.chars),
     homeDir: options.homeDir,
     extraIgnore: options.extraIgnore,
+    files: options.files,
+    kept: options.kept,
   });
   const leftover = options.budgetChars - context.totalChars;
   const instructions = await loadInstructions(

@@ -34,6 +34,10 @@ export interface RunAgentOptions {
   timeoutMs?: number;
   /** Extra ignore patterns (settings `ignore`), gitignore syntax. */
   extraIgnore?: string[];
+  /** Pinned pathspecs (`--files`, `:add`): their files go into the context first. */
+  files?: readonly string[];
+  /** Paths kept from the previous task of a session (planned or edited): sent after the pins. */
+  kept?: readonly string[];
   /** Injected planner; defaults to a lazy import of `getStructuredPlan` so the SDKs load only here. */
   planner?: Planner;
 }
@@ -61,8 +65,16 @@ export interface AgentRun {
   timings: StageTimings;
 }
 
+/**
+ * A rough token count for a number of characters: 4 characters per token, the usual figure for
+ * English and code with OpenAI-style BPE tokenizers (more tokens for dense code, fewer for prose).
+ */
+export function estimateTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
 /** Build the two prompts for a task: context selection, memory, instructions (no provider call). */
-export async function buildPrompts(options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore'>): Promise<{
+export async function buildPrompts(options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore' | 'files' | 'kept'>): Promise<{
   context: ContextResult;
   instructions: ProjectInstructions;
   systemPrompt: string;
@@ -97,6 +109,8 @@ export async function buildPrompts(options: Pick<RunAgentOptions, 'rootDir' | 't
     memoryContext: buildMemoryContext(options.rootDir, global, session),
     instructions: instructions.text,
   });
+  const promptChars = systemPrompt.length + userPrompt.length;
+  options.emitter?.emit('prompt', { chars: promptChars, estimatedTokens: estimateTokens(promptChars), contextChars: context.totalChars, budgetChars: context.budget });
   return { context, instructions, systemPrompt, userPrompt, contextMs, promptMs: performance.now() - t1 };
 }
 

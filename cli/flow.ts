@@ -14,6 +14,7 @@ import { estimateCostUsd } from '../config/prices.js';
 import { runPlanCommands, type CommandReport } from './commands-step.js';
 import { confirmPrompt } from './ask.js';
 import { commitRun, runVerify, uncommittedWarning, type VerifyReport } from './after-write.js';
+import { formatPromptEstimate } from './context.js';
 import { colorDiff, formatChangeList, formatMs, formatPatchResults, formatPathIssues, formatUsage } from './render.js';
 
 /** Options of one task run with console UX. Streams and `confirm` are injected so tests drive them. */
@@ -55,6 +56,9 @@ export interface TaskOptions {
   commandRules?: CommandRules;
   /** Extra ignore patterns for the scan (settings `ignore`). */
   extraIgnore?: string[];
+  /** Pinned pathspecs (`--files`, `:add`) and the paths kept from the previous task (agent/context-session.ts). */
+  files?: readonly string[];
+  kept?: readonly string[];
 }
 
 /** How a task ended. */
@@ -121,6 +125,8 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
       timeoutMs: options.timeoutMs,
       planner: options.planner,
       extraIgnore: options.extraIgnore,
+      files: options.files,
+      kept: options.kept,
     });
   } finally {
     spinner?.stop();
@@ -345,6 +351,10 @@ async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promis
   // discardStdin:false keeps a surrounding readline REPL alive (ora #236).
   const spinner = ora({ text: 'Selecting context…', stream: options.stderr as NodeJS.WriteStream, discardStdin: false }).start();
   const offs = [
+    emitter.on('prompt', (p) => {
+      spinner.stopAndPersist({ symbol: chalk.dim('·'), text: chalk.dim(formatPromptEstimate(p)) });
+      spinner.start('Sending…');
+    }),
     emitter.on('model_request', () => (spinner.text = `Planning with ${model}…`)),
     emitter.on('model_progress', (p) => (spinner.text = `Planning with ${model}… ${p.chars.toLocaleString('en-US')} chars received`)),
   ];

@@ -11,6 +11,8 @@ import { executeTask } from './flow.js';
 import { addRecentProject } from './projects.js';
 import { resolveProvider, settingsFlags, taskSettings } from './task-command.js';
 import { resolveProjectRoot } from './project-root.js';
+import { createContextSession, rememberTask } from '../agent/context-session.js';
+import { budgetFor } from '../config/model-budget.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */
 function sink(): NodeJS.WritableStream {
@@ -30,19 +32,24 @@ export async function runShell(flags: TaskFlags): Promise<void> {
   let provider: ProviderConfig = await resolveProvider(settings.values, terminal);
   const { runRepl } = await import('./repl.js');
   const { reviewInTerminal } = await import('./review-terminal.js');
+  const files = createContextSession(flags.files);
   await runRepl({
     rootDir,
+    files,
     banner: `${provider.name} · ${provider.model}`,
     runTask: async (task, signal, context) => {
       rootDir = context.rootDir;
       const report = await withProjectLock(rootDir, { waitMs: 10_000 }, () =>
         executeTask({
           ...taskSettings(flags, settings.values),
+          budgetChars: budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider),
+          files: files.pinned, kept: files.kept,
           rootDir, task, provider, json: false, debug: Boolean(flags.debug), interactive: terminal,
           signal, stdout: process.stdout, stderr: process.stderr,
           ...(terminal ? { review: reviewInTerminal } : {}),
         }),
       );
+      rememberTask(files, report);
       if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${report.error}\n`);
     },
     switchProvider: async (name) => {
@@ -87,6 +94,7 @@ export async function runTui(flags: TaskFlags): Promise<void> {
   const provider = await resolveProvider(settings.values, true);
   const [git, memory] = await Promise.all([getGitInfo(rootDir), loadSessionMemory(rootDir)]);
   const emitter = createAgentEmitter();
+  const files = createContextSession(flags.files);
   const { runInkUI } = await (await import('../ui/load-ui.js')).loadInkUI();
   await runInkUI({
     rootDir,
@@ -99,11 +107,14 @@ export async function runTui(flags: TaskFlags): Promise<void> {
       const report = await withProjectLock(rootDir, { waitMs: 10_000 }, () =>
         executeTask({
           ...taskSettings(flags, settings.values),
+          budgetChars: budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider),
+          files: files.pinned, kept: files.kept,
           rootDir, task, provider, json: false, debug: false, interactive: true,
           signal, emitter, stdout: sink(), stderr: sink(),
           confirm: (m: string) => hooks.confirm(m),
         }),
       );
+      rememberTask(files, report);
       if (report.error) emitter.emit('error', { message: report.error });
     },
   });

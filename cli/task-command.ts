@@ -16,6 +16,8 @@ import { resolveProjectRoot } from './project-root.js';
 import { withLockedProject } from './recover.js';
 import { askText } from './ask.js';
 import { addRecentProject } from './projects.js';
+import { createContextSession, rememberTask } from '../agent/context-session.js';
+import { budgetFor } from '../config/model-budget.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
 export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
@@ -135,6 +137,9 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   const verify = await verifyCommandFor(flags, settings, rootDir);
   await checkBeforePlanning(flags, settings.values.autoCommit, rootDir);
   const provider = await resolveProvider(settings.values, interactive);
+  const budgetChars = budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider);
+  // Follow-ups of the What-next loop keep the pins and the files the previous task planned or edited.
+  const files = createContextSession(flags.files);
   const emitter = createAgentEmitter();
   if (flags.events) eventsToStdout(emitter);
   const loop = interactive && !flags.yes;
@@ -146,6 +151,9 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
         withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () =>
           executeTask({
             ...taskSettings(flags, settings.values),
+            budgetChars,
+            files: files.pinned,
+            kept: files.kept,
             rootDir,
             task,
             provider,
@@ -165,6 +173,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
         ),
       );
       exitCode = report.exitCode;
+      rememberTask(files, report);
       if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report }) + '\n');
       else if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
       else if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${report.error}\n`);
