@@ -38,15 +38,18 @@ const LARGE_WINDOW_TOKENS = 32_000;
 
 /**
  * The context window of a model in tokens: the longest table key that equals the model id or is a
- * prefix of it followed by `-`, `.`, `:` or `/` (`gpt-4o-mini-2024-07-18` → `gpt-4o-mini`).
+ * prefix of it followed by `-`, `.`, `:` or `/` (`gpt-4o-mini-2024-07-18` → `gpt-4o-mini`), for the
+ * whole id or its part after the last `/`.
  *
  * @returns tokens, or undefined when the model is not in the table
  */
 export function contextWindowTokens(model: string): number | undefined {
-  const id = model.toLowerCase();
+  const full = model.toLowerCase();
+  // `models/gemini-2.5-flash`, `meta-llama/llama-3.3-70b-versatile`: also try the name after the last `/`.
+  const ids = [full, full.slice(full.lastIndexOf('/') + 1)];
   let best: string | undefined;
   for (const key of Object.keys(CONTEXT_WINDOW_TOKENS)) {
-    const match = id === key || (id.startsWith(key) && /[-.:/]/.test(id[key.length] ?? '')) || id.endsWith(`/${key}`);
+    const match = ids.some((id) => id === key || (id.startsWith(key) && /[-.:/]/.test(id[key.length] ?? '')));
     if (match && (best === undefined || key.length > best.length)) best = key;
   }
   return best === undefined ? undefined : CONTEXT_WINDOW_TOKENS[best];
