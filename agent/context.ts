@@ -5,7 +5,7 @@ import { classifyContent, scanProject, type ScannedFile } from '../utils/scanner
 import { redactSecrets } from '../utils/secrets.js';
 import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
 import { readIssue } from './context-evidence.js';
-import { buildOutline } from './context-outline.js';
+import { buildOutline, outlineSizeBound } from './context-outline.js';
 import { resolveMentions, resolvePathspecs } from './context-pins.js';
 import { UsageError } from '../utils/errors.js';
 import { extractImports, resolveImport } from './context-symbols.js';
@@ -60,9 +60,13 @@ export interface BuildContextOptions {
   kept?: readonly string[];
 }
 
-const OUTLINE_SHARE = 0.05;
-const OUTLINE_MAX_CHARS = 2500;
-const SYMBOL_FILES = 8;
+/**
+ * The project map's share of the budget: at most 10%, and no more than the full map needs (a small
+ * project's map is short). It may also use what the files leave over.
+ */
+const MAP_SHARE = 0.1;
+/** Top-ranked files whose defined symbols the map shows, and how many symbols each. */
+const SYMBOL_FILES = 12;
 const SYMBOLS_PER_FILE = 6;
 
 /**
@@ -137,7 +141,7 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     }
   };
   const redactionsByPath = new Map<string, { kind: string; count: number }[]>();
-  const outlineReserve = Math.min(Math.floor(budget * OUTLINE_SHARE), OUTLINE_MAX_CHARS);
+  const outlineReserve = Math.min(Math.floor(budget * MAP_SHARE), outlineSizeBound(docs.map((d) => d.path)));
   const fromSpecs = options.files?.length ? await resolvePathspecs(rootDir, options.files, [...fileSet].sort()) : { paths: [], unmatched: [] };
   if (fromSpecs.unmatched.length > 0) {
     throw new UsageError(`Pinned file "${fromSpecs.unmatched[0]}" matches no file that can be sent.`, {
@@ -166,7 +170,7 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     if (!sent.has(r.path) && r.doc.defs.length > 0) symbols.set(r.path, r.doc.defs.slice(0, SYMBOLS_PER_FILE));
   }
   const ranked = selection.ranked.map((r) => r.path);
-  const outline = buildOutline({ paths: ranked, sent, symbols, maxChars: budget - selection.usedChars });
+  const outline = buildOutline({ paths: ranked, sent, symbols, maxChars: Math.min(budget - selection.usedChars, Math.floor(budget * MAP_SHARE)) });
   const redactions = selection.files.flatMap((f) => (redactionsByPath.get(f.path) ?? []).map((r) => ({ path: f.path, ...r })));
   return {
     files: selection.files,
