@@ -5,8 +5,8 @@ import { buildPrompts } from '../agent/runner.js';
  * model; its JSON answer can then go to `clawcode apply -`. No provider is needed or called.
  * With `json`, one object `{ system, user }`.
  */
-export async function printPrompt(options: { rootDir: string; task: string; budgetChars: number; extraIgnore?: string[]; json?: boolean; stdout: NodeJS.WritableStream }): Promise<void> {
-  const prompts = await buildPrompts({ rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, extraIgnore: options.extraIgnore });
+export async function printPrompt(options: { rootDir: string; task: string; budgetChars: number; extraIgnore?: string[]; files?: string[]; json?: boolean; stdout: NodeJS.WritableStream }): Promise<void> {
+  const prompts = await buildPrompts({ rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, extraIgnore: options.extraIgnore, files: options.files });
   options.stdout.write(
     options.json
       ? JSON.stringify({ system: prompts.systemPrompt, user: prompts.userPrompt }) + '\n'

@@ -131,7 +131,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   }
   if (flags.printPrompt) {
     const { printPrompt } = await import('./print-prompt.js');
-    await printPrompt({ rootDir, task, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore, json: machine, stdout: process.stdout });
+    await printPrompt({ rootDir, task, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore, files: flags.files, json: machine, stdout: process.stdout });
     return 0;
   }
   const verify = await verifyCommandFor(flags, settings, rootDir);
