@@ -61,10 +61,14 @@ export interface BuildContextOptions {
 }
 
 /**
- * The project map's share of the budget: at most 10%, and no more than the full map needs (a small
- * project's map is short). It may also use what the files leave over.
+ * The project map's share of the budget: at most MAP_SHARE. MAP_RESERVE of it (at most
+ * MAP_RESERVE_MAX_CHARS, and no more than the full map needs) is set aside before files are chosen;
+ * the rest only from what the files leave over, since file content is worth more than names
+ * (reserving the full 10% cost 0.01 hunk recall at both budgets on the public commits).
  */
 const MAP_SHARE = 0.1;
+const MAP_RESERVE = 0.05;
+const MAP_RESERVE_MAX_CHARS = 2500;
 /** Top-ranked files whose defined symbols the map shows, and how many symbols each. */
 const SYMBOL_FILES = 12;
 const SYMBOLS_PER_FILE = 6;
@@ -141,7 +145,7 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     }
   };
   const redactionsByPath = new Map<string, { kind: string; count: number }[]>();
-  const outlineReserve = Math.min(Math.floor(budget * MAP_SHARE), outlineSizeBound(docs.map((d) => d.path)));
+  const outlineReserve = Math.min(Math.floor(budget * MAP_RESERVE), MAP_RESERVE_MAX_CHARS, outlineSizeBound(docs.map((d) => d.path)));
   const fromSpecs = options.files?.length ? await resolvePathspecs(rootDir, options.files, [...fileSet].sort()) : { paths: [], unmatched: [] };
   if (fromSpecs.unmatched.length > 0) {
     throw new UsageError(`Pinned file "${fromSpecs.unmatched[0]}" matches no file that can be sent.`, {
