@@ -187,7 +187,8 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     const stem = dot > 0 ? file.slice(0, dot) : file;
     let s = 0;
     // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
-    if (stem.length >= 3 && stem !== 'index' && stem !== '__init__' && taskLower.includes(` ${stem} `)) s += maxIdf;
+    // Also as the head of a dotted name (`express.text`, `utils.parse`): a module named in code.
+    if (stem.length >= 3 && stem !== 'index' && stem !== '__init__' && (taskLower.includes(` ${stem} `) || taskLower.includes(` ${stem}.`))) s += maxIdf;
     if (d.path.includes('/') && taskLower.includes(lowerPath)) s += 3 * maxIdf;
     // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
     if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
