@@ -27,11 +27,19 @@ interface Folder {
   rank: number;
   /** listed (names shown) or folded to a count */
   listed: boolean;
+  /** the folder's line when listed, for the current symbols (rendered once, not per try) */
+  line: string;
+  /** path segments of `dir` */
+  segs: string[];
+  /** the folded line's key per merge depth, built on first use */
+  keys: string[];
 }
 
 /** When the map must shrink, symbols are first cut to this many files and symbols per file. */
 const FEW_SYMBOL_FILES = 6;
 const FEW_SYMBOLS = 3;
+/** Folders tried for listing again after subtrees were merged (each try re-measures the map). */
+const MAX_UNFOLD_TRIES = 64;
 
 function dirOf(p: string): string {
   const slash = p.lastIndexOf('/');
@@ -51,21 +59,27 @@ function header(total: number): string {
 }
 
 /** Lines of the map: listed folders with their files, folded ones as counts, folded subtrees deeper than `depth` merged. */
-function renderLines(input: OutlineInput, folders: readonly Folder[], depth: number): { key: string; line: string; rank: number }[] {
+function renderLines(folders: readonly Folder[], depth: number, sorted = true): { key: string; line: string; rank: number }[] {
   const out: { key: string; line: string; rank: number }[] = [];
   const folded = new Map<string, { count: number; rank: number }>();
   for (const f of folders) {
     if (f.listed) {
-      out.push({ key: f.dir, line: `${f.dir || './'} ${[...f.files].sort().map((p) => fileLabel(input, p)).join(', ')}`, rank: f.rank });
+      out.push({ key: f.dir, line: f.line, rank: f.rank });
       continue;
     }
-    const segs = f.dir.split('/').filter((s) => s !== '');
-    const key = segs.length > depth ? `${segs.slice(0, depth).join('/')}/**` : f.dir || './';
+    const segs = f.segs;
+    let key = f.keys[depth];
+    if (key === undefined) f.keys[depth] = key = segs.length > depth ? `${segs.slice(0, depth).join('/')}/**` : f.dir || './';
     const prev = folded.get(key);
     folded.set(key, { count: (prev?.count ?? 0) + f.files.length, rank: Math.min(prev?.rank ?? Infinity, f.rank) });
   }
   for (const [key, v] of folded) out.push({ key, line: `${key} (${v.count} file${v.count === 1 ? '' : 's'})`, rank: v.rank });
-  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return sorted ? out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) : out;
+}
+
+/** The folder's line with every file named (and symbols of the top files). */
+function listedLine(input: OutlineInput, f: Folder): string {
+  return `${f.dir || './'} ${[...f.files].sort().map((p) => fileLabel(input, p)).join(', ')}`;
 }
 
 function join(input: OutlineInput, lines: readonly { line: string }[], omitted: number): string {
@@ -89,19 +103,34 @@ export function buildOutline(outlineInput: OutlineInput): string {
     const dir = dirOf(p);
     const f = byDir.get(dir);
     if (f) f.files.push(p);
-    else byDir.set(dir, { dir, files: [p], rank, listed: true });
+    else byDir.set(dir, { dir, files: [p], rank, listed: true, line: '', segs: dir.split('/').filter((x) => x !== ''), keys: [] });
   });
   const folders = [...byDir.values()];
+  for (const f of folders) f.line = listedLine(input, f);
   const maxDepth = Math.max(0, ...folders.map((f) => f.dir.split('/').length - 1));
+  // Lengths are summed before any text is joined: a 9k-file project tries a map many times.
+  const headLen = header(input.paths.length).length;
   const fits = (depth: number): string | undefined => {
-    const out = join(input, renderLines(input, folders, depth), 0);
-    return out.length <= input.maxChars ? out : undefined;
+    let n = headLen;
+    const folded = new Map<string, number>();
+    for (const f of folders) {
+      if (f.listed) n += f.line.length + 1;
+      else {
+        let key = f.keys[depth];
+        if (key === undefined) f.keys[depth] = key = f.segs.length > depth ? `${f.segs.slice(0, depth).join('/')}/**` : f.dir || './';
+        folded.set(key, (folded.get(key) ?? 0) + f.files.length);
+      }
+      if (n > input.maxChars) return undefined;
+    }
+    for (const [key, count] of folded) n += key.length + ` (${count} files)`.length + 1 - (count === 1 ? 1 : 0);
+    return n <= input.maxChars ? join(input, renderLines(folders, depth), 0) : undefined;
   };
   let out = fits(maxDepth);
   if (out !== undefined) return out;
   // Every name is worth more than many symbols: fewer symbols first, then fold.
   const full = input.symbols ?? new Map<string, readonly string[]>();
   input = { ...input, symbols: new Map([...full].slice(0, FEW_SYMBOL_FILES).map(([p, syms]) => [p, syms.slice(0, FEW_SYMBOLS)])) };
+  for (const f of folders) if (f.files.some((p) => full.has(p))) f.line = listedLine(input, f);
   out = fits(maxDepth);
   if (out !== undefined) return out;
   // Fold file lists, least relevant folders first, until the map fits (binary search on how many).
@@ -123,8 +152,10 @@ export function buildOutline(outlineInput: OutlineInput): string {
     out = fits(depth);
     if (out === undefined) continue;
     // Merging freed room: list the most relevant folders again while the map still fits.
+    let tries = 0;
     for (const f of [...byRelevance].reverse()) {
       if (f.listed) continue;
+      if (++tries > MAX_UNFOLD_TRIES) break;
       f.listed = true;
       const again = fits(depth);
       if (again === undefined) {
@@ -136,7 +167,7 @@ export function buildOutline(outlineInput: OutlineInput): string {
     return out;
   }
   // Still too long: keep the most relevant lines only.
-  const lines = renderLines(input, folders, 1);
+  const lines = renderLines(folders, 1);
   const order = lines.map((l, i) => ({ l, i })).sort((a, b) => a.l.rank - b.l.rank);
   for (let keep = order.length - 1; keep >= 0; keep--) {
     const kept = new Set(order.slice(0, keep).map((x) => x.i));
