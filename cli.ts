@@ -56,7 +56,7 @@ function buildProgram(): Command {
     .option('-p, --provider <name>', 'provider or config entry to use (openai, azure, groq, gemini, ollama, …)')
     .option('-m, --model <id>', 'model (Azure: deployment) to use')
     .option('--budget <chars>', "context budget in characters (default: 60000 for models with a 32k+ window, else 18000)", positiveInt('--budget'))
-    .option('--files <pathspec...>', 'pin these files into the context first (git pathspecs or globs); @path in the task does the same')
+    .option('--files <pathspec...>', 'pin files (pathspecs or globs, after the task) into the context; or @path in the task')
     .option('--timeout <ms>', 'provider request timeout in ms (default 120000, or CLAWCODE_TIMEOUT_MS)', positiveInt('--timeout'))
     .option('--dry-run', 'show the plan and diffs, write nothing')
     .option('-y, --yes', 'apply edits without asking (commands still need --run-commands)')
