@@ -57,6 +57,8 @@ export interface RankOptions {
   plainBm25?: boolean;
   /** evidence resolved against the project (see `locateEvidence`), per path */
   evidence?: ReadonlyMap<string, FileEvidence>;
+  /** term → frequency per doc (in `docs` order), shared by the calls of one selection */
+  tfCache?: Map<string, number[]>;
 }
 
 const K1 = 1.2;
@@ -143,7 +145,7 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   const avgdl = n > 0 ? Math.max(1, totalLen / n) : 1;
   // tf[termIndex][docIndex], computed with indexOf on the stored term strings: no parse of the index.
   const indexed = docs.map((d) => d.doc);
-  const tf = terms.map(({ term }) => termFrequencies(indexed, term));
+  const tf = terms.map(({ term }) => cachedTf(options.tfCache, indexed, term));
   const idf = new Map<string, number>();
   terms.forEach(({ term }, ti) => {
     let df = 0;
@@ -261,16 +263,26 @@ function evidenceScore(e: FileEvidence): number {
   return Math.min(1, kinds[0]! + 0.25 * (kinds[1]! + kinds[2]!));
 }
 
+/** Term frequencies per doc, from `cache` when this term was looked up already. */
+function cachedTf(cache: Map<string, number[]> | undefined, docs: readonly IndexedDoc[], term: string): number[] {
+  let tf = cache?.get(term);
+  if (tf === undefined) {
+    tf = termFrequencies(docs, term);
+    cache?.set(term, tf);
+  }
+  return tf;
+}
+
 /**
  * Paths of documents holding the most of these lowercased tokens (at least min(3, tokens) of them),
  * most first: where a quoted message can be. Uses the index only; reads no file.
  */
-function pathsWithTokens(docs: readonly RankDoc[], tokens: readonly string[]): string[] {
+function pathsWithTokens(docs: readonly RankDoc[], tokens: readonly string[], tfCache?: Map<string, number[]>): string[] {
   const need = Math.min(3, tokens.length);
   const count = new Uint8Array(docs.length);
   const indexed = docs.map((d) => d.doc);
   for (const t of tokens.slice(0, 12)) {
-    const tf = termFrequencies(indexed, t);
+    const tf = cachedTf(tfCache, indexed, t);
     for (let i = 0; i < tf.length; i++) if (tf[i]! > 0) count[i]!++;
   }
   const hits: number[] = [];
@@ -368,6 +380,8 @@ function fillOrder(ranked: readonly RankedFile[]): RankedFile[] {
 export function selectContext(task: string, docs: readonly RankDoc[], options: SelectOptions): ContextSelection {
   const budget = Math.max(0, Math.floor(options.budgetChars));
   const issue = readIssue(task);
+  // A quoted message's words are mostly query terms too: look each term up in the index once.
+  const tfCache = new Map<string, number[]>();
   const docPaths = docs.map((d) => d.path);
   const evidence = options.plainBm25
     ? new Map<string, FileEvidence>()
@@ -375,10 +389,10 @@ export function selectContext(task: string, docs: readonly RankDoc[], options: S
         evidence: issue,
         paths: docPaths,
         readText: options.readText,
-        pathsWithTokens: (tokens) => pathsWithTokens(docs, tokens),
+        pathsWithTokens: (tokens) => pathsWithTokens(docs, tokens, tfCache),
         definers: (name) => docs.filter((d) => d.doc.defs.includes(name)).map((d) => d.path),
       });
-  const { ranked, idf, defTerms } = rankFiles(task, docs, { ...options, evidence });
+  const { ranked, idf, defTerms } = rankFiles(task, docs, { ...options, evidence, tfCache });
   // Pins go first, in the order given: explicit pins (2), then files kept from the last task (1).
   const pinLevel = new Map<string, number>();
   for (const p of options.kept ?? []) pinLevel.set(p, 1);
