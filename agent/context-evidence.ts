@@ -39,6 +39,10 @@ const QUOTED = /"([^"\n]{12,200})"|(?<![A-Za-z])'([^'\n]{12,200})'(?![A-Za-z])|`
 const DOTTED = /\b[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*){1,8}\b/g;
 const MENTION = /(?:^|\s)@((?:[\w.-]+\/)*[\w.-]*[\w-])/g;
 
+const MAX_FRAMES = 60;
+const MAX_LITERALS = 12;
+const MAX_DOTTED = 80;
+
 function addFrame(out: Frame[], frame: Frame): void {
   if (/^<.*>$/.test(frame.path)) return; // <stdin>, <ipython-input-…>
   if (frame.func && /^<.*>$/.test(frame.func)) frame.func = undefined;
@@ -92,7 +96,8 @@ export function readIssue(task: string): IssueEvidence {
   }
   const mentions: string[] = [];
   for (const m of task.matchAll(MENTION)) if (/[/.]/.test(m[1]!) && !mentions.includes(m[1]!)) mentions.push(m[1]!);
-  return { frames, literals, dotted, mentions };
+  // A pasted log can hold thousands of lines: the first ones say the most and each costs index lookups.
+  return { frames: frames.slice(0, MAX_FRAMES), literals: literals.slice(0, MAX_LITERALS), dotted: dotted.slice(0, MAX_DOTTED), mentions };
 }
 
 /** A place in a project file that the evidence points at. */
