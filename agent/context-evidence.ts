@@ -262,6 +262,21 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
   if (input.definers) {
     for (const parts of evidence.dotted.slice(0, 30)) {
       const names = parts.filter((p) => p !== 'self' && p !== 'this' && p !== 'cls' && !/^__\w+__$/.test(p));
+      // `RST.__init__()` names the class RST itself (its constructor, its call): anchor the class.
+      if (/^__\w+__$/.test(parts[parts.length - 1]!) && /^[A-Z]\w{2,}$/.test(names[names.length - 1] ?? '')) {
+        const cls = names[names.length - 1]!;
+        const where = input.definers(cls);
+        if (where.length >= 1 && where.length <= 3) {
+          for (const path of where) {
+            const t = text(path);
+            if (t === null) continue;
+            const e = get(path);
+            e.module = Math.max(e.module, 1);
+            for (const line of definitionLines(t, cls)) e.anchors.push({ line, weight: 1 });
+          }
+        }
+        continue;
+      }
       const method = names[names.length - 1];
       const owner = names[names.length - 2];
       if (!method || !owner || method.length < 4 || !/^[A-Z]/.test(owner)) continue;

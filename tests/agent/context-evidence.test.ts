@@ -65,6 +65,19 @@ describe('locateEvidence', () => {
     expect(r.get('pkg/fits/card.py')!.anchors).toContainEqual({ line: 2, weight: 1 });
   });
 
+  it('anchors the class a constructor error names (RST.__init__())', () => {
+    const texts: Record<string, string> = { 'pkg/rst.py': 'import x\n\nclass RST(Base):\n    def __init__(self):\n        pass\n', 'pkg/ui.py': 'def write():\n    RST()\n' };
+    const r = locateEvidence({
+      evidence: readIssue("TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'"),
+      paths: Object.keys(texts),
+      readText: (p) => texts[p] ?? null,
+      pathsWithTokens: () => [],
+      definers: (name) => (name === 'RST' ? ['pkg/rst.py'] : []),
+    });
+    expect(r.get('pkg/rst.py')).toMatchObject({ module: 1, anchors: [{ line: 3, weight: 1 }] });
+    expect(r.has('pkg/ui.py')).toBe(false);
+  });
+
   it('refuses an ambiguous bare file name', () => {
     const byBase = new Map([['utils.py', ['a/utils.py', 'b/utils.py']]]);
     expect(resolvePathSuffix('utils.py', byBase)).toBeUndefined();
