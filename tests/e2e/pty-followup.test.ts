@@ -47,6 +47,8 @@ describe('follow-up context in the shell', () => {
     s.write('y\r');
     await s.waitFor('clawcode:');
     expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(GREET.replace("'hello'", "'hi'"));
+    // The request's size is shown before it is sent.
+    expect(s.output()).toMatch(/Sending [\d,]+ chars \(~[\d,]+ tokens\): context [\d,]+ of 2,600 chars/);
 
     s.mark();
     s.write(':add src/limits.js\r');
