@@ -191,7 +191,18 @@ export function mergeRanges(ranges: readonly LineRange[]): LineRange[] {
 export function importHeadEnd(lines: readonly string[]): number {
   let end = 0;
   let depth = 0;
-  for (let i = 0; i < Math.min(lines.length, HEAD_MAX_LINES); i++) {
+  // A leading module docstring (Python `"""…"""`) is skipped whole: the imports follow it.
+  let from = 0;
+  while (from < lines.length && /^\s*(#.*)?$/.test(lines[from] ?? '')) from++;
+  const doc = /^\s*[rRuUbB]?("{3}|'{3})/.exec(lines[from] ?? '');
+  if (doc) {
+    const quote = doc[1]!;
+    const first = lines[from] ?? '';
+    let close = first.slice(first.indexOf(quote) + 3).includes(quote) ? from : -1;
+    for (let i = from + 1; close === -1 && i < Math.min(lines.length, from + HEAD_MAX_LINES); i++) if ((lines[i] ?? '').includes(quote)) close = i;
+    if (close !== -1) from = close + 1;
+  }
+  for (let i = from; i < Math.min(lines.length, from + HEAD_MAX_LINES); i++) {
     const t = (lines[i] ?? '').trim();
     const isImport = /^(import\b|from\s+\S+\s+import\b|export\s+(\*|\{[^}]*\})\s+from\b|package\s+\w|use\s|require\(|const\s+\S+\s*=\s*require\(|var\s+\S+\s*=\s*require\(|#include|['"]use strict['"])/.test(t);
     if (depth > 0 || isImport) {

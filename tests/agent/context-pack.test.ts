@@ -95,6 +95,9 @@ describe('packContext', () => {
     expect(importHeadEnd(["'use strict';", '', "import a from './a.js';", 'import {', '  b,', "} from './b.js';", '', 'export const x = 1;'])).toBe(6);
     expect(importHeadEnd(['"""Doc."""', 'import os', 'from x import (', '    y,', ')', 'def f():'])).toBe(5);
     expect(importHeadEnd(['package cli', '', 'import (', '\t"fmt"', ')', 'func X() {}'])).toBe(5);
+    // A multi-line module docstring before the imports (requests, flask, astropy modules).
+    const doc = ['# -*- coding: utf-8 -*-', '', '"""', 'requests.models', '~~~~~~~~~~~~~~~', '', 'The primary objects.', '"""', '', 'import collections', 'import socket', '', 'class Request:'];
+    expect(importHeadEnd(doc)).toBe(11);
     expect(importHeadEnd(['const x = 1;'])).toBe(0);
   });
 });
