@@ -305,7 +305,10 @@ export interface ContextFile {
   chars: number;
   /** 1-based inclusive line ranges sent, or null for the whole file */
   ranges: [number, number][] | null;
-  /** exactly what goes in the prompt for this file: a header line, then verbatim file text */
+  /**
+   * exactly what goes in the prompt for this file: one `## <path> (…)` header line, then the verbatim
+   * text in a code fence, or per range a `[lines a-b]` marker line and the range's lines in a fence
+   */
   text: string;
   parts?: ScoreParts;
 }
