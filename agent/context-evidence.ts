@@ -209,6 +209,7 @@ export function definitionLines(text: string, name: string): number[] {
 export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
   const { evidence, readText } = input;
   const out = new Map<string, FileEvidence>();
+  if (evidence.frames.length === 0 && evidence.dotted.length === 0 && evidence.literals.length === 0) return out;
   const get = (path: string): FileEvidence => {
     let e = out.get(path);
     if (!e) out.set(path, (e = { frame: 0, literal: 0, module: 0, anchors: [], focus: [] }));

@@ -27,8 +27,10 @@ interface Folder {
   rank: number;
   /** listed (names shown) or folded to a count */
   listed: boolean;
-  /** the folder's line when listed, for the current symbols (rendered once, not per try) */
+  /** the folder's line when listed, for the current symbols ('' until rendered: only listed lines are) */
   line: string;
+  /** length of `line`, computed without rendering it */
+  lineLen: number;
   /** path segments of `dir` */
   segs: string[];
   /** the folded line's key per merge depth, built on first use */
@@ -59,11 +61,12 @@ function header(total: number): string {
 }
 
 /** Lines of the map: listed folders with their files, folded ones as counts, folded subtrees deeper than `depth` merged. */
-function renderLines(folders: readonly Folder[], depth: number, sorted = true): { key: string; line: string; rank: number }[] {
+function renderLines(input: OutlineInput, folders: readonly Folder[], depth: number, sorted = true): { key: string; line: string; rank: number }[] {
   const out: { key: string; line: string; rank: number }[] = [];
   const folded = new Map<string, { count: number; rank: number }>();
   for (const f of folders) {
     if (f.listed) {
+      if (f.line === '') f.line = listedLine(input, f);
       out.push({ key: f.dir, line: f.line, rank: f.rank });
       continue;
     }
@@ -80,6 +83,17 @@ function renderLines(folders: readonly Folder[], depth: number, sorted = true): 
 /** The folder's line with every file named (and symbols of the top files). */
 function listedLine(input: OutlineInput, f: Folder): string {
   return `${f.dir || './'} ${[...f.files].sort().map((p) => fileLabel(input, p)).join(', ')}`;
+}
+
+/** The length of `listedLine(input, f)`, without building it (a 9k-file map measures every folder). */
+function listedLength(input: OutlineInput, f: Folder): number {
+  let n = (f.dir || './').length + 1 + 2 * (f.files.length - 1);
+  for (const p of f.files) {
+    n += p.length - f.dir.length + (input.sent.has(p) ? 1 : 0);
+    const syms = input.symbols?.get(p);
+    if (syms && syms.length > 0) n += ' (defines '.length + syms.join(', ').length + 1;
+  }
+  return n;
 }
 
 function join(input: OutlineInput, lines: readonly { line: string }[], omitted: number): string {
@@ -103,10 +117,10 @@ export function buildOutline(outlineInput: OutlineInput): string {
     const dir = dirOf(p);
     const f = byDir.get(dir);
     if (f) f.files.push(p);
-    else byDir.set(dir, { dir, files: [p], rank, listed: true, line: '', segs: dir.split('/').filter((x) => x !== ''), keys: [] });
+    else byDir.set(dir, { dir, files: [p], rank, listed: true, line: '', lineLen: 0, segs: dir.split('/').filter((x) => x !== ''), keys: [] });
   });
   const folders = [...byDir.values()];
-  for (const f of folders) f.line = listedLine(input, f);
+  for (const f of folders) f.lineLen = listedLength(input, f);
   const maxDepth = Math.max(0, ...folders.map((f) => f.dir.split('/').length - 1));
   // Lengths are summed before any text is joined: a 9k-file project tries a map many times.
   const headLen = header(input.paths.length).length;
@@ -114,7 +128,7 @@ export function buildOutline(outlineInput: OutlineInput): string {
     let n = headLen;
     const folded = new Map<string, number>();
     for (const f of folders) {
-      if (f.listed) n += f.line.length + 1;
+      if (f.listed) n += f.lineLen + 1;
       else {
         let key = f.keys[depth];
         if (key === undefined) f.keys[depth] = key = f.segs.length > depth ? `${f.segs.slice(0, depth).join('/')}/**` : f.dir || './';
@@ -123,14 +137,18 @@ export function buildOutline(outlineInput: OutlineInput): string {
       if (n > input.maxChars) return undefined;
     }
     for (const [key, count] of folded) n += key.length + ` (${count} files)`.length + 1 - (count === 1 ? 1 : 0);
-    return n <= input.maxChars ? join(input, renderLines(folders, depth), 0) : undefined;
+    return n <= input.maxChars ? join(input, renderLines(input, folders, depth), 0) : undefined;
   };
   let out = fits(maxDepth);
   if (out !== undefined) return out;
   // Every name is worth more than many symbols: fewer symbols first, then fold.
   const full = input.symbols ?? new Map<string, readonly string[]>();
   input = { ...input, symbols: new Map([...full].slice(0, FEW_SYMBOL_FILES).map(([p, syms]) => [p, syms.slice(0, FEW_SYMBOLS)])) };
-  for (const f of folders) if (f.files.some((p) => full.has(p))) f.line = listedLine(input, f);
+  for (const f of folders) {
+    if (!f.files.some((p) => full.has(p))) continue;
+    f.line = '';
+    f.lineLen = listedLength(input, f);
+  }
   out = fits(maxDepth);
   if (out !== undefined) return out;
   // Fold file lists, least relevant folders first, until the map fits (binary search on how many).
@@ -167,7 +185,7 @@ export function buildOutline(outlineInput: OutlineInput): string {
     return out;
   }
   // Still too long: keep the most relevant lines only.
-  const lines = renderLines(folders, 1);
+  const lines = renderLines(input, folders, 1);
   const order = lines.map((l, i) => ({ l, i })).sort((a, b) => a.l.rank - b.l.rank);
   for (let keep = order.length - 1; keep >= 0; keep--) {
     const kept = new Set(order.slice(0, keep).map((x) => x.i));

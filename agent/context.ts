@@ -152,7 +152,8 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
       hint: 'Name files inside the project (ignored, secret, binary and generated files are never sent); in the shell, :drop it.',
     });
   }
-  const pinned = [...new Set([...fromSpecs.paths, ...resolveMentions(readIssue(options.task).mentions, [...fileSet])])];
+  const mentions = readIssue(options.task).mentions;
+  const pinned = [...new Set([...fromSpecs.paths, ...(mentions.length > 0 ? resolveMentions(mentions, [...fileSet]) : [])])];
   const selection = selectContext(options.task, docs, {
     pinned,
     kept: (options.kept ?? []).filter((p) => fileSet.has(p) && !pinned.includes(p)),
