@@ -36,7 +36,7 @@ export interface TaskFlags {
   verifyCmd?: string;
   rollbackOnFail?: boolean;
   commit?: boolean;
-  /** `--files <pathspec...>`: files the task must cover (sharded when they exceed the budget). */
+  /** `--files <pathspec...>`: files pinned into the context first; split into shards when they exceed the budget. */
   files?: string[];
   /** `--grep <regex>` (repeatable): files with matching lines, and the regions around the matches. */
   grep?: string[];
@@ -63,7 +63,7 @@ function buildProgram(): Command {
     .option('-d, --dir <path>', 'project root (default: current folder)')
     .option('-p, --provider <name>', 'provider or config entry to use (openai, azure, groq, gemini, ollama, …)')
     .option('-m, --model <id>', 'model (Azure: deployment) to use')
-    .option('--budget <chars>', `context budget in characters (default ${DEFAULT_BUDGET_CHARS}, at least ${MIN_BUDGET_CHARS})`, budgetFlag)
+    .option('--budget <chars>', `context budget in characters (default 60000 for models with a 32k+ token window, else ${DEFAULT_BUDGET_CHARS}; at least ${MIN_BUDGET_CHARS})`, budgetFlag)
     .option('--timeout <ms>', `provider request timeout in ms (default ${DEFAULT_TIMEOUT_MS}, or CLAWCODE_TIMEOUT_MS; at least ${MIN_TIMEOUT_MS})`, timeoutFlag)
     .option('--dry-run', 'show the plan and diffs, write nothing')
     .option('-y, --yes', 'apply edits without asking (commands still need --run-commands)')
@@ -199,8 +199,9 @@ function buildProgram(): Command {
     .argument('<task...>', 'the task')
     .option('-d, --dir <path>', 'project root')
     .option('--budget <chars>', `context budget in characters (default ${DEFAULT_BUDGET_CHARS}, or settings; at least ${MIN_BUDGET_CHARS})`, budgetFlag)
+    .option('--files <pathspec...>', 'pin these files into the context first')
     .option('--json', 'print JSON')
-    .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean }) => {
+    .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean; files?: string[] }) => {
       jsonMode = Boolean(flags.json);
       const [{ runContextCommand }, { resolveProjectRoot }, { loadSettings }] = await Promise.all([
         import('./cli/context.js'), import('./cli/project-root.js'), import('./config/settings.js'),
@@ -208,7 +209,7 @@ function buildProgram(): Command {
       const rootDir = await resolveProjectRoot(flags.dir);
       const settings = await loadSettings({ rootDir, env: process.env, flags: flags.budget ? { budgetChars: flags.budget } : {} });
       await runContextCommand({
-        rootDir, task: taskWords.join(' '), budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore,
+        rootDir, task: taskWords.join(' '), budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore, files: flags.files,
         json: Boolean(flags.json), stdout: process.stdout,
       });
       // Read-only and fully awaited: once the output is flushed, leave without Node's environment

@@ -1,7 +1,10 @@
 /**
- * The project outline sent with the context (issue 5 "Outline"): the project's files grouped by
- * folder, most relevant first when not all fit, with a few defined symbols of relevant files that
- * were not sent, so the model can name (or create beside) files it was not shown.
+ * The project map sent with the context: every path, folded by folder, with defined symbols for the
+ * top-ranked files, so the model sees what exists and can name (or create beside) files it was not
+ * shown. When the full map does not fit its share of the budget, the least relevant folders are
+ * folded first: a folder's file list becomes a count, then whole subtrees become one `dir/** (N
+ * files)` line, then the least relevant lines are left out (Aider's repo map packs a ranked map into
+ * a token budget the same way, with a binary search over how much to show).
  */
 
 /** Inputs of `buildOutline`. */
@@ -10,52 +13,202 @@ export interface OutlineInput {
   paths: readonly string[];
   /** paths whose text is in the context (marked with `*`) */
   sent: ReadonlySet<string>;
-  /** symbols to show per path (only a few relevant, unsent files need them) */
+  /** symbols to show per path (the top-ranked files) */
   symbols?: ReadonlyMap<string, readonly string[]>;
   /** hard cap on the outline's length in characters */
   maxChars: number;
 }
 
-function render(input: OutlineInput, k: number): string {
-  const byDir = new Map<string, string[]>();
-  for (const p of input.paths.slice(0, k)) {
-    const slash = p.lastIndexOf('/');
-    const dir = slash === -1 ? './' : p.slice(0, slash + 1);
-    let name = p.slice(slash + 1);
-    if (input.sent.has(p)) name += '*';
-    const syms = input.symbols?.get(p);
-    if (syms && syms.length > 0) name += ` (defines ${syms.join(', ')})`;
-    const list = byDir.get(dir);
-    if (list) list.push(name);
-    else byDir.set(dir, [name]);
+interface Folder {
+  dir: string;
+  /** files directly inside, in priority order */
+  files: string[];
+  /** best (lowest) priority index of its files */
+  rank: number;
+  /** listed (names shown) or folded to a count */
+  listed: boolean;
+  /** the folder's line when listed, for the current symbols ('' until rendered: only listed lines are) */
+  line: string;
+  /** length of `line`, computed without rendering it */
+  lineLen: number;
+  /** path segments of `dir` */
+  segs: string[];
+  /** the folded line's key per merge depth, built on first use */
+  keys: string[];
+}
+
+/** When the map must shrink, symbols are first cut to this many files and symbols per file. */
+const FEW_SYMBOL_FILES = 6;
+const FEW_SYMBOLS = 3;
+/** Folders tried for listing again after subtrees were merged (each try re-measures the map). */
+const MAX_UNFOLD_TRIES = 64;
+
+function dirOf(p: string): string {
+  const slash = p.lastIndexOf('/');
+  return slash === -1 ? '' : p.slice(0, slash + 1);
+}
+
+function fileLabel(input: OutlineInput, p: string): string {
+  let name = p.slice(p.lastIndexOf('/') + 1);
+  if (input.sent.has(p)) name += '*';
+  const syms = input.symbols?.get(p);
+  if (syms && syms.length > 0) name += ` (defines ${syms.join(', ')})`;
+  return name;
+}
+
+function header(total: number): string {
+  return `Project files (${total}; * = shown above; (N files) = folded):\n`;
+}
+
+/** Lines of the map: listed folders with their files, folded ones as counts, folded subtrees deeper than `depth` merged. */
+function renderLines(input: OutlineInput, folders: readonly Folder[], depth: number, sorted = true): { key: string; line: string; rank: number }[] {
+  const out: { key: string; line: string; rank: number }[] = [];
+  const folded = new Map<string, { count: number; rank: number }>();
+  for (const f of folders) {
+    if (f.listed) {
+      if (f.line === '') f.line = listedLine(input, f);
+      out.push({ key: f.dir, line: f.line, rank: f.rank });
+      continue;
+    }
+    const segs = f.segs;
+    let key = f.keys[depth];
+    if (key === undefined) f.keys[depth] = key = segs.length > depth ? `${segs.slice(0, depth).join('/')}/**` : f.dir || './';
+    const prev = folded.get(key);
+    folded.set(key, { count: (prev?.count ?? 0) + f.files.length, rank: Math.min(prev?.rank ?? Infinity, f.rank) });
   }
-  const total = input.paths.length;
-  let out = `Project files (${total}; * = shown above):\n`;
-  for (const dir of [...byDir.keys()].sort()) out += `${dir} ${byDir.get(dir)!.sort().join(', ')}\n`;
-  if (k < total) out += `(${total - k} more files not listed)\n`;
+  for (const [key, v] of folded) out.push({ key, line: `${key} (${v.count} file${v.count === 1 ? '' : 's'})`, rank: v.rank });
+  return sorted ? out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) : out;
+}
+
+/** The folder's line with every file named (and symbols of the top files). */
+function listedLine(input: OutlineInput, f: Folder): string {
+  return `${f.dir || './'} ${[...f.files].sort().map((p) => fileLabel(input, p)).join(', ')}`;
+}
+
+/** The length of `listedLine(input, f)`, without building it (a 9k-file map measures every folder). */
+function listedLength(input: OutlineInput, f: Folder): number {
+  let n = (f.dir || './').length + 1 + 2 * (f.files.length - 1);
+  for (const p of f.files) {
+    n += p.length - f.dir.length + (input.sent.has(p) ? 1 : 0);
+    const syms = input.symbols?.get(p);
+    if (syms && syms.length > 0) n += ' (defines '.length + syms.join(', ').length + 1;
+  }
+  return n;
+}
+
+function join(input: OutlineInput, lines: readonly { line: string }[], omitted: number): string {
+  let out = header(input.paths.length);
+  for (const l of lines) out += `${l.line}\n`;
+  if (omitted > 0) out += `(${omitted} more folders not listed)\n`;
   return out;
 }
 
 /**
- * Render the outline within `maxChars`: as many files as fit, in priority order, grouped by folder.
+ * Render the project map within `maxChars`.
  *
- * @returns the outline text (length ≤ maxChars), or '' when not even its header fits
+ * @returns the map text (length ≤ maxChars), or '' when not even its header fits
+ * @throws never
  */
-export function buildOutline(input: OutlineInput): string {
-  if (input.paths.length === 0) return '';
-  let lo = 0;
-  // Every listed file costs at least its name and a separator: bound the search before rendering.
-  let hi = 0;
-  for (let cost = 0; hi < input.paths.length && cost <= input.maxChars; hi++) {
-    const p = input.paths[hi]!;
-    cost += p.length - p.lastIndexOf('/') + 1;
+export function buildOutline(outlineInput: OutlineInput): string {
+  let input = outlineInput;
+  if (input.paths.length === 0 || input.maxChars <= 0) return '';
+  const byDir = new Map<string, Folder>();
+  input.paths.forEach((p, rank) => {
+    const dir = dirOf(p);
+    const f = byDir.get(dir);
+    if (f) f.files.push(p);
+    else byDir.set(dir, { dir, files: [p], rank, listed: true, line: '', lineLen: 0, segs: dir.split('/').filter((x) => x !== ''), keys: [] });
+  });
+  const folders = [...byDir.values()];
+  for (const f of folders) f.lineLen = listedLength(input, f);
+  const maxDepth = Math.max(0, ...folders.map((f) => f.dir.split('/').length - 1));
+  // Lengths are summed before any text is joined: a 9k-file project tries a map many times.
+  const headLen = header(input.paths.length).length;
+  const fits = (depth: number): string | undefined => {
+    let n = headLen;
+    const folded = new Map<string, number>();
+    for (const f of folders) {
+      if (f.listed) n += f.lineLen + 1;
+      else {
+        let key = f.keys[depth];
+        if (key === undefined) f.keys[depth] = key = f.segs.length > depth ? `${f.segs.slice(0, depth).join('/')}/**` : f.dir || './';
+        folded.set(key, (folded.get(key) ?? 0) + f.files.length);
+      }
+      if (n > input.maxChars) return undefined;
+    }
+    for (const [key, count] of folded) n += key.length + ` (${count} files)`.length + 1 - (count === 1 ? 1 : 0);
+    return n <= input.maxChars ? join(input, renderLines(input, folders, depth), 0) : undefined;
+  };
+  let out = fits(maxDepth);
+  if (out !== undefined) return out;
+  // Every name is worth more than many symbols: fewer symbols first, then fold.
+  const full = input.symbols ?? new Map<string, readonly string[]>();
+  input = { ...input, symbols: new Map([...full].slice(0, FEW_SYMBOL_FILES).map(([p, syms]) => [p, syms.slice(0, FEW_SYMBOLS)])) };
+  for (const f of folders) {
+    if (!f.files.some((p) => full.has(p))) continue;
+    f.line = '';
+    f.lineLen = listedLength(input, f);
   }
-  // Longest prefix of the priority list whose rendering fits (rendering grows with k).
+  out = fits(maxDepth);
+  if (out !== undefined) return out;
+  // Fold file lists, least relevant folders first, until the map fits (binary search on how many).
+  const byRelevance = [...folders].sort((a, b) => b.rank - a.rank);
+  const foldFirst = (k: number): void => byRelevance.forEach((f, i) => (f.listed = i >= k));
+  let lo = 1;
+  let hi = byRelevance.length;
   while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (render(input, mid).length <= input.maxChars) lo = mid;
-    else hi = mid - 1;
+    const mid = (lo + hi) >> 1;
+    foldFirst(mid);
+    if (fits(maxDepth) !== undefined) hi = mid;
+    else lo = mid + 1;
   }
-  const out = render(input, lo);
-  return out.length <= input.maxChars ? out : '';
+  foldFirst(lo);
+  out = fits(maxDepth);
+  if (out !== undefined) return out;
+  // Still too long: merge folded subtrees into their ancestors, deepest first.
+  for (let depth = maxDepth - 1; depth >= 1; depth--) {
+    out = fits(depth);
+    if (out === undefined) continue;
+    // Merging freed room: list the most relevant folders again while the map still fits.
+    let tries = 0;
+    for (const f of [...byRelevance].reverse()) {
+      if (f.listed) continue;
+      if (++tries > MAX_UNFOLD_TRIES) break;
+      f.listed = true;
+      const again = fits(depth);
+      if (again === undefined) {
+        f.listed = false;
+        break;
+      }
+      out = again;
+    }
+    return out;
+  }
+  // Still too long: keep the most relevant lines only.
+  const lines = renderLines(input, folders, 1);
+  const order = lines.map((l, i) => ({ l, i })).sort((a, b) => a.l.rank - b.l.rank);
+  for (let keep = order.length - 1; keep >= 0; keep--) {
+    const kept = new Set(order.slice(0, keep).map((x) => x.i));
+    const text = join(input, lines.filter((_, i) => kept.has(i)), lines.length - keep);
+    if (text.length <= input.maxChars) return text;
+  }
+  return '';
+}
+
+/**
+ * A quick upper bound of the full map's length in characters (every path listed, no symbols): what
+ * the map needs at most when the project is small, to reserve no more than that.
+ */
+export function outlineSizeBound(paths: readonly string[]): number {
+  let n = header(paths.length).length;
+  const dirs = new Set<string>();
+  for (const p of paths) {
+    const d = dirOf(p);
+    if (!dirs.has(d)) {
+      dirs.add(d);
+      n += d.length + 3;
+    }
+    n += p.length - d.length + 2;
+  }
+  return n;
 }

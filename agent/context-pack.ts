@@ -16,6 +16,12 @@ export interface PackCandidate {
   score: number;
   /** the text to send (already transformed, e.g. secrets redacted) */
   text: string;
+  /** lines the task's evidence points at (a literal found, a frame, a named definition), weight 0..1 */
+  anchors?: readonly { line: number; weight: number }[];
+  /** functions located by the evidence: blocks that call them, or that they call, are worth sending */
+  focus?: readonly string[];
+  /** 2 pinned by the person, 1 kept from the previous task: packed before every ranked file */
+  pinned?: number;
 }
 
 /** One packed file: `ranges` null = whole file; `text` is exactly what is sent. */
@@ -76,23 +82,96 @@ const UNMATCHED_BLOCK = 0.05;
 const GAP_LINES = 25;
 /** Blocks of a file that may go whole rank just below the whole file. */
 const FALLBACK_COST = 1.0001;
+/** A pinned file's units outrank every ranked unit: their value is multiplied by this per pin level. */
+const PIN_VALUE = 1e6;
+/** Blocks inside a located definition's body score this share of an anchor; bodies longer than this many lines are cut. */
+const BODY_WEIGHT = 0.6;
+const MAX_BODY_LINES = 240;
+/** A block calling a located function, or defining one it calls, scores this share of an anchor. */
+const NEIGHBOUR_BLOCK = 0.3;
 
-/** Header plus verbatim text of a whole file. */
-export function wholeFileText(path: string, text: string): string {
-  return `=== ${path} ===\n${text}${text.endsWith('\n') ? '' : '\n'}`;
+/**
+ * Raise the scores of blocks the evidence points at: a block holding an anchor line gets the
+ * anchor's weight times (best block + 1), so a found error message or a frame's function outranks
+ * blocks that merely share words; the callers and callees of located functions get a share of that.
+ */
+function anchorScores(lines: readonly string[], chunks: readonly LineRange[], scores: number[], c: PackCandidate): number[] {
+  if (!c.anchors?.length) return scores;
+  const top = Math.max(0, ...scores) + 1;
+  const out = [...scores];
+  const chunkOf = (line: number): number => chunks.findIndex(([a, b]) => a <= line && line <= b);
+  const located = new Set<number>();
+  for (const a of c.anchors) {
+    const i = chunkOf(a.line);
+    if (i === -1) continue;
+    out[i]! += a.weight * top;
+    if (a.weight < 1) continue;
+    located.add(i);
+    // An anchor on a definition covers the definition's body: the blocks below it that are
+    // indented deeper (a long function split into several blocks), up to MAX_BODY_LINES.
+    const indent = /^\s*/.exec(lines[a.line - 1] ?? '')![0].length;
+    if (!/^\s*(async\s+)?(def|class|function|func|fn)\b|\)\s*(:[^{]*)?\{\s*$/.test(lines[a.line - 1] ?? '')) continue;
+    let end = a.line;
+    for (let l = a.line + 1; l <= Math.min(lines.length, a.line + MAX_BODY_LINES); l++) {
+      const t = lines[l - 1] ?? '';
+      if (t.trim() === '') continue;
+      if (/^\s*/.exec(t)![0].length <= indent && !/^\s*[)\]}]/.test(t)) break;
+      end = l;
+    }
+    for (let j = i + 1; j < chunks.length && chunks[j]![0] <= end; j++) out[j]! += BODY_WEIGHT * a.weight * top;
+  }
+  const focus = (c.focus ?? []).filter((f) => /^[\w$]+$/.test(f));
+  const callees = new Set<string>();
+  for (const i of located) {
+    const [a, b] = chunks[i]!;
+    for (const m of lines.slice(a - 1, b).join('\n').matchAll(/\b([A-Za-z_$][\w$]*)\s*\(/g)) callees.add(m[1]!);
+  }
+  chunks.forEach(([a, b], i) => {
+    if (located.has(i)) return;
+    const head = lines.slice(a - 1, Math.min(b, a + 2)).join('\n');
+    const body = lines.slice(a - 1, b).join('\n');
+    const definesCallee = [...callees].some((n) => new RegExp(`(def|function|func|fn)\\s+${n.replace(/\$/g, '\\$')}\\b`).test(head));
+    const callsFocus = focus.some((n) => new RegExp(`\\b${n.replace(/\$/g, '\\$')}\\s*\\(`).test(body));
+    if (definesCallee || callsFocus) out[i]! += NEIGHBOUR_BLOCK * top;
+  });
+  return out;
 }
 
-function rangesHeader(path: string, ranges: readonly LineRange[], lineCount: number): string {
-  return `=== ${path} (excerpt: lines ${ranges.map(([a, b]) => `${a}-${b}`).join(', ')} of ${lineCount}) ===\n`;
+/** A backtick fence longer than any backtick run inside `text` (CommonMark), at least three. */
+export function fenceFor(text: string): string {
+  let longest = 0;
+  for (const m of text.matchAll(/`{3,}/g)) longest = Math.max(longest, m[0].length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/** `text` inside a fence that cannot occur in it, ending with a newline. */
+function fenced(text: string): string {
+  const body = text.endsWith('\n') ? text : `${text}\n`;
+  const fence = fenceFor(body);
+  return `${fence}\n${body}${fence}\n`;
 }
 
 /**
- * Header plus verbatim excerpts: one `[lines a-b]` marker per range, then the raw lines (no
- * per-line numbers, so a model can copy code exactly as it is on disk).
+ * The prompt block of a whole file: one `## <path> (whole file)` header line, then the verbatim
+ * text in a code fence. This is exactly what is sent (and counted against the budget) for the file.
+ */
+export function wholeFileText(path: string, text: string): string {
+  return `## ${path} (whole file)\n${fenced(text)}`;
+}
+
+function rangesHeader(path: string, ranges: readonly LineRange[], lineCount: number): string {
+  return `## ${path} (excerpts: lines ${ranges.map(([a, b]) => `${a}-${b}`).join(', ')} of ${lineCount})\n`;
+}
+
+/**
+ * The prompt block of a file sent in parts: one `## <path> (excerpts: …)` header line, then per
+ * range a `[lines a-b]` marker line outside the fence and the raw lines inside it (no per-line
+ * numbers, so a model can copy code exactly as it is on disk).
  */
 export function rangesText(path: string, lines: readonly string[], ranges: readonly LineRange[]): string {
   let out = rangesHeader(path, ranges, lines.length);
-  for (const [a, b] of ranges) out += `[lines ${a}-${b}]\n${lines.slice(a - 1, b).join('\n')}\n`;
+  // Every line keeps its own newline: a range ending on a blank line must not lose it.
+  for (const [a, b] of ranges) out += `[lines ${a}-${b}]\n${fenced(`${lines.slice(a - 1, b).join('\n')}\n`)}`;
   return out;
 }
 
@@ -112,7 +191,18 @@ export function mergeRanges(ranges: readonly LineRange[]): LineRange[] {
 export function importHeadEnd(lines: readonly string[]): number {
   let end = 0;
   let depth = 0;
-  for (let i = 0; i < Math.min(lines.length, HEAD_MAX_LINES); i++) {
+  // A leading module docstring (Python `"""…"""`) is skipped whole: the imports follow it.
+  let from = 0;
+  while (from < lines.length && /^\s*(#.*)?$/.test(lines[from] ?? '')) from++;
+  const doc = /^\s*[rRuUbB]?("{3}|'{3})/.exec(lines[from] ?? '');
+  if (doc) {
+    const quote = doc[1]!;
+    const first = lines[from] ?? '';
+    let close = first.slice(first.indexOf(quote) + 3).includes(quote) ? from : -1;
+    for (let i = from + 1; close === -1 && i < Math.min(lines.length, from + HEAD_MAX_LINES); i++) if ((lines[i] ?? '').includes(quote)) close = i;
+    if (close !== -1) from = close + 1;
+  }
+  for (let i = from; i < Math.min(lines.length, from + HEAD_MAX_LINES); i++) {
     const t = (lines[i] ?? '').trim();
     const isImport = /^(import\b|from\s+\S+\s+import\b|export\s+(\*|\{[^}]*\})\s+from\b|package\s+\w|use\s|require\(|const\s+\S+\s*=\s*require\(|var\s+\S+\s*=\s*require\(|#include|['"]use strict['"])/.test(t);
     if (depth > 0 || isImport) {
@@ -146,11 +236,15 @@ interface FileState {
   whole: boolean;
   chars: number;
   order: number;
+  /** the text holds a run of three backticks: fences are longer than the minimal 3 */
+  hasFence: boolean;
 }
 
 function excerptChars(f: FileState, ranges: readonly LineRange[]): number {
   let n = rangesHeader(f.c.path, ranges, f.lines.length).length;
-  for (const [a, b] of ranges) n += `[lines ${a}-${b}]\n`.length + f.offsets[b]! - f.offsets[a - 1]!;
+  // Fences are at least 3 backticks; a longer one (a file with ``` inside) is re-measured exactly below.
+  for (const [a, b] of ranges) n += `[lines ${a}-${b}]\n`.length + f.offsets[b]! - f.offsets[a - 1]! + 8;
+  if (f.hasFence) n = rangesText(f.c.path, f.lines, ranges).length;
   return n;
 }
 
@@ -176,7 +270,7 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const offsets = [0];
     for (const l of lines) offsets.push(offsets[offsets.length - 1]! + l.length + 1);
-    return { c, lines, offsets, ranges: [], whole: false, chars: 0, order };
+    return { c, lines, offsets, ranges: [], whole: false, chars: 0, order, hasFence: c.text.includes('```') };
   });
   if (options.wholeOnly) {
     let used = 0;
@@ -191,12 +285,14 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
     return out;
   }
   for (const f of files) {
-    const value = f.c.score / (1 + f.order / RANK_DECAY);
+    const pin = f.c.pinned ?? 0;
+    // A pinned file that matched nothing still has value: the person asked for it.
+    const value = (Math.max(f.c.score, pin > 0 ? 1 : 0) / (1 + f.order / RANK_DECAY)) * PIN_VALUE ** pin;
     const wholeChars = wholeFileText(f.c.path, f.c.text).length;
-    const fitsWhole = wholeChars <= WHOLE_SHARE * budget;
+    const fitsWhole = wholeChars <= (pin > 0 ? 1 : WHOLE_SHARE) * budget;
     if (fitsWhole) units.push({ file: f, value: value / costFactor(wholeChars), range: null });
     const chunks = chunkLines(f.lines);
-    const scores = scoreChunks(f.lines, chunks, options.idf, options.defTerms);
+    const scores = anchorScores(f.lines, chunks, scoreChunks(f.lines, chunks, options.idf, options.defTerms), f.c);
     const best = Math.max(0, ...scores);
     chunks.forEach((range, i) => {
       const s = scores[i]!;
@@ -228,7 +324,7 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
     } else {
       ranges = closeGaps(mergeRanges([...f.ranges, u.range]), GAP_LINES);
       next = excerptChars(f, ranges);
-      if (next > REGION_SHARE * budget) continue;
+      if (next > ((f.c.pinned ?? 0) > 0 ? 1 : REGION_SHARE) * budget) continue;
     }
     if (used - f.chars + next > budget) continue;
     if (f.chars === 0) taken++;

@@ -4,7 +4,10 @@ import { clawcodeHome } from '../config/paths.js';
 import { classifyContent, scanProject, type ScannedFile } from '../utils/scanner.js';
 import { redactSecrets } from '../utils/secrets.js';
 import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
-import { buildOutline } from './context-outline.js';
+import { readIssue } from './context-evidence.js';
+import { buildOutline, outlineSizeBound } from './context-outline.js';
+import { resolveMentions, resolvePathspecs } from './context-pins.js';
+import { UsageError } from '../utils/errors.js';
 import { extractImports, resolveImport } from './context-symbols.js';
 import { selectContext, type ContextFile, type RankDoc } from './selector.js';
 
@@ -33,6 +36,8 @@ export interface ContextResult {
   redactions: { path: string; kind: string; count: number }[];
   /** files the index had to (re)tokenize this run; 0 on a fully warm run */
   indexedFiles: number;
+  /** the pinned paths that were candidates: `--files` first, then `@path` mentions of the task */
+  pinned: string[];
 }
 
 /** Options of `buildContext`. */
@@ -49,18 +54,34 @@ export interface BuildContextOptions {
   cacheIndex?: boolean;
   /** Called once the scan is done: candidate files and the scan's wall time in ms. */
   onScan?: (scan: { files: number; ms: number }) => void;
+  /**
+   * Pathspecs or globs the person pinned (`--files`, `:add`), resolved with `resolvePathspecs`:
+   * their files are sent first. A spec matching no sendable file is a UsageError.
+   */
+  files?: readonly string[];
+  /** project paths kept from the previous task of a session: sent after the pins */
+  kept?: readonly string[];
 }
 
-const OUTLINE_SHARE = 0.05;
-const OUTLINE_MAX_CHARS = 2500;
-const SYMBOL_FILES = 8;
+/**
+ * The project map's share of the budget: at most MAP_SHARE. MAP_RESERVE of it (at most
+ * MAP_RESERVE_MAX_CHARS, and no more than the full map needs) is set aside before files are chosen;
+ * the rest only from what the files leave over, since file content is worth more than names
+ * (reserving the full 10% cost 0.01 hunk recall at both budgets on the public commits).
+ */
+const MAP_SHARE = 0.1;
+const MAP_RESERVE = 0.05;
+const MAP_RESERVE_MAX_CHARS = 2500;
+/** Top-ranked files whose defined symbols the map shows, and how many symbols each. */
+const SYMBOL_FILES = 12;
 const SYMBOLS_PER_FILE = 6;
 
 /**
  * Build the context for one task.
  *
  * @returns the selection, the outline and what was redacted; `ms` is wall time of the whole stage
- * @throws never for unreadable files (they are skipped); an unreadable root yields an empty context
+ * @throws UsageError when a `files` spec matches no sendable file; never for unreadable files (they
+ *         are skipped); an unreadable root yields an empty context
  */
 export async function buildContext(options: BuildContextOptions): Promise<ContextResult> {
   const started = performance.now();
@@ -129,8 +150,18 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     }
   };
   const redactionsByPath = new Map<string, { kind: string; count: number }[]>();
-  const outlineReserve = Math.min(Math.floor(budget * OUTLINE_SHARE), OUTLINE_MAX_CHARS);
+  const outlineReserve = Math.min(Math.floor(budget * MAP_RESERVE), MAP_RESERVE_MAX_CHARS, outlineSizeBound(docs.map((d) => d.path)));
+  const fromSpecs = options.files?.length ? await resolvePathspecs(rootDir, options.files, [...fileSet].sort()) : { paths: [], unmatched: [] };
+  if (fromSpecs.unmatched.length > 0) {
+    throw new UsageError(`Pinned file "${fromSpecs.unmatched[0]}" matches no file that can be sent.`, {
+      hint: 'Name files inside the project (ignored, secret, binary and generated files are never sent); in the shell, :drop it.',
+    });
+  }
+  const mentions = readIssue(options.task).mentions;
+  const pinned = [...new Set([...fromSpecs.paths, ...(mentions.length > 0 ? resolveMentions(mentions, [...fileSet]) : [])])];
   const selection = selectContext(options.task, docs, {
+    pinned,
+    kept: (options.kept ?? []).filter((p) => fileSet.has(p) && !pinned.includes(p)),
     budgetChars: budget - outlineReserve,
     readText,
     transform: (path, text) => {
@@ -149,7 +180,7 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     if (!sent.has(r.path) && r.doc.defs.length > 0) symbols.set(r.path, r.doc.defs.slice(0, SYMBOLS_PER_FILE));
   }
   const ranked = selection.ranked.map((r) => r.path);
-  const outline = buildOutline({ paths: ranked, sent, symbols, maxChars: budget - selection.usedChars });
+  const outline = buildOutline({ paths: ranked, sent, symbols, maxChars: Math.min(budget - selection.usedChars, Math.floor(budget * MAP_SHARE)) });
   const redactions = selection.files.flatMap((f) => (redactionsByPath.get(f.path) ?? []).map((r) => ({ path: f.path, ...r })));
   return {
     files: selection.files,
@@ -161,5 +192,6 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     ms: Math.round(performance.now() - started),
     redactions,
     indexedFiles: indexed,
+    pinned,
   };
 }

@@ -8,6 +8,8 @@ export interface AgentEventMap {
   planning: { task: string };
   scan: { files: number; ms: number };
   context: { files: { path: string; chars: number }[]; totalChars: number; budgetChars: number; ms: number };
+  /** The request about to be sent: prompt size (system + user) and the context's share, before the model call. */
+  prompt: { chars: number; estimatedTokens: number; contextChars: number; budgetChars: number };
   model_request: { provider: string; model: string };
   model_progress: { chars: number };
   /** A provider request failed and is retried after `delayMs`; `message` is one line for a person. */
@@ -57,8 +59,8 @@ export class AgentEmitter {
   /** Listen to every event; used by `--events` (JSON lines) and the TUI's activity feed. */
   onAny(listener: <K extends AgentEventName>(name: K, payload: AgentEventMap[K]) => void): () => void {
     const names: AgentEventName[] = [
-      'planning', 'scan', 'context', 'model_request', 'model_progress', 'model_retry', 'model_reply', 'repair_request',
-      'repair_reply', 'read_file',
+      'planning', 'scan', 'context', 'prompt', 'model_request', 'model_progress', 'model_retry', 'model_reply',
+      'repair_request', 'repair_reply', 'read_file',
       'diffs', 'write_file', 'run_tests', 'command_done', 'error', 'success',
       'footprint', 'shard_request', 'shard_done',
     ];

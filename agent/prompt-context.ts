@@ -12,6 +12,10 @@ export interface GatherContextOptions {
   cacheIndex?: boolean;
   /** Passed to buildContext: called once the scan is done. */
   onScan?: (scan: { files: number; ms: number }) => void;
+  /** pinned pathspecs (`--files`, `:add`): sent first */
+  files?: readonly string[];
+  /** paths kept from the previous task of a session */
+  kept?: readonly string[];
 }
 
 /**
@@ -35,6 +39,8 @@ export async function gatherContext(options: GatherContextOptions): Promise<{
     extraIgnore: options.extraIgnore,
     cacheIndex: options.cacheIndex,
     onScan: options.onScan,
+    files: options.files,
+    kept: options.kept,
   });
   const leftover = options.budgetChars - context.totalChars;
   const instructions = await loadInstructions(

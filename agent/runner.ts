@@ -41,6 +41,10 @@ export interface RunAgentOptions {
   timeoutMs?: number;
   /** Extra ignore patterns (settings `ignore`), gitignore syntax. */
   extraIgnore?: string[];
+  /** Pinned pathspecs (`--files`, `:add`): their files go into the context first. */
+  files?: readonly string[];
+  /** Paths kept from the previous task of a session (planned or edited): sent after the pins. */
+  kept?: readonly string[];
   /** Injected planner; defaults to a lazy import of `getStructuredPlan` so the SDKs load only here. */
   planner?: Planner;
   /** false: no repair round when patches are refused (`--no-repair`, settings `repair: false`). @default true */
@@ -73,12 +77,20 @@ export interface AgentRun {
 }
 
 /**
+ * A rough token count for a number of characters: 4 characters per token, the usual figure for
+ * English and code with OpenAI-style BPE tokenizers (more tokens for dense code, fewer for prose).
+ */
+export function estimateTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
+/**
  * Build the two prompts for a task: context selection, memory, instructions (no provider call). Reads
  * memory and never writes it; with `cacheIndex: false` (as `--print-prompt`) nothing at all is written
  * under the clawcode home.
  */
 export async function buildPrompts(
-  options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore'> & { cacheIndex?: boolean },
+  options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore' | 'files' | 'kept'> & { cacheIndex?: boolean },
 ): Promise<{
   context: ContextResult;
   instructions: ProjectInstructions;
@@ -111,6 +123,8 @@ export async function buildPrompts(
     memoryContext: buildMemoryContext(options.rootDir, global, session),
     instructions: instructions.text,
   });
+  const promptChars = systemPrompt.length + userPrompt.length;
+  options.emitter?.emit('prompt', { chars: promptChars, estimatedTokens: estimateTokens(promptChars), contextChars: context.totalChars, budgetChars: context.budget });
   return { context, instructions, systemPrompt, userPrompt, contextMs, promptMs: performance.now() - t1 };
 }
 

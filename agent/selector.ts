@@ -1,5 +1,6 @@
 import { splitIdentifier, tokenizeQuery, type QueryTerm } from '../utils/tokenize.js';
 import { termFrequencies, type IndexedDoc } from './context-index.js';
+import { locateEvidence, readIssue, type FileEvidence } from './context-evidence.js';
 import { packContext, type PackCandidate } from './context-pack.js';
 
 /**
@@ -24,6 +25,10 @@ export interface ScoreParts {
   prior: number;
   /** bonus for being imported by a top file */
   neighbour: number;
+  /** places the task points at: stack frames, error messages found verbatim, dotted module names (0..1) */
+  evidence: number;
+  /** 2 pinned by the person (`--files`, `@path`), 1 kept from the previous task, 0 ranked */
+  pinned: number;
 }
 
 /** One ranked file, best first. */
@@ -50,6 +55,10 @@ export interface RankOptions {
   importsOf?: (path: string) => string[];
   /** disable the structural signals (path, symbols, prior, neighbours): plain BM25, for benchmarks */
   plainBm25?: boolean;
+  /** evidence resolved against the project (see `locateEvidence`), per path */
+  evidence?: ReadonlyMap<string, FileEvidence>;
+  /** term → frequency per doc (in `docs` order), shared by the calls of one selection */
+  tfCache?: Map<string, number[]>;
 }
 
 const K1 = 1.2;
@@ -61,6 +70,23 @@ const TOP_FOR_NEIGHBOURS = 5;
 /** A symbol match is scaled against a full-strength one (a plain word at the top idf), not only the
  * best present, so a lone match of a common word ("check") is not a full hit: +0.006 @60k measured. */
 const SYM_DEN = 1;
+/**
+ * Evidence (a frame, a literal found, a module named) counts like a full content match: a place the
+ * task points at is at least as strong as every word it shares with a file.
+ */
+const W_EVIDENCE = 1;
+/**
+ * In a long task that carries code evidence (frames, quoted messages, code-like names), prose words
+ * count at this share: the evidence says where, the prose mostly says why.
+ */
+const PROSE_WEIGHT = 0.5;
+const LONG_TASK_CHARS = 300;
+/**
+ * A path part matching a task word counts fully only when the file's content matches the task too
+ * (at least half the best content score); alone it keeps this share. A verb that is also a folder
+ * name (`accepts` → `helper/accepts/`) is weak evidence by itself.
+ */
+const PATH_ALONE = 0.3;
 
 const TEST_PATH = /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
 const DOC_PATH = /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS|LICENSE|LICENCE|COPYING|NOTICE|AUTHORS|CONTRIBUTORS|CODEOWNERS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
@@ -108,14 +134,18 @@ function maxOf(values: readonly number[]): number {
  * @throws never
  */
 export function rankFiles(task: string, docs: readonly RankDoc[], options: RankOptions = {}): RankResult {
-  const terms = tokenizeQuery(task);
+  const evidence = options.evidence;
+  const hasEvidence = evidence !== undefined && evidence.size > 0;
+  const terms = tokenizeQuery(task).map((t) =>
+    !options.plainBm25 && !t.identifier && task.length >= LONG_TASK_CHARS && (hasEvidence || /```|`[^`\n]+`/.test(task)) ? { ...t, weight: t.weight * PROSE_WEIGHT } : t,
+  );
   const n = docs.length;
   let totalLen = 0;
   for (const d of docs) totalLen += d.doc.tokens;
   const avgdl = n > 0 ? Math.max(1, totalLen / n) : 1;
   // tf[termIndex][docIndex], computed with indexOf on the stored term strings: no parse of the index.
   const indexed = docs.map((d) => d.doc);
-  const tf = terms.map(({ term }) => termFrequencies(indexed, term));
+  const tf = terms.map(({ term }) => cachedTf(options.tfCache, indexed, term));
   const idf = new Map<string, number>();
   terms.forEach(({ term }, ti) => {
     let df = 0;
@@ -135,7 +165,7 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     return s;
   });
   if (options.plainBm25) {
-    const ranked = docs.map((d, i) => ({ path: d.path, score: bm25[i]!, parts: { content: bm25[i]!, path: 0, symbol: 0, prior: 1, neighbour: 0 }, doc: d.doc }));
+    const ranked = docs.map((d, i) => ({ path: d.path, score: bm25[i]!, parts: { content: bm25[i]!, path: 0, symbol: 0, prior: 1, neighbour: 0, evidence: 0, pinned: 0 }, doc: d.doc }));
     return { ranked: stableSort(ranked), idf, defTerms: new Set(), terms };
   }
   const termSet = new Map(terms.map((t) => [t.term, t]));
@@ -151,17 +181,20 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     for (const seg of dir.split('/')) if (seg.toLowerCase().includes(term) && tokensOf(seg).includes(term)) return true;
     return false;
   };
-  const pathScore = docs.map((d) => {
+  const maxBm25 = maxOf(bm25) || 1;
+  const pathScore = docs.map((d, di) => {
     const lowerPath = d.path.toLowerCase();
     const file = lowerPath.slice(lowerPath.lastIndexOf('/') + 1);
     const dot = file.lastIndexOf('.');
     const stem = dot > 0 ? file.slice(0, dot) : file;
     let s = 0;
     // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
-    if (stem.length >= 3 && stem !== 'index' && stem !== '__init__' && taskLower.includes(` ${stem} `)) s += maxIdf;
+    // Also as the head of a dotted name (`express.text`, `utils.parse`): a module named in code.
+    if (stem.length >= 3 && stem !== 'index' && stem !== '__init__' && (taskLower.includes(` ${stem} `) || taskLower.includes(` ${stem}.`))) s += maxIdf;
     if (d.path.includes('/') && taskLower.includes(lowerPath)) s += 3 * maxIdf;
     // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
     if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
+    const agree = PATH_ALONE + (1 - PATH_ALONE) * Math.min(1, bm25[di]! / (0.5 * maxBm25));
     // Tokens are lowercased substrings of their part, so a part not containing a term lacks it.
     // Positions in lowerPath and in path differ when lowercasing changes a length ('İ' → 'i̇').
     const slash = d.path.lastIndexOf('/');
@@ -171,8 +204,8 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
       const inDir = lowerSlash > 0 && lowerPath.lastIndexOf(term, lowerSlash - term.length) !== -1;
       if (!inFile && !inDir) continue;
       const w = idf.get(term) ?? maxIdf;
-      if (inFile && tokensOf(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')).includes(term)) s += w;
-      else if (inDir && dirHas(d.path.slice(0, slash), term)) s += 0.5 * w;
+      if (inFile && tokensOf(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')).includes(term)) s += agree * w;
+      else if (inDir && dirHas(d.path.slice(0, slash), term)) s += agree * 0.5 * w;
     }
     return s;
   });
@@ -201,8 +234,9 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   });
   const [mb, mp, ms] = [maxOf(bm25) || 1, maxOf(pathScore) || 1, Math.max(maxOf(symScore), SYM_DEN * maxIdf) || 1];
   const ranked: RankedFile[] = docs.map((d, i) => {
-    const parts: ScoreParts = { content: bm25[i]! / mb, path: pathScore[i]! / mp, symbol: symScore[i]! / ms, prior: pathPrior(d.path, task), neighbour: 0 };
-    return { path: d.path, score: (parts.content + W_PATH * parts.path + W_SYM * parts.symbol) * parts.prior, parts, doc: d.doc };
+    const ev = evidence?.get(d.path);
+    const parts: ScoreParts = { content: bm25[i]! / mb, path: pathScore[i]! / mp, symbol: symScore[i]! / ms, prior: pathPrior(d.path, task), neighbour: 0, evidence: ev ? evidenceScore(ev) : 0, pinned: 0 };
+    return { path: d.path, score: (parts.content + W_PATH * parts.path + W_SYM * parts.symbol + W_EVIDENCE * parts.evidence) * parts.prior, parts, doc: d.doc };
   });
   const sorted = stableSort(ranked);
   if (options.importsOf && (sorted[0]?.score ?? 0) > 0) {
@@ -223,6 +257,40 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   return { ranked: sorted, idf, defTerms, terms };
 }
 
+/** One file's evidence as 0..1: the strongest kind, plus a quarter of the others. */
+function evidenceScore(e: FileEvidence): number {
+  const kinds = [e.frame, e.literal, 0.7 * e.module].sort((a, b) => b - a);
+  return Math.min(1, kinds[0]! + 0.25 * (kinds[1]! + kinds[2]!));
+}
+
+/** Term frequencies per doc, from `cache` when this term was looked up already. */
+function cachedTf(cache: Map<string, number[]> | undefined, docs: readonly IndexedDoc[], term: string): number[] {
+  let tf = cache?.get(term);
+  if (tf === undefined) {
+    tf = termFrequencies(docs, term);
+    cache?.set(term, tf);
+  }
+  return tf;
+}
+
+/**
+ * Paths of documents holding the most of these lowercased tokens (at least min(3, tokens) of them),
+ * most first: where a quoted message can be. Uses the index only; reads no file.
+ */
+function pathsWithTokens(docs: readonly RankDoc[], tokens: readonly string[], tfCache?: Map<string, number[]>): string[] {
+  const need = Math.min(3, tokens.length);
+  const count = new Uint8Array(docs.length);
+  const indexed = docs.map((d) => d.doc);
+  for (const t of tokens.slice(0, 12)) {
+    const tf = cachedTf(tfCache, indexed, t);
+    for (let i = 0; i < tf.length; i++) if (tf[i]! > 0) count[i]!++;
+  }
+  const hits: number[] = [];
+  for (let i = 0; i < docs.length; i++) if (count[i]! >= need) hits.push(i);
+  hits.sort((a, b) => count[b]! - count[a]! || a - b);
+  return hits.map((i) => docs[i]!.path);
+}
+
 /** Best score first; equal scores keep their input order (Array.prototype.sort is stable). */
 function stableSort(list: RankedFile[]): RankedFile[] {
   return [...list].sort((a, b) => b.score - a.score);
@@ -237,7 +305,10 @@ export interface ContextFile {
   chars: number;
   /** 1-based inclusive line ranges sent, or null for the whole file */
   ranges: [number, number][] | null;
-  /** exactly what goes in the prompt for this file: a header line, then verbatim file text */
+  /**
+   * exactly what goes in the prompt for this file: one `## <path> (…)` header line, then the verbatim
+   * text in a code fence, or per range a `[lines a-b]` marker line and the range's lines in a fence
+   */
   text: string;
   parts?: ScoreParts;
 }
@@ -254,6 +325,13 @@ export interface SelectOptions extends RankOptions {
   wholeOnly?: boolean;
   /** at most this many files (the reference design's 12, for benchmarks); default unlimited */
   maxFiles?: number;
+  /**
+   * Files the person pinned (`--files`, `@path`), sent first: whole when they fit in the budget,
+   * else their best regions. Project-relative paths; unknown paths are ignored.
+   */
+  pinned?: readonly string[];
+  /** Files kept from the previous task of a session: sent after `pinned`, before ranked files. */
+  kept?: readonly string[];
 }
 
 /** Result of `selectContext`: files in send order and the full ranking behind them. */
@@ -275,7 +353,7 @@ const MAX_CANDIDATES = 60;
  * it only takes what the matched files leave.
  */
 function fillOrder(ranked: readonly RankedFile[]): RankedFile[] {
-  const zero = ranked.filter((r) => r.score <= 0);
+  const zero = ranked.filter((r) => r.score <= 0 && r.parts.pinned === 0);
   const floor = ranked.reduce((m, r) => (r.score > 0 ? Math.min(m, r.score) : m), 1);
   const topDir = (ranked[0]?.score ?? 0) > 0 ? ranked[0]!.path.slice(0, ranked[0]!.path.lastIndexOf('/') + 1) : '';
   const shared = (p: string): number => {
@@ -304,10 +382,34 @@ function fillOrder(ranked: readonly RankedFile[]): RankedFile[] {
  */
 export function selectContext(task: string, docs: readonly RankDoc[], options: SelectOptions): ContextSelection {
   const budget = Math.max(0, Math.floor(options.budgetChars));
-  const { ranked, idf, defTerms } = rankFiles(task, docs, options);
-  const anyScore = (ranked[0]?.score ?? 0) > 0;
-  const matched = ranked.filter((r) => r.score > 0);
+  const issue = readIssue(task);
+  // A quoted message's words are mostly query terms too: look each term up in the index once.
+  const tfCache = new Map<string, number[]>();
+  const docPaths = docs.map((d) => d.path);
+  const evidence = options.plainBm25
+    ? new Map<string, FileEvidence>()
+    : locateEvidence({
+        evidence: issue,
+        paths: docPaths,
+        readText: options.readText,
+        pathsWithTokens: (tokens) => pathsWithTokens(docs, tokens, tfCache),
+        definers: (name) => docs.filter((d) => d.doc.defs.includes(name)).map((d) => d.path),
+      });
+  const { ranked, idf, defTerms } = rankFiles(task, docs, { ...options, evidence, tfCache });
+  // Pins go first, in the order given: explicit pins (2), then files kept from the last task (1).
+  const pinLevel = new Map<string, number>();
+  for (const p of options.kept ?? []) pinLevel.set(p, 1);
+  for (const p of options.pinned ?? []) pinLevel.set(p, 2);
+  if (pinLevel.size > 0) {
+    const order = [...(options.pinned ?? []), ...(options.kept ?? [])];
+    const pinnedRanked = order.flatMap((p) => ranked.filter((r) => r.path === p && r.parts.pinned === 0));
+    for (const r of pinnedRanked) r.parts.pinned = pinLevel.get(r.path)!;
+    const rest = ranked.filter((r) => r.parts.pinned === 0);
+    ranked.splice(0, ranked.length, ...pinnedRanked, ...rest);
+  }
+  const matched = ranked.filter((r) => r.score > 0 || r.parts.pinned > 0);
   // Plain BM25 is a benchmark baseline: it sends what matched and nothing else.
+  const anyScore = matched.length > 0;
   const fill = options.plainBm25 ? [] : fillOrder(ranked);
   const order = anyScore ? [...matched, ...fill] : fill;
   const candidates: PackCandidate[] = [];
@@ -315,13 +417,14 @@ export function selectContext(task: string, docs: readonly RankDoc[], options: S
   const limit = options.wholeOnly ? 400 : MAX_CANDIDATES;
   let offered = 0;
   for (const [i, r] of order.entries()) {
-    if (candidates.length >= limit) break;
+    if (candidates.length >= limit && r.parts.pinned === 0) break;
     // Unmatched files only fill what the matched ones leave: twice the budget offered is plenty.
     if (anyScore && i >= matched.length && offered >= 2 * budget) break;
     const raw = options.readText(r.path);
     if (raw === null) continue;
     const text = options.transform ? options.transform(r.path, raw) : raw;
-    candidates.push({ path: r.path, score: r.score, text });
+    const ev = evidence.get(r.path);
+    candidates.push({ path: r.path, score: r.score, text, anchors: ev?.anchors, focus: ev?.focus, pinned: r.parts.pinned });
     byPath.set(r.path, r);
     offered += text.length;
   }

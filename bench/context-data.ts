@@ -16,7 +16,14 @@ export interface BenchTask {
   task: string;
   subject: string;
   gold: string[];
-  allChanged: string[];
+  /** commits only: every file the commit changed */
+  allChanged?: string[];
+  /** issue reports (tasks-public-swebench-lite.jsonl): the reference fix's old-side ranges per file */
+  hunks?: Record<string, [number, number][]>;
+  /** issue reports: the instance id */
+  id?: string;
+  /** which set the task came from: 'commits' (subject as query) or 'issues' (the issue text as query) */
+  set: 'commits' | 'issues';
 }
 
 /** A gold hunk: file and old-side 1-based inclusive line range (a pure insertion keeps its anchor line). */
@@ -26,13 +33,22 @@ export interface Hunk {
   end: number;
 }
 
-/** Read every tasks-public-*.jsonl in a folder. */
+/**
+ * Read the context task files of a folder: every tasks-public-OWNER+NAME.jsonl (real commits) and
+ * tasks-public-swebench-lite.jsonl (issue reports). The wide-change set measures something else.
+ */
 export function loadTasks(dir: string): BenchTask[] {
   const out: BenchTask[] = [];
-  for (const f of readdirSync(dir).filter((n) => /^tasks-public-.*\.jsonl$/.test(n)).sort()) {
-    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) if (line.trim()) out.push(JSON.parse(line) as BenchTask);
+  for (const f of readdirSync(dir).filter((n) => /^tasks-public-.*\.jsonl$/.test(n) && n !== 'tasks-public-wide.jsonl').sort()) {
+    const set = f.includes('swebench') ? 'issues' : 'commits';
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) if (line.trim()) out.push({ ...(JSON.parse(line) as Omit<BenchTask, 'set'>), set });
   }
   return out;
+}
+
+/** The task text a person would type: the commit subject, or the whole issue report. */
+export function queryOf(task: BenchTask): string {
+  return task.set === 'issues' ? task.task : task.subject;
 }
 
 /** The git dir of a repo inside the repos folder: `owner+name/repo` (fetch mirror), `owner+name`, or `owner+name.git`. */
@@ -50,11 +66,42 @@ export function materialise(cacheDir: string, gitDir: string, task: BenchTask): 
   const tmp = `${out}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  execFileSync('sh', ['-c', `git --git-dir="$1" archive "$2" | tar -x -C "$3"`, 'sh', gitDir, task.parent, tmp]);
+  try {
+    execFileSync('sh', ['-c', `git --git-dir="$1" archive "$2" | tar -x -C "$3"`, 'sh', gitDir, task.parent, tmp], { stdio: ['ignore', 'ignore', 'ignore'] });
+  } catch {
+    // A snapshot mirror may lack its largest blobs (data files): write every blob it has instead.
+    writeBlobs(gitDir, task.parent, tmp);
+  }
   writeFileSync(join(tmp, '.complete'), '');
   rmSync(out, { recursive: true, force: true });
   renameSync(tmp, out);
   return out;
+}
+
+/** Write the tree of `rev` into `out` blob by blob (`git cat-file --batch`), skipping missing blobs. */
+function writeBlobs(gitDir: string, rev: string, out: string): void {
+  const entries = execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-z', rev], { maxBuffer: 2 ** 30 })
+    .toString('utf8')
+    .split('\0')
+    .filter((e) => e !== '')
+    .map((e) => {
+      const [meta, path] = [e.slice(0, e.indexOf('\t')), e.slice(e.indexOf('\t') + 1)];
+      const [mode, type, oid] = meta.split(' ');
+      return { mode: mode!, type: type!, oid: oid!, path };
+    })
+    .filter((e) => e.type === 'blob' && e.mode !== '120000');
+  const batch = execFileSync('git', ['--git-dir', gitDir, 'cat-file', '--batch'], { input: entries.map((e) => e.oid).join('\n') + '\n', maxBuffer: 2 ** 31 });
+  let at = 0;
+  for (const e of entries) {
+    const nl = batch.indexOf(10, at);
+    const head = batch.toString('utf8', at, nl);
+    at = nl + 1;
+    if (head.endsWith(' missing')) continue;
+    const size = Number(head.split(' ')[2]);
+    mkdirSync(join(out, e.path, '..'), { recursive: true });
+    writeFileSync(join(out, e.path), batch.subarray(at, at + size));
+    at += size + 1;
+  }
 }
 
 /** Parse the old-side ranges of a `git diff -U0` output. */
@@ -69,8 +116,10 @@ export function parseHunks(file: string, diff: string): Hunk[] {
   return out;
 }
 
-/** Gold hunks of a task (cached in memory by the caller's map). */
+/** Gold hunks of a task: given with issue reports, else from `git diff -U0 parent sha`. */
 export function goldHunks(gitDir: string, task: BenchTask): Hunk[] {
+  const given = task.hunks;
+  if (given) return task.gold.flatMap((file) => (given[file] ?? []).map(([start, end]) => ({ file, start, end })));
   return task.gold.flatMap((file) => {
     const diff = execFileSync('git', ['--git-dir', gitDir, 'diff', '-U0', task.parent, task.sha, '--', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     return parseHunks(file, diff);
@@ -80,7 +129,7 @@ export function goldHunks(gitDir: string, task: BenchTask): Hunk[] {
 /** Whether the subject names a changed file (its stem as a word, or its path): the "leak" split. */
 export function namesChangedFile(task: BenchTask): boolean {
   const subject = ` ${task.subject.toLowerCase().replace(/[^a-z0-9_/.-]+/g, ' ')} `;
-  return task.allChanged.some((p) => {
+  return (task.allChanged ?? task.gold).some((p) => {
     const base = p.slice(p.lastIndexOf('/') + 1).toLowerCase();
     const stem = base.replace(/\.[^.]*$/, '');
     return subject.includes(p.toLowerCase()) || subject.includes(` ${base} `) || (stem.length >= 3 && new RegExp(`[ /.(]${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ .):]`).test(subject));

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { buildContext } from '../agent/context.js';
 import { loadIndex } from '../agent/context-index.js';
 import { rankFiles, type RankDoc } from '../agent/selector.js';
-import { gitDirFor, goldHunks, loadTasks, materialise } from './context-data.js';
+import { gitDirFor, goldHunks, loadTasks, materialise, queryOf } from './context-data.js';
 
 /**
  * Diagnostics for tuning the context stage (not part of any test): for every task, each gold hunk
@@ -12,28 +12,28 @@ import { gitDirFor, goldHunks, loadTasks, materialise } from './context-data.js'
  */
 async function main(): Promise<void> {
   const reposDir = process.env.CLAWCODE_BENCH_REPOS!;
-  const tasks = loadTasks(resolve(process.env.CLAWCODE_BENCH_TASKS ?? '../shared/bench')).filter((t) => t.repo.includes(process.env.CLAWCODE_BENCH_FILTER ?? ''));
+  const tasks = loadTasks(resolve(process.env.CLAWCODE_BENCH_TASKS ?? '../shared/bench')).filter((t) => t.repo.includes(process.env.CLAWCODE_BENCH_FILTER ?? '') && t.set.includes(process.env.CLAWCODE_BENCH_SET ?? ''));
   const budget = Number(process.env.CLAWCODE_DIAG_BUDGET ?? 60_000);
   const home = process.env.CLAWCODE_BENCH_HOME!;
   for (const task of tasks) {
     const gitDir = gitDirFor(reposDir, task.repo);
     const root = materialise(resolve('bench/.cache'), gitDir, task);
     const hunks = goldHunks(gitDir, task);
-    const r = await buildContext({ rootDir: root, task: task.subject, budgetChars: budget, homeDir: home });
+    const r = await buildContext({ rootDir: root, task: queryOf(task), budgetChars: budget, homeDir: home });
     const missed = hunks.filter((h) => {
       const f = r.files.find((x) => x.path === h.file);
       return !f || !(f.ranges === null || f.ranges.some(([a, b]) => a <= h.start && h.end <= b));
     });
     if (missed.length === 0) continue;
     const docs: RankDoc[] = [...loadIndex(home, root)].filter(([, d]) => d.kind === 'text').map(([path, doc]) => ({ path, doc }));
-    const order = rankFiles(task.subject, docs).ranked.map((x) => x.path);
+    const order = rankFiles(queryOf(task), docs).ranked.map((x) => x.path);
     const rows = missed.map((h) => {
       const f = r.files.find((x) => x.path === h.file);
       const size = readFileSync(join(root, h.file), 'utf8').length;
       const rank = r.files.findIndex((x) => x.path === h.file);
       return `  ${h.file}:${h.start}-${h.end} size=${size} ${f ? `sent#${rank} ${f.ranges ? JSON.stringify(f.ranges) : 'whole'}` : `not sent (rank ${order.indexOf(h.file)})`}`;
     });
-    process.stdout.write(`${task.repo} ${task.sha.slice(0, 8)} "${task.subject}" missed ${missed.length}/${hunks.length} used=${r.totalChars} files=${r.files.length}\n${rows.join('\n')}\n`);
+    process.stdout.write(`${task.repo} ${task.id ?? task.sha.slice(0, 8)} "${task.subject.slice(0, 60)}" missed ${missed.length}/${hunks.length} used=${r.totalChars} files=${r.files.length}\n${rows.join('\n')}\n`);
   }
 }
 main().catch((e: unknown) => { console.error(e); process.exitCode = 1; });

@@ -4,22 +4,31 @@ import { join, resolve } from 'node:path';
 import { buildContext } from '../agent/context.js';
 import type { ContextFile } from '../agent/selector.js';
 import { bm25Select, loadTree, referenceSelect } from './context-baselines.js';
-import { gitDirFor, goldHunks, loadTasks, materialise, namesChangedFile, type BenchTask, type Hunk } from './context-data.js';
+import { gitDirFor, goldHunks, loadTasks, materialise, namesChangedFile, queryOf, type BenchTask, type Hunk } from './context-data.js';
 
 /**
- * `npm run bench:context`: file recall, hunk recall and time per task for clawcode's selector, the
- * reference keyword scorer and plain BM25, at 18k and 60k characters, on ../shared/bench's public tasks
- * (task text = `subject`). Env: CLAWCODE_BENCH_REPOS (folder of bare clones, required),
- * CLAWCODE_BENCH_TASKS (default ../shared/bench), CLAWCODE_BENCH_FILTER (substring of repo names),
- * CLAWCODE_BENCH_HOME (keep indexes between runs), CLAWCODE_BENCH_ONLY_OURS (skip the baselines).
+ * `npm run bench:context`: file recall, hunk recall and time per task for clawcode's selector and
+ * plain BM25 (and, with CLAWCODE_BENCH_REFERENCE=1, the reference keyword scorer), at 18k and 60k
+ * characters, side by side in one run, on ../shared/bench's public sets: real commits (task text =
+ * `subject`) and issue reports (task text = the issue). Rows per repository, overall, and per half:
+ * the "tune" repositories are the ones weights may be tuned on, the "held out" ones are not.
+ * Env: CLAWCODE_BENCH_REPOS (folder of bare clones, required), CLAWCODE_BENCH_TASKS (default
+ * ../shared/bench), CLAWCODE_BENCH_FILTER (substring of repo names), CLAWCODE_BENCH_SET (commits or
+ * issues), CLAWCODE_BENCH_HOME (keep indexes between runs), CLAWCODE_BENCH_ONLY_OURS (skip baselines).
  */
 
 const BUDGETS = [18_000, 60_000] as const;
-const SELECTORS = ['ours', 'reference', 'bm25'] as const;
-type Selector = (typeof SELECTORS)[number];
+type Selector = 'ours' | 'reference' | 'bm25';
+
+/** Repositories held out from tuning, per set: their rows measure how the rules carry over. */
+const HELD_OUT: Record<BenchTask['set'], readonly string[]> = {
+  commits: ['expressjs+express', 'tj+commander.js', 'psf+requests'],
+  issues: ['psf+requests'],
+};
 
 interface Outcome {
   repo: string;
+  set: BenchTask['set'];
   leak: boolean;
   fileRecall: number;
   hunkRecall: number;
@@ -32,7 +41,7 @@ function covered(h: Hunk, files: readonly ContextFile[]): boolean {
   return f.ranges === null || f.ranges.some(([a, b]) => a <= h.start && h.end <= b);
 }
 
-function score(task: BenchTask, hunks: readonly Hunk[], files: readonly ContextFile[], ms: number): Omit<Outcome, 'repo' | 'leak'> {
+function score(task: BenchTask, hunks: readonly Hunk[], files: readonly ContextFile[], ms: number): Pick<Outcome, 'fileRecall' | 'hunkRecall' | 'ms'> {
   const sent = new Set(files.map((f) => f.path));
   const gold = task.gold;
   return {
@@ -50,11 +59,14 @@ async function main(): Promise<void> {
   if (!reposDir) throw new Error('set CLAWCODE_BENCH_REPOS to a folder of bare clones (owner+name/repo, owner+name or owner+name.git)');
   const tasksDir = resolve(process.env.CLAWCODE_BENCH_TASKS ?? '../shared/bench');
   const filter = process.env.CLAWCODE_BENCH_FILTER ?? '';
+  const onlySet = process.env.CLAWCODE_BENCH_SET ?? '';
+  const onlyOurs = Boolean(process.env.CLAWCODE_BENCH_ONLY_OURS);
+  const selectors: Selector[] = onlyOurs ? ['ours'] : process.env.CLAWCODE_BENCH_REFERENCE ? ['ours', 'bm25', 'reference'] : ['ours', 'bm25'];
   const cacheDir = resolve('bench/.cache');
   // A kept home (CLAWCODE_BENCH_HOME) reuses indexes across runs: for tuning, not for timing.
   const keptHome = process.env.CLAWCODE_BENCH_HOME;
   const home = keptHome ?? mkdtempSync(join(tmpdir(), 'clawcode-bench-home-'));
-  const tasks = loadTasks(tasksDir).filter((t) => t.repo.includes(filter));
+  const tasks = loadTasks(tasksDir).filter((t) => t.repo.includes(filter) && t.set.includes(onlySet));
   const results = new Map<string, Outcome[]>();
   const push = (sel: Selector, budget: number, o: Outcome): void => {
     const key = `${sel}@${budget}`;
@@ -67,42 +79,60 @@ async function main(): Promise<void> {
     const root = materialise(cacheDir, gitDir, task);
     const hunks = goldHunks(gitDir, task);
     const leak = namesChangedFile(task);
-    const tree = process.env.CLAWCODE_BENCH_ONLY_OURS ? { files: [] } : await loadTree(root);
+    const query = queryOf(task);
+    const tree = onlyOurs ? { files: [] } : await loadTree(root);
+    const base = { repo: task.repo, set: task.set, leak };
     let docs;
     for (const budget of BUDGETS) {
-      const r = await buildContext({ rootDir: root, task: task.subject, budgetChars: budget, homeDir: home });
+      const r = await buildContext({ rootDir: root, task: query, budgetChars: budget, homeDir: home });
       if (budget !== BUDGETS[0]) warmMs.push(r.ms);
-      push('ours', budget, { repo: task.repo, leak, ...score(task, hunks, r.files, r.ms) });
-      if (process.env.CLAWCODE_BENCH_ONLY_OURS) continue;
+      push('ours', budget, { ...base, ...score(task, hunks, r.files, r.ms) });
+      if (onlyOurs) continue;
       let t = performance.now();
-      const ref = referenceSelect(task.subject, tree, budget);
-      push('reference', budget, { repo: task.repo, leak, ...score(task, hunks, ref, performance.now() - t) });
-      t = performance.now();
-      const bm = bm25Select(task.subject, tree, budget, docs);
+      const bm = bm25Select(query, tree, budget, docs);
       docs = bm.docs;
-      push('bm25', budget, { repo: task.repo, leak, ...score(task, hunks, bm.files, performance.now() - t) });
+      push('bm25', budget, { ...base, ...score(task, hunks, bm.files, performance.now() - t) });
+      if (!selectors.includes('reference')) continue;
+      t = performance.now();
+      const ref = referenceSelect(query, tree, budget);
+      push('reference', budget, { ...base, ...score(task, hunks, ref, performance.now() - t) });
     }
     if (++done % 40 === 0) process.stderr.write(`${done}/${tasks.length} tasks\n`);
   }
   if (!keptHome) rmSync(home, { recursive: true, force: true });
 
-  const repos = [...new Set(tasks.map((t) => t.repo))];
   const short = (r: string): string => r.split('+')[1] ?? r;
   const lines: string[] = [];
-  lines.push(`Context benchmark: ${tasks.length} tasks (${tasks.filter(namesChangedFile).length} name a changed file), task text = subject`);
-  lines.push('');
-  lines.push(`| selector | budget | file | hunk | hunk no-leak | ${repos.map((r) => `hunk ${short(r)}`).join(' | ')} | ms/task |`);
-  lines.push(`|---|---|---|---|---|${repos.map(() => '---').join('|')}|---|`);
-  for (const budget of BUDGETS) {
-    for (const sel of SELECTORS) {
-      const os = results.get(`${sel}@${budget}`) ?? [];
-      const perRepo = repos.map((r) => f3(mean(os.filter((o) => o.repo === r).map((o) => o.hunkRecall))));
-      lines.push(`| ${sel} | ${budget / 1000}k | ${f3(mean(os.map((o) => o.fileRecall)))} | ${f3(mean(os.map((o) => o.hunkRecall)))} | ${f3(mean(os.filter((o) => !o.leak).map((o) => o.hunkRecall)))} | ${perRepo.join(' | ')} | ${mean(os.map((o) => o.ms)).toFixed(0)} |`);
+  for (const set of ['commits', 'issues'] as const) {
+    const setTasks = tasks.filter((t) => t.set === set);
+    if (setTasks.length === 0) continue;
+    const repos = [...new Set(setTasks.map((t) => t.repo))].sort();
+    const groups: [string, (o: Outcome) => boolean][] = [
+      ...repos.map((r): [string, (o: Outcome) => boolean] => [`${short(r)}${HELD_OUT[set].includes(r) ? ' (held out)' : ''}`, (o) => o.repo === r]),
+      ['tune half', (o) => !HELD_OUT[set].includes(o.repo)],
+      ['held-out half', (o) => HELD_OUT[set].includes(o.repo)],
+      ['no-leak', (o) => !o.leak],
+      ['**all**', () => true],
+    ];
+    lines.push(`${set === 'commits' ? 'Real commits (task text = subject)' : 'Issue reports (task text = the issue)'}: ${setTasks.length} tasks, ${setTasks.filter(namesChangedFile).length} name a changed file`);
+    lines.push('');
+    const head = BUDGETS.flatMap((b) => selectors.map((s) => `${s} file / hunk @${b / 1000}k`));
+    lines.push(`| repo | n | ${head.join(' | ')} |`);
+    lines.push(`|---|---|${head.map(() => '---').join('|')}|`);
+    for (const [name, pick] of groups) {
+      const cells = BUDGETS.flatMap((b) =>
+        selectors.map((s) => {
+          const os = (results.get(`${s}@${b}`) ?? []).filter((o) => o.set === set && pick(o));
+          return `${f3(mean(os.map((o) => o.fileRecall)))} / ${f3(mean(os.map((o) => o.hunkRecall)))}`;
+        }),
+      );
+      const n = (results.get(`ours@${BUDGETS[0]}`) ?? []).filter((o) => o.set === set && pick(o)).length;
+      lines.push(`| ${name} | ${n} | ${cells.join(' | ')} |`);
     }
+    lines.push('');
   }
-  lines.push('');
   const cold = (results.get(`ours@${BUDGETS[0]}`) ?? []).map((o) => o.ms);
-  lines.push(`ours, in-process ms per task: cold index ${mean(cold).toFixed(0)} (max ${Math.max(...cold).toFixed(0)}), warm index ${mean(warmMs).toFixed(0)} (max ${Math.max(...warmMs).toFixed(0)})`);
+  lines.push(`ours, in-process ms per task: first run ${mean(cold).toFixed(0)} (max ${Math.max(...cold).toFixed(0)}), warm index ${mean(warmMs).toFixed(0)} (max ${Math.max(...warmMs).toFixed(0)})`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -18,6 +18,8 @@ export interface ContextCommandOptions {
   homeDir?: string;
   /** Extra ignore patterns (settings `ignore`). */
   extraIgnore?: string[];
+  /** `--files`: pathspecs pinned into the context. */
+  files?: string[];
 }
 
 /** The `--json` shape of DESIGN.md "Contracts": nothing more, nothing less. */
@@ -49,6 +51,12 @@ function fit(text: string, width: number, cut: 'start' | 'end'): string {
   return cut === 'start' ? `…${text.slice(text.length - width + 1)}` : `${text.slice(0, width - 1)}…`;
 }
 
+/** The line shown before a request is sent: its size in characters and estimated tokens, and the context's share. */
+export function formatPromptEstimate(p: { chars: number; estimatedTokens: number; contextChars: number; budgetChars: number }): string {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  return `Sending ${n(p.chars)} chars (~${n(p.estimatedTokens)} tokens): context ${n(p.contextChars)} of ${n(p.budgetChars)} chars`;
+}
+
 /** Render the readable table of a context result (no colour: it may be piped). */
 export function formatContextTable(r: ContextResult): string {
   const rows = r.files.map((f) => ({
@@ -78,7 +86,7 @@ export function formatContextTable(r: ContextResult): string {
  */
 export async function runContextCommand(options: ContextCommandOptions): Promise<void> {
   // The same budget split as a task (agent/runner.ts): instructions are counted in the budget.
-  const { context, instructions } = await gatherContext({ rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, homeDir: options.homeDir, extraIgnore: options.extraIgnore });
+  const { context, instructions } = await gatherContext({ rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, homeDir: options.homeDir, extraIgnore: options.extraIgnore, files: options.files });
   const result: ContextResult = { ...context, budget: options.budgetChars, totalChars: context.totalChars + instructions.chars };
   if (options.json) {
     options.stdout.write(`${JSON.stringify(contextJson(result))}\n`);

@@ -18,6 +18,7 @@ import { confirmPrompt } from './ask.js';
 import { consoleDecisions, printWriteNotice } from './write-console.js';
 import { formatMs, formatUsage } from './render.js';
 import { rememberRun } from './memory-command.js';
+import { formatPromptEstimate } from './context.js';
 
 export type { TaskStatus };
 /** Options of one task run with console UX. Streams and `confirm` are injected so tests drive them. */
@@ -65,6 +66,9 @@ export interface TaskOptions {
   wide?: import('./wide-flow.js').WideOptions;
   /** false: no repair round for refused patches (`--no-repair`, settings `repair: false`). */
   repair?: boolean;
+  /** Pinned pathspecs (`--files`, `:add`) and the paths kept from the previous task (agent/context-session.ts). */
+  files?: readonly string[];
+  kept?: readonly string[];
 }
 
 /** The `--json` report (and the return value of `executeTask`). Times in ms, usage in tokens. */
@@ -140,6 +144,8 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
       planner: options.planner,
       extraIgnore: options.extraIgnore,
       repair: options.repair,
+      files: options.files,
+      kept: options.kept,
     });
   } finally {
     spinner?.stop();
@@ -303,6 +309,10 @@ async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promis
   };
   let timer: NodeJS.Timeout | undefined;
   const offs = [
+    emitter.on('prompt', (p) => {
+      spinner.stopAndPersist({ symbol: chalk.dim('·'), text: chalk.dim(formatPromptEstimate(p)) });
+      spinner.start('Sending…');
+    }),
     emitter.on('model_request', () => {
       waiting.since = performance.now();
       waiting.chars = 0;

@@ -23,6 +23,8 @@ interface TuiTaskHooks {
   print(line: string): void;
 }
 import { escapeControls } from '../utils/terminal-text.js';
+import { createContextSession, rememberTask } from '../agent/context-session.js';
+import { budgetFor } from '../config/model-budget.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */
 function sink(): NodeJS.WritableStream {
@@ -42,19 +44,24 @@ export async function runShell(flags: TaskFlags): Promise<void> {
   let provider: ProviderConfig = await resolveProvider(settings.values, terminal);
   const { runRepl } = await import('./repl.js');
   const { reviewInTerminal } = await import('./review-terminal.js');
+  const files = createContextSession(flags.files);
   await runRepl({
     rootDir,
+    files,
     banner: `${provider.name} · ${provider.model}`,
     runTask: async (task, signal, context) => {
       rootDir = context.rootDir;
       const report = await withProjectLock(rootDir, { waitMs: 10_000 }, () =>
         executeTask({
           ...taskSettings(flags, settings.values),
+          budgetChars: budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider),
+          files: files.pinned, kept: files.kept,
           rootDir, task, provider, json: false, debug: Boolean(flags.debug), interactive: terminal,
           signal, stdout: process.stdout, stderr: process.stderr,
           ...(terminal ? { review: reviewInTerminal } : {}),
         }),
       );
+      rememberTask(files, report);
       if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(report.error)}\n`);
     },
     switchProvider: async (name) => {
@@ -103,6 +110,7 @@ export async function runTui(flags: TaskFlags): Promise<void> {
   const provider = await resolveProvider(settings.values, true);
   const [git, memory] = await Promise.all([getGitInfo(rootDir), loadSessionMemory(rootDir)]);
   const emitter = createAgentEmitter();
+  const files = createContextSession(flags.files);
   const { runInkUI } = await (await import('../ui/load-ui.js')).loadInkUI();
   await runInkUI({
     rootDir,
@@ -118,12 +126,15 @@ export async function runTui(flags: TaskFlags): Promise<void> {
       const report = await withProjectLock(rootDir, { waitMs: 10_000 }, () =>
         executeTask({
           ...taskSettings(flags, settings.values),
+          budgetChars: budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider),
+          files: files.pinned, kept: files.kept,
           rootDir, task, provider, json: false, debug: false, interactive: true,
           signal, emitter, stdout: printed.stream, stderr: sink(),
           confirm: (m: string) => hooks.confirm(m, printed.take()),
           review: (changes) => reviewInTui(changes, hooks),
         }),
       );
+      rememberTask(files, report);
       if (report.error) emitter.emit('error', { message: report.error });
     },
     undo: async (_signal: AbortSignal, hooks: TuiTaskHooks) => {

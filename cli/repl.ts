@@ -5,6 +5,23 @@ import { ClawcodeError } from '../utils/errors.js';
 import { appendHistory, loadHistory } from './history-file.js';
 import { isPromptExit } from './interrupt.js';
 import { validateProjectPath } from './projects.js';
+import { clearSession, describeSession, dropFile, pinFile, type ContextSession } from '../agent/context-session.js';
+
+/** `:add <path...>`, `:drop <path...>`, `:files`: change or show the files the next task keeps. */
+function filesCommand(files: ContextSession, command: string, args: readonly string[], say: (text: string) => void): void {
+  if (command === ':files') {
+    for (const line of describeSession(files)) say(line);
+    return;
+  }
+  if (args.length === 0) {
+    say(`Usage: ${command} <path>`);
+    return;
+  }
+  for (const spec of args) {
+    if (command === ':add') say(pinFile(files, spec) ? `Pinned ${spec}` : `${spec} is already pinned`);
+    else say(dropFile(files, spec) ? `Dropped ${spec}` : `${spec} was not pinned or kept`);
+  }
+}
 
 /** Options for {@link runRepl}. Everything that touches providers, plans or undo is injected. */
 export interface ReplOptions {
@@ -28,6 +45,8 @@ export interface ReplOptions {
   banner?: string;
   /** Environment (CLAWCODE_HOME for history, NO_COLOR); default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Files carried between tasks (`:add`, `:drop`, `:files`; `:clear` empties it). */
+  files?: ContextSession;
 }
 
 type ReadResult = { kind: 'line'; line: string } | { kind: 'eof' } | { kind: 'interrupt'; hadText: boolean };
@@ -40,7 +59,10 @@ const HELP = [
   '  :project [path]    switch the project folder',
   '  :provider [name]   switch the provider',
   '  :undo              undo the last run',
-  '  :clear             clear the screen',
+  '  :add <path>        pin a file (pathspec or glob) into the next tasks\' context',
+  '  :drop <path>       unpin a file, or forget one kept from the last task',
+  '  :files             list pinned files and files kept from the last task',
+  '  :clear             clear the screen; the next task starts with no files',
   '  :exit              leave (or Ctrl-D)',
   'Ctrl-C cancels a task; twice at an empty prompt leaves.',
 ].join('\n');
@@ -202,6 +224,13 @@ export async function runRepl(options: ReplOptions): Promise<void> {
           continue;
         case ':clear':
           if (isTty) output.write('\u001b[2J\u001b[3J\u001b[H');
+          if (options.files) clearSession(options.files);
+          continue;
+        case ':add':
+        case ':drop':
+        case ':files':
+          if (options.files) filesCommand(options.files, command, rest, say);
+          else say('Pinning files is not available here.');
           continue;
         case ':provider':
           if (!options.switchProvider) {

@@ -20,6 +20,8 @@ import { askText } from './ask.js';
 import { addRecentProject } from './projects.js';
 import { loadTrustedSettings } from './trust-prompt.js';
 import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
+import { createContextSession, rememberTask } from '../agent/context-session.js';
+import { budgetFor } from '../config/model-budget.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
 export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
@@ -153,17 +155,20 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   if (flags.printPrompt && wide) {
     const { printWidePrompts } = await import('./wide-flow.js');
     const provider = { provider: 'openai' as const, name: 'none', model: '' };
-    await printWidePrompts({ ...taskSettings(flags, settings.values), rootDir, task, provider, json: machine, debug: false, interactive: false, stdout: process.stdout, stderr: process.stderr, wide });
-    return 0;
+    const printed = await printWidePrompts({ ...taskSettings(flags, settings.values), rootDir, task, provider, json: machine, debug: false, interactive: false, stdout: process.stdout, stderr: process.stderr, wide });
+    if (printed) return 0;
   }
   if (flags.printPrompt) {
     const { printPrompt } = await import('./print-prompt.js');
-    await printPrompt({ rootDir, task, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore, json: machine, stdout: process.stdout });
+    await printPrompt({ rootDir, task, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore, files: flags.files, json: machine, stdout: process.stdout });
     return 0;
   }
   const verify = await verifyCommandFor(flags, settings, rootDir);
   await checkBeforePlanning(flags, settings.values.autoCommit, rootDir);
   const provider = await resolveProvider(settings.values, interactive);
+  const budgetChars = budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider);
+  // Follow-ups of the What-next loop keep the pins and the files the previous task planned or edited.
+  const files = createContextSession(flags.files);
   const emitter = createAgentEmitter();
   if (flags.events) eventsToStdout(emitter);
   const loop = interactive && !flags.yes;
@@ -175,6 +180,9 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
         withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () =>
           executeTask({
             ...taskSettings(flags, settings.values),
+            budgetChars,
+            files: files.pinned,
+            kept: files.kept,
             rootDir,
             task,
             provider,
@@ -195,6 +203,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
         ),
       );
       exitCode = report.exitCode;
+      rememberTask(files, report);
       if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report }) + '\n');
       else if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
       else if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(report.error)}\n`);

@@ -127,6 +127,11 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
     if (!options.json) options.stdout.write(`${escapeControlsKeepColor(text)}\n`);
   };
   const { prepared, scopeUsage } = await prepare(options);
+  if (pinsFitOneRequest(options.wide, prepared)) {
+    // Pinned files that fit one request are an ordinary task with pins: ranked context fills the rest.
+    const { executeTask } = await import('./flow.js');
+    return executeTask({ ...options, wide: undefined });
+  }
   const cost = estimateWideCostUsd(prepared, options.provider.model);
   const shardsWord = `${prepared.requests.length} shard${prepared.requests.length === 1 ? '' : 's'}`;
   out(
@@ -255,17 +260,26 @@ async function shardSpinner(options: TaskOptions, total: number): Promise<{ stop
   };
 }
 
+/** `--files` alone whose files fit one request: no shards needed. */
+function pinsFitOneRequest(wide: WideOptions, prepared: PreparedWideChange): boolean {
+  return !wide.grep?.length && !wide.scope && prepared.requests.length <= 1;
+}
+
 /**
  * `--print-prompt` for a wide task: every shard request, each after a `===== request i/n =====`
  * line, with the system prompt first. No provider call.
+ *
+ * @returns false (and prints nothing) when `--files` alone fits one request: the ordinary prompt applies
  */
-export async function printWidePrompts(options: TaskOptions & { wide: WideOptions }): Promise<void> {
+export async function printWidePrompts(options: TaskOptions & { wide: WideOptions }): Promise<boolean> {
   if (options.wide.scope && !options.wide.files?.length && !options.wide.grep?.length) {
     throw new UsageError('--print-prompt with --wide needs --files or --grep: finding the scope needs a model call.');
   }
   const { prepared } = await prepare(options);
+  if (pinsFitOneRequest(options.wide, prepared)) return false;
   const n = prepared.requests.length;
   const parts = [`===== system =====\n${prepared.systemPrompt}`];
   for (const r of prepared.requests) parts.push(`===== request ${r.shard.index + 1}/${n} =====\n${r.userPrompt}`);
   options.stdout.write(`${parts.join('\n\n')}\n`);
+  return true;
 }

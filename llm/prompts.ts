@@ -36,7 +36,10 @@ export interface UserPromptParts {
   task: string;
   /** Project files list / outline (from the context stage). */
   outline: string;
-  /** Selected files: `text` is exactly what to show for each (whole file or regions). */
+  /**
+   * Selected files: `text` is the file's whole prompt block, sent as is: one `## <path>` header
+   * line, then the content in code fences (`[lines a-b]` markers outside them for excerpts).
+   */
   files: readonly { path: string; text: string; ranges: readonly (readonly [number, number])[] | null }[];
   /** `[Context memory]` block from memory/memory.ts, or "". */
   memoryContext: string;
@@ -57,12 +60,7 @@ export function buildUserPrompt(parts: UserPromptParts): string {
   if (parts.memoryContext.trim()) sections.push(parts.memoryContext.trim());
   if (parts.outline.trim()) sections.push(`# Project files\n${parts.outline.trim()}`);
   if (parts.files.length > 0) {
-    const shown = parts.files.map((f) => {
-      const what = f.ranges === null ? 'whole file' : `excerpts, lines ${f.ranges.map(([a, b]) => `${a}-${b}`).join(', ')}`;
-      const fence = fenceFor(f.text);
-      return `## ${f.path} (${what})\n${fence}\n${f.text}${f.text.endsWith('\n') ? '' : '\n'}${fence}`;
-    });
-    sections.push(`# File contents\n${shown.join('\n\n')}`);
+    sections.push(`# File contents\n${parts.files.map((f) => f.text.trimEnd()).join('\n\n')}`);
   } else {
     sections.push('# File contents\n(no file content selected; create files or name files from the list above)');
   }

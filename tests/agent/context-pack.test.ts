@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { closeGaps, importHeadEnd, mergeRanges, packContext, rangesText, wholeFileText } from '../../agent/context-pack.js';
+import { closeGaps, fenceFor, importHeadEnd, mergeRanges, packContext, rangesText, wholeFileText } from '../../agent/context-pack.js';
 import { chunkLines, MAX_CHUNK_LINES } from '../../agent/context-regions.js';
 
 function pyFile(n: number): string {
@@ -51,7 +51,7 @@ describe('packContext', () => {
     expect(files[0]!.ranges![0]![1]).toBeGreaterThanOrEqual(importHeadEnd(lines));
     expect(files[0]!.text.length).toBeGreaterThan(0.5 * 4000 - 200); // its cap: half the budget
     expect(files[0]!.text).toBe(rangesText('big.py', lines, files[0]!.ranges!));
-    for (const [a, b] of files[0]!.ranges!) expect(files[0]!.text).toContain(`[lines ${a}-${b}]\n${lines.slice(a - 1, b).join('\n')}\n`);
+    for (const [a, b] of files[0]!.ranges!) expect(files[0]!.text).toContain(excerptBlock(lines, a, b));
   });
 
   it('sends the best block of a mid-size file when the whole file no longer fits', () => {
@@ -84,7 +84,7 @@ describe('packContext', () => {
         for (const f of files) {
           if (f.path !== 'm.py' || f.ranges === null) continue;
           expect(f.ranges).toEqual(mergeRanges(f.ranges));
-          for (const [a, b] of f.ranges) expect(f.text).toContain(`[lines ${a}-${b}]\n${lines.slice(a - 1, b).join('\n')}\n`);
+          for (const [a, b] of f.ranges) expect(f.text).toContain(excerptBlock(lines, a, b));
         }
       }),
       { numRuns: 60 },
@@ -95,6 +95,16 @@ describe('packContext', () => {
     expect(importHeadEnd(["'use strict';", '', "import a from './a.js';", 'import {', '  b,', "} from './b.js';", '', 'export const x = 1;'])).toBe(6);
     expect(importHeadEnd(['"""Doc."""', 'import os', 'from x import (', '    y,', ')', 'def f():'])).toBe(5);
     expect(importHeadEnd(['package cli', '', 'import (', '\t"fmt"', ')', 'func X() {}'])).toBe(5);
+    // A multi-line module docstring before the imports (requests, flask, astropy modules).
+    const doc = ['# -*- coding: utf-8 -*-', '', '"""', 'requests.models', '~~~~~~~~~~~~~~~', '', 'The primary objects.', '"""', '', 'import collections', 'import socket', '', 'class Request:'];
+    expect(importHeadEnd(doc)).toBe(11);
     expect(importHeadEnd(['const x = 1;'])).toBe(0);
   });
 });
+
+/** One excerpt as the prompt shows it: its line marker outside the fence, the verbatim lines inside. */
+function excerptBlock(lines: readonly string[], a: number, b: number): string {
+  const body = `${lines.slice(a - 1, b).join('\n')}\n`;
+  const fence = fenceFor(body);
+  return `[lines ${a}-${b}]\n${fence}\n${body}${fence}\n`;
+}

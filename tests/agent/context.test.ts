@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fenceFor } from '../../agent/context-pack.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildContext } from '../../agent/context.js';
 import { INDEX_VERSION, indexPath } from '../../agent/context-index.js';
@@ -57,7 +58,7 @@ describe('buildContext', () => {
     const lines = text.split('\n');
     const defLine = lines.findIndex((l) => l.includes('function handleRetryLimit')) + 1;
     expect(f!.ranges!.some(([a, b]) => a <= defLine && defLine + 6 <= b)).toBe(true);
-    for (const [a, b] of f!.ranges!) expect(f!.text).toContain(`[lines ${a}-${b}]\n${lines.slice(a - 1, b).join('\n')}\n`);
+    for (const [a, b] of f!.ranges!) expect(f!.text).toContain(excerptBlock(lines, a, b));
     expect(r.totalChars).toBeLessThanOrEqual(4000);
   });
 
@@ -151,3 +152,10 @@ describe('buildContext', () => {
     expect((await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home })).files[0]?.path).toBe('a.ts');
   });
 });
+
+/** One excerpt as the prompt shows it: its line marker outside the fence, the verbatim lines inside. */
+function excerptBlock(lines: readonly string[], a: number, b: number): string {
+  const body = `${lines.slice(a - 1, b).join('\n')}\n`;
+  const fence = fenceFor(body);
+  return `[lines ${a}-${b}]\n${fence}\n${body}${fence}\n`;
+}

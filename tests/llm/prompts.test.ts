@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildSystemPrompt, buildUserPrompt } from '../../llm/prompts.js';
+import { rangesText, wholeFileText } from '../../agent/context-pack.js';
 
 describe('prompts', () => {
   it('system prompt names JSON (required by JSON mode) and embeds the schema', () => {
@@ -11,10 +12,14 @@ describe('prompts', () => {
 
   it('user prompt holds the task, memory, outline and each file verbatim inside a safe fence', () => {
     const text = 'const a = "```";\nconsole.log(a);\n';
+    const bLines = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`);
     const u = buildUserPrompt({
       task: 'add logging',
       outline: 'src/a.ts\nsrc/b.ts',
-      files: [{ path: 'src/a.ts', text, ranges: null }, { path: 'src/b.ts', text: 'x', ranges: [[3, 9]] }],
+      files: [
+        { path: 'src/a.ts', text: wholeFileText('src/a.ts', text), ranges: null },
+        { path: 'src/b.ts', text: rangesText('src/b.ts', bLines, [[3, 4], [9, 9]]), ranges: [[3, 4], [9, 9]] },
+      ],
       memoryContext: '\n\n[Context memory]\nRecent tasks: t1\n',
       instructions: 'Use tabs.',
     });
@@ -22,7 +27,9 @@ describe('prompts', () => {
     expect(u).toContain('# Project instructions\nUse tabs.');
     expect(u).toContain('[Context memory]\nRecent tasks: t1');
     expect(u).toContain('## src/a.ts (whole file)\n````\n' + text + '````');
-    expect(u).toContain('## src/b.ts (excerpts, lines 3-9)');
+    // One header per file; each excerpt's line marker stands outside its fence.
+    expect(u).toContain('## src/b.ts (excerpts: lines 3-4, 9-9 of 12)\n[lines 3-4]\n```\nline 3\nline 4\n```\n[lines 9-9]\n```\nline 9\n```');
+    expect(u.match(/^## /gm)).toHaveLength(2);
     expect(u.indexOf('# Task')).toBeLessThan(u.indexOf('# File contents'));
   });
 
