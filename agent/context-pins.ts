@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import ignore from 'ignore';
+import { UsageError } from '../utils/errors.js';
 
 /**
  * Pinned files: `--files <pathspec...>` and `@path` mentions in a task name files that go into the
@@ -91,4 +92,14 @@ export function resolveMentions(mentions: readonly string[], scanned: readonly s
     if (hit && !out.includes(hit)) out.push(hit);
   }
   return out;
+}
+
+/**
+ * The error for pinned pathspecs that matched no sendable file (`--files`, `:add`): one line naming
+ * the first of them, exit 2.
+ */
+export function unmatchedPinError(unmatched: readonly string[]): UsageError {
+  return new UsageError(`Pinned file "${unmatched[0]}" matches no file that can be sent.`, {
+    hint: 'Name files inside the project (ignored, secret, binary and generated files are never sent); in the shell, :drop it.',
+  });
 }

@@ -6,8 +6,7 @@ import { redactSecrets } from '../utils/secrets.js';
 import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
 import { readIssue } from './context-evidence.js';
 import { buildOutline, outlineSizeBound } from './context-outline.js';
-import { resolveMentions, resolvePathspecs } from './context-pins.js';
-import { UsageError } from '../utils/errors.js';
+import { resolveMentions, resolvePathspecs, unmatchedPinError } from './context-pins.js';
 import { extractImports, resolveImport } from './context-symbols.js';
 import { selectContext, type ContextFile, type RankDoc } from './selector.js';
 
@@ -153,9 +152,7 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   const outlineReserve = Math.min(Math.floor(budget * MAP_RESERVE), MAP_RESERVE_MAX_CHARS, outlineSizeBound(docs.map((d) => d.path)));
   const fromSpecs = options.files?.length ? await resolvePathspecs(rootDir, options.files, [...fileSet].sort()) : { paths: [], unmatched: [] };
   if (fromSpecs.unmatched.length > 0) {
-    throw new UsageError(`Pinned file "${fromSpecs.unmatched[0]}" matches no file that can be sent.`, {
-      hint: 'Name files inside the project (ignored, secret, binary and generated files are never sent); in the shell, :drop it.',
-    });
+    throw unmatchedPinError(fromSpecs.unmatched);
   }
   const mentions = readIssue(options.task).mentions;
   const pinned = [...new Set([...fromSpecs.paths, ...(mentions.length > 0 ? resolveMentions(mentions, [...fileSet]) : [])])];

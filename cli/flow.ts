@@ -298,7 +298,8 @@ async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promis
   const { default: ora } = await import('ora');
   const model = options.provider.model;
   // discardStdin:false keeps a surrounding readline REPL alive (ora #236).
-  const spinner = ora({ text: 'Selecting context…', stream: options.stderr as NodeJS.WriteStream, discardStdin: false }).start();
+  // The caller checked stderr is a terminal; ora alone would go quiet whenever CI is set (dev containers set it).
+  const spinner = ora({ text: 'Selecting context…', stream: options.stderr as NodeJS.WriteStream, discardStdin: false, isEnabled: true }).start();
   // While the model works: seconds waited, and characters received once the reply streams.
   const waiting = { since: 0, chars: 0, retry: '' };
   const show = () => {
@@ -309,9 +310,11 @@ async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promis
   };
   let timer: NodeJS.Timeout | undefined;
   const offs = [
+    // The request's size goes on a line of its own above the spinner, which keeps running.
     emitter.on('prompt', (p) => {
-      spinner.stopAndPersist({ symbol: chalk.dim('·'), text: chalk.dim(formatPromptEstimate(p)) });
-      spinner.start('Sending…');
+      spinner.clear();
+      options.stderr.write(`${chalk.dim(`· ${formatPromptEstimate(p)}`)}\n`);
+      spinner.render();
     }),
     emitter.on('model_request', () => {
       waiting.since = performance.now();

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
 import type { PlannedChange } from '../agent/executor.js';
 import { buildOutline } from '../agent/context-outline.js';
-import { resolvePathspecs } from '../agent/context-pins.js';
+import { resolvePathspecs, unmatchedPinError } from '../agent/context-pins.js';
 import type { Planner } from '../agent/runner.js';
 import { estimateWideCostUsd, prepareWideChange, runWideChange, type PreparedWideChange } from '../agent/wide/wide.js';
 import { makeSavedPlan } from '../agent/plan-file.js';
@@ -80,9 +80,7 @@ async function prepare(options: TaskOptions & { wide: WideOptions }): Promise<{ 
     if (wide.files?.length) {
       const resolved = await resolvePathspecs(options.rootDir, wide.files, scan.fileList);
       if (resolved.unmatched.length > 0) {
-        throw new UsageError(`--files: ${resolved.unmatched.map((s) => JSON.stringify(s)).join(', ')} matched no file that may be sent`, {
-          hint: 'Secret, binary and ignored files are never sent; check the spelling, relative to the project root.',
-        });
+        throw unmatchedPinError(resolved.unmatched);
       }
       paths = resolved.paths;
     } else {
@@ -245,7 +243,8 @@ function emptyReport(
 /** Shard progress on stderr in a terminal: shards done/total, tokens and cost so far. */
 async function shardSpinner(options: TaskOptions, total: number): Promise<{ stop(): void }> {
   const { default: ora } = await import('ora');
-  const spinner = ora({ text: `Planning 0/${total} shards…`, stream: options.stderr as NodeJS.WriteStream, discardStdin: false }).start();
+  // The caller checked stderr is a terminal; ora alone would go quiet whenever CI is set (dev containers set it).
+  const spinner = ora({ text: `Planning 0/${total} shards…`, stream: options.stderr as NodeJS.WriteStream, discardStdin: false, isEnabled: true }).start();
   let usage: Usage | undefined;
   const off = options.emitter?.on('shard_done', (e) => {
     usage = addUsage(usage, e.usage);

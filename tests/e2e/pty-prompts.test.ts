@@ -15,7 +15,7 @@ const pty = useCliInPty({ prefix: 'clawcode-pty-prompts-', files: { 'src/greet.j
 const exists = (path: string) => access(join(pty.project, path)).then(() => true, () => false);
 
 describe('yes/no prompts', () => {
-  it('":undo" at "Run this command?" is not a yes: the question is asked again and "n" leaves the command unrun', { timeout: 60_000 }, async () => {
+  it('":undo" at a command question is not a yes: the question is asked again and "n" leaves the command unrun', { timeout: 60_000 }, async () => {
     pty.server.reply(
       replies.plan({
         analysis: 'Change the greeting.',
@@ -29,10 +29,11 @@ describe('yes/no prompts', () => {
     await s.waitFor('Apply these changes to 1 file?');
     s.mark();
     s.write('y\r');
-    await s.waitFor('Run this command? (Y/n)');
+    // Inline code needs a person's yes for that command, and Enter alone means no.
+    await s.waitFor('Run it? (y/N)');
     s.mark();
     s.write(':undo\r');
-    await s.waitFor('Answer y (yes) or n (no); Enter means yes.');
+    await s.waitFor('Answer y (yes) or n (no); Enter means no.');
     expect(await exists('ran.txt')).toBe(false);
     s.mark();
     s.write('\u0015sure\r'); // Ctrl-U clears the line first

@@ -152,7 +152,7 @@ describe('clawcode --files / --grep / --wide', () => {
   it('refuses pathspecs that match nothing sendable, before any request', async () => {
     const result = await runCli(['x', '--dir', project, '--files', '.env', 'nope/', '--yes'], { env });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/--files: ".env", "nope\/" matched no file that may be sent/);
+    expect(result.stderr).toContain('Pinned file ".env" matches no file that can be sent.');
     expect(server.requests).toHaveLength(0);
   });
 
