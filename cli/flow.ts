@@ -10,7 +10,6 @@ import { createAgentEmitter, type AgentEmitter } from '../agent/events.js';
 import { runWriteStage, type CommandReport, type TaskStatus, type VerifyReport } from '../agent/write-stage.js';
 import type { ProviderConfig, Usage } from '../llm/types.js';
 import type { CommandRules } from '../config/settings.js';
-import { estimateCostUsd } from '../config/prices.js';
 import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
 import { changeReport, type ChangeReport } from './report-changes.js';
 import { reportedCostUsd } from './report-cost.js';

@@ -149,7 +149,7 @@ function lines(onLine: (line: string) => void): NodeJS.WritableStream {
   let pending = '';
   return new Writable({
     write(chunk: Buffer | string, _enc, done) {
-      // eslint-disable-next-line no-control-regex
+       
       pending += chunk.toString().replace(/\u001b\[[0-9;]*m/g, '');
       const parts = pending.split('\n');
       pending = parts.pop() ?? '';

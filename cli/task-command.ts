@@ -5,7 +5,7 @@ import type { TaskFlags } from '../cli.js';
 import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../utils/errors.js';
 import { readConfig, resolveProviderConfig } from '../config/config.js';
 import { warnIfConfigOpen } from './home-permissions.js';
-import { loadSettings, type ResolvedSettings, type SettingsValues } from '../config/settings.js';
+import { type ResolvedSettings, type SettingsValues } from '../config/settings.js';
 import { isGitRepo } from '../utils/git.js';
 import { detectProjectSummary } from '../memory/project-summary.js';
 import { isPromptExit, withInterrupt } from './interrupt.js';

@@ -78,7 +78,7 @@ function parseNotes(value: unknown): MemoryNote[] {
 
 /** One line of plain text: control characters (terminal escapes among them) become spaces, then capped. */
 export function cleanNote(text: string): string {
-  // eslint-disable-next-line no-control-regex
+   
   const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
   return flat.length > MAX_NOTE_CHARS ? `${flat.slice(0, MAX_NOTE_CHARS - 1)}…` : flat;
 }

@@ -18,7 +18,6 @@ import {
   nonWsLength,
   rstrip,
   SHORT_FIND_CHARS,
-  spanCandidate,
   squashKey,
   type Candidate,
   type TextModel,

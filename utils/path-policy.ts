@@ -53,7 +53,7 @@ export type NormalizedPath =
 /** A path as shown in a message: at most 80 characters, JSON-quoted when it holds control characters. */
 export function shownPath(p: string): string {
   const short = p.length > 80 ? `${p.slice(0, 40)}…${p.slice(-30)} (${p.length} chars)` : p;
-  // eslint-disable-next-line no-control-regex
+   
   return /[\u0000-\u001f\u007f-\u009f]/.test(short) ? JSON.stringify(short) : short;
 }
 

@@ -5,7 +5,7 @@ import { PLAN_TOOL_NAME, splitStablePrefix } from '../../llm/anthropic.js';
 import { PLAN_JSON_SCHEMA } from '../../llm/plan-schema.js';
 import { checkProviderCredentials, getStructuredPlan, type RetryNotice } from '../../llm/provider.js';
 import type { ProviderConfig } from '../../llm/types.js';
-import { ProviderError } from '../../utils/errors.js';
+import { type ProviderError } from '../../utils/errors.js';
 import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
 import { replies } from '../support/provider-server.js';
 

@@ -3,7 +3,7 @@ import { ProviderRequestError } from '../../llm/errors-map.js';
 import { getStructuredPlan, retryOptions, type RetryNotice } from '../../llm/provider.js';
 import { parsePlan } from '../../llm/plan-parser.js';
 import type { ProviderConfig } from '../../llm/types.js';
-import { ProviderError } from '../../utils/errors.js';
+import { type ProviderError } from '../../utils/errors.js';
 import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
 import { replies } from '../support/provider-server.js';
 

@@ -10,7 +10,7 @@ import { startProviderServer, type ProviderServer } from './provider-server.js';
 
 /** Remove ANSI escape sequences (CSI, OSC, single-char escapes) so tests match on plain text. */
 export function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
+   
   return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g, '');
 }
 
