@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { clawcodeHome } from '../config/paths.js';
-import { classifyContent, scanProject, type ScannedFile } from '../utils/scanner.js';
+import { classifyContent, scanProject, type ScannedFile } from './context/scan.js';
 import { redactSecrets } from '../utils/secrets.js';
-import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './context-index.js';
-import { readIssue } from './context-evidence.js';
-import { buildOutline, outlineSizeBound } from './context-outline.js';
-import { resolveMentions, resolvePathspecs, unmatchedPinError } from './context-pins.js';
-import { extractImports, resolveImport } from './context-symbols.js';
-import { selectContext, type ContextFile, type RankDoc } from './selector.js';
+import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './context/index.js';
+import { readIssue } from './context/evidence.js';
+import { buildOutline, outlineSizeBound } from './context/outline.js';
+import { resolveMentions, resolvePathspecs, unmatchedPinError } from './context/pins.js';
+import { extractImports, resolveImport } from './context/symbols.js';
+import { selectContext, type ContextFile, type RankDoc } from './context/rank.js';
 
-export type { ContextFile } from './selector.js';
+export type { ContextFile } from './context/rank.js';
 
 /**
  * The context stage: scan → index → rank → budget → outline → redaction. The result is

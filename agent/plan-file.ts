@@ -5,7 +5,7 @@ import { parsePlan } from '../llm/plan-parser.js';
 import type { Plan, Usage } from '../llm/types.js';
 import { applyPatch } from '../utils/patch.js';
 import { UsageError } from '../utils/errors.js';
-import { sha256 } from '../utils/journal-store.js';
+import { sha256 } from '../utils/journal/store.js';
 import { isAlreadyApplied } from './already-applied.js';
 
 /** A plan saved by `--plan-out`, applied later by `clawcode apply` / checked by `clawcode check`. */

@@ -1,5 +1,5 @@
 import { buildContext, type ContextResult } from './context.js';
-import { DEFAULT_INSTRUCTIONS_CAP_CHARS, foldersOf, loadInstructions, type ProjectInstructions } from './instructions.js';
+import { DEFAULT_INSTRUCTIONS_CAP_CHARS, foldersOf, loadInstructions, type ProjectInstructions } from './context/instructions.js';
 
 /** Inputs of {@link gatherContext}; `budgetChars` in characters, `extraIgnore` in gitignore syntax. */
 export interface GatherContextOptions {

@@ -4,7 +4,7 @@ import { preparePlan, type PreparedPlan } from './executor.js';
 import type { AgentEmitter } from './events.js';
 import { buildMemoryContext, loadGlobalMemory, loadSessionMemory } from '../memory/memory.js';
 import { detectProjectSummary } from '../memory/project-summary.js';
-import type { ProjectInstructions } from './instructions.js';
+import type { ProjectInstructions } from './context/instructions.js';
 import { gatherContext } from './prompt-context.js';
 import { repairPlan, type RepairReport } from './repair.js';
 import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';

@@ -4,7 +4,7 @@ import { runCommand } from '../utils/commands.js';
 import { detectSandbox } from '../utils/sandbox.js';
 import { InterruptedError } from '../utils/errors.js';
 import { commitFiles, dirtyFiles } from '../utils/git.js';
-import { undoRun } from '../utils/journal.js';
+import { undoRun } from '../utils/journal/journal.js';
 
 /** Outcome of the verify step (`--verify`). `ms` is wall time; `tail` the last lines of its output. */
 export interface VerifyReport {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { CommandRules } from '../config/settings.js';
 import type { SessionMemory } from '../memory/memory.js';
-import { applyRun, type RunRecord } from '../utils/journal.js';
+import { applyRun, type RunRecord } from '../utils/journal/journal.js';
 import type { Plan } from '../utils/plan.js';
 import type { AgentEmitter } from './events.js';
 import type { PlannedChange, PreparedPlan } from './executor.js';

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { indexText } from '../agent/context-index.js';
-import { wholeFileText } from '../agent/context-pack.js';
-import { selectContext, type ContextFile, type RankDoc } from '../agent/selector.js';
-import { scanProject } from '../utils/scanner.js';
-import { classifyContent } from '../utils/scanner.js';
+import { indexText } from '../agent/context/index.js';
+import { wholeFileText } from '../agent/context/pack.js';
+import { selectContext, type ContextFile, type RankDoc } from '../agent/context/rank.js';
+import { scanProject } from '../agent/context/scan.js';
+import { classifyContent } from '../agent/context/scan.js';
 
 /**
  * The two baselines the issue compares against, run side by side with clawcode's selector:

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildContext } from '../agent/context.js';
-import { loadIndex } from '../agent/context-index.js';
-import { rankFiles, type RankDoc } from '../agent/selector.js';
+import { loadIndex } from '../agent/context/index.js';
+import { rankFiles, type RankDoc } from '../agent/context/rank.js';
 import { gitDirFor, goldHunks, loadTasks, materialise, queryOf } from './context-data.js';
 
 /**

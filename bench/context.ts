@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildContext } from '../agent/context.js';
-import type { ContextFile } from '../agent/selector.js';
+import type { ContextFile } from '../agent/context/rank.js';
 import { bm25Select, loadTree, referenceSelect } from './context-baselines.js';
 import { gitDirFor, goldHunks, loadTasks, materialise, namesChangedFile, queryOf, type BenchTask, type Hunk } from './context-data.js';
 

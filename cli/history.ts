@@ -1,6 +1,6 @@
 import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import chalk from 'chalk';
-import { listRuns, type RunRecord, type RunStatus } from '../utils/journal.js';
+import { listRuns, type RunRecord, type RunStatus } from '../utils/journal/journal.js';
 
 /** Options of `clawcode history`. */
 export interface HistoryCommandOptions {

@@ -5,7 +5,7 @@ import { createAgentEmitter } from '../agent/events.js';
 import { loadSettings } from '../config/settings.js';
 import { loadSessionMemory } from '../memory/memory.js';
 import { getGitInfo } from '../utils/git.js';
-import { withProjectLock } from '../utils/lock.js';
+import { withProjectLock } from '../utils/journal/lock.js';
 import type { ProviderConfig } from '../llm/types.js';
 import { executeTask } from './flow.js';
 import { addRecentProject } from './projects.js';
@@ -23,7 +23,7 @@ interface TuiTaskHooks {
   print(line: string): void;
 }
 import { escapeControls } from '../utils/terminal-text.js';
-import { createContextSession, rememberTask } from '../agent/context-session.js';
+import { createContextSession, rememberTask } from '../agent/context/session.js';
 import { budgetFor } from '../config/model-budget.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */

@@ -2,8 +2,8 @@ import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import chalk from 'chalk';
 import {
   findInterruptedUndos, findUnfinishedRuns, finishInterruptedUndo, rollbackRun, type RollbackResult, type RunRecord, type UndoResult,
-} from '../utils/journal.js';
-import { isLockedByOther, withProjectLock } from '../utils/lock.js';
+} from '../utils/journal/journal.js';
+import { isLockedByOther, withProjectLock } from '../utils/journal/lock.js';
 import { confirmPrompt } from './ask.js';
 
 /** Options of {@link recoverUnfinishedRuns}. */

@@ -5,7 +5,7 @@ import { ClawcodeError } from '../utils/errors.js';
 import { appendHistory, loadHistory } from './history-file.js';
 import { isPromptExit } from './interrupt.js';
 import { validateProjectPath } from './projects.js';
-import { clearSession, describeSession, dropFile, pinFile, type ContextSession } from '../agent/context-session.js';
+import { clearSession, describeSession, dropFile, pinFile, type ContextSession } from '../agent/context/session.js';
 
 /** `:add <path...>`, `:drop <path...>`, `:files`: change or show the files the next task keeps. */
 function filesCommand(files: ContextSession, command: string, args: readonly string[], say: (text: string) => void): void {

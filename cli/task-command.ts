@@ -20,7 +20,7 @@ import { askText } from './ask.js';
 import { addRecentProject } from './projects.js';
 import { loadTrustedSettings } from './trust-prompt.js';
 import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
-import { createContextSession, rememberTask } from '../agent/context-session.js';
+import { createContextSession, rememberTask } from '../agent/context/session.js';
 import { budgetFor } from '../config/model-budget.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */

@@ -2,8 +2,8 @@ import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import chalk from 'chalk';
 import { confirmPrompt } from './ask.js';
 import { UsageError } from '../utils/errors.js';
-import { previewUndo, UndoConflictError, undoRun, type UndoPreview, type UndoResult } from '../utils/journal.js';
-import { acquireProjectLock } from '../utils/lock.js';
+import { previewUndo, UndoConflictError, undoRun, type UndoPreview, type UndoResult } from '../utils/journal/journal.js';
+import { acquireProjectLock } from '../utils/journal/lock.js';
 import { recoverUnfinishedRuns } from './recover.js';
 import { revertCommittedRun, type CommittedRunOutcome } from './undo-commit.js';
 
@@ -61,7 +61,7 @@ export function formatUndoPreview(preview: UndoPreview): string {
  * @throws UndoConflictError (exit 1) files changed and no `--force` (or nothing left to restore)
  * @throws UsageError (exit 2) confirmation needed but nobody can be asked (pass `--yes`)
  * @throws ProjectLockedError (exit 1) another clawcode run kept the project busy beyond `lockWaitMs`
- * @throws RunNotFoundError / ClawcodeError from utils/journal.ts (no such run, nothing to undo)
+ * @throws RunNotFoundError / ClawcodeError from utils/journal/journal.ts (no such run, nothing to undo)
  */
 export async function runUndoCommand(options: UndoCommandOptions): Promise<UndoCommandOutcome> {
   const release = await acquireProjectLock(options.rootDir, { homeDir: options.homeDir, waitMs: options.lockWaitMs ?? 10_000 });

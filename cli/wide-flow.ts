@@ -1,14 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
 import type { PlannedChange } from '../agent/executor.js';
-import { buildOutline } from '../agent/context-outline.js';
-import { resolvePathspecs, unmatchedPinError } from '../agent/context-pins.js';
+import { buildOutline } from '../agent/context/outline.js';
+import { resolvePathspecs, unmatchedPinError } from '../agent/context/pins.js';
 import type { Planner } from '../agent/runner.js';
 import { estimateWideCostUsd, prepareWideChange, runWideChange, type PreparedWideChange } from '../agent/wide/wide.js';
 import { makeSavedPlan } from '../agent/plan-file.js';
 import { estimateCostUsd } from '../config/prices.js';
 import type { Usage } from '../llm/types.js';
-import { scanProject } from '../utils/scanner.js';
+import { scanProject } from '../agent/context/scan.js';
 import { UsageError } from '../utils/errors.js';
 import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import { confirmPrompt } from './ask.js';

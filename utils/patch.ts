@@ -1,19 +1,19 @@
 /**
  * The patch engine: apply one find/replace, or a whole plan of them, in memory. It applies what the model
- * meant and never guesses: a cascade of matchers from strict to loose (utils/patch-match.ts) stops at the
+ * meant and never guesses: a cascade of matchers from strict to loose (utils/patch/match.ts) stops at the
  * first pass that finds anything, counts distinct locations, and applies only when there is exactly one
  * (or the patch asks for all, or names an occurrence). Line endings, BOM and final newline are kept; edits
  * are spliced by index. A relaxed pass never changes a line the patch leaves unchanged: see the invariant in
- * utils/patch-render.ts.
+ * utils/patch/render.ts.
  */
 import type { PatchOp } from './plan.js';
-import { locate, preparePatch, type Candidate, type MatchStrategy } from './patch-match.js';
-import { closestRegion } from './patch-closest.js';
-import { eolForSpan, lineEnding, makeTextModel, rawOffset, type TextModel } from './patch-text.js';
-import { lineSteps } from './patch-render.js';
+import { locate, preparePatch, type Candidate, type MatchStrategy } from './patch/match.js';
+import { closestRegion } from './patch/closest.js';
+import { eolForSpan, lineEnding, makeTextModel, rawOffset, type TextModel } from './patch/text.js';
+import { lineSteps } from './patch/render.js';
 
-export type { MatchStrategy } from './patch-match.js';
-export { isElisionMarker } from './patch-elision.js';
+export type { MatchStrategy } from './patch/match.js';
+export { isElisionMarker } from './patch/elision.js';
 
 /**
  * Stable codes of a refused patch (for tests, logs and `--json` reports):

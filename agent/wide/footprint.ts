@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { classifyContent, type ScannedFile } from '../../utils/scanner.js';
+import { classifyContent, type ScannedFile } from '../context/scan.js';
 import { redactSecrets } from '../../utils/secrets.js';
 import { UsageError } from '../../utils/errors.js';
 import type { FootprintFile } from './shards.js';
@@ -66,7 +66,7 @@ export function matchingLines(text: string, patterns: readonly RegExp[]): number
 
 /** Options of `collectFootprint`. */
 export interface CollectFootprintOptions {
-  /** the scanned candidates (utils/scanner.ts) */
+  /** the scanned candidates (agent/context/scan.ts) */
   candidates: readonly ScannedFile[];
   /** files pinned by path (already resolved to candidate paths); whole files in scope */
   paths?: readonly string[];

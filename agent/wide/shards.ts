@@ -1,5 +1,5 @@
-import { closeGaps, mergeRanges, rangesText, wholeFileText } from '../context-pack.js';
-import type { LineRange } from '../context-regions.js';
+import { closeGaps, mergeRanges, rangesText, wholeFileText } from '../context/pack.js';
+import type { LineRange } from '../context/regions.js';
 
 /**
  * Shards for wide changes: the footprint of a task (every file it must cover) packed into groups

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { estimateCostUsd, type ModelPrice } from '../../config/prices.js';
 import { buildSystemPrompt } from '../../llm/prompts.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
-import { scanProject, type ScanOptions } from '../../utils/scanner.js';
+import { scanProject, type ScanOptions } from '../context/scan.js';
 import { UsageError } from '../../utils/errors.js';
 import type { AgentEmitter } from '../events.js';
 import { preparePlan, type PreparedPlan } from '../executor.js';

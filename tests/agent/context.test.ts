@@ -1,10 +1,10 @@
 import { existsSync, mkdtempSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fenceFor } from '../../agent/context-pack.js';
+import { fenceFor } from '../../agent/context/pack.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildContext } from '../../agent/context.js';
-import { INDEX_VERSION, indexPath } from '../../agent/context-index.js';
+import { INDEX_VERSION, indexPath } from '../../agent/context/index.js';
 import { gitIn } from '../support/fixture.js';
 
 let root: string;

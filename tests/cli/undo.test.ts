@@ -7,9 +7,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runHistoryCommand } from '../../cli/history.js';
 import { recoverUnfinishedRuns } from '../../cli/recover.js';
 import { runUndoCommand } from '../../cli/undo.js';
-import { applyRun, listRuns, type RunRecord } from '../../utils/journal.js';
-import { writeManifest } from '../../utils/journal-store.js';
-import { acquireProjectLock, projectLockPath } from '../../utils/lock.js';
+import { applyRun, listRuns, type RunRecord } from '../../utils/journal/journal.js';
+import { writeManifest } from '../../utils/journal/store.js';
+import { acquireProjectLock, projectLockPath } from '../../utils/journal/lock.js';
 
 let root: string;
 let home: string;

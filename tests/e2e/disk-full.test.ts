@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, statfs, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findUnfinishedRuns, listRuns } from '../../utils/journal.js';
+import { findUnfinishedRuns, listRuns } from '../../utils/journal/journal.js';
 import { cleanEnv, runCli, snapshotTree } from '../support/fixture.js';
 
 // A full disk through the built CLI: `clawcode apply` of a one-line patch to a 660,000-byte file on a

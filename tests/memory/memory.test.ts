@@ -6,7 +6,7 @@ import {
   buildMemoryContext, clearSessionMemory, loadGlobalMemory, loadSessionMemory, MAX_LAST_TASKS, MAX_NOTE_CHARS, MAX_RECENT_FILES,
   saveGlobalMemory, saveSessionAfterRun, type SaveSessionOptions,
 } from '../../memory/memory.js';
-import { applyRun, undoRun } from '../../utils/journal.js';
+import { applyRun, undoRun } from '../../utils/journal/journal.js';
 import { getProjectHash } from '../../memory/project-hash.js';
 
 let home: string;

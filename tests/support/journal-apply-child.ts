@@ -2,7 +2,7 @@
 // argv: <rootDir> <homeDir> <changes.json>; changes.json is [{ path, before: base64 | null, after }].
 // Prints "ready" right before applyRun starts, "wrote <path>" after each file and "done <ms>" at the end.
 import { readFileSync } from 'node:fs';
-import { applyRun, type FileChange } from '../../utils/journal.js';
+import { applyRun, type FileChange } from '../../utils/journal/journal.js';
 
 const [rootDir, homeDir, changesPath] = process.argv.slice(2);
 if (rootDir === undefined || homeDir === undefined || changesPath === undefined) throw new Error('usage: root home changes.json');

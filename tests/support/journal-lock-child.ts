@@ -1,7 +1,7 @@
 // Child process for tests/utils/lock.test.ts: takes the project lock, holds it, releases it.
 // argv: <rootDir> <homeDir> <holdMs>. Prints "locked" once it holds the lock and "released" at the end.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { acquireProjectLock } from '../../utils/lock.js';
+import { acquireProjectLock } from '../../utils/journal/lock.js';
 
 const [rootDir, homeDir, holdMs] = process.argv.slice(2);
 if (rootDir === undefined || homeDir === undefined) throw new Error('usage: root home holdMs');

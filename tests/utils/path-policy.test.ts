@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PatchOp } from '../../llm/types.js';
-import { resolveInsideRoot } from '../../utils/journal-store.js';
+import { resolveInsideRoot } from '../../utils/journal/store.js';
 import { controlReason, isSecretPath, normalizeRelPath, resolveProjectPath } from '../../utils/path-policy.js';
 import { buildContext } from '../../agent/context.js';
 import { checkPlanPaths } from '../../utils/plan-check.js';
-import { scanProject } from '../../utils/scanner.js';
+import { scanProject } from '../../agent/context/scan.js';
 import { isSecretPath as secretsIsSecretPath } from '../../utils/secrets.js';
 
 const op = (file: string): PatchOp => ({ file, operation: 'replace', find: 'a', replace: 'b' });

@@ -1,0 +1,105 @@
+import { execFile } from 'node:child_process';
+import ignore from 'ignore';
+import { UsageError } from '../../utils/errors.js';
+
+/**
+ * Pinned files: `--files <pathspec...>` and `@path` mentions in a task name files that go into the
+ * context first. Resolution never widens what may be sent: every match is checked against the
+ * scanner's candidate list, so secret, ignored, binary and outside-root files are refused exactly as
+ * for ranked context. Also used to find the files of a sharded wide change.
+ */
+
+/** Result of `resolvePathspecs`. */
+export interface ResolvedPathspecs {
+  /** project-relative paths (`/` separators), in the order of the specs that matched them, no repeats */
+  paths: string[];
+  /** specs that matched no sendable file, as written */
+  unmatched: string[];
+}
+
+function gitLsFiles(rootDir: string, specs: readonly string[]): Promise<string[] | null> {
+  return new Promise((done) => {
+    execFile(
+      'git',
+      ['-C', rootDir, '-c', 'core.quotepath=off', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...specs],
+      { env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' }, maxBuffer: 64 * 1024 * 1024, timeout: 15_000, windowsHide: true },
+      (error, stdout) => done(error ? null : String(stdout).split('\0').filter((p) => p !== '')),
+    );
+  });
+}
+
+/** A spec as a project-relative pattern: `./src/x.ts` → `src/x.ts`, `src/` → `src`. */
+function normalise(spec: string): string {
+  return spec.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+}
+
+/**
+ * Resolve git pathspecs and globs to project files. Inside a git work tree each spec goes through
+ * `git ls-files --cached --others --exclude-standard -- <spec>` (git's pathspec rules: a folder
+ * names everything under it, `*` crosses folders, `:(glob)` and other magic work); elsewhere, or
+ * when git refuses a spec, it is matched with gitignore-style globs over `scanned`. Either way only
+ * paths in `scanned` (the scanner's policy) are returned.
+ *
+ * @param rootDir  absolute project root
+ * @param specs    pathspecs as the person wrote them, relative to the root
+ * @param scanned  the scanner's candidate paths (project-relative, `/` separators)
+ * @returns matched paths and the specs that matched nothing sendable
+ * @throws never: git missing or failing falls back to glob matching
+ */
+export async function resolvePathspecs(rootDir: string, specs: readonly string[], scanned: readonly string[]): Promise<ResolvedPathspecs> {
+  const allowed = new Set(scanned);
+  const paths: string[] = [];
+  const unmatched: string[] = [];
+  for (const raw of specs) {
+    const spec = normalise(raw);
+    let hits: string[] = [];
+    // `..` can only leave the root; git would list files outside it relative to it.
+    if (spec !== '' && !spec.split('/').includes('..') && !raw.startsWith('/')) {
+      const fromGit = await gitLsFiles(rootDir, [raw]);
+      hits = (fromGit ?? []).filter((p) => allowed.has(p));
+      if (fromGit === null || hits.length === 0) hits = matchGlob(spec, scanned);
+    }
+    if (hits.length === 0) unmatched.push(raw);
+    for (const p of hits) if (!paths.includes(p)) paths.push(p);
+  }
+  return { paths, unmatched };
+}
+
+/** Paths of `scanned` a gitignore-style pattern names (anchored when it has a slash, like git). */
+function matchGlob(spec: string, scanned: readonly string[]): string[] {
+  if (scanned.includes(spec)) return [spec];
+  const m = ignore().add(spec.includes('/') && !spec.startsWith('/') ? `/${spec}` : spec);
+  return scanned.filter((p) => m.ignores(p));
+}
+
+/**
+ * Resolve `@path` mentions of a task to project files: an exact project path, else the one path that
+ * ends with it (`@retry.ts` when only `src/retry.ts` has that name).
+ *
+ * @param mentions  paths as written after `@`
+ * @param scanned   the scanner's candidate paths
+ * @returns resolved paths in mention order; a mention naming nothing or several files is skipped
+ */
+export function resolveMentions(mentions: readonly string[], scanned: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const raw of mentions) {
+    const m = normalise(raw);
+    let hit: string | undefined = scanned.includes(m) ? m : undefined;
+    if (!hit) {
+      const ends = scanned.filter((p) => p.endsWith(`/${m}`));
+      if (ends.length === 1) hit = ends[0];
+    }
+    if (hit && !out.includes(hit)) out.push(hit);
+  }
+  return out;
+}
+
+/**
+ * The error for pinned pathspecs that matched no sendable file (`--files`, `:add`): one line naming
+ * the first of them, exit 2.
+ */
+export function unmatchedPinError(unmatched: readonly string[]): UsageError {
+  return new UsageError(`Pinned file "${unmatched[0]}" matches no file that can be sent.`, {
+    hint: 'Name files inside the project (ignored, secret, binary and generated files are never sent); in the shell, :drop it.',
+  });
+}

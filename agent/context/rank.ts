@@ -1,0 +1,434 @@
+import { splitIdentifier, tokenizeQuery, type QueryTerm } from './tokenize.js';
+import { termFrequencies, type IndexedDoc } from './index.js';
+import { locateEvidence, readIssue, type FileEvidence } from './evidence.js';
+import { packContext, type PackCandidate } from './pack.js';
+
+/**
+ * File ranking for context selection (issue 5; relevance.md §7 items 1–4 and 6). The score of a file
+ * is bm25/max + 0.5·path/max + 0.7·symbol/max (the combination measured in relevance.md §4.2), times
+ * a prior that demotes tests, fixtures and docs unless the task is about them, plus a small share of
+ * the top score for files the top files import.
+ */
+
+/** A file as ranking sees it: its path and its index entry. */
+export interface RankDoc {
+  path: string;
+  doc: IndexedDoc;
+}
+
+/** Why a file scored what it did; each part is normalised to 0..1 before weighting. */
+export interface ScoreParts {
+  content: number;
+  path: number;
+  symbol: number;
+  /** multiplier from the path prior (1, 0.3 docs/examples/tooling, 0.15 tests/fixtures) */
+  prior: number;
+  /** bonus for being imported by a top file */
+  neighbour: number;
+  /** places the task points at: stack frames, error messages found verbatim, dotted module names (0..1) */
+  evidence: number;
+  /** 2 pinned by the person (`--files`, `@path`), 1 kept from the previous task, 0 ranked */
+  pinned: number;
+}
+
+/** One ranked file, best first. */
+export interface RankedFile {
+  path: string;
+  score: number;
+  parts: ScoreParts;
+  doc: IndexedDoc;
+}
+
+/** Everything the packer needs to know about the query. */
+export interface RankResult {
+  ranked: RankedFile[];
+  /** query term → BM25 idf over the project (used again to score regions of large files) */
+  idf: Map<string, number>;
+  /** query terms that name a defined symbol in some file */
+  defTerms: Set<string>;
+  terms: QueryTerm[];
+}
+
+/** Tuning knobs; defaults are the measured ones. `importsOf` resolves a file's imports to paths. */
+export interface RankOptions {
+  /** project paths a file imports (called for the top few files only) */
+  importsOf?: (path: string) => string[];
+  /** disable the structural signals (path, symbols, prior, neighbours): plain BM25, for benchmarks */
+  plainBm25?: boolean;
+  /** evidence resolved against the project (see `locateEvidence`), per path */
+  evidence?: ReadonlyMap<string, FileEvidence>;
+  /** term → frequency per doc (in `docs` order), shared by the calls of one selection */
+  tfCache?: Map<string, number[]>;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+const W_PATH = 0.5;
+const W_SYM = 0.7;
+const W_NEIGHBOUR = 0.15;
+const TOP_FOR_NEIGHBOURS = 5;
+/** A symbol match is scaled against a full-strength one (a plain word at the top idf), not only the
+ * best present, so a lone match of a common word ("check") is not a full hit: +0.006 @60k measured. */
+const SYM_DEN = 1;
+/**
+ * Evidence (a frame, a literal found, a module named) counts like a full content match: a place the
+ * task points at is at least as strong as every word it shares with a file.
+ */
+const W_EVIDENCE = 1;
+/**
+ * In a long task that carries code evidence (frames, quoted messages, code-like names), prose words
+ * count at this share: the evidence says where, the prose mostly says why.
+ */
+const PROSE_WEIGHT = 0.5;
+const LONG_TASK_CHARS = 300;
+/**
+ * A path part matching a task word counts fully only when the file's content matches the task too
+ * (at least half the best content score); alone it keeps this share. A verb that is also a folder
+ * name (`accepts` → `helper/accepts/`) is weak evidence by itself.
+ */
+const PATH_ALONE = 0.3;
+
+const TEST_PATH = /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
+const DOC_PATH = /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS|LICENSE|LICENCE|COPYING|NOTICE|AUTHORS|CONTRIBUTORS|CODEOWNERS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
+// relevance.md §7 suggests 0.3 and 0.5; on the public set 0.15 and 0.3 measured +0.01 hunk recall.
+const TEST_PRIOR = 0.15;
+const DOC_PRIOR = 0.3;
+const TOOLING_PATH = /^(\.github|\.circleci|\.gitlab|\.vscode|\.devcontainer|\.husky|scripts?|tools?|build|ci)\/|\.(ya?ml|toml|ini|cfg|json|jsonc|lock|mk)$|(^|\/)(Makefile|Dockerfile|Justfile|Rakefile|\.[a-z]+rc(\.[a-z]+)?|[\w-]+\.config\.[a-z]+)$/i;
+const TOOLING_PRIOR = 0.3;
+const TOOLING_WORDS = /\b(ci|workflows?|actions?|builds?|config|configs|configuration|yaml|yml|json|toml|scripts?|tooling|lint|linter|eslint|deps|dependency|dependencies|package|packages|release|releases|docker|makefile|tsconfig|setup|install|versions?|publish)\b/i;
+const TEST_WORDS = /\b(tests?|testing|specs?|fixtures?|e2e|unit|coverage|mocks?)\b/i;
+const DOC_WORDS = /\b(docs?|documentation|readme|examples?|changelog|guide|tutorial|typos?|benchmarks?)\b/i;
+
+/**
+ * Path prior (relevance.md §7 item 1): 0.15 for test and fixture paths, 0.3 for docs, examples and
+ * licence files, both lifted to 1 when the task says test/spec or doc/readme/example; 0.3 for
+ * tooling (CI folders, root scripts/ and build/, Makefiles, YAML/TOML/JSON and `*.config.*`
+ * files), lifted when the task says ci, build, config, dependencies and the like: these files
+ * share words with code but are rarely where a code change goes (+0.007 / +0.005 hunk recall
+ * @18k / @60k measured on the public set).
+ */
+export function pathPrior(path: string, task: string): number {
+  if (TEST_PATH.test(path)) return TEST_WORDS.test(task) ? 1 : TEST_PRIOR;
+  if (DOC_PATH.test(path)) return DOC_WORDS.test(task) ? 1 : DOC_PRIOR;
+  if (TOOLING_PATH.test(path)) return TOOLING_WORDS.test(task) ? 1 : TOOLING_PRIOR;
+  return 1;
+}
+
+/** Lowercased words of a path part, each also split as an identifier (`parseOptions` → parse, options). */
+function partTokens(part: string): string[] {
+  return part.split(/[^A-Za-z0-9_$]+/).flatMap((w) => (w.length < 2 ? [] : [w.toLowerCase(), ...splitIdentifier(w)]));
+}
+
+function maxOf(values: readonly number[]): number {
+  let m = 0;
+  for (const v of values) if (v > m) m = v;
+  return m;
+}
+
+/**
+ * Rank project files for a task.
+ *
+ * @param task  the person's request (free text)
+ * @param docs  candidate text files with their index entries
+ * @returns every candidate, best first (ties keep input order), with score parts, plus query data
+ * @throws never
+ */
+export function rankFiles(task: string, docs: readonly RankDoc[], options: RankOptions = {}): RankResult {
+  const evidence = options.evidence;
+  const hasEvidence = evidence !== undefined && evidence.size > 0;
+  const terms = tokenizeQuery(task).map((t) =>
+    !options.plainBm25 && !t.identifier && task.length >= LONG_TASK_CHARS && (hasEvidence || /```|`[^`\n]+`/.test(task)) ? { ...t, weight: t.weight * PROSE_WEIGHT } : t,
+  );
+  const n = docs.length;
+  let totalLen = 0;
+  for (const d of docs) totalLen += d.doc.tokens;
+  const avgdl = n > 0 ? Math.max(1, totalLen / n) : 1;
+  // tf[termIndex][docIndex], computed with indexOf on the stored term strings: no parse of the index.
+  const indexed = docs.map((d) => d.doc);
+  const tf = terms.map(({ term }) => cachedTf(options.tfCache, indexed, term));
+  const idf = new Map<string, number>();
+  terms.forEach(({ term }, ti) => {
+    let df = 0;
+    for (const v of tf[ti]!) if (v > 0) df++;
+    idf.set(term, terms[ti]!.weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+  });
+  const maxIdf = maxOf([...idf.values()]) || 1;
+  const taskLower = ` ${task.toLowerCase().replace(/[^a-z0-9_/.$-]+/g, ' ')} `;
+  const idfOf = terms.map(({ term }) => idf.get(term)!);
+  const bm25 = docs.map((d, di) => {
+    let s = 0;
+    const norm = K1 * (1 - B + (B * d.doc.tokens) / avgdl);
+    for (let ti = 0; ti < terms.length; ti++) {
+      const f = tf[ti]![di]!;
+      if (f > 0) s += idfOf[ti]! * ((f * (K1 + 1)) / (f + norm));
+    }
+    return s;
+  });
+  if (options.plainBm25) {
+    const ranked = docs.map((d, i) => ({ path: d.path, score: bm25[i]!, parts: { content: bm25[i]!, path: 0, symbol: 0, prior: 1, neighbour: 0, evidence: 0, pinned: 0 }, doc: d.doc }));
+    return { ranked: stableSort(ranked), idf, defTerms: new Set(), terms };
+  }
+  const termSet = new Map(terms.map((t) => [t.term, t]));
+  const defTerms = new Set<string>();
+  // Path parts repeat across files (`tests`, `format`, `src`): split each distinct one once.
+  const partCache = new Map<string, string[]>();
+  const tokensOf = (part: string): string[] => {
+    let t = partCache.get(part);
+    if (t === undefined) partCache.set(part, (t = partTokens(part)));
+    return t;
+  };
+  const dirHas = (dir: string, term: string): boolean => {
+    for (const seg of dir.split('/')) if (seg.toLowerCase().includes(term) && tokensOf(seg).includes(term)) return true;
+    return false;
+  };
+  const maxBm25 = maxOf(bm25) || 1;
+  const pathScore = docs.map((d, di) => {
+    const lowerPath = d.path.toLowerCase();
+    const file = lowerPath.slice(lowerPath.lastIndexOf('/') + 1);
+    const dot = file.lastIndexOf('.');
+    const stem = dot > 0 ? file.slice(0, dot) : file;
+    let s = 0;
+    // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
+    // Also as the head of a dotted name (`express.text`, `utils.parse`): a module named in code.
+    if (stem.length >= 3 && stem !== 'index' && stem !== '__init__' && (taskLower.includes(` ${stem} `) || taskLower.includes(` ${stem}.`))) s += maxIdf;
+    if (d.path.includes('/') && taskLower.includes(lowerPath)) s += 3 * maxIdf;
+    // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
+    if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
+    const agree = PATH_ALONE + (1 - PATH_ALONE) * Math.min(1, bm25[di]! / (0.5 * maxBm25));
+    // Tokens are lowercased substrings of their part, so a part not containing a term lacks it.
+    // Positions in lowerPath and in path differ when lowercasing changes a length ('İ' → 'i̇').
+    const slash = d.path.lastIndexOf('/');
+    const lowerSlash = lowerPath.lastIndexOf('/');
+    for (const { term } of terms) {
+      const inFile = file.includes(term);
+      const inDir = lowerSlash > 0 && lowerPath.lastIndexOf(term, lowerSlash - term.length) !== -1;
+      if (!inFile && !inDir) continue;
+      const w = idf.get(term) ?? maxIdf;
+      if (inFile && tokensOf(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')).includes(term)) s += agree * w;
+      else if (inDir && dirHas(d.path.slice(0, slash), term)) s += agree * 0.5 * w;
+    }
+    return s;
+  });
+  const symScore = docs.map((d) => {
+    let s = 0;
+    const seen = new Set<string>();
+    for (const def of d.doc.defs) {
+      const lower = def.toLowerCase();
+      const q = termSet.get(lower);
+      if (q && !seen.has(lower)) {
+        seen.add(lower);
+        defTerms.add(lower);
+        s += (idf.get(lower) ?? maxIdf) * (q.identifier ? 2 : 1);
+        continue;
+      }
+      // `parse options` in a task names `parseOptions` even when nobody wrote it as code. The parts
+      // are lowercased substrings of the name, so a name containing no query term cannot match.
+      if (!terms.some(({ term }) => lower.includes(term))) continue;
+      const parts = splitIdentifier(def);
+      if (parts.length >= 2 && !seen.has(lower) && parts.every((p) => termSet.has(p))) {
+        seen.add(lower);
+        s += 0.5 * parts.reduce((a, p) => a + (idf.get(p) ?? 0), 0);
+      }
+    }
+    return s;
+  });
+  const [mb, mp, ms] = [maxOf(bm25) || 1, maxOf(pathScore) || 1, Math.max(maxOf(symScore), SYM_DEN * maxIdf) || 1];
+  const ranked: RankedFile[] = docs.map((d, i) => {
+    const ev = evidence?.get(d.path);
+    const parts: ScoreParts = { content: bm25[i]! / mb, path: pathScore[i]! / mp, symbol: symScore[i]! / ms, prior: pathPrior(d.path, task), neighbour: 0, evidence: ev ? evidenceScore(ev) : 0, pinned: 0 };
+    return { path: d.path, score: (parts.content + W_PATH * parts.path + W_SYM * parts.symbol + W_EVIDENCE * parts.evidence) * parts.prior, parts, doc: d.doc };
+  });
+  const sorted = stableSort(ranked);
+  if (options.importsOf && (sorted[0]?.score ?? 0) > 0) {
+    // Import neighbours of the top files get a small share of the top score, never above the top ranks.
+    const byPath = new Map(sorted.map((r) => [r.path, r]));
+    const top = sorted.slice(0, TOP_FOR_NEIGHBOURS).filter((r) => r.score > 0);
+    const floor = top[top.length - 1]!.score;
+    for (const t of top) {
+      for (const p of options.importsOf(t.path)) {
+        const r = byPath.get(p);
+        if (!r || top.includes(r) || r.parts.neighbour > 0) continue;
+        r.parts.neighbour = Math.min(W_NEIGHBOUR * t.score * r.parts.prior, Math.max(0, floor * 0.999 - r.score));
+        r.score += r.parts.neighbour;
+      }
+    }
+    return { ranked: stableSort(sorted), idf, defTerms, terms };
+  }
+  return { ranked: sorted, idf, defTerms, terms };
+}
+
+/** One file's evidence as 0..1: the strongest kind, plus a quarter of the others. */
+function evidenceScore(e: FileEvidence): number {
+  const kinds = [e.frame, e.literal, 0.7 * e.module].sort((a, b) => b - a);
+  return Math.min(1, kinds[0]! + 0.25 * (kinds[1]! + kinds[2]!));
+}
+
+/** Term frequencies per doc, from `cache` when this term was looked up already. */
+function cachedTf(cache: Map<string, number[]> | undefined, docs: readonly IndexedDoc[], term: string): number[] {
+  let tf = cache?.get(term);
+  if (tf === undefined) {
+    tf = termFrequencies(docs, term);
+    cache?.set(term, tf);
+  }
+  return tf;
+}
+
+/**
+ * Paths of documents holding the most of these lowercased tokens (at least min(3, tokens) of them),
+ * most first: where a quoted message can be. Uses the index only; reads no file.
+ */
+function pathsWithTokens(docs: readonly RankDoc[], tokens: readonly string[], tfCache?: Map<string, number[]>): string[] {
+  const need = Math.min(3, tokens.length);
+  const count = new Uint8Array(docs.length);
+  const indexed = docs.map((d) => d.doc);
+  for (const t of tokens.slice(0, 12)) {
+    const tf = cachedTf(tfCache, indexed, t);
+    for (let i = 0; i < tf.length; i++) if (tf[i]! > 0) count[i]!++;
+  }
+  const hits: number[] = [];
+  for (let i = 0; i < docs.length; i++) if (count[i]! >= need) hits.push(i);
+  hits.sort((a, b) => count[b]! - count[a]! || a - b);
+  return hits.map((i) => docs[i]!.path);
+}
+
+/** Best score first; equal scores keep their input order (Array.prototype.sort is stable). */
+function stableSort(list: RankedFile[]): RankedFile[] {
+  return [...list].sort((a, b) => b.score - a.score);
+}
+
+/** One file of the selection (contract in the brief; `parts` is an addition: why it scored). */
+export interface ContextFile {
+  /** project-relative, '/' separators */
+  path: string;
+  score: number;
+  /** characters of `text` */
+  chars: number;
+  /** 1-based inclusive line ranges sent, or null for the whole file */
+  ranges: [number, number][] | null;
+  /**
+   * exactly what goes in the prompt for this file: one `## <path> (…)` header line, then the verbatim
+   * text in a code fence, or per range a `[lines a-b]` marker line and the range's lines in a fence
+   */
+  text: string;
+  parts?: ScoreParts;
+}
+
+/** Options of `selectContext`. */
+export interface SelectOptions extends RankOptions {
+  /** characters available for file texts (the outline's share already taken off), > 0 */
+  budgetChars: number;
+  /** the file's current text, or null when it cannot be read; called only for files considered */
+  readText: (path: string) => string | null;
+  /** called on every text before it is measured: returns the text to send (e.g. secrets redacted) */
+  transform?: (path: string, text: string) => string;
+  /** send whole files only (the reference design, for benchmarks) */
+  wholeOnly?: boolean;
+  /** at most this many files (the reference design's 12, for benchmarks); default unlimited */
+  maxFiles?: number;
+  /**
+   * Files the person pinned (`--files`, `@path`), sent first: whole when they fit in the budget,
+   * else their best regions. Project-relative paths; unknown paths are ignored.
+   */
+  pinned?: readonly string[];
+  /** Files kept from the previous task of a session: sent after `pinned`, before ranked files. */
+  kept?: readonly string[];
+}
+
+/** Result of `selectContext`: files in send order and the full ranking behind them. */
+export interface ContextSelection {
+  files: ContextFile[];
+  ranked: RankedFile[];
+  idf: Map<string, number>;
+  /** Σ files[].chars, always ≤ budgetChars */
+  usedChars: number;
+}
+
+/** How many ranked files are read and offered to the packer. */
+const MAX_CANDIDATES = 60;
+
+/**
+ * Files that matched nothing, in the order they fill budget left over: source files before tests
+ * and docs, files near the best match before distant ones, then larger files (more often the ones
+ * edited: BugLocator, relevance.md §4.1). Each gets a small synthetic score below every match so
+ * it only takes what the matched files leave.
+ */
+function fillOrder(ranked: readonly RankedFile[]): RankedFile[] {
+  const zero = ranked.filter((r) => r.score <= 0 && r.parts.pinned === 0);
+  const floor = ranked.reduce((m, r) => (r.score > 0 ? Math.min(m, r.score) : m), 1);
+  const topDir = (ranked[0]?.score ?? 0) > 0 ? ranked[0]!.path.slice(0, ranked[0]!.path.lastIndexOf('/') + 1) : '';
+  const shared = (p: string): number => {
+    let i = 0;
+    while (i < topDir.length && i < p.length && topDir[i] === p[i]) i++;
+    return p.slice(0, i).split('/').length - 1;
+  };
+  const sorted = zero
+    .map((r) => ({ r, key: [r.parts.prior, shared(r.path), -r.path.split('/').length, r.doc.sizeBytes] }))
+    .sort((a, b) => {
+      for (let i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return b.key[i]! - a.key[i]!;
+      return 0;
+    });
+  return sorted.map(({ r }, i) => ({ ...r, score: (floor * 1e-3) / (1 + i) }));
+}
+
+/**
+ * Choose what is sent for one task: rank, read the best MAX_CANDIDATES files (then unmatched fill
+ * files while little is on offer), and pack them with `packContext`: files up to half the budget
+ * whole, larger ones as verbatim blocks, all units competing in one greedy pass.
+ *
+ * @param task  the person's request
+ * @param docs  candidate text files with their index entries
+ * @returns files in send order with `usedChars ≤ budgetChars` always
+ * @throws never: an empty selection is a valid result
+ */
+export function selectContext(task: string, docs: readonly RankDoc[], options: SelectOptions): ContextSelection {
+  const budget = Math.max(0, Math.floor(options.budgetChars));
+  const issue = readIssue(task);
+  // A quoted message's words are mostly query terms too: look each term up in the index once.
+  const tfCache = new Map<string, number[]>();
+  const docPaths = docs.map((d) => d.path);
+  const evidence = options.plainBm25
+    ? new Map<string, FileEvidence>()
+    : locateEvidence({
+        evidence: issue,
+        paths: docPaths,
+        readText: options.readText,
+        pathsWithTokens: (tokens) => pathsWithTokens(docs, tokens, tfCache),
+        definers: (name) => docs.filter((d) => d.doc.defs.includes(name)).map((d) => d.path),
+      });
+  const { ranked, idf, defTerms } = rankFiles(task, docs, { ...options, evidence, tfCache });
+  // Pins go first, in the order given: explicit pins (2), then files kept from the last task (1).
+  const pinLevel = new Map<string, number>();
+  for (const p of options.kept ?? []) pinLevel.set(p, 1);
+  for (const p of options.pinned ?? []) pinLevel.set(p, 2);
+  if (pinLevel.size > 0) {
+    const order = [...(options.pinned ?? []), ...(options.kept ?? [])];
+    const pinnedRanked = order.flatMap((p) => ranked.filter((r) => r.path === p && r.parts.pinned === 0));
+    for (const r of pinnedRanked) r.parts.pinned = pinLevel.get(r.path)!;
+    const rest = ranked.filter((r) => r.parts.pinned === 0);
+    ranked.splice(0, ranked.length, ...pinnedRanked, ...rest);
+  }
+  const matched = ranked.filter((r) => r.score > 0 || r.parts.pinned > 0);
+  // Plain BM25 is a benchmark baseline: it sends what matched and nothing else.
+  const anyScore = matched.length > 0;
+  const fill = options.plainBm25 ? [] : fillOrder(ranked);
+  const order = anyScore ? [...matched, ...fill] : fill;
+  const candidates: PackCandidate[] = [];
+  const byPath = new Map<string, RankedFile>();
+  const limit = options.wholeOnly ? 400 : MAX_CANDIDATES;
+  let offered = 0;
+  for (const [i, r] of order.entries()) {
+    if (candidates.length >= limit && r.parts.pinned === 0) break;
+    // Unmatched files only fill what the matched ones leave: twice the budget offered is plenty.
+    if (anyScore && i >= matched.length && offered >= 2 * budget) break;
+    const raw = options.readText(r.path);
+    if (raw === null) continue;
+    const text = options.transform ? options.transform(r.path, raw) : raw;
+    const ev = evidence.get(r.path);
+    candidates.push({ path: r.path, score: r.score, text, anchors: ev?.anchors, focus: ev?.focus, pinned: r.parts.pinned });
+    byPath.set(r.path, r);
+    offered += text.length;
+  }
+  const packed = packContext(candidates, { budgetChars: budget, idf, defTerms, wholeOnly: options.wholeOnly, maxFiles: options.maxFiles });
+  const files: ContextFile[] = packed.map((p) => ({ path: p.path, score: p.score, chars: p.text.length, ranges: p.ranges, text: p.text, parts: byPath.get(p.path)?.parts }));
+  return { files, ranked, idf, usedChars: files.reduce((a, f) => a + f.chars, 0) };
+}

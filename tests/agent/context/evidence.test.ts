@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { definitionLines, locateEvidence, readIssue, resolvePathSuffix } from '../../../agent/context/evidence.js';
+import { selectContext, type RankDoc } from '../../../agent/context/rank.js';
+import { indexText } from '../../../agent/context/index.js';
+
+describe('readIssue', () => {
+  it('reads Python, IPython, JS, Go and Rust frames', () => {
+    const text = [
+      'Traceback (most recent call last):',
+      '  File "/usr/lib/python3/site-packages/pkg/models.py", line 42, in send',
+      '~/code/pkg/pkg/wcs.py in wcs_pix2world(self, *args)',
+      '-> 1354             return x',
+      '    at parseOptions (src/options.ts:12:5)',
+      'main.(*Server).Serve(0xc000)',
+      '\t/home/me/app/server.go:88 +0x1d',
+      "thread 'main' panicked at src/lib.rs:7:9:",
+    ].join('\n');
+    const { frames } = readIssue(text);
+    expect(frames).toEqual(expect.arrayContaining([
+      { path: '/usr/lib/python3/site-packages/pkg/models.py', line: 42, func: 'send' },
+      { path: '~/code/pkg/pkg/wcs.py', line: 1354, func: 'wcs_pix2world' },
+      { path: 'src/options.ts', line: 12, func: 'parseOptions' },
+      { path: '/home/me/app/server.go', line: 88, func: 'Serve' },
+      { path: 'src/lib.rs', line: 7 },
+    ]));
+  });
+
+  it('takes error messages and quoted strings as literals, not apostrophes', () => {
+    const ev = readIssue("I don't think it's right.\nValueError: Unrecognized QDP line: read serr 1 2\nIt says \"File must be opened in binary mode\".");
+    expect(ev.literals).toEqual(['Unrecognized QDP line: read serr 1 2', 'File must be opened in binary mode']);
+  });
+
+  it('reads dotted names and @path mentions', () => {
+    const ev = readIssue('See astropy.io.fits.Card.fromstring, e.g. in @src/cli.ts and mail me@example.com');
+    expect(ev.dotted).toContainEqual(['astropy', 'io', 'fits', 'Card', 'fromstring']);
+    expect(ev.mentions).toEqual(['src/cli.ts']);
+  });
+});
+
+describe('locateEvidence', () => {
+  const files: Record<string, string> = {
+    'pkg/models.py': 'import os\n\n\ndef send(request):\n    return request\n',
+    'pkg/qdp.py': 'def line_type(line):\n    if bad:\n        raise ValueError(f"Unrecognized QDP line: {line}")\n',
+    'pkg/fits/card.py': 'class Card:\n    def fromstring(cls, s):\n        return s\n',
+  };
+  const paths = Object.keys(files);
+  const run = (task: string) =>
+    locateEvidence({ evidence: readIssue(task), paths, readText: (p) => files[p] ?? null, pathsWithTokens: () => paths });
+
+  it('resolves a frame from another machine by path suffix, anchored at the frame function', () => {
+    const r = run('File "/opt/venv/lib/site-packages/pkg/models.py", line 99, in send');
+    expect(r.get('pkg/models.py')).toMatchObject({ frame: 1, focus: ['send'] });
+    expect(r.get('pkg/models.py')!.anchors).toContainEqual({ line: 4, weight: 1 });
+  });
+
+  it('finds the raise site of a formatted error message', () => {
+    const r = run('ValueError: Unrecognized QDP line: read serr 1 2');
+    expect(r.get('pkg/qdp.py')!.literal).toBeGreaterThan(0);
+    expect(r.get('pkg/qdp.py')!.anchors).toContainEqual({ line: 3, weight: 1 });
+  });
+
+  it('resolves a dotted module path and anchors the named method', () => {
+    const r = run('pkg.fits.card.Card.fromstring fails');
+    expect(r.get('pkg/fits/card.py')!.module).toBe(1);
+    expect(r.get('pkg/fits/card.py')!.anchors).toContainEqual({ line: 2, weight: 1 });
+  });
+
+  it('anchors the class a constructor error names (RST.__init__())', () => {
+    const texts: Record<string, string> = { 'pkg/rst.py': 'import x\n\nclass RST(Base):\n    def __init__(self):\n        pass\n', 'pkg/ui.py': 'def write():\n    RST()\n' };
+    const r = locateEvidence({
+      evidence: readIssue("TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'"),
+      paths: Object.keys(texts),
+      readText: (p) => texts[p] ?? null,
+      pathsWithTokens: () => [],
+      definers: (name) => (name === 'RST' ? ['pkg/rst.py'] : []),
+    });
+    expect(r.get('pkg/rst.py')).toMatchObject({ module: 1, anchors: [{ line: 3, weight: 1 }] });
+    expect(r.has('pkg/ui.py')).toBe(false);
+  });
+
+  it('refuses an ambiguous bare file name', () => {
+    const byBase = new Map([['utils.py', ['a/utils.py', 'b/utils.py']]]);
+    expect(resolvePathSuffix('utils.py', byBase)).toBeUndefined();
+    expect(resolvePathSuffix('/x/y/b/utils.py', byBase)).toBe('b/utils.py');
+  });
+
+  it('finds definitions in several languages', () => {
+    expect(definitionLines('x = 1\ndef go(a):\n  pass\n', 'go')).toEqual([2]);
+    expect(definitionLines('const a = 1;\nexport async function go() {}\n', 'go')).toEqual([2]);
+    expect(definitionLines('package m\nfunc (s *S) go() {}\n', 'go')).toEqual([2]);
+  });
+});
+
+describe('selectContext with evidence', () => {
+  it('sends the region of a large file where the quoted error is raised, not the regions sharing words', () => {
+    const blocks: string[] = [];
+    for (let i = 0; i < 120; i++) blocks.push(`def parse_${i}(line):\n    # parse the line of the table\n    table = line.split()\n    return table\n`);
+    blocks.splice(90, 0, 'def check(line):\n    if not line:\n        raise ValueError(f"Unrecognized QDP line: {line}")\n    return line\n');
+    const big = blocks.join('\n');
+    const docs: RankDoc[] = [{ path: 'pkg/qdp.py', doc: indexText(big, 0, big.length) }];
+    const task = 'Reading a table fails: the parser does not parse lines.\n\nValueError: Unrecognized QDP line: read serr 1 2\n';
+    const sel = selectContext(task, docs, { budgetChars: 3000, readText: () => big });
+    const raise = big.split('\n').findIndex((l) => l.includes('raise ValueError')) + 1;
+    expect(sel.files[0]!.ranges!.some(([a, b]) => a <= raise && raise <= b)).toBe(true);
+  });
+
+  it('sends pinned files first, whole, even when they match nothing', () => {
+    const texts: Record<string, string> = { 'src/a.ts': 'export const retry = 1;\n', 'src/b.ts': 'export const unrelated = 2;\n' };
+    const docs: RankDoc[] = Object.entries(texts).map(([path, t]) => ({ path, doc: indexText(t, 0, t.length) }));
+    const sel = selectContext('fix retry', docs, { budgetChars: 5000, readText: (p) => texts[p] ?? null, pinned: ['src/b.ts'] });
+    expect(sel.files[0]).toMatchObject({ path: 'src/b.ts', ranges: null });
+    expect(sel.files[0]!.parts?.pinned).toBe(2);
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { indexText } from '../../../agent/context/index.js';
+import { pathPrior, rankFiles, selectContext, type RankDoc } from '../../../agent/context/rank.js';
+
+function docs(files: Record<string, string>): { list: RankDoc[]; texts: Map<string, string> } {
+  const texts = new Map(Object.entries(files));
+  return { list: [...texts].map(([path, text]) => ({ path, doc: indexText(text, 0, text.length) })), texts };
+}
+
+const TREE = {
+  'src/router.ts': 'export class Router {\n  addRoute(path: string) {\n    this.routes.push(path);\n  }\n}\n',
+  'src/cookies.ts': 'export function parseCookie(header: string) {\n  return header.split(";").map((c) => c.trim());\n}\nexport function serializeCookie(name: string, value: string) {\n  return `${name}=${value}`;\n}\n',
+  'src/session.ts': 'import { parseCookie } from "./cookies";\nexport function loadSession(header: string) {\n  return parseCookie(header)[0];\n}\n',
+  'test/cookies.test.ts': 'import { parseCookie } from "../src/cookies";\ntest("parse cookie", () => parseCookie("a=1; b=2"));\ntest("cookie cookie cookie", () => 1);\n',
+  'docs/cookies.md': '# Cookies\nparseCookie reads the cookie header. Cookie cookie cookie.\n',
+};
+
+describe('rankFiles', () => {
+  it('ranks the defining source file above its tests and docs', () => {
+    const { list } = docs(TREE);
+    const r = rankFiles('parseCookie drops empty cookie values', list);
+    expect(r.ranked[0]?.path).toBe('src/cookies.ts');
+    const order = r.ranked.map((x) => x.path);
+    expect(order.indexOf('test/cookies.test.ts')).toBeGreaterThan(order.indexOf('src/session.ts'));
+    expect(r.ranked[0]?.parts.symbol).toBeGreaterThan(0);
+  });
+
+  it('lifts the test penalty when the task is about tests', () => {
+    const { list } = docs(TREE);
+    const r = rankFiles('add tests for cookie parsing', list);
+    expect(r.ranked.find((x) => x.path === 'test/cookies.test.ts')?.parts.prior).toBe(1);
+    expect(pathPrior('test/cookies.test.ts', 'fix cookie parsing')).toBeLessThan(1);
+    expect(pathPrior('docs/cookies.md', 'document cookies in the docs')).toBe(1);
+  });
+
+  it('demotes CI, build scripts and config files unless the task is about them', () => {
+    for (const p of ['.github/workflows/test.yml', 'scripts/build.go', 'package.json', 'Makefile', 'vite.config.ts', '.eslintrc.cjs']) {
+      expect(pathPrior(p, 'handle cookie parsing errors')).toBeLessThan(1);
+    }
+    expect(pathPrior('.github/workflows/test.yml', 'run the CI workflow on node 22')).toBe(1);
+    expect(pathPrior('package.json', 'update dependencies')).toBe(1);
+    for (const p of ['src/flask/config.py', 'src/build/index.ts', 'lib/tools/parse.js']) expect(pathPrior(p, 'handle cookie parsing errors')).toBe(1);
+  });
+
+  it('uses path tokens: a task naming the router finds router.ts', () => {
+    const { list } = docs(TREE);
+    expect(rankFiles('router should dedupe paths', list).ranked[0]?.path).toBe('src/router.ts');
+  });
+
+  it('scores folder names right when lowercasing changes the length of the path (İ)', () => {
+    const { list } = docs({ 'İab/x.ts': 'export const x = 1;\n', 'other/y.ts': 'export const y = 1;\n' });
+    const top = rankFiles('fix ab handling', list).ranked[0]!;
+    expect(top.path).toBe('İab/x.ts');
+    expect(top.parts.path).toBe(1);
+  });
+
+  it('matches a method named in words ("add route") to its definition', () => {
+    const { list } = docs(TREE);
+    const r = rankFiles('add route twice', list);
+    expect(r.ranked[0]?.path).toBe('src/router.ts');
+    expect(r.ranked[0]?.parts.symbol).toBeGreaterThan(0);
+  });
+
+  it('gives import neighbours of top files a bonus below the top ranks', () => {
+    const { list } = docs({ ...TREE, 'src/a.ts': 'loadSession loadSession', 'src/b.ts': 'x', 'src/c.ts': 'y', 'src/d.ts': 'z', 'src/e.ts': 'w' });
+    const r = rankFiles('loadSession', list, { importsOf: (p) => (p === 'src/session.ts' ? ['src/cookies.ts'] : []) });
+    const cookies = r.ranked.find((x) => x.path === 'src/cookies.ts');
+    expect(cookies?.parts.neighbour).toBeGreaterThan(0);
+  });
+});
+
+describe('selectContext', () => {
+  it('returns nothing it cannot fit and never exceeds the budget', () => {
+    const { list, texts } = docs(TREE);
+    for (const budget of [0, 10, 100, 200, 400, 800, 5000]) {
+      const sel = selectContext('cookie parse session router', list, { budgetChars: budget, readText: (p) => texts.get(p) ?? null });
+      expect(sel.usedChars).toBeLessThanOrEqual(budget);
+      expect(sel.usedChars).toBe(sel.files.reduce((a, f) => a + f.text.length, 0));
+    }
+  });
+
+  it('applies the transform (redaction) before measuring', () => {
+    const { list, texts } = docs(TREE);
+    const sel = selectContext('parseCookie', list, { budgetChars: 5000, readText: (p) => texts.get(p) ?? null, transform: (_p, t) => t.replace(/cookie/gi, 'c') });
+    expect(sel.files[0]?.text.split('\n').slice(1).join('\n')).not.toMatch(/cookie/i);
+    expect(sel.files[0]?.chars).toBe(sel.files[0]?.text.length);
+  });
+
+  it('falls back to shallow source files when nothing matches the task', () => {
+    const { list, texts } = docs({ 'README.md': '# hi\n', 'deep/a/b/c.ts': 'x\n', 'src/index.ts': 'y\n' });
+    const sel = selectContext('zzz qqq', list, { budgetChars: 5000, readText: (p) => texts.get(p) ?? null });
+    expect(sel.files.map((f) => f.path)).toEqual(['src/index.ts', 'deep/a/b/c.ts', 'README.md']);
+  });
+
+  it('fills budget the matches leave with unmatched source files, after every match', () => {
+    const { list, texts } = docs({ ...TREE, 'src/unrelated.ts': 'export const nothing = 0;\n' });
+    const sel = selectContext('parseCookie', list, { budgetChars: 50_000, readText: (p) => texts.get(p) ?? null });
+    const paths = sel.files.map((f) => f.path);
+    expect(paths).toContain('src/unrelated.ts');
+    const minMatched = Math.min(...sel.files.filter((f) => f.path !== 'src/unrelated.ts' && f.path !== 'src/router.ts').map((f) => f.score));
+    expect(sel.files.find((f) => f.path === 'src/unrelated.ts')!.score).toBeLessThan(minMatched);
+  });
+});

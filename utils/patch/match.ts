@@ -1,0 +1,433 @@
+/**
+ * The matcher cascade of the patch engine: passes from strict to loose, each returning every location where
+ * the `find` text fits, with the replacement text already adjusted for that location. The caller stops at
+ * the first pass that finds anything and counts locations (Gemini CLI counts at every tier, Aider re-indents,
+ * Codex folds punctuation). Line passes return where each find line landed; the replacement is then rendered
+ * under the invariant of utils/patch/render.ts.
+ */
+import { buildIndentMap } from './indent.js';
+import { locateElision } from './elision.js';
+import { renderCandidate, type LineMatch } from './render.js';
+import {
+  contentKey,
+  foldedKey,
+  foldUnicode,
+  indentOf,
+  lineAt,
+  lineKeys,
+  nonWsLength,
+  rstrip,
+  SHORT_FIND_CHARS,
+  squashKey,
+  type Candidate,
+  type TextModel,
+} from './text.js';
+
+export type { Candidate } from './text.js';
+
+/**
+ * Name of the pass that located a patch, strict to loose:
+ * - `exact`: the find text as given.
+ * - `trimmed_blank_edges`: blank lines at the start/end of find (and as many of replace) dropped.
+ * - `trimmed_whole`: spaces or tabs around the whole find (and the same around replace) dropped.
+ * - `trailing_whitespace`: whole lines equal once trailing spaces, tabs and `\r` are ignored.
+ * - `unicode_folded`: also curly quotes, dashes and odd spaces folded to ASCII.
+ * - `indent_relative`: the block is uniformly shifted (or tabs vs spaces); the replacement is re-indented.
+ * - `trimmed_lines`: each line equal once trimmed; the replacement is re-indented.
+ * - `blank_lines_ignored`: the non-blank lines equal once trimmed, blank lines between them ignored.
+ * - `inline_whitespace`: whitespace inside lines differs where it cannot change meaning (`a=b` vs `a = b`,
+ *   tabs vs spaces between tokens).
+ * - `line_numbers`: every find line carried a line-number prefix copied from a numbered view; stripped.
+ * - `elision`: find holds `...` lines; the parts around them anchor both ends of the span.
+ * - `empty_file`: `find` was `""` and the file was new or empty.
+ */
+export type MatchStrategy =
+  | 'exact'
+  | 'trimmed_blank_edges'
+  | 'trimmed_whole'
+  | 'trailing_whitespace'
+  | 'unicode_folded'
+  | 'indent_relative'
+  | 'trimmed_lines'
+  | 'blank_lines_ignored'
+  | 'inline_whitespace'
+  | 'line_numbers'
+  | 'elision'
+  | 'empty_file';
+
+/** What a pass found: its locations, or a refusal that must stop the cascade. */
+export type PassOutcome =
+  | { strategy: MatchStrategy; candidates: Candidate[]; /** More locations exist than were listed. */ truncated?: boolean }
+  | { strategy: MatchStrategy; refusal: { code: 'patch_elision_unanchored' | 'patch_elision_unpaired'; message: string } };
+
+export { SHORT_FIND_CHARS } from './text.js';
+/** Per-line trimming needs 2 non-blank lines or this many non-whitespace characters (a shorter single line is too easily found by trimming). */
+const TRIM_PASS_MIN_CHARS = 20;
+
+/** The find and replace texts cut down to what the line passes compare. */
+export interface PreparedPatch {
+  /** find and replace with `\r\n` → `\n`. */
+  find: string;
+  replace: string;
+  /** find without blank lines at its edges; replace trimmed symmetrically. */
+  core: string;
+  rcore: string;
+  /** Whether blank lines were dropped at the start / end of find. */
+  leadTrimmed: boolean;
+  trailTrimmed: boolean;
+}
+
+/** Normalise line endings and cut blank edge lines off find (and as many off replace). */
+export function preparePatch(find: string, replace: string): PreparedPatch {
+  const f = find.replace(/\r\n/g, '\n');
+  const r = replace.replace(/\r\n/g, '\n');
+  const lead = /^(?:[ \t]*\n)+/.exec(f)?.[0] ?? '';
+  const trail = /(?:\n[ \t]*)+$/.exec(f.slice(lead.length))?.[0] ?? '';
+  const core = f.slice(lead.length, f.length - trail.length);
+  let rcore = r;
+  for (let k = countNewlines(lead); k > 0; k--) {
+    const m = /^[ \t]*\n/.exec(rcore);
+    if (!m) break;
+    rcore = rcore.slice(m[0].length);
+  }
+  for (let k = countNewlines(trail); k > 0; k--) {
+    const m = /\n[ \t]*$/.exec(rcore);
+    if (!m) break;
+    rcore = rcore.slice(0, rcore.length - m[0].length);
+  }
+  return { find: f, replace: r, core, rcore, leadTrimmed: lead.length > 0, trailTrimmed: trail.length > 0 };
+}
+
+/**
+ * Run the cascade and return the first pass that found at least one location (or refused), or
+ * `undefined` when nothing matched. Never looks at a looser pass once a stricter one found something.
+ * When nothing matched and every line of find carries a line-number prefix copied from a numbered view,
+ * the cascade runs once more on find (and replace) without the prefixes.
+ */
+export function locate(model: TextModel, patch: PreparedPatch): PassOutcome | undefined {
+  const found = locatePrepared(model, patch);
+  if (found) return found;
+  const stripped = stripLineNumbers(patch.find, patch.replace);
+  if (!stripped) return undefined;
+  const again = locatePrepared(model, preparePatch(stripped.find, stripped.replace));
+  if (!again || 'refusal' in again) return again;
+  return { ...again, strategy: 'line_numbers' };
+}
+
+function locatePrepared(model: TextModel, patch: PreparedPatch): PassOutcome | undefined {
+  const exact = substringCandidates(model, patch.find, patch.replace, false, false);
+  if (exact.length > 0) return { strategy: 'exact', candidates: exact };
+  if ((patch.leadTrimmed || patch.trailTrimmed) && patch.core.trim() !== '') {
+    const trimmed = substringCandidates(model, patch.core, patch.rcore, patch.leadTrimmed, patch.trailTrimmed);
+    if (trimmed.length > 0) return { strategy: 'trimmed_blank_edges', candidates: trimmed };
+  }
+  const findLines = patch.core.split('\n');
+  const replLines = patch.rcore === '' ? [] : patch.rcore.split('\n');
+  // Short finds match exactly or not at all; elision has its own anchoring rules.
+  if (nonWsLength(patch.core) < SHORT_FIND_CHARS) return locateElision(model, findLines, replLines);
+  for (const pass of LINE_PASSES) {
+    if (pass.eligible && !pass.eligible(findLines)) continue;
+    const found: Candidate[] = [];
+    for (const i of pass.starts(model, findLines)) {
+      const m = pass.match(model, findLines, replLines, i);
+      if (m) found.push(renderCandidate(model, findLines, replLines, m));
+    }
+    if (found.length > 0) return { strategy: pass.strategy, candidates: found };
+  }
+  const whole = trimmedWhole(model, patch.core, patch.rcore);
+  if (whole) return whole;
+  // Blank edge lines said find begins or ends a line: a substring anywhere inside a line is not that.
+  const inline = patch.leadTrimmed || patch.trailTrimmed ? undefined : inlineSubstring(model, patch.core, patch.rcore);
+  if (inline) return inline;
+  return locateElision(model, findLines, replLines);
+}
+
+interface LinePass {
+  strategy: MatchStrategy;
+  eligible?: (findLines: readonly string[]) => boolean;
+  /** Lines where find's first line could start. */
+  starts: (model: TextModel, findLines: readonly string[]) => readonly number[];
+  match: (model: TextModel, findLines: readonly string[], replLines: readonly string[], start: number) => LineMatch | undefined;
+}
+
+/** A window of consecutive lines whose keys equal find's keys, mapped one to one. */
+function windowMatch(keys: readonly string[], want: readonly string[], i: number): LineMatch | undefined {
+  if (i + want.length > keys.length) return undefined;
+  for (let j = 0; j < want.length; j++) if (keys[i + j] !== want[j]) return undefined;
+  return { first: i, last: i + want.length - 1, map: want.map((_, j) => i + j) };
+}
+
+const byContentStart = (model: TextModel, fl: readonly string[]): readonly number[] => startLines(model, fl);
+
+const LINE_PASSES: readonly LinePass[] = [
+  {
+    strategy: 'trailing_whitespace',
+    starts: byContentStart,
+    match: (model, fl, _rl, i) => windowMatch(lineKeys(model).rstrip, fl.map(rstrip), i),
+  },
+  {
+    strategy: 'unicode_folded',
+    starts: byContentStart,
+    match: (model, fl, _rl, i) => windowMatch(lineKeys(model).folded, fl.map(foldedKey), i),
+  },
+  {
+    strategy: 'indent_relative',
+    starts: byContentStart,
+    match: (model, fl, rl, i) => reindented(model, fl, rl, i, true),
+  },
+  {
+    strategy: 'trimmed_lines',
+    starts: byContentStart,
+    eligible: (fl) => fl.filter((l) => l.trim() !== '').length >= 2 || nonWsLength(fl.join('')) >= TRIM_PASS_MIN_CHARS,
+    match: (model, fl, rl, i) => reindented(model, fl, rl, i, false),
+  },
+  {
+    strategy: 'blank_lines_ignored',
+    starts: byContentStart,
+    eligible: (fl) => fl.filter((l) => l.trim() !== '').length >= 2,
+    match: (model, fl, rl, i) => blankTolerant(model, fl, rl, i),
+  },
+  {
+    strategy: 'inline_whitespace',
+    starts: (model, fl) => linesWithWord(model, fl[0]!).filter((i) => squashKey(model.lines[i]!) === squashKey(fl[0]!)),
+    eligible: (fl) => fl.length >= 2,
+    match: (model, fl, rl, i) => {
+      const keys = lineKeys(model);
+      if (i + fl.length > model.lines.length) return undefined;
+      const window = model.lines.slice(i, i + fl.length).map(squashKey);
+      const m = windowMatch(window, fl.map(squashKey), 0);
+      if (m) Object.assign(m, { first: i, last: i + fl.length - 1, map: fl.map((_, j) => i + j) });
+      if (!m) return undefined;
+      const pairs = fl.flatMap((l, j): [string, string][] => (l.trim() === '' ? [] : [[indentOf(l), keys.indent[i + j]!]]));
+      const indent = buildIndentMap(model, pairs, rl.map(indentOf), false);
+      // Wide or tab runs inside lines that differ from the file's: new lines may carry the same drift.
+      const drift = fl.some((l, j) => l.trim() !== model.lines[i + j]!.trim() && WIDE_RUN.test(`${l.trim()}\n${model.lines[i + j]!.trim()}`));
+      return indent ? { ...m, indent: identity(pairs) ? undefined : indent, inlineDrift: drift } : undefined;
+    },
+  },
+];
+
+/** Lines holding the longest word of `line` (folded), ascending: where a whitespace-insensitive match can be. */
+function linesWithWord(model: TextModel, line: string): number[] {
+  const longest = (foldUnicode(line).match(/[\p{L}\p{N}_$]+/gu) ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
+  if (longest === '') return [];
+  const folded = lineKeys(model).foldedText();
+  const out: number[] = [];
+  for (let at = folded.indexOf(longest); at !== -1; at = folded.indexOf(longest, at + 1)) {
+    const i = lineAt(model, at);
+    if (out[out.length - 1] !== i) out.push(i);
+  }
+  return out;
+}
+
+/** Lines where the first line of find could start: same content key (a superset for the trim passes). */
+function startLines(model: TextModel, findLines: readonly string[]): readonly number[] {
+  return lineKeys(model).byContent.get(contentKey(findLines[0]!)) ?? [];
+}
+
+function identity(pairs: readonly (readonly [string, string])[]): boolean {
+  return pairs.every(([f, g]) => f === g);
+}
+
+/** Same-length line window with equal content; indentation mapped strictly (P5) or loosely (P6). */
+function reindented(
+  model: TextModel,
+  fl: readonly string[],
+  rl: readonly string[],
+  i: number,
+  strict: boolean,
+): LineMatch | undefined {
+  const keys = lineKeys(model);
+  if (i + fl.length > keys.content.length) return undefined;
+  const pairs: [string, string][] = [];
+  for (let j = 0; j < fl.length; j++) {
+    if (keys.content[i + j] !== contentKey(fl[j]!)) return undefined;
+    if (keys.content[i + j] !== '') pairs.push([indentOf(fl[j]!), keys.indent[i + j]!]);
+  }
+  const indent = buildIndentMap(model, pairs, rl.map(indentOf), strict);
+  if (!indent) return undefined;
+  return { first: i, last: i + fl.length - 1, map: fl.map((_, j) => i + j), indent: identity(pairs) ? undefined : indent };
+}
+
+/**
+ * Non-blank lines equal in order, any blank lines between them in the file or in find. Blank file lines the
+ * find left out are put back into the find the renderer sees (they may be kept, never removed).
+ */
+function blankTolerant(model: TextModel, fl: readonly string[], rl: readonly string[], i: number): LineMatch | undefined {
+  const keys = lineKeys(model);
+  const pairs: [string, string][] = [];
+  const lines: string[] = [];
+  const map: number[] = [];
+  const fileOnly = new Set<number>();
+  let k = i;
+  for (const line of fl) {
+    const key = contentKey(line);
+    if (key === '') {
+      // A blank find line stands for a blank file line right here, or for nothing.
+      if (k < keys.content.length && keys.content[k] === '' && k > i) {
+        lines.push(line);
+        map.push(k++);
+      } else {
+        lines.push(line);
+        map.push(-1);
+      }
+      continue;
+    }
+    while (k < keys.content.length && keys.content[k] === '') {
+      fileOnly.add(lines.length);
+      lines.push(model.lines[k]!);
+      map.push(k++);
+    }
+    if (k >= keys.content.length || keys.content[k] !== key) return undefined;
+    pairs.push([indentOf(line), keys.indent[k]!]);
+    lines.push(line);
+    map.push(k++);
+  }
+  const indent = buildIndentMap(model, pairs, rl.map(indentOf), false);
+  if (!indent) return undefined;
+  return { first: i, last: k - 1, map, lines, fileOnly, indent: identity(pairs) ? undefined : indent };
+}
+
+/**
+ * Find with whitespace around it as a whole (a leading space, a trailing tab) that is not in the file: the
+ * trimmed find as a substring, when replace carries the same surrounding whitespace (it is then trimmed too).
+ */
+function trimmedWhole(model: TextModel, core: string, rcore: string): PassOutcome | undefined {
+  const lead = /^\s*/.exec(core)![0];
+  const trail = /\s*$/.exec(core.slice(lead.length))![0];
+  if (lead === '' && trail === '') return undefined;
+  const inner = core.slice(lead.length, core.length - trail.length);
+  let text = rcore;
+  if (lead !== '' && text.startsWith(lead)) text = text.slice(lead.length);
+  else if (lead !== '') return undefined;
+  if (trail !== '' && text.endsWith(trail)) text = text.slice(0, text.length - trail.length);
+  else if (trail !== '') return undefined;
+  // A one-line find says nothing about the indentation of new lines in replace.
+  if (!inner.includes('\n') && text.includes('\n')) return undefined;
+  const found = substringCandidates(model, inner, text, false, false);
+  return found.length > 0 ? { strategy: 'trimmed_whole', candidates: found } : undefined;
+}
+
+/**
+ * A one-line find located inside a line with whitespace ignored where it cannot change meaning: a run of
+ * spaces and tabs between two word characters must be there (any width) in both; around punctuation it
+ * may be missing on either side (`a=b` vs `a = b`). Typographic quotes and dashes are folded too.
+ */
+function inlineSubstring(model: TextModel, core: string, rcore: string): PassOutcome | undefined {
+  if (core.includes('\n') || rcore.includes('\n')) return undefined;
+  const tokens = foldUnicode(core).trim();
+  if (tokens === '') return undefined;
+  let pattern = '';
+  for (let i = 0; i < tokens.length; i++) {
+    const c = tokens[i]!;
+    if (c === ' ' || c === '\t') {
+      const before = tokens[i - 1] ?? '';
+      while (tokens[i + 1] === ' ' || tokens[i + 1] === '\t') i++;
+      pattern += isWord(before) && isWord(tokens[i + 1] ?? '') ? '[ \\t]+' : '[ \\t]*';
+      continue;
+    }
+    const prev = tokens[i - 1] ?? '';
+    if (i > 0 && prev !== ' ' && prev !== '\t' && !(isWord(prev) && isWord(c))) pattern += '[ \\t]*';
+    pattern += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  // Whitespace around the whole find is not part of the match; the same whitespace around replace goes too.
+  const lead = /^[ \t]*/.exec(core)![0];
+  const trail = /[ \t]*$/.exec(core)![0];
+  let text = rcore;
+  if (lead !== '' && text.startsWith(lead)) text = text.slice(lead.length);
+  if (trail !== '' && text.endsWith(trail)) text = text.slice(0, text.length - trail.length);
+  const re = new RegExp(pattern, 'g');
+  const folded = lineKeys(model).foldedText();
+  const out: Candidate[] = [];
+  // Only lines holding find's longest word can match: look there instead of running the pattern over the file.
+  const lines = linesWithWord(model, tokens);
+  const matches: { index: number; length: number }[] = [];
+  for (const i of lines) {
+    const base = model.lineStarts[i]!;
+    for (const m of folded.slice(base, base + model.lines[i]!.length).matchAll(re)) matches.push({ index: base + m.index, length: m[0].length });
+  }
+  for (const m of matches) {
+    const start = m.index;
+    const end = start + m.length;
+    // Whole tokens only: the match may not start or end inside a word.
+    if (isWord(folded[start - 1] ?? '') && isWord(folded[start]!)) continue;
+    if (isWord(folded[end] ?? '') && isWord(folded[end - 1]!)) continue;
+    out.push({ start, end, firstLine: lineAt(model, start), lastLine: lineAt(model, Math.max(start, end - 1)), text });
+  }
+  return out.length > 0 ? { strategy: 'inline_whitespace', candidates: out } : undefined;
+}
+
+const WIDE_RUN = /\S(?:\t| {2,})\S/;
+
+function isWord(c: string): boolean {
+  return /[\p{L}\p{N}_$]/u.test(c);
+}
+
+/**
+ * Find and replace without line-number prefixes copied from a numbered view (`12 | code`, `12\tcode`,
+ * `  12→code`), when EVERY line of find has one and the numbers count up by one; replace loses its prefixes
+ * only when every line of it has one too. `undefined` when find is not such a copy.
+ */
+export function stripLineNumbers(find: string, replace: string): { find: string; replace: string } | undefined {
+  const f = find.split('\n');
+  if (f.length < 2 && !/^\s*\d+(?:→|\t)/.test(f[0]!)) return undefined;
+  const strip = (lines: readonly string[], consecutive: boolean): string[] | undefined => {
+    let style: string | undefined;
+    let prevNo: number | undefined;
+    const out: string[] = [];
+    for (const line of lines) {
+      const m = LINE_NUMBER.exec(line);
+      if (!m) return undefined;
+      const sep = m[2]!.trim() === '' ? 'tab' : m[2]!.trim();
+      if (style !== undefined && sep !== style) return undefined;
+      style = sep;
+      const n = Number(m[1]);
+      if (consecutive && prevNo !== undefined && n !== prevNo + 1) return undefined;
+      prevNo = n;
+      out.push(line.slice(m[0].length));
+    }
+    return out;
+  };
+  const fl = strip(f, true);
+  if (!fl) return undefined;
+  const r = replace === '' ? [] : replace.split('\n');
+  const rl = r.length > 0 ? strip(r, false) : [];
+  return { find: fl.join('\n'), replace: (rl ?? r).join('\n') };
+}
+
+/** `12 | `, `12| `, `12\t`, `  12→` at the start of a line (the separator's own single space is part of it). */
+const LINE_NUMBER = /^\s*(\d+)( ?\| ?|\t|→)/;
+
+/**
+ * Every occurrence of `needle` in the working text, overlapping ones included (they are distinct locations).
+ * `atLineStart` / `atLineEnd` demand that the occurrence starts / ends at a line boundary (used after blank
+ * edge lines were trimmed, which said the text began or ended a line).
+ */
+function substringCandidates(
+  model: TextModel,
+  needle: string,
+  text: string,
+  atLineStart: boolean,
+  atLineEnd: boolean,
+): Candidate[] {
+  const w = model.w;
+  const out: Candidate[] = [];
+  if (needle === '') return out;
+  const multiLine = needle.includes('\n');
+  for (let at = w.indexOf(needle); at !== -1; at = w.indexOf(needle, at + 1)) {
+    const end = at + needle.length;
+    if (atLineStart && at > 0 && w[at - 1] !== '\n') continue;
+    if (atLineEnd && end < w.length && w[end] !== '\n') continue;
+    // A multi-line find that starts with part of a line's indentation is a re-indented block, not text:
+    // its new lines have no certain frame (the line passes decide).
+    if (multiLine && (needle[0] === ' ' || needle[0] === '\t') && at > 0 && w[at - 1] !== '\n' && /^[ \t]*$/.test(w.slice(model.lineStarts[lineAt(model, at)]!, at))) continue;
+    out.push({ start: at, end, firstLine: lineAt(model, at), lastLine: lineAt(model, Math.max(at, end - 1)), text });
+  }
+  return out;
+}
+
+function countNewlines(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 10) n++;
+  return n;
+}

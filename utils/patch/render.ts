@@ -1,0 +1,292 @@
+/**
+ * The replacement text of a relaxed match, built so that it cannot touch what the patch does not change.
+ *
+ * THE INVARIANT every relaxed pass relies on: a pass that found `find` by loosening the comparison maps the
+ * region it found back to `find` line by line (`LineMatch.map`, one-to-one and in order). The replacement is
+ * then the line diff of find → replace applied to that region: every line the replacement leaves unchanged
+ * is written with the file's own bytes (indentation, trailing spaces, typographic characters, line ending),
+ * and only added or changed lines come from `replace`, moved into the file's indentation frame. When the
+ * frame of a new line cannot be known (the indentation relation has exceptions next to it, the line sits
+ * inside a multi-line string, or the file has blank lines the find left out next to a changed line), the
+ * patch is refused rather than guessed.
+ */
+import { diffArrays } from 'diff';
+import { fitsIndent, reindentLine, type IndentMap } from './indent.js';
+import { literalLines } from './literal.js';
+import { contentKey, foldUnicode, spanCandidate, type Candidate, type TextModel } from './text.js';
+
+/** A relaxed match: the span and where each find line landed. */
+export interface LineMatch {
+  /** First and last file line of the span (0-based, inclusive). */
+  first: number;
+  last: number;
+  /**
+   * File line of each find line, strictly increasing; `-1` for a blank find line with no counterpart in the
+   * file. File lines of the span that no find line maps to are blank lines the find left out.
+   */
+  map: readonly number[];
+  /** Find-frame → file-frame indentation; undefined when the frames are the same. */
+  indent?: IndentMap;
+  /**
+   * Find as the model meant it, when it differs from the find given: blank lines the find left out are put
+   * back (listed in `fileOnly`) so that the diff sees them. Such a line may be kept, or removed between two
+   * lines the patch removes, never removed at the edge of a change: the find did not quote it, so whether
+   * it goes with the change is unknown.
+   */
+  lines?: readonly string[];
+  fileOnly?: ReadonlySet<number>;
+  /** Whitespace inside find's lines was drifted (wide or tab runs): a new line with such a run is unsure. */
+  inlineDrift?: boolean;
+}
+
+/** The rendered replacement, or why it cannot be written with certainty. */
+export type Rendered =
+  | {
+      /** Replacement in working text (LF). */
+      text: string;
+      /** For each line of `text`: the file line it was copied from verbatim, or undefined for a new line. */
+      sources: (number | undefined)[];
+    }
+  | { uncertain: 'indent' | 'literal' | 'blank'; line: number };
+
+/** Key under which a find line and a replace line count as the same line: blank, or equal once folded. */
+function sameKey(line: string): string {
+  return line.trim() === '' ? '' : foldUnicode(line);
+}
+
+type Step = { keep: number; at: number } | { removed: number[]; added: number[] };
+
+/** Find → replace as a list of kept find lines and hunks (runs of removed and added lines). */
+export function lineSteps(findLines: readonly string[], replLines: readonly string[]): Step[] {
+  const steps: Step[] = [];
+  let f = 0;
+  let r = 0;
+  let hunk: { removed: number[]; added: number[] } | undefined;
+  // Lines are aligned ignoring trailing whitespace (a drift there must not pair a line with a different
+  // one); a pair that differs in trailing whitespace is then a changed line, written as replace has it.
+  const fk = findLines.map((l) => sameKey(l).trimEnd());
+  const rk = replLines.map((l) => sameKey(l).trimEnd());
+  // Common head and tail lines are kept without asking the diff (most edits change a few middle lines).
+  let head = 0;
+  while (head < fk.length && head < rk.length && fk[head] === rk[head]) head++;
+  let tail = 0;
+  while (tail < fk.length - head && tail < rk.length - head && fk[fk.length - 1 - tail] === rk[rk.length - 1 - tail]) tail++;
+  const parts = [
+    ...(head > 0 ? [{ count: head, value: fk.slice(0, head) }] : []),
+    ...diffArrays(fk.slice(head, fk.length - tail), rk.slice(head, rk.length - tail)),
+    ...(tail > 0 ? [{ count: tail, value: fk.slice(fk.length - tail) }] : []),
+  ] as { count?: number; value: string[]; added?: boolean; removed?: boolean }[];
+  for (const part of parts) {
+    const n = part.count ?? part.value.length;
+    if (!part.added && !part.removed) {
+      for (let k = 0; k < n; k++) {
+        if (sameKey(findLines[f]!) === sameKey(replLines[r]!)) {
+          hunk = undefined;
+          steps.push({ keep: f++, at: r++ });
+          continue;
+        }
+        if (!hunk) {
+          hunk = { removed: [], added: [] };
+          steps.push(hunk);
+        }
+        hunk.removed.push(f++);
+        hunk.added.push(r++);
+      }
+      continue;
+    }
+    if (!hunk) {
+      hunk = { removed: [], added: [] };
+      steps.push(hunk);
+    }
+    for (let k = 0; k < n; k++) {
+      if (part.added) hunk.added.push(r++);
+      else hunk.removed.push(f++);
+    }
+  }
+  return steps;
+}
+
+/**
+ * Render the replacement of a relaxed match (see the invariant above).
+ *
+ * @param model      the file
+ * @param findLines  find, split on `\n` (blank edge lines already trimmed)
+ * @param replLines  replace, split on `\n` (trimmed symmetrically)
+ * @param match      where the find landed
+ * @returns the text with per-line sources, or a refusal reason with the 1-based replace line it concerns
+ */
+export function renderMatch(
+  model: TextModel,
+  findLines: readonly string[],
+  replLines: readonly string[],
+  match: LineMatch,
+): Rendered {
+  const steps = match.fileOnly?.size ? slideToKeep(lineSteps(findLines, replLines), findLines, match.fileOnly) : lineSteps(findLines, replLines);
+  const out: string[] = [];
+  const sources: (number | undefined)[] = [];
+  const emitFile = (from: number, to: number): void => {
+    for (let i = from; i <= to; i++) {
+      out.push(model.lines[i]!);
+      sources.push(i);
+    }
+  };
+  const indent = match.indent;
+  // A one-line find with whitespace after it that the file does not have there, and the same whitespace after
+  // the whole replace: it surrounds the patch rather than belonging to it (trimmed symmetrically).
+  const lastFind = findLines[findLines.length - 1]!;
+  const lastAt = match.map[findLines.length - 1]!;
+  const outerTrail = /[ \t]+$/.exec(lastFind)?.[0] ?? '';
+  const trimLast =
+    findLines.length === 1 &&
+    outerTrail !== '' && lastAt >= 0 && !model.lines[lastAt]!.endsWith(outerTrail) && (replLines[replLines.length - 1] ?? '').endsWith(outerTrail)
+      ? replLines.length - 1
+      : -1;
+  let literal: readonly boolean[] | undefined;
+  let replLiteral: boolean[] | undefined;
+  // Whether any of file lines from..to (the region a hunk rewrites, and the line after it) begins inside a
+  // multi-line string: a new line there would be re-indented inside text whose whitespace is content.
+  const touchesLiteral = (from: number, to: number): boolean => {
+    literal ??= model.literal ??= literalLines(model.lines);
+    for (let i = from; i <= Math.min(to, literal.length - 1); i++) if (literal[i]) return true;
+    return false;
+  };
+  // A find line whose pair (find indent, file indent) does not fit the relation: the frame is unsure there.
+  const outlier = (j: number): boolean => {
+    const at = match.map[j]!;
+    if (!indent || at < 0 || findLines[j]!.trim() === '') return false;
+    return !fitsIndent(indent, findLines[j]!, model.lines[at]!);
+  };
+  // Inside a multi-line string, a new line may be moved only when every quoted line of such strings fits
+  // the relation, and only by a shift in the same characters unless quoted string lines show the same
+  // tab ↔ space rewrite.
+  let literalPairs: { fit: boolean; seen: number } | undefined;
+  const literalSafe = (given: string, moved: string): boolean => {
+    if (!literalPairs) {
+      literal ??= model.literal ??= literalLines(model.lines);
+      // Evidence: quoted string lines whose indentation the find wrote differently (and the relation maps).
+      const lead = (l: string) => l.slice(0, l.length - l.trimStart().length);
+      const inside = match.map.filter((at, j) => at >= 0 && literal![at] && findLines[j]!.trim() !== '' && lead(findLines[j]!) !== lead(model.lines[at]!));
+      literalPairs = { fit: match.map.every((at, j) => at < 0 || !literal![at] || !outlier(j)), seen: inside.length };
+    }
+    const a = given.slice(0, given.length - given.trimStart().length);
+    const b = moved.slice(0, moved.length - moved.trimStart().length);
+    const rewrite = /\t/.test(a + b) && / /.test(a + b);
+    return literalPairs.fit && (!rewrite || literalPairs.seen > 0);
+  };
+  const addsBlank = steps.some((h) => !('keep' in h) && h.added.some((k) => replLines[k]!.trim() === ''));
+  let prev = match.first - 1;
+  for (let s = 0; s < steps.length; s++) {
+    const step = steps[s]!;
+    if ('keep' in step) {
+      const at = match.map[step.keep]!;
+      if (at < 0) continue;
+      emitFile(prev + 1, at);
+      prev = at;
+      continue;
+    }
+    // The file lines this hunk covers: up to the next kept find line that has a file line.
+    let next = match.last + 1;
+    for (let t = s + 1; t < steps.length; t++) {
+      const later = steps[t]!;
+      if ('keep' in later && match.map[later.keep]! >= 0) {
+        next = match.map[later.keep]!;
+        break;
+      }
+    }
+    let added = step.added.map((k) => (k === trimLast ? replLines[k]!.slice(0, replLines[k]!.length - outerTrail.length) : replLines[k]!));
+    const addedIndex = [...step.added];
+    // New lines moved into the file's frame.
+    if (indent) {
+      const anchors = [...step.removed.filter((j) => !step.added.some((k) => contentKey(replLines[k]!) === contentKey(findLines[j]!)))];
+      const before = steps[s - 1];
+      const after = steps[s + 1];
+      if (before && 'keep' in before) anchors.push(before.keep);
+      if (after && 'keep' in after) anchors.push(after.keep);
+      const hasText = added.some((l) => l.trim() !== '');
+      if (hasText && anchors.some(outlier)) return { uncertain: 'indent', line: (addedIndex[0] ?? 0) + 1 };
+      const moved: string[] = [];
+      for (let a = 0; a < added.length; a++) {
+        const line = reindentLine(indent, added[a]!);
+        if (line === undefined) return { uncertain: 'indent', line: addedIndex[a]! + 1 };
+        if (line !== added[a]) {
+          replLiteral ??= literalLines(replLines);
+          if ((replLiteral[addedIndex[a]!] || touchesLiteral(prev + 1, next)) && !literalSafe(added[a]!, line)) return { uncertain: 'literal', line: addedIndex[a]! + 1 };
+        }
+        moved.push(line);
+      }
+      added = moved;
+    }
+    const drifted = match.inlineDrift ? added.findIndex((l) => /\S(?:\t| {2,})\S/.test(l.trim())) : -1;
+    if (drifted >= 0) return { uncertain: 'indent', line: addedIndex[drifted]! + 1 };
+    // Only blank lines find left out, and nothing added: the patch says nothing about them; they stay,
+    // unless replace adds blank lines elsewhere (then it may have moved them: unsure, refused below).
+    if (step.added.length === 0 && step.removed.every((j) => match.fileOnly?.has(j)) && !addsBlank) {
+      for (const j of step.removed) emitFile(match.map[j]!, match.map[j]!);
+      prev = next - 1;
+      continue;
+    }
+    // A left-out blank line between two lines the hunk removes goes with them; at the edge of a hunk it is
+    // unsure, and so it is when the hunk could slide (it removes a line equal to a kept line next to it, so
+    // which of the equal lines goes, and so where the blank line ends up, is not known).
+    const removedSet = new Set(step.removed);
+    const neighbours = [steps[s - 1], steps[s + 1]].flatMap((n) => (n && 'keep' in n ? [sameKey(findLines[n.keep]!)] : []));
+    // Also unsure when replace has no blank line at all: it may leave blank lines out as find did.
+    const slides = step.removed.some((j) => neighbours.includes(sameKey(findLines[j]!)));
+    const unsure = slides || !replLines.some((l) => l.trim() === '');
+    if (step.removed.some((j) => match.fileOnly?.has(j) && (unsure || !(removedSet.has(j - 1) && removedSet.has(j + 1))))) return { uncertain: 'blank', line: (addedIndex[0] ?? 0) + 1 };
+    pushNew(out, sources, added);
+    prev = next - 1;
+  }
+  emitFile(prev + 1, match.last);
+  return { text: out.join('\n'), sources };
+}
+
+/**
+ * A deletion next to a blank line can be read two ways (delete "x, blank" or "blank, x"): the diff may pick
+ * the reading that removes a blank line find left out. Slide such a pure deletion over an equal blank line
+ * it quoted, so that the file's own blank line is the one kept (same result text, no refusal).
+ */
+function slideToKeep(steps: Step[], findLines: readonly string[], fileOnly: ReadonlySet<number>): Step[] {
+  const blank = (j: number) => findLines[j]!.trim() === '';
+  for (let s = 0; s < steps.length; s++) {
+    const h = steps[s]!;
+    if ('keep' in h || h.added.length > 0) continue;
+    for (;;) {
+      const before = steps[s - 1];
+      const last = h.removed[h.removed.length - 1];
+      if (last === undefined || !fileOnly.has(last) || !before || !('keep' in before) || !blank(before.keep) || fileOnly.has(before.keep)) break;
+      // keep(b), remove(x…, f)  ⇒  remove(b, x…), keep(f)
+      steps[s - 1] = { removed: [before.keep, ...h.removed.slice(0, -1)], added: [] };
+      steps[s] = { keep: last, at: before.at };
+      s--;
+      break;
+    }
+  }
+  for (let s = steps.length - 1; s >= 0; s--) {
+    const h = steps[s]!;
+    if ('keep' in h || h.added.length > 0) continue;
+    const after = steps[s + 1];
+    const first = h.removed[0];
+    if (first === undefined || !fileOnly.has(first) || !after || !('keep' in after) || !blank(after.keep) || fileOnly.has(after.keep)) continue;
+    // remove(f, x…), keep(b)  ⇒  keep(f), remove(x…, b)
+    steps[s] = { keep: first, at: after.at };
+    steps[s + 1] = { removed: [...h.removed.slice(1), after.keep], added: [] };
+  }
+  return steps;
+}
+
+function pushNew(out: string[], sources: (number | undefined)[], lines: readonly string[]): void {
+  for (const l of lines) {
+    out.push(l);
+    sources.push(undefined);
+  }
+}
+
+/** A line match as a candidate: the replacement rendered under the invariant, or marked uncertain. */
+export function renderCandidate(model: TextModel, findLines: readonly string[], replLines: readonly string[], m: LineMatch): Candidate {
+  const rendered = renderMatch(model, m.lines ?? findLines, replLines, m);
+  if ('uncertain' in rendered) {
+    return { ...spanCandidate(model, m.first, m.last, ''), uncertain: rendered.uncertain, uncertainLine: rendered.line };
+  }
+  return { ...spanCandidate(model, m.first, m.last, rendered.text), sources: rendered.sources };
+}
