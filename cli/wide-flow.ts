@@ -38,6 +38,8 @@ export interface ShardReport {
   status: 'planned' | 'failed';
   patches: number;
   error?: string;
+  /** the shard's repair round, when its patches did not apply at first */
+  repair?: { patches: number[]; firstError: string; applied: boolean };
 }
 
 /** Share of the budget the project map of a scope request may take. */
@@ -154,6 +156,7 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
       provider: options.provider,
       planner,
       concurrency: options.wide.concurrency,
+      repair: options.repair,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       emitter: options.emitter,
@@ -165,6 +168,7 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
   const shards: ShardReport[] = prepared.requests.map((r) => {
     const failed = run.merged.failed.find((f) => f.shard === r.shard.index);
     const patches = run.merged.patchShards.filter((s) => s === r.shard.index).length;
+    const repair = run.repairs.get(r.shard.index);
     return {
       index: r.shard.index,
       files: [...new Set(r.shard.files.map((f) => f.path))],
@@ -172,9 +176,13 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
       status: failed ? 'failed' : 'planned',
       patches,
       ...(failed ? { error: failed.error } : {}),
+      ...(repair ? { repair: { patches: repair.patches, firstError: repair.firstError, applied: repair.applied } } : {}),
     };
   });
   for (const s of shards.filter((x) => x.status === 'failed')) out(chalk.red(`Shard ${s.index + 1}/${shards.length} failed: ${s.error}`));
+  for (const s of shards.filter((x) => x.repair)) {
+    out(chalk.dim(`Shard ${s.index + 1}: repair round for patch ${s.repair!.patches.map((n) => `#${n}`).join(', ')} after ${s.repair!.firstError}`));
+  }
   for (const r of run.merged.refused) out(chalk.yellow(`Dropped a patch: ${r.message}`));
 
   const model = options.provider.model;
@@ -184,7 +192,7 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
     providerId: options.provider.provider,
     model,
     plan: run.merged.plan,
-    repaired: false,
+    repaired: run.repairs.size > 0,
     ...patchReport(run.prepared),
     usage: usage ?? null,
     costUsd: usage ? (estimateCostUsd(model, usage) ?? null) : null,

@@ -49,18 +49,23 @@ function normalise(spec: string): string {
 export async function resolvePathspecs(rootDir: string, specs: readonly string[], scanned: readonly string[]): Promise<ResolvedPathspecs> {
   const allowed = new Set(scanned);
   const paths: string[] = [];
+  const seen = new Set<string>();
   const unmatched: string[] = [];
   for (const raw of specs) {
     const spec = normalise(raw);
     let hits: string[] = [];
     // `..` can only leave the root; git would list files outside it relative to it.
-    if (spec !== '' && !spec.split('/').includes('..') && !raw.startsWith('/')) {
+    if (allowed.has(spec) && !/[*?[\]:]/.test(raw)) {
+      // A literal path of a candidate file names exactly that file: no git process for it (a 200-file
+      // footprint would otherwise start 200 of them).
+      hits = [spec];
+    } else if (spec !== '' && !spec.split('/').includes('..') && !raw.startsWith('/')) {
       const fromGit = await gitLsFiles(rootDir, [raw]);
       hits = (fromGit ?? []).filter((p) => allowed.has(p));
       if (fromGit === null || hits.length === 0) hits = matchGlob(spec, scanned);
     }
     if (hits.length === 0) unmatched.push(raw);
-    for (const p of hits) if (!paths.includes(p)) paths.push(p);
+    for (const p of hits) if (!seen.has(p) && seen.add(p)) paths.push(p);
   }
   return { paths, unmatched };
 }

@@ -3,6 +3,8 @@ import type { PlanResult } from '../../llm/provider.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
 import { ClawcodeError, InterruptedError, ProviderError } from '../../utils/errors.js';
 import type { AgentEmitter } from '../events.js';
+import { preparePlan } from '../executor.js';
+import { repairPlan, type RepairReport } from '../repair.js';
 import type { Planner } from '../runner.js';
 import type { ShardOutcome } from './merge.js';
 import { footprintList, type Shard } from './shards.js';
@@ -74,6 +76,13 @@ export interface PlanShardsOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   emitter?: AgentEmitter;
+  /**
+   * The project root: with it, each shard's plan is applied in memory as soon as it arrives, and a shard
+   * whose patches do not apply gets the one repair round of any plan (agent/repair.ts), for that shard only.
+   */
+  rootDir?: string;
+  /** false: no repair round (`--no-repair`). @default true */
+  repair?: boolean;
 }
 
 /** The result of `planShards`: one outcome per shard plus the summed usage and time. */
@@ -81,8 +90,10 @@ export interface PlanShardsResult {
   outcomes: ShardOutcome[];
   /** plan results of the shards that planned, by shard index */
   results: Map<number, PlanResult>;
+  /** the repair round of each shard that needed one, by shard index */
+  repairs: Map<number, RepairReport>;
   usage?: Usage;
-  /** requests sent, requeues included (repair requests inside the planner not counted) */
+  /** requests sent: one per shard, plus requeues and repair requests (the planner's JSON-fix request not counted) */
   requests: number;
   ms: number;
 }
@@ -111,7 +122,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 /**
  * Send one plan request per shard through a pool of `concurrency` workers.
  *
- * Each request already has the planner's own retries. On top, the run shares one small budget:
+ * Each request already has the planner's own retries, and (with `rootDir`) a shard whose patches do not
+ * apply gets one repair request of its own. On top, the run shares one small budget:
  * a shard that still fails with a rate limit (HTTP 429) is sent once more later, and the pool
  * drops to one request at a time for the rest of the run, so a rate-limited service sees less load
  * instead of the same burst again. A shard that fails otherwise is reported as failed; the other
@@ -125,6 +137,7 @@ export async function planShards(requests: readonly ShardRequest[], options: Pla
   const queue = [...requests];
   const outcomes = new Map<number, ShardOutcome>();
   const results = new Map<number, PlanResult>();
+  const repairs = new Map<number, RepairReport>();
   let usage: Usage | undefined;
   let sent = 0;
   let limit = Math.max(1, Math.floor(options.concurrency ?? 4));
@@ -138,10 +151,32 @@ export async function planShards(requests: readonly ShardRequest[], options: Pla
     sent++;
     options.emitter?.emit('shard_request', { shard: index, shards: total, files: request.shard.files.length, chars: request.chars });
     try {
-      const result = await options.planner(options.provider, options.systemPrompt, request.userPrompt, {
+      let result = await options.planner(options.provider, options.systemPrompt, request.userPrompt, {
         signal: options.signal,
         timeoutMs: options.timeoutMs,
       });
+      if (options.rootDir && options.repair !== false) {
+        const prepared = await preparePlan(options.rootDir, result.plan);
+        const repaired = await repairPlan({
+          rootDir: options.rootDir,
+          provider: options.provider,
+          planner: options.planner,
+          systemPrompt: options.systemPrompt,
+          userPrompt: request.userPrompt,
+          plan: result.plan,
+          planResult: result,
+          prepared,
+          emitter: options.emitter,
+          signal: options.signal,
+          timeoutMs: options.timeoutMs,
+        });
+        if (repaired) {
+          sent++;
+          repairs.set(index, repaired.report);
+          // Usage of both requests is summed in the repaired result; the plan is the repaired one if it applied.
+          result = { ...repaired.planResult, plan: repaired.plan };
+        }
+      }
       usage = addUsage(usage, result.usage);
       results.set(index, result);
       outcomes.set(index, { shard: request.shard, status: 'planned', plan: result.plan });
@@ -190,6 +225,7 @@ export async function planShards(requests: readonly ShardRequest[], options: Pla
   return {
     outcomes: requests.map((r) => outcomes.get(r.shard.index)!),
     results,
+    repairs,
     usage,
     requests: sent,
     ms: Math.round(performance.now() - started),

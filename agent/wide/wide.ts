@@ -7,6 +7,7 @@ import { scanProject, type ScanOptions } from '../context/scan.js';
 import { UsageError } from '../../utils/errors.js';
 import type { AgentEmitter } from '../events.js';
 import { preparePlan, type PreparedPlan } from '../executor.js';
+import type { RepairReport } from '../repair.js';
 import type { Planner } from '../runner.js';
 import { collectFootprint, pathsUnder } from './footprint.js';
 import { mergeShardPlans, type MergedPlan } from './merge.js';
@@ -125,6 +126,8 @@ export interface RunWideChangeOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   emitter?: AgentEmitter;
+  /** false: no per-shard repair round (`--no-repair`). @default true */
+  repair?: boolean;
 }
 
 /** The outcome of a wide change before anything is written. */
@@ -135,6 +138,8 @@ export interface WideChangeRun {
   usage?: Usage;
   requests: number;
   modelMs: number;
+  /** the repair round of each shard that needed one, by shard index */
+  repairs: Map<number, RepairReport>;
 }
 
 /**
@@ -158,8 +163,10 @@ export async function runWideChange(prepared: PreparedWideChange, options: RunWi
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     emitter: options.emitter,
+    rootDir: options.rootDir,
+    repair: options.repair,
   });
   const merged = mergeShardPlans(result.outcomes);
   const applied = await preparePlan(options.rootDir, merged.plan, options.emitter);
-  return { merged, prepared: applied, usage: result.usage, requests: result.requests, modelMs: result.ms };
+  return { merged, prepared: applied, usage: result.usage, requests: result.requests, modelMs: result.ms, repairs: result.repairs };
 }

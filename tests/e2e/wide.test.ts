@@ -168,4 +168,39 @@ describe('clawcode --files / --grep / --wide', () => {
     expect(written.filesWritten.sort()).toEqual(paths.slice().sort());
     expect(await readFile(join(project, 'lib/m0.js'), 'utf8')).toBe(NODE_FS(fileText(0)));
   });
+
+  it('a shard whose patch does not apply gets one repair request of its own; the merged plan is written byte-exact', async () => {
+    const before = await snapshotTree(project);
+    const repairs: RecordedRequest[] = [];
+    server.setFallback((request) => {
+      const user = String(request.body.messages[1].content);
+      if (user.includes('could not be applied')) {
+        repairs.push(request);
+        const patch = { file: 'lib/m3.js', operation: 'replace', find: "require('fs')", replace: "require('node:fs')", replace_all: null, occurrence: null };
+        return replies.plan({ analysis: 'fixed', files_to_edit: [], patches: [patch], commands: [], agent_notes: [] });
+      }
+      // The shard that shows lib/m3.js first answers with a find the file does not hold.
+      const patches = shownFiles(request).map((file) => ({
+        file,
+        operation: 'replace',
+        find: file === 'lib/m3.js' ? "require('fss')" : "require('fs')",
+        replace: "require('node:fs')",
+        replace_all: null,
+        occurrence: null,
+      }));
+      return replies.plan({ analysis: 'node: prefix', files_to_edit: [], patches, commands: [], agent_notes: [] });
+    });
+    const result = await runCli(['use the node: prefix for builtins', '--dir', project, '--files', 'lib', 'src', '--budget', String(BUDGET), '--yes', '--json'], { env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(repairs).toHaveLength(1);
+    expect(String(repairs[0]!.body.messages[1].content)).toContain('## Patch');
+    expect(server.completions()).toHaveLength(report.shards.length + 1);
+    const repaired = report.shards.filter((s: { repair?: unknown }) => s.repair);
+    expect(repaired).toHaveLength(1);
+    expect(repaired[0].files).toContain('lib/m3.js');
+    expect(repaired[0].repair.applied).toBe(true);
+    for (const p of paths) expect(await readFile(join(project, p), 'utf8'), p).toBe(NODE_FS(before.get(p)!.toString('utf8')));
+  });
 });
