@@ -299,7 +299,7 @@ async function reportError(error: unknown): Promise<number> {
 async function main(argv: string[]): Promise<void> {
   ignoreClosedPipes();
   if (process.env.NO_COLOR || argv.includes('--no-color')) {
-    // chalk 5 ignores NO_COLOR (shared/research/ecosystem.md §5); ora and boxen share this instance.
+    // chalk 5 ignores NO_COLOR; ora and boxen share this instance.
     const { default: chalk } = await import('chalk');
     chalk.level = 0;
   }

@@ -7,11 +7,11 @@ import { scanProject } from '../agent/context/scan.js';
 import { classifyContent } from '../agent/context/scan.js';
 
 /**
- * The two baselines the issue compares against, run side by side with clawcode's selector:
- * the reference design's keyword scorer (reference §4.3) and plain code-aware BM25 over whole files.
+ * The two baselines clawcode's selector is compared against, run side by side with it:
+ * a keyword scorer (`referenceSelect`) and plain code-aware BM25 over whole files.
  */
 
-/** Reference §4.2 TEXT_EXTENSIONS (approximation: common source and text extensions) and its 500-file cap. */
+/** The keyword scorer's text extensions (common source and text extensions) and its 500-file cap. */
 const TEXT_EXT = /\.(ts|tsx|js|jsx|mjs|cjs|json|md|py|go|rs|java|rb|php|c|h|cpp|hpp|cs|css|scss|html|yml|yaml|toml|txt|sh|vue|svelte)$|(^|\/)Dockerfile$/;
 const MAX_FILES = 500;
 

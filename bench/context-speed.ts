@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /**
- * Whole-process speed of `clawcode context` on one project (issue 5 targets: ≤ 1.5 s cold, ≤ 0.5 s
+ * Whole-process speed of `clawcode context` on one project (targets: ≤ 1.5 s cold, ≤ 0.5 s
  * warm, ≤ 300 MB peak on ~10k files). Runs the built module (`npx tsc -p tsconfig.json --outDir DIR`
  * first; default DIR = dist) in a fresh `node` per run, cold (empty CLAWCODE_HOME) then warm.
  *

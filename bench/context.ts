@@ -8,7 +8,7 @@ import { gitDirFor, goldHunks, loadTasks, materialise, namesChangedFile, queryOf
 
 /**
  * `npm run bench:context`: file recall, hunk recall and time per task for clawcode's selector and
- * plain BM25 (and, with CLAWCODE_BENCH_REFERENCE=1, the reference keyword scorer), at 18k and 60k
+ * plain BM25 (and, with CLAWCODE_BENCH_REFERENCE=1, the keyword scorer `referenceSelect`), at 18k and 60k
  * characters, side by side in one run, on ../shared/bench's public sets: real commits (task text =
  * `subject`) and issue reports (task text = the issue). Rows per repository, overall, and per half:
  * the "tune" repositories are the ones weights may be tuned on, the "held out" ones are not.

@@ -15,7 +15,7 @@ import { isPromptExit } from './interrupt.js';
 import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../utils/errors.js';
 
 /**
- * `clawcode config` and first-run onboarding (issue 3, reference §3.4/§4.10): list providers with
+ * `clawcode config` and first-run onboarding: list providers with
  * keys masked, add one with guided prompts from the registry (config/registry.ts), check the
  * credentials with a real lightweight call before saving, edit, remove, set the default.
  * Prompts come from @inquirer/prompts, loaded only when a question is asked.

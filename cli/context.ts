@@ -4,7 +4,7 @@ import { gatherContext } from '../agent/prompt-context.js';
 
 /**
  * `clawcode context "<task>"`: show what would be sent to the provider for a task, and why, without
- * calling one. `--json` prints exactly the DESIGN.md shape; otherwise a readable table.
+ * calling one. `--json` prints exactly the shape in docs/architecture.md "Contracts"; otherwise a readable table.
  */
 
 /** Options of `runContextCommand`; `budgetChars` is in characters. */
@@ -22,7 +22,7 @@ export interface ContextCommandOptions {
   files?: string[];
 }
 
-/** The `--json` shape of DESIGN.md "Contracts": nothing more, nothing less. */
+/** The `--json` shape of docs/architecture.md "Contracts": nothing more, nothing less. */
 export function contextJson(r: ContextResult): { files: { path: string; score: number; chars: number; ranges: [number, number][] | null }[]; totalChars: number; budget: number; scannedFiles: number; ms: number } {
   return {
     files: r.files.map((f) => ({ path: f.path, score: Math.round(f.score * 1000) / 1000, chars: f.chars, ranges: f.ranges })),

@@ -103,7 +103,7 @@ async function pickProject(): Promise<string> {
  * load only here (ui/run-ui.tsx).
  */
 export async function runTui(flags: TaskFlags): Promise<void> {
-  // Without --dir, pick the project like the reference (§4.9): recent ones, marked subfolders, other.
+  // Without --dir, pick the project: recent ones, marked subfolders, other.
   const rootDir = flags.dir ? await resolveProjectRoot(flags.dir) : await pickProject();
   await addRecentProject(rootDir).catch(() => undefined);
   const settings = await loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive: true });

@@ -10,10 +10,10 @@ export interface RecentProject {
   lastUsed: string;
 }
 
-/** How many recent projects are kept (reference §4.9). */
+/** How many recent projects are kept. */
 export const MAX_RECENT_PROJECTS = 5;
 
-/** Files or folders whose presence marks a folder as a project root (reference §4.9, extended). */
+/** Files or folders whose presence marks a folder as a project root. */
 export const PROJECT_MARKERS = [
   'package.json', '.git', 'pyproject.toml', 'go.mod', 'Cargo.toml', 'pom.xml', 'build.gradle',
   'build.gradle.kts', 'Gemfile', 'composer.json', 'requirements.txt', 'setup.py', 'deno.json', 'mix.exs',
@@ -107,7 +107,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
- * The folder choices under `cwd` (reference §4.9): "." first, then each direct, non-hidden subfolder
+ * The folder choices under `cwd`: "." first, then each direct, non-hidden subfolder
  * holding a project marker (alphabetical), then "Other (enter path)".
  *
  * @param cwd  folder to look in

@@ -74,7 +74,7 @@ function isCancel(error: unknown): boolean {
 }
 
 /**
- * The `clawcode --shell` REPL (reference §3.3): a readline loop where each line is a task, or a `:command`.
+ * The `clawcode --shell` REPL: a readline loop where each line is a task, or a `:command`.
  * History (arrow keys) is kept per project in `<CLAWCODE_HOME>/history/<projectHash>`.
  *
  * The readline interface is closed while a task runs, so prompts inside the task (@inquirer) own the

@@ -10,9 +10,9 @@ import { defaultModelFor, findRegistryEntry, PROVIDER_REGISTRY } from './registr
 
 /**
  * The user config, `$CLAWCODE_HOME/config.json` (default `~/.clawcode/config.json`), and provider
- * resolution from it and the environment (issue 3, reference §3.4). The file holds keys, so the
+ * resolution from it and the environment. The file holds keys, so the
  * folder is 0700 and the file 0600 — re-applied after every write, because `mode` only applies
- * when a file is created (shared/research/ecosystem.md §5).
+ * when a file is created (Node.js `fs` docs).
  */
 
 /** One configured provider, as stored. Fields left out are filled from env vars and defaults. */

@@ -5,7 +5,7 @@ import type { JsonMode, ProviderConfig, ProviderId } from '../llm/types.js';
  * The provider registry: every kind of provider `clawcode config` can add, with the questions it
  * asks (defaults, masking), the env vars that stand in for each field, and the default model.
  * Local-server and hosted presets are OpenAI-compatible (`provider: "openai"` with a `preset`).
- * Sources for the preset defaults: shared/research/ecosystem.md §2 (Ollama, LM Studio, llama.cpp, vLLM docs).
+ * Sources for the preset defaults: the Ollama, LM Studio, llama.cpp and vLLM docs.
  */
 
 /** A config field a prompt can fill. */

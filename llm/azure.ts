@@ -5,7 +5,7 @@ import { errorStatus, isAuthFailure, toProviderError } from './errors-map.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
 
 /**
- * Azure OpenAI through the `openai` SDK (shared/research/ecosystem.md §2–§3):
+ * Azure OpenAI through the `openai` SDK:
  * - dated API versions use `AzureOpenAI` → `/openai/deployments/<deployment>/chat/completions?api-version=…`
  *   with the `api-key` header. `baseURL: null` is passed because the SDK otherwise picks up
  *   OPENAI_BASE_URL and then throws "baseURL and endpoint are mutually exclusive";

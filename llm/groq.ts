@@ -6,7 +6,7 @@ import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, Provi
 
 /**
  * Groq through `groq-sdk` (OpenAI-compatible, path `/openai/v1/chat/completions`).
- * Structured output (console.groq.com/docs/structured-outputs, shared/research/ecosystem.md §2):
+ * Structured output (console.groq.com/docs/structured-outputs):
  * json_schema with `strict: true` only on models with constrained decoding (the gpt-oss models);
  * everything else uses JSON mode (`json_object`). Groq documents JSON mode and structured outputs
  * as not supporting streaming, so requests with a response_format are sent unstreamed (progress

@@ -7,7 +7,7 @@ import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, Provi
 
 /**
  * OpenAI and OpenAI-compatible servers (Ollama, LM Studio, llama.cpp, vLLM; hosted OpenRouter,
- * DeepSeek and Mistral from llm/presets.ts) through the `openai` SDK. Preset differences (shared/research/ecosystem.md §2): LM Studio rejects `json_object`, so it
+ * DeepSeek and Mistral from llm/presets.ts) through the `openai` SDK. Preset differences: LM Studio rejects `json_object`, so it
  * steps from json_schema straight to prompt-only; Ollama's /v1 defaults temperature to 1.0 when
  * none is sent, so local presets always send one; local servers understand `max_tokens`, OpenAI's
  * reasoning models want `max_completion_tokens`.

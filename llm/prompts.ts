@@ -1,7 +1,7 @@
 import { PLAN_JSON_SCHEMA } from './plan-schema.js';
 
 /**
- * The system prompt: the rules of a plan and its JSON schema (reference §3.1 `buildSystemPrompt`).
+ * The system prompt: the rules of a plan and its JSON schema.
  * It names "JSON" explicitly because OpenAI JSON mode requires the word in the messages.
  *
  * @returns the full system prompt text
@@ -48,8 +48,8 @@ export interface UserPromptParts {
 }
 
 /**
- * The user prompt: task, instructions, memory, project outline and the selected file contents
- * (reference §3.1 `buildUserPrompt`). File contents are fenced with a marker that cannot occur in
+ * The user prompt: task, instructions, memory, project outline and the selected file contents.
+ * File contents are fenced with a marker that cannot occur in
  * them, so the model can copy `find` text verbatim.
  *
  * @returns the prompt text; its size is the sum of its parts plus a few hundred characters of framing

@@ -3,7 +3,7 @@ import { ProviderRequestError } from './errors-map.js';
 
 /**
  * Retries for provider calls, done once here for every client (the SDKs' own retries are off).
- * Policy (issue 3): retry 429, 5xx and connection errors — i.e. `ProviderError.retryable` — at
+ * Policy: retry 429, 5xx and connection errors — i.e. `ProviderError.retryable` — at
  * most `maxRetries` times (default 2). The delay is the server's Retry-After / retry-after-ms when
  * given, else exponential backoff like the openai SDK's (0.5 s · 2ⁿ, capped at 8 s, up to 25 % less
  * by jitter). A Retry-After longer than `maxRetryAfterMs` is not waited for: the error is thrown.

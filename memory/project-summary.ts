@@ -20,8 +20,8 @@ const JS_FRAMEWORKS: [dep: string, name: string][] = [
 const PY_FRAMEWORKS: [dep: string, name: string][] = [['django', 'Django'], ['flask', 'Flask'], ['fastapi', 'FastAPI']];
 
 /**
- * Detect what a project is from its manifest files (reference §3.5 global memory: framework,
- * test command, architecture): package.json, pyproject.toml / setup.py, go.mod, Cargo.toml.
+ * Detect what a project is from its manifest files (framework, test command, architecture):
+ * package.json, pyproject.toml / setup.py, go.mod, Cargo.toml.
  *
  * @param rootDir  absolute project root
  * @returns the summary; fields stay undefined when nothing is detected (never throws)

@@ -70,7 +70,7 @@ function isCancel(error: unknown): boolean {
 }
 
 /**
- * The TUI (reference §3.6): Logo → Header → ActivityFeed → DiffView (when a plan has diffs) → StatusBar →
+ * The TUI: Logo → Header → ActivityFeed → DiffView (when a plan has diffs) → StatusBar →
  * InputPrompt. Agent events feed the activity list; Enter runs a task; Esc or Ctrl-C cancels a running
  * task; Ctrl-C when idle (or `:exit`) leaves.
  */

@@ -19,7 +19,7 @@ export const LOGO_LINES: readonly string[] = [0, 1, 2, 3, 4].map((row) =>
 /** Width of the banner in columns; narrower terminals get the one-word logo. */
 export const LOGO_WIDTH = Math.max(...LOGO_LINES.map((l) => l.length));
 
-/** The banner (reference §3.6); a single bold "CLAWCODE" when `columns` is narrower than the art. */
+/** The banner; a single bold "CLAWCODE" when `columns` is narrower than the art. */
 export function Logo({ columns }: { columns: number }) {
   if (columns < LOGO_WIDTH + 2) {
     return <Text bold color="cyan">CLAWCODE</Text>;

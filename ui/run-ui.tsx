@@ -7,7 +7,7 @@ import { App, type TuiChoice, type TuiTaskHooks } from './App.js';
 
 export type { TuiChoice, TuiTaskHooks };
 
-/** Options of {@link runInkUI}; the same shape the reference's cli.ts passes (§2, §3.3). */
+/** Options of {@link runInkUI}, as cli/interactive.ts passes them. */
 export interface InkUIOptions {
   rootDir: string;
   provider: string;

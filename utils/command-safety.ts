@@ -32,7 +32,7 @@ interface Segment {
 }
 
 /**
- * Decide whether a plan command is destructive. Rules (issue 7): `rm -r` of anything but a build
+ * Decide whether a plan command is destructive. Rules: `rm -r` of anything but a build
  * folder inside the root; `git reset --hard`; `git clean`; `git push --force`/`-f`/`+ref`; a download
  * (curl, wget) piped or substituted into a shell; `sudo`/`doas`/`su`; writes outside the root
  * (redirections, tee, cp/mv/ln targets, touch, mkdir, chmod..., `cd` out of the root) through

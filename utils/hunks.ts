@@ -2,7 +2,7 @@ import { structuredPatch } from 'diff';
 import { PatchApplyError } from './errors.js';
 
 /**
- * One contiguous changed region of a file change, as shown at review (STYLE.md "hunk").
+ * One contiguous changed region of a file change, as shown at review hunk by hunk (docs/interactive-surfaces.md).
  *
  * Line numbers are 1-based. `oldStart`/`oldLines` locate the region in `before`, `newStart`/`newLines` in
  * `after`, both including the context lines around the change. `oldText`/`newText` are the exact

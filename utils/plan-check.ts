@@ -1,5 +1,5 @@
 /**
- * Checks on a whole plan's target paths before anything is applied (DESIGN.md "Invariants"): every
+ * Checks on a whole plan's target paths before anything is applied (docs/architecture.md, "Invariants"): every
  * target passes the one path policy (utils/path-policy.ts) — inside the project root (no absolute path,
  * no `..` out, no symlink of the file or of a parent folder that leads outside), not a control path
  * (`.git/`, `.clawcode/`, installed tools), not a secret, not binary, and a regular file when it exists

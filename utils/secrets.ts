@@ -1,5 +1,5 @@
 /**
- * Secrets are never sent to a provider (DESIGN.md "Invariants"). Two guards: secret *files* are never
+ * Secrets are never sent to a provider (docs/architecture.md, "Invariants"). Two guards: secret *files* are never
  * candidates for context (the path policy decides which), and secret-looking *strings* inside files that
  * are sent are replaced by a `[REDACTED:<kind>]` marker.
  *

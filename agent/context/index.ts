@@ -5,7 +5,7 @@ import { analyzeText } from './symbols.js';
 import { getProjectHash } from '../../memory/project-hash.js';
 
 /**
- * The on-disk context index (issue 5 "Index"): per project, per file, what ranking needs so that a
+ * The on-disk context index: per project, per file, what ranking needs so that a
  * warm run does not re-read or re-tokenize unchanged files. Entries are keyed by path and are valid
  * while the file's mtime and size are unchanged (the way Aider caches its tags by mtime), or, for a
  * file git reports tracked and unmodified, while its blob id is unchanged (no stat needed).

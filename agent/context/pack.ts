@@ -1,12 +1,12 @@
 import { chunkLines, scoreChunks, type LineRange } from './regions.js';
 
 /**
- * Budget packing (issue 5 "Budget"): turn a ranking into prompt text under a character budget.
+ * Budget packing: turn a ranking into prompt text under a character budget.
  * Small files go whole; large files are offered as units (their import head and their blocks),
  * and all units of all candidate files compete in one greedy pass by value, so the best block of
  * the sixth file can beat the tenth block of the first. A unit's value is the file's score times
  * the block's relevance relative to the file's best block and a rank prior, divided by a mild cost
- * term (hybrid packing, relevance.md §7 item 5, made global and cost-aware). A file small enough to
+ * term (hybrid packing, made global and cost-aware). A file small enough to
  * go whole also offers its blocks as a fallback, and nearby excerpts of one file are joined.
  */
 

@@ -4,8 +4,8 @@ import { locateEvidence, readIssue, type FileEvidence } from './evidence.js';
 import { packContext, type PackCandidate } from './pack.js';
 
 /**
- * File ranking for context selection (issue 5; relevance.md §7 items 1–4 and 6). The score of a file
- * is bm25/max + 0.5·path/max + 0.7·symbol/max (the combination measured in relevance.md §4.2), times
+ * File ranking for context selection. The score of a file
+ * is bm25/max + 0.5·path/max + 0.7·symbol/max (the combination measured on the public benchmark set), times
  * a prior that demotes tests, fixtures and docs unless the task is about them, plus a small share of
  * the top score for files the top files import.
  */
@@ -90,7 +90,7 @@ const PATH_ALONE = 0.3;
 
 const TEST_PATH = /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
 const DOC_PATH = /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS|LICENSE|LICENCE|COPYING|NOTICE|AUTHORS|CONTRIBUTORS|CODEOWNERS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
-// relevance.md §7 suggests 0.3 and 0.5; on the public set 0.15 and 0.3 measured +0.01 hunk recall.
+// On the public benchmark set 0.15 and 0.3 measured +0.01 hunk recall over 0.3 and 0.5.
 const TEST_PRIOR = 0.15;
 const DOC_PRIOR = 0.3;
 const TOOLING_PATH = /^(\.github|\.circleci|\.gitlab|\.vscode|\.devcontainer|\.husky|scripts?|tools?|build|ci)\/|\.(ya?ml|toml|ini|cfg|json|jsonc|lock|mk)$|(^|\/)(Makefile|Dockerfile|Justfile|Rakefile|\.[a-z]+rc(\.[a-z]+)?|[\w-]+\.config\.[a-z]+)$/i;
@@ -100,7 +100,7 @@ const TEST_WORDS = /\b(tests?|testing|specs?|fixtures?|e2e|unit|coverage|mocks?)
 const DOC_WORDS = /\b(docs?|documentation|readme|examples?|changelog|guide|tutorial|typos?|benchmarks?)\b/i;
 
 /**
- * Path prior (relevance.md §7 item 1): 0.15 for test and fixture paths, 0.3 for docs, examples and
+ * Path prior: 0.15 for test and fixture paths, 0.3 for docs, examples and
  * licence files, both lifted to 1 when the task says test/spec or doc/readme/example; 0.3 for
  * tooling (CI folders, root scripts/ and build/, Makefiles, YAML/TOML/JSON and `*.config.*`
  * files), lifted when the task says ci, build, config, dependencies and the like: these files
@@ -321,9 +321,9 @@ export interface SelectOptions extends RankOptions {
   readText: (path: string) => string | null;
   /** called on every text before it is measured: returns the text to send (e.g. secrets redacted) */
   transform?: (path: string, text: string) => string;
-  /** send whole files only (the reference design, for benchmarks) */
+  /** send whole files only (the whole-file baselines of bench/context-baselines.ts) */
   wholeOnly?: boolean;
-  /** at most this many files (the reference design's 12, for benchmarks); default unlimited */
+  /** at most this many files (for benchmark baselines); default unlimited */
   maxFiles?: number;
   /**
    * Files the person pinned (`--files`, `@path`), sent first: whole when they fit in the budget,
@@ -349,7 +349,7 @@ const MAX_CANDIDATES = 60;
 /**
  * Files that matched nothing, in the order they fill budget left over: source files before tests
  * and docs, files near the best match before distant ones, then larger files (more often the ones
- * edited: BugLocator, relevance.md §4.1). Each gets a small synthetic score below every match so
+ * edited: BugLocator). Each gets a small synthetic score below every match so
  * it only takes what the matched files leave.
  */
 function fillOrder(ranked: readonly RankedFile[]): RankedFile[] {

@@ -1,11 +1,11 @@
 
 /**
- * Regions of a large file (relevance.md §7 item 5, "hybrid packing"): split a file into whole
- * blocks (top-level functions, classes, methods; at most MAX_CHUNK_LINES lines) along indentation,
- * score each block against the task, and keep the best ones as verbatim line ranges.
+ * Regions of a large file (hybrid packing: whole small files, verbatim regions of large ones): split
+ * a file into whole blocks (top-level functions, classes, methods; at most MAX_CHUNK_LINES lines)
+ * along indentation, score each block against the task, and keep the best ones as verbatim line ranges.
  */
 
-/** Chunks longer than this are split again inside (relevance.md: "≤80 lines"). */
+/** Chunks longer than this are split again inside. */
 export const MAX_CHUNK_LINES = 80;
 const MIN_CHUNK_LINES = 3;
 

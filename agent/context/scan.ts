@@ -7,7 +7,7 @@ import ignore, { type Ignore } from 'ignore';
 import { isBinaryName, isControlPath, isInsideRoot, isSecretPath, refuseByName, virtualenvPrefixes } from '../../utils/path-policy.js';
 
 /**
- * Project scanning (issue 5, reference §4.2 without its 500-file cap): list every file that could be
+ * Project scanning, with no cap on the number of files: list every file that could be
  * context. Inside a git work tree `git ls-files -co --exclude-standard` decides (git's own ignore
  * semantics); elsewhere the `ignore` package applies `.gitignore` files per directory. In both cases
  * `.clawcodeignore` (any directory), DEFAULT_IGNORE_DIRS and the caller's extra patterns also apply.
@@ -33,7 +33,7 @@ export function isDefaultIgnored(relPath: string): boolean {
   return IGNORED_FILE.test(relPath) || IGNORED_DIR.test(relPath);
 }
 
-/** Default per-file size cap in bytes; larger files are skipped as `too_large` (issue 5, Cline #265). */
+/** Default per-file size cap in bytes; larger files are skipped as `too_large`. */
 export const DEFAULT_MAX_FILE_BYTES = 1_000_000;
 
 const GENERATED = [

@@ -2,8 +2,8 @@ import { posix } from 'node:path';
 import { MAX_TOKEN_CHARS, identifierTokens } from './tokenize.js';
 
 /**
- * Cheap symbol and import extraction for ranking (relevance.md §7 items 2 and 6: "regex now,
- * tree-sitter later"). Covers JS/TS, Python and Go well, and common shapes elsewhere.
+ * Cheap symbol and import extraction for ranking, by regular expressions (no parser). Covers JS/TS,
+ * Python and Go well, and common shapes elsewhere.
  */
 
 const NOT_A_NAME = new Set(['this', 'self', 'if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'else', 'do', 'try', 'with', 'constructor', 'super', 'new', 'typeof', 'await']);

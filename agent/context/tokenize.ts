@@ -1,8 +1,8 @@
 /**
- * Code-aware tokens for ranking context (issue 5). An identifier is kept whole (lowercased) and,
+ * Code-aware tokens for ranking context. An identifier is kept whole (lowercased) and,
  * when it is camelCase, PascalCase or snake_case, also split into its parts, so `parseOptions`
  * yields `parseoptions`, `parse` and `options`. Identifier splitting for feature location:
- * Dit et al., ICPC 2011 (see ../shared/research/relevance.md §4.1).
+ * Dit et al., ICPC 2011.
  */
 
 /** An identifier-like run; exported so one-pass analysers tokenize exactly like `countTokens`. */

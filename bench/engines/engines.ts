@@ -16,7 +16,7 @@ export const oursEngine: Engine = {
   apply: (content, find, replace) => applyPatch(content, find, replace),
 };
 
-/** The reference design's engine (architecture §4.4): first `indexOf` hit, spliced. */
+/** The plain exact-match baseline: first `indexOf` hit, spliced. */
 export const exactEngine: Engine = {
   name: 'exact indexOf',
   apply: (content, find, replace) => {

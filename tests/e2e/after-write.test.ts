@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, copyPackageFixture, GIT_TEST_ENV, gitIn, runCli, snapshotTree } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
 
-// After the write (issue 7): --verify / --verify-cmd, --rollback-on-fail, --commit, and the checks
+// After the write: --verify / --verify-cmd, --rollback-on-fail, --commit, and the checks
 // that run before the model call so that no paid plan is lost.
 
 const FIND = 'exports.CommanderError = CommanderError;';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, copyPackageFixture, runCli, snapshotTree } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer, type ScriptedReply } from '../support/provider-server.js';
 
-// One end-to-end run per provider (issue 3): the built CLI with only that provider's environment
+// One end-to-end run per provider: the built CLI with only that provider's environment
 // variables set, talking through the real SDK to the loopback server, applies a plan byte-exact.
 
 const FIND = 'exports.CommanderError = CommanderError;';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, copyPackageFixture, runCli, snapshotTree } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
 
-// Saved plans and the offline route (issue 7) through the built CLI: --plan-out → check → apply,
+// Saved plans and the offline route through the built CLI: --plan-out → check → apply,
 // --print-prompt → a pasted model answer → apply -, and --events JSON lines.
 
 const FIND = "class CommanderError extends Error {\n";

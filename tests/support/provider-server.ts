@@ -5,8 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * A loopback HTTP server (127.0.0.1, port 0) that speaks the wire protocols of the provider SDKs
- * (shared/research/ecosystem.md §3), for tests through the real SDKs and for end-to-end runs of the
+ * A loopback HTTP server (127.0.0.1, port 0) that speaks the wire protocols of the provider SDKs,
+ * for tests through the real SDKs and for end-to-end runs of the
  * built CLI (start it in the test process, point OPENAI_BASE_URL etc. at `url`):
  * - OpenAI / Groq / Azure chat completions: any POST path ending in `/chat/completions`
  *   (`/v1/…`, `/openai/v1/…`, `/openai/deployments/<dep>/…?api-version=…`), plain JSON or SSE
