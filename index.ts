@@ -23,14 +23,43 @@ import type { RunRecord } from './utils/journal/journal.js';
 import { withProjectLock } from './utils/journal/lock.js';
 import { PatchApplyError } from './utils/errors.js';
 import type { PatchOp, Plan } from './utils/plan.js';
-import { prepareWideChange, runWideChange, type PreparedWideChange, type WideChangeInput, type WideChangeRun } from './agent/wide/wide.js';
+import {
+  prepareWideChange,
+  runWideChange,
+  type PreparedWideChange,
+  type WideChangeInput,
+  type WideChangeRun,
+} from './agent/wide/wide.js';
 
 export { applyPatch, applyPatches } from './utils/patch.js';
 export { parsePlan, createAgentEmitter };
-export { ClawcodeError, ConfigError, InterruptedError, IoError, PatchApplyError, ProviderError, UsageError } from './utils/errors.js';
+export {
+  ClawcodeError,
+  ConfigError,
+  InterruptedError,
+  IoError,
+  PatchApplyError,
+  ProviderError,
+  UsageError,
+} from './utils/errors.js';
 export type {
-  AgentEmitter, AgentEventMap, AgentEventName, AgentRun, ContextResult, Plan, PatchOp, PlannedChange, PreparedPlan, ProviderConfig, RunRecord,
-  StageTimings, Usage, WriteReport, PreparedWideChange, WideChangeInput, WideChangeRun,
+  AgentEmitter,
+  AgentEventMap,
+  AgentEventName,
+  AgentRun,
+  ContextResult,
+  Plan,
+  PatchOp,
+  PlannedChange,
+  PreparedPlan,
+  ProviderConfig,
+  RunRecord,
+  StageTimings,
+  Usage,
+  WriteReport,
+  PreparedWideChange,
+  WideChangeInput,
+  WideChangeRun,
 };
 export { prepareWideChange };
 
@@ -160,7 +189,12 @@ function notAppliedError(prepared: PreparedPlan): PatchApplyError {
  *
  * @param options.budgetChars  budget in characters; default {@link DEFAULT_BUDGET_CHARS}
  */
-export async function selectContext(options: { rootDir: string; task: string; budgetChars?: number; homeDir?: string }): Promise<ContextResult> {
+export async function selectContext(options: {
+  rootDir: string;
+  task: string;
+  budgetChars?: number;
+  homeDir?: string;
+}): Promise<ContextResult> {
   return buildContext({
     rootDir: resolveRoot(options.rootDir),
     task: options.task,
@@ -193,7 +227,9 @@ export interface PlanWideChangeOptions extends WideChangeInput {
  *          shards, refused patches, in-memory result, usage)
  * @throws UsageError for an empty footprint, a bad pattern or a budget too small; InterruptedError
  */
-export async function planWideChange(options: PlanWideChangeOptions): Promise<{ shards: PreparedWideChange; run: WideChangeRun }> {
+export async function planWideChange(
+  options: PlanWideChangeOptions,
+): Promise<{ shards: PreparedWideChange; run: WideChangeRun }> {
   const rootDir = resolveRoot(options.rootDir);
   const shards = await prepareWideChange({ ...options, rootDir });
   const emitter = createAgentEmitter();

@@ -25,7 +25,11 @@ export function isAlreadyApplied(content: string, find: string, replace: string)
 
 /** LF line ends, each line without leading whitespace (indentation may differ after applying). */
 function normalize(text: string): string {
-  return text.replace(/\r\n/g, '\n').split('\n').map((line) => line.trimStart()).join('\n');
+  return text
+    .replace(/\r\n/g, '\n')
+    .split('\n')
+    .map((line) => line.trimStart())
+    .join('\n');
 }
 
 function occurrences(text: string, needle: string): number[] {

@@ -108,7 +108,11 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     const doc = cached.get(f.path);
     // With git, an entry indexed from a blob is fresh exactly while git reports that blob unmodified;
     // otherwise (no git, or indexed while modified) mtime and size decide.
-    const fresh = doc !== undefined && (scan.git && doc.oid !== undefined ? doc.oid === f.oid : doc.mtimeMs === f.mtimeMs && doc.sizeBytes === f.sizeBytes);
+    const fresh =
+      doc !== undefined &&
+      (scan.git && doc.oid !== undefined
+        ? doc.oid === f.oid
+        : doc.mtimeMs === f.mtimeMs && doc.sizeBytes === f.sizeBytes);
     if (!fresh) stale.push(f);
     else if (f.oid !== undefined && doc.oid === undefined) {
       // Indexed while modified, committed since: keep the entry, learn its blob id (saved below).
@@ -137,7 +141,9 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
         else byBase.set(base, [p]);
       }
     }
-    return (byBase.get(suffix.slice(suffix.lastIndexOf('/') + 1)) ?? []).filter((p) => p === suffix || p.endsWith(`/${suffix}`));
+    return (byBase.get(suffix.slice(suffix.lastIndexOf('/') + 1)) ?? []).filter(
+      (p) => p === suffix || p.endsWith(`/${suffix}`),
+    );
   };
 
   const readText = (path: string): string | null => {
@@ -149,13 +155,21 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     }
   };
   const redactionsByPath = new Map<string, { kind: string; count: number }[]>();
-  const outlineReserve = Math.min(Math.floor(budget * MAP_RESERVE), MAP_RESERVE_MAX_CHARS, outlineSizeBound(docs.map((d) => d.path)));
-  const fromSpecs = options.files?.length ? await resolvePathspecs(rootDir, options.files, [...fileSet].sort()) : { paths: [], unmatched: [] };
+  const outlineReserve = Math.min(
+    Math.floor(budget * MAP_RESERVE),
+    MAP_RESERVE_MAX_CHARS,
+    outlineSizeBound(docs.map((d) => d.path)),
+  );
+  const fromSpecs = options.files?.length
+    ? await resolvePathspecs(rootDir, options.files, [...fileSet].sort())
+    : { paths: [], unmatched: [] };
   if (fromSpecs.unmatched.length > 0) {
     throw unmatchedPinError(fromSpecs.unmatched);
   }
   const mentions = readIssue(options.task).mentions;
-  const pinned = [...new Set([...fromSpecs.paths, ...(mentions.length > 0 ? resolveMentions(mentions, [...fileSet]) : [])])];
+  const pinned = [
+    ...new Set([...fromSpecs.paths, ...(mentions.length > 0 ? resolveMentions(mentions, [...fileSet]) : [])]),
+  ];
   const selection = selectContext(options.task, docs, {
     pinned,
     kept: (options.kept ?? []).filter((p) => fileSet.has(p) && !pinned.includes(p)),
@@ -167,7 +181,8 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
       return r.text;
     },
     // Imports are read from the text of the few top files, not indexed: cheaper than parsing every file.
-    importsOf: (path) => extractImports(readText(path) ?? '').flatMap((spec) => resolveImport(spec, path, fileSet, bySuffix)),
+    importsOf: (path) =>
+      extractImports(readText(path) ?? '').flatMap((spec) => resolveImport(spec, path, fileSet, bySuffix)),
   });
 
   const sent = new Set(selection.files.map((f) => f.path));
@@ -177,8 +192,15 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     if (!sent.has(r.path) && r.doc.defs.length > 0) symbols.set(r.path, r.doc.defs.slice(0, SYMBOLS_PER_FILE));
   }
   const ranked = selection.ranked.map((r) => r.path);
-  const outline = buildOutline({ paths: ranked, sent, symbols, maxChars: Math.min(budget - selection.usedChars, Math.floor(budget * MAP_SHARE)) });
-  const redactions = selection.files.flatMap((f) => (redactionsByPath.get(f.path) ?? []).map((r) => ({ path: f.path, ...r })));
+  const outline = buildOutline({
+    paths: ranked,
+    sent,
+    symbols,
+    maxChars: Math.min(budget - selection.usedChars, Math.floor(budget * MAP_SHARE)),
+  });
+  const redactions = selection.files.flatMap((f) =>
+    (redactionsByPath.get(f.path) ?? []).map((r) => ({ path: f.path, ...r })),
+  );
   return {
     files: selection.files,
     outline,

@@ -59,10 +59,26 @@ export class AgentEmitter {
   /** Listen to every event; used by `--events` (JSON lines) and the TUI's activity feed. */
   onAny(listener: <K extends AgentEventName>(name: K, payload: AgentEventMap[K]) => void): () => void {
     const names: AgentEventName[] = [
-      'planning', 'scan', 'context', 'prompt', 'model_request', 'model_progress', 'model_retry', 'model_reply',
-      'repair_request', 'repair_reply', 'read_file',
-      'diffs', 'write_file', 'run_tests', 'command_done', 'error', 'success',
-      'footprint', 'shard_request', 'shard_done',
+      'planning',
+      'scan',
+      'context',
+      'prompt',
+      'model_request',
+      'model_progress',
+      'model_retry',
+      'model_reply',
+      'repair_request',
+      'repair_reply',
+      'read_file',
+      'diffs',
+      'write_file',
+      'run_tests',
+      'command_done',
+      'error',
+      'success',
+      'footprint',
+      'shard_request',
+      'shard_done',
     ];
     const offs = names.map((n) => this.on(n, (p) => listener(n, p as never)));
     return () => offs.forEach((off) => off());

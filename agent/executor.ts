@@ -51,7 +51,11 @@ export interface PreparedPlan {
  * @returns path → bytes or null, in first-mention order
  * @throws IoError when a file exists but cannot be read
  */
-export async function readPlanTargets(rootDir: string, plan: Plan, emitter?: AgentEmitter): Promise<Map<string, Buffer | null>> {
+export async function readPlanTargets(
+  rootDir: string,
+  plan: Plan,
+  emitter?: AgentEmitter,
+): Promise<Map<string, Buffer | null>> {
   const targets = new Map<string, Buffer | null>();
   for (const patch of plan.patches) {
     if (targets.has(patch.file)) continue;
@@ -88,7 +92,12 @@ export async function preparePlan(rootDir: string, plan: Plan, emitter?: AgentEm
     // Decoding a non-UTF-8 file would rewrite its untouched bytes too (as U+FFFD); refuse it instead.
     if (bytes !== null && !Buffer.from(text, 'utf8').equals(bytes)) {
       const index = plan.patches.findIndex((p) => p.file === path);
-      encodingIssues.push({ index, file: path, code: 'path_not_utf8', message: 'is not valid UTF-8 text; clawcode edits UTF-8 files only' });
+      encodingIssues.push({
+        index,
+        file: path,
+        code: 'path_not_utf8',
+        message: 'is not valid UTF-8 text; clawcode edits UTF-8 files only',
+      });
     }
     contents.set(path, text);
   }

@@ -41,7 +41,11 @@ export function hashBytes(bytes: Buffer | null): string | null {
  * Build the saved-plan document for `--plan-out`.
  * @param targets  path → bytes (null = missing) of every file the plan patches, as planned against
  */
-export function makeSavedPlan(plan: Plan, targets: ReadonlyMap<string, Buffer | null>, meta: { task: string; provider?: string; model?: string; usage?: Usage | null; now?: Date }): SavedPlan {
+export function makeSavedPlan(
+  plan: Plan,
+  targets: ReadonlyMap<string, Buffer | null>,
+  meta: { task: string; provider?: string; model?: string; usage?: Usage | null; now?: Date },
+): SavedPlan {
   const baseHashes: Record<string, string | null> = {};
   for (const [path, bytes] of targets) baseHashes[path] = hashBytes(bytes);
   return {
@@ -83,17 +87,24 @@ export function readPlanText(text: string): { plan: Plan; saved?: SavedPlan } {
  * Load a plan from a path or `-` (stdin).
  * @throws UsageError when the file cannot be read; PlanParseError when it holds no valid plan
  */
-export async function loadPlanSource(source: string, cwd: string, readStdin: () => Promise<string>): Promise<{ plan: Plan; saved?: SavedPlan }> {
+export async function loadPlanSource(
+  source: string,
+  cwd: string,
+  readStdin: () => Promise<string>,
+): Promise<{ plan: Plan; saved?: SavedPlan }> {
   let text: string;
   if (source === '-') text = await readStdin();
   else {
     try {
       text = await readFile(resolve(cwd, source), 'utf8');
     } catch (error) {
-      throw new UsageError(`Cannot read plan file ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(
+        `Cannot read plan file ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
-  if (!text.trim()) throw new UsageError(source === '-' ? 'No plan on standard input.' : `Plan file ${source} is empty.`);
+  if (!text.trim())
+    throw new UsageError(source === '-' ? 'No plan on standard input.' : `Plan file ${source} is empty.`);
   return readPlanText(text);
 }
 
@@ -119,20 +130,34 @@ export interface PatchCheck {
  * @param contents   path → current text ('' for a missing file)
  * @param baseHashes from a saved plan, to flag files changed since; `current` gives today's hashes
  */
-export function checkPlan(plan: Plan, contents: ReadonlyMap<string, string>, baseHashes?: Record<string, string | null>, current?: ReadonlyMap<string, string | null>): PatchCheck[] {
+export function checkPlan(
+  plan: Plan,
+  contents: ReadonlyMap<string, string>,
+  baseHashes?: Record<string, string | null>,
+  current?: ReadonlyMap<string, string | null>,
+): PatchCheck[] {
   const state = new Map(contents);
   return plan.patches.map((patch, index) => {
     const content = state.get(patch.file) ?? '';
-    const baseChanged = baseHashes !== undefined && current !== undefined && patch.file in baseHashes && baseHashes[patch.file] !== current.get(patch.file);
+    const baseChanged =
+      baseHashes !== undefined &&
+      current !== undefined &&
+      patch.file in baseHashes &&
+      baseHashes[patch.file] !== current.get(patch.file);
     // Before matching: a replacement that keeps its find would otherwise "apply" a second time.
-    if (isAlreadyApplied(content, patch.find, patch.replace)) return { index, file: patch.file, status: 'already_applied', baseChanged };
-    const result = applyPatch(content, patch.find, patch.replace, { replaceAll: patch.replace_all, occurrence: patch.occurrence });
+    if (isAlreadyApplied(content, patch.find, patch.replace))
+      return { index, file: patch.file, status: 'already_applied', baseChanged };
+    const result = applyPatch(content, patch.find, patch.replace, {
+      replaceAll: patch.replace_all,
+      occurrence: patch.occurrence,
+    });
     if (result.applied && result.newContent !== undefined) {
       state.set(patch.file, result.newContent);
       return { index, file: patch.file, status: 'applies', detail: result.strategy, baseChanged };
     }
     const error = result.error ?? '';
-    if (result.code === 'patch_ambiguous_find') return { index, file: patch.file, status: 'ambiguous', detail: error, baseChanged };
+    if (result.code === 'patch_ambiguous_find')
+      return { index, file: patch.file, status: 'ambiguous', detail: error, baseChanged };
     if (patch.replace.trim() !== '' && content.includes(patch.replace)) {
       return { index, file: patch.file, status: 'already_applied', baseChanged };
     }

@@ -1,5 +1,10 @@
 import { buildContext, type ContextResult } from './context.js';
-import { DEFAULT_INSTRUCTIONS_CAP_CHARS, foldersOf, loadInstructions, type ProjectInstructions } from './context/instructions.js';
+import {
+  DEFAULT_INSTRUCTIONS_CAP_CHARS,
+  foldersOf,
+  loadInstructions,
+  type ProjectInstructions,
+} from './context/instructions.js';
 
 /** Inputs of {@link gatherContext}; `budgetChars` in characters, `extraIgnore` in gitignore syntax. */
 export interface GatherContextOptions {
@@ -30,7 +35,11 @@ export async function gatherContext(options: GatherContextOptions): Promise<{
   context: ContextResult;
   instructions: ProjectInstructions;
 }> {
-  const rootInstructions = await loadInstructions(options.rootDir, [], Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, Math.floor(options.budgetChars / 2)));
+  const rootInstructions = await loadInstructions(
+    options.rootDir,
+    [],
+    Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, Math.floor(options.budgetChars / 2)),
+  );
   const context = await buildContext({
     rootDir: options.rootDir,
     task: options.task,

@@ -85,7 +85,13 @@ export async function repairPlan(options: RepairOptions): Promise<RepairResult |
   } catch (error) {
     if (!(error instanceof PlanParseError)) throw error;
     const ms = Math.round(performance.now() - t0);
-    return keepOriginal(options, { patches: items.map((i) => i.number), firstError, applied: false, error: `the repair reply was not a valid plan: ${error.message}`, ms });
+    return keepOriginal(options, {
+      patches: items.map((i) => i.number),
+      firstError,
+      applied: false,
+      error: `the repair reply was not a valid plan: ${error.message}`,
+      ms,
+    });
   }
   const ms = Math.round(performance.now() - t0);
   const summed: PlanResult = {
@@ -97,14 +103,23 @@ export async function repairPlan(options: RepairOptions): Promise<RepairResult |
   const base = { patches: items.map((i) => i.number), firstError, ms };
   if (reply.plan.patches.length !== failed.length) {
     const error = `the repair reply has ${reply.plan.patches.length} patch(es) for ${failed.length} refused`;
-    return keepOriginal(options, { ...base, applied: false, error }, { ...summed, plan, reply: options.planResult.reply });
+    return keepOriginal(
+      options,
+      { ...base, applied: false, error },
+      { ...summed, plan, reply: options.planResult.reply },
+    );
   }
   const patches = [...plan.patches];
   failed.forEach((r, k) => (patches[r.index] = reply.plan.patches[k]!));
   const repaired: Plan = { ...plan, patches };
   const again = await preparePlan(options.rootDir, repaired, options.emitter);
   options.emitter?.emit('repair_reply', { ms, applied: again.ok });
-  return { plan: repaired, prepared: again, planResult: { ...summed, plan: repaired }, report: { ...base, applied: again.ok } };
+  return {
+    plan: repaired,
+    prepared: again,
+    planResult: { ...summed, plan: repaired },
+    report: { ...base, applied: again.ok },
+  };
 }
 
 function keepOriginal(options: RepairOptions, report: RepairReport, planResult = options.planResult): RepairResult {
@@ -117,9 +132,18 @@ function repairItem(r: PatchOutcome, plan: Plan, prepared: PreparedPlan): Repair
   const patch = plan.patches[r.index]!;
   const bytes = prepared.targets.get(r.file);
   if (bytes === null || bytes === undefined) {
-    return { number: r.index + 1, file: r.file, find: patch.find, error: 'no such file; `find: ""` creates it', excerpts: [] };
+    return {
+      number: r.index + 1,
+      file: r.file,
+      find: patch.find,
+      error: 'no such file; `find: ""` creates it',
+      excerpts: [],
+    };
   }
-  const lines = bytes.toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/);
+  const lines = bytes
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/);
   const ranges: [number, number][] = [];
   if (r.closest) ranges.push([r.closest.startLine, r.closest.endLine]);
   else if (r.matchLines && r.matchLines.length > 0) {
@@ -141,5 +165,9 @@ function repairItem(r: PatchOutcome, plan: Plan, prepared: PreparedPlan): Repair
 function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
   if (!a) return b;
   if (!b) return a;
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
 }

@@ -90,7 +90,10 @@ export function estimateTokens(chars: number): number {
  * under the clawcode home.
  */
 export async function buildPrompts(
-  options: Pick<RunAgentOptions, 'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore' | 'files' | 'kept'> & { cacheIndex?: boolean },
+  options: Pick<
+    RunAgentOptions,
+    'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore' | 'files' | 'kept'
+  > & { cacheIndex?: boolean },
 ): Promise<{
   context: ContextResult;
   instructions: ProjectInstructions;
@@ -100,7 +103,10 @@ export async function buildPrompts(
   promptMs: number;
 }> {
   const t0 = performance.now();
-  const { context, instructions } = await gatherContext({ ...options, onScan: (scan) => options.emitter?.emit('scan', scan) });
+  const { context, instructions } = await gatherContext({
+    ...options,
+    onScan: (scan) => options.emitter?.emit('scan', scan),
+  });
   const contextMs = performance.now() - t0;
   options.emitter?.emit('context', {
     files: context.files.map((f) => ({ path: f.path, chars: f.chars })),
@@ -109,7 +115,10 @@ export async function buildPrompts(
     ms: Math.round(contextMs),
   });
   const t1 = performance.now();
-  const [global, session] = await Promise.all([loadGlobalMemory(options.homeDir), loadSessionMemory(options.rootDir, options.homeDir)]);
+  const [global, session] = await Promise.all([
+    loadGlobalMemory(options.homeDir),
+    loadSessionMemory(options.rootDir, options.homeDir),
+  ]);
   if (!global.projectSummaries[options.rootDir]) {
     // First run in this project: describe it (framework, test command) in this prompt. Building a prompt
     // never writes; the write stage remembers the summary once the run is over (agent/write-after.ts).
@@ -124,7 +133,12 @@ export async function buildPrompts(
     instructions: instructions.text,
   });
   const promptChars = systemPrompt.length + userPrompt.length;
-  options.emitter?.emit('prompt', { chars: promptChars, estimatedTokens: estimateTokens(promptChars), contextChars: context.totalChars, budgetChars: context.budget });
+  options.emitter?.emit('prompt', {
+    chars: promptChars,
+    estimatedTokens: estimateTokens(promptChars),
+    contextChars: context.totalChars,
+    budgetChars: context.budget,
+  });
   return { context, instructions, systemPrompt, userPrompt, contextMs, promptMs: performance.now() - t1 };
 }
 
@@ -141,7 +155,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   options.emitter?.emit('planning', { task: options.task });
   const prompts = await buildPrompts(options);
 
-  const planner = options.planner ?? (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
+  const planner =
+    options.planner ??
+    (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
   options.emitter?.emit('model_request', { provider: options.provider.name, model: options.provider.model });
   const t2 = performance.now();
   let planResult = await planner(options.provider, prompts.systemPrompt, prompts.userPrompt, {

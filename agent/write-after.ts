@@ -52,7 +52,12 @@ export async function runVerify(options: {
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     ...(sandbox.available
-      ? { sandbox: { bwrapPath: sandbox.bwrapPath, policy: { rootDir: options.rootDir, allowNetwork: Boolean(options.allowNetwork) } } }
+      ? {
+          sandbox: {
+            bwrapPath: sandbox.bwrapPath,
+            policy: { rootDir: options.rootDir, allowNetwork: Boolean(options.allowNetwork) },
+          },
+        }
       : {}),
   });
   if (options.signal?.aborted) throw new InterruptedError();

@@ -52,14 +52,20 @@ export interface CommandPolicy {
  */
 export async function approveCommand(command: string, policy: CommandPolicy): Promise<CommandApproval> {
   const [parse, sandbox] = await Promise.all([loadShellParser(), detectSandbox()]);
-  return decideCommand(command, { rootDir: policy.rootDir, parse, rules: policy.rules ?? { allow: [], deny: [] }, sandboxed: sandbox.available });
+  return decideCommand(command, {
+    rootDir: policy.rootDir,
+    parse,
+    rules: policy.rules ?? { allow: [], deny: [] },
+    sandboxed: sandbox.available,
+  });
 }
 
 /**
  * A question for the person about commands: the batch of allow-listed commands, or one command that
  * needs a yes of its own (its answer defaults to no).
  */
-export type CommandQuestion = { type: 'batch'; commands: string[] } | { type: 'single'; command: string; reason: string };
+export type CommandQuestion =
+  { type: 'batch'; commands: string[] } | { type: 'single'; command: string; reason: string };
 
 /** What the command step tells the surface, in order (the CLI prints them; the TUI may ignore them). */
 export type CommandNotice =
@@ -84,7 +90,8 @@ export interface CommandStepOptions extends CommandPolicy {
   onNotice?: (notice: CommandNotice) => void;
 }
 
-const byRule = (d: CommandApproval): boolean => d.type === 'auto-approve' && d.reason.startsWith('allowed by a settings rule');
+const byRule = (d: CommandApproval): boolean =>
+  d.type === 'auto-approve' && d.reason.startsWith('allowed by a settings rule');
 
 /**
  * Run the plan's commands that the policy and the person allow. Each command is decided by
@@ -106,7 +113,9 @@ export async function runPlanCommands(options: CommandStepOptions): Promise<Comm
   const [parse, sandbox] = await Promise.all([loadShellParser(), detectSandbox()]);
   if (!sandbox.available) notify({ type: 'no_sandbox', reason: sandbox.reason });
   const rules = options.rules ?? { allow: [], deny: [] };
-  const decisions = commands.map((command) => decideCommand(command, { rootDir: options.rootDir, parse, rules, sandboxed: sandbox.available }));
+  const decisions = commands.map((command) =>
+    decideCommand(command, { rootDir: options.rootDir, parse, rules, sandboxed: sandbox.available }),
+  );
   const batch = commands.filter((_, i) => decisions[i]!.type === 'auto-approve' && !byRule(decisions[i]!));
   let batchYes = options.runCommands;
   if (!batchYes && batch.length > 0 && options.ask) batchYes = await options.ask({ type: 'batch', commands: batch });
@@ -157,7 +166,12 @@ async function runOne(
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     ...(sandbox.available
-      ? { sandbox: { bwrapPath: sandbox.bwrapPath, policy: { rootDir: options.rootDir, allowNetwork: Boolean(options.allowNetwork) } } }
+      ? {
+          sandbox: {
+            bwrapPath: sandbox.bwrapPath,
+            policy: { rootDir: options.rootDir, allowNetwork: Boolean(options.allowNetwork) },
+          },
+        }
       : {}),
   });
   // Ctrl-C killed the command: that is an interruption, not a failing command.

@@ -12,7 +12,8 @@ import { classifyContent } from '../agent/context/scan.js';
  */
 
 /** The keyword scorer's text extensions (common source and text extensions) and its 500-file cap. */
-const TEXT_EXT = /\.(ts|tsx|js|jsx|mjs|cjs|json|md|py|go|rs|java|rb|php|c|h|cpp|hpp|cs|css|scss|html|yml|yaml|toml|txt|sh|vue|svelte)$|(^|\/)Dockerfile$/;
+const TEXT_EXT =
+  /\.(ts|tsx|js|jsx|mjs|cjs|json|md|py|go|rs|java|rb|php|c|h|cpp|hpp|cs|css|scss|html|yml|yaml|toml|txt|sh|vue|svelte)$|(^|\/)Dockerfile$/;
 const MAX_FILES = 500;
 
 /** Loaded tree for the baselines: text files with content, in scan order. */
@@ -40,7 +41,14 @@ export async function loadTree(root: string): Promise<LoadedTree> {
  * minus min(size/1000, 5); whole files greedily under the budget, at most 12; first 500 files only.
  */
 export function referenceSelect(task: string, tree: LoadedTree, budgetChars: number): ContextFile[] {
-  const keywords = [...new Set(task.toLowerCase().split(/[^a-z0-9_]+/).filter((w) => w.length > 2))];
+  const keywords = [
+    ...new Set(
+      task
+        .toLowerCase()
+        .split(/[^a-z0-9_]+/)
+        .filter((w) => w.length > 2),
+    ),
+  ];
   const pool = tree.files.filter((f) => TEXT_EXT.test(f.path)).slice(0, MAX_FILES);
   const scored = pool.map((f) => {
     const p = f.path.toLowerCase();
@@ -66,9 +74,19 @@ export function referenceSelect(task: string, tree: LoadedTree, budgetChars: num
 }
 
 /** Plain BM25 (code-aware tokens) over whole files, greedy under the budget. */
-export function bm25Select(task: string, tree: LoadedTree, budgetChars: number, docs?: RankDoc[]): { files: ContextFile[]; docs: RankDoc[] } {
+export function bm25Select(
+  task: string,
+  tree: LoadedTree,
+  budgetChars: number,
+  docs?: RankDoc[],
+): { files: ContextFile[]; docs: RankDoc[] } {
   const d = docs ?? tree.files.map((f) => ({ path: f.path, doc: indexText(f.text, 0, f.text.length) }));
   const texts = new Map(tree.files.map((f) => [f.path, f.text]));
-  const sel = selectContext(task, d, { budgetChars, readText: (p) => texts.get(p) ?? null, plainBm25: true, wholeOnly: true });
+  const sel = selectContext(task, d, {
+    budgetChars,
+    readText: (p) => texts.get(p) ?? null,
+    plainBm25: true,
+    wholeOnly: true,
+  });
   return { files: sel.files, docs: d };
 }

@@ -39,9 +39,12 @@ export interface Hunk {
  */
 export function loadTasks(dir: string): BenchTask[] {
   const out: BenchTask[] = [];
-  for (const f of readdirSync(dir).filter((n) => /^tasks-public-.*\.jsonl$/.test(n) && n !== 'tasks-public-wide.jsonl').sort()) {
+  for (const f of readdirSync(dir)
+    .filter((n) => /^tasks-public-.*\.jsonl$/.test(n) && n !== 'tasks-public-wide.jsonl')
+    .sort()) {
     const set = f.includes('swebench') ? 'issues' : 'commits';
-    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) if (line.trim()) out.push({ ...(JSON.parse(line) as Omit<BenchTask, 'set'>), set });
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n'))
+      if (line.trim()) out.push({ ...(JSON.parse(line) as Omit<BenchTask, 'set'>), set });
   }
   return out;
 }
@@ -67,7 +70,9 @@ export function materialise(cacheDir: string, gitDir: string, task: BenchTask): 
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   try {
-    execFileSync('sh', ['-c', `git --git-dir="$1" archive "$2" | tar -x -C "$3"`, 'sh', gitDir, task.parent, tmp], { stdio: ['ignore', 'ignore', 'ignore'] });
+    execFileSync('sh', ['-c', `git --git-dir="$1" archive "$2" | tar -x -C "$3"`, 'sh', gitDir, task.parent, tmp], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
   } catch {
     // A snapshot mirror may lack its largest blobs (data files): write every blob it has instead.
     writeBlobs(gitDir, task.parent, tmp);
@@ -90,7 +95,10 @@ function writeBlobs(gitDir: string, rev: string, out: string): void {
       return { mode: mode!, type: type!, oid: oid!, path };
     })
     .filter((e) => e.type === 'blob' && e.mode !== '120000');
-  const batch = execFileSync('git', ['--git-dir', gitDir, 'cat-file', '--batch'], { input: entries.map((e) => e.oid).join('\n') + '\n', maxBuffer: 2 ** 31 });
+  const batch = execFileSync('git', ['--git-dir', gitDir, 'cat-file', '--batch'], {
+    input: entries.map((e) => e.oid).join('\n') + '\n',
+    maxBuffer: 2 ** 31,
+  });
   let at = 0;
   for (const e of entries) {
     const nl = batch.indexOf(10, at);
@@ -121,7 +129,10 @@ export function goldHunks(gitDir: string, task: BenchTask): Hunk[] {
   const given = task.hunks;
   if (given) return task.gold.flatMap((file) => (given[file] ?? []).map(([start, end]) => ({ file, start, end })));
   return task.gold.flatMap((file) => {
-    const diff = execFileSync('git', ['--git-dir', gitDir, 'diff', '-U0', task.parent, task.sha, '--', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const diff = execFileSync('git', ['--git-dir', gitDir, 'diff', '-U0', task.parent, task.sha, '--', file], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return parseHunks(file, diff);
   });
 }
@@ -132,6 +143,10 @@ export function namesChangedFile(task: BenchTask): boolean {
   return (task.allChanged ?? task.gold).some((p) => {
     const base = p.slice(p.lastIndexOf('/') + 1).toLowerCase();
     const stem = base.replace(/\.[^.]*$/, '');
-    return subject.includes(p.toLowerCase()) || subject.includes(` ${base} `) || (stem.length >= 3 && new RegExp(`[ /.(]${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ .):]`).test(subject));
+    return (
+      subject.includes(p.toLowerCase()) ||
+      subject.includes(` ${base} `) ||
+      (stem.length >= 3 && new RegExp(`[ /.(]${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ .):]`).test(subject))
+    );
   });
 }

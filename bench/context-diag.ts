@@ -12,7 +12,10 @@ import { gitDirFor, goldHunks, loadTasks, materialise, queryOf } from './context
  */
 async function main(): Promise<void> {
   const reposDir = process.env.CLAWCODE_BENCH_REPOS!;
-  const tasks = loadTasks(resolve(process.env.CLAWCODE_BENCH_TASKS ?? '../shared/bench')).filter((t) => t.repo.includes(process.env.CLAWCODE_BENCH_FILTER ?? '') && t.set.includes(process.env.CLAWCODE_BENCH_SET ?? ''));
+  const tasks = loadTasks(resolve(process.env.CLAWCODE_BENCH_TASKS ?? '../shared/bench')).filter(
+    (t) =>
+      t.repo.includes(process.env.CLAWCODE_BENCH_FILTER ?? '') && t.set.includes(process.env.CLAWCODE_BENCH_SET ?? ''),
+  );
   const budget = Number(process.env.CLAWCODE_DIAG_BUDGET ?? 60_000);
   const home = process.env.CLAWCODE_BENCH_HOME!;
   for (const task of tasks) {
@@ -25,7 +28,9 @@ async function main(): Promise<void> {
       return !f || !(f.ranges === null || f.ranges.some(([a, b]) => a <= h.start && h.end <= b));
     });
     if (missed.length === 0) continue;
-    const docs: RankDoc[] = [...loadIndex(home, root)].filter(([, d]) => d.kind === 'text').map(([path, doc]) => ({ path, doc }));
+    const docs: RankDoc[] = [...loadIndex(home, root)]
+      .filter(([, d]) => d.kind === 'text')
+      .map(([path, doc]) => ({ path, doc }));
     const order = rankFiles(queryOf(task), docs).ranked.map((x) => x.path);
     const rows = missed.map((h) => {
       const f = r.files.find((x) => x.path === h.file);
@@ -33,7 +38,12 @@ async function main(): Promise<void> {
       const rank = r.files.findIndex((x) => x.path === h.file);
       return `  ${h.file}:${h.start}-${h.end} size=${size} ${f ? `sent#${rank} ${f.ranges ? JSON.stringify(f.ranges) : 'whole'}` : `not sent (rank ${order.indexOf(h.file)})`}`;
     });
-    process.stdout.write(`${task.repo} ${task.id ?? task.sha.slice(0, 8)} "${task.subject.slice(0, 60)}" missed ${missed.length}/${hunks.length} used=${r.totalChars} files=${r.files.length}\n${rows.join('\n')}\n`);
+    process.stdout.write(
+      `${task.repo} ${task.id ?? task.sha.slice(0, 8)} "${task.subject.slice(0, 60)}" missed ${missed.length}/${hunks.length} used=${r.totalChars} files=${r.files.length}\n${rows.join('\n')}\n`,
+    );
   }
 }
-main().catch((e: unknown) => { console.error(e); process.exitCode = 1; });
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});

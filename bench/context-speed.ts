@@ -11,11 +11,13 @@ import { join, resolve } from 'node:path';
  * Usage: tsx bench/context-speed.ts <projectDir> [task] [runs]   env CLAWCODE_SPEED_DIST=<built dir>
  */
 
-const [project, task = 'fix formatting of long string concatenation in JSX attributes', runsArg = '3'] = process.argv.slice(2);
+const [project, task = 'fix formatting of long string concatenation in JSX attributes', runsArg = '3'] =
+  process.argv.slice(2);
 if (!project) throw new Error('usage: tsx bench/context-speed.ts <projectDir> [task] [runs]');
 const dist = resolve(process.env.CLAWCODE_SPEED_DIST ?? 'dist');
 const moduleUrl = new URL(`file://${join(dist, 'cli/context.js')}`).href;
-if (!existsSync(join(dist, 'cli/context.js'))) throw new Error(`build first: ${join(dist, 'cli/context.js')} is missing`);
+if (!existsSync(join(dist, 'cli/context.js')))
+  throw new Error(`build first: ${join(dist, 'cli/context.js')} is missing`);
 
 const child = `
 const { runContextCommand } = await import(${JSON.stringify(moduleUrl)});
@@ -27,7 +29,10 @@ process.stderr.write(JSON.stringify({ files: j.files.length, scanned: j.scannedF
 
 function run(home: string): { wallMs: number; stageMs: number; maxRssMB: number; scanned: number } {
   const started = performance.now();
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', child, resolve(project!), task], { env: { ...process.env, CLAWCODE_HOME: home }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', child, resolve(project!), task], {
+    env: { ...process.env, CLAWCODE_HOME: home },
+    encoding: 'utf8',
+  });
   const wallMs = performance.now() - started;
   if (r.status !== 0) throw new Error(r.stderr);
   const j = JSON.parse(r.stderr) as { stageMs: number; maxRssMB: number; scanned: number };
@@ -40,7 +45,9 @@ for (let i = 0; i < runs; i++) {
   const home = mkdtempSync(join(tmpdir(), 'clawcode-speed-'));
   const cold = run(home);
   const warm = run(home);
-  rows.push(`run ${i + 1}: scanned ${cold.scanned} files; cold ${cold.wallMs.toFixed(0)} ms (stage ${cold.stageMs}, peak ${cold.maxRssMB} MB); warm ${warm.wallMs.toFixed(0)} ms (stage ${warm.stageMs}, peak ${warm.maxRssMB} MB)`);
+  rows.push(
+    `run ${i + 1}: scanned ${cold.scanned} files; cold ${cold.wallMs.toFixed(0)} ms (stage ${cold.stageMs}, peak ${cold.maxRssMB} MB); warm ${warm.wallMs.toFixed(0)} ms (stage ${warm.stageMs}, peak ${warm.maxRssMB} MB)`,
+  );
   rmSync(home, { recursive: true, force: true });
 }
 process.stdout.write(`${rows.join('\n')}\n`);

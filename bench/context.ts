@@ -4,7 +4,16 @@ import { join, resolve } from 'node:path';
 import { buildContext } from '../agent/context.js';
 import type { ContextFile } from '../agent/context/rank.js';
 import { bm25Select, loadTree, referenceSelect } from './context-baselines.js';
-import { gitDirFor, goldHunks, loadTasks, materialise, namesChangedFile, queryOf, type BenchTask, type Hunk } from './context-data.js';
+import {
+  gitDirFor,
+  goldHunks,
+  loadTasks,
+  materialise,
+  namesChangedFile,
+  queryOf,
+  type BenchTask,
+  type Hunk,
+} from './context-data.js';
 
 /**
  * `npm run bench:context`: file recall, hunk recall and time per task for clawcode's selector and
@@ -41,7 +50,12 @@ function covered(h: Hunk, files: readonly ContextFile[]): boolean {
   return f.ranges === null || f.ranges.some(([a, b]) => a <= h.start && h.end <= b);
 }
 
-function score(task: BenchTask, hunks: readonly Hunk[], files: readonly ContextFile[], ms: number): Pick<Outcome, 'fileRecall' | 'hunkRecall' | 'ms'> {
+function score(
+  task: BenchTask,
+  hunks: readonly Hunk[],
+  files: readonly ContextFile[],
+  ms: number,
+): Pick<Outcome, 'fileRecall' | 'hunkRecall' | 'ms'> {
   const sent = new Set(files.map((f) => f.path));
   const gold = task.gold;
   return {
@@ -56,12 +70,19 @@ const f3 = (x: number): string => x.toFixed(3);
 
 async function main(): Promise<void> {
   const reposDir = process.env.CLAWCODE_BENCH_REPOS;
-  if (!reposDir) throw new Error('set CLAWCODE_BENCH_REPOS to a folder of bare clones (owner+name/repo, owner+name or owner+name.git)');
+  if (!reposDir)
+    throw new Error(
+      'set CLAWCODE_BENCH_REPOS to a folder of bare clones (owner+name/repo, owner+name or owner+name.git)',
+    );
   const tasksDir = resolve(process.env.CLAWCODE_BENCH_TASKS ?? '../shared/bench');
   const filter = process.env.CLAWCODE_BENCH_FILTER ?? '';
   const onlySet = process.env.CLAWCODE_BENCH_SET ?? '';
   const onlyOurs = Boolean(process.env.CLAWCODE_BENCH_ONLY_OURS);
-  const selectors: Selector[] = onlyOurs ? ['ours'] : process.env.CLAWCODE_BENCH_REFERENCE ? ['ours', 'bm25', 'reference'] : ['ours', 'bm25'];
+  const selectors: Selector[] = onlyOurs
+    ? ['ours']
+    : process.env.CLAWCODE_BENCH_REFERENCE
+      ? ['ours', 'bm25', 'reference']
+      : ['ours', 'bm25'];
   const cacheDir = resolve('bench/.cache');
   // A kept home (CLAWCODE_BENCH_HOME) reuses indexes across runs: for tuning, not for timing.
   const keptHome = process.env.CLAWCODE_BENCH_HOME;
@@ -108,13 +129,18 @@ async function main(): Promise<void> {
     if (setTasks.length === 0) continue;
     const repos = [...new Set(setTasks.map((t) => t.repo))].sort();
     const groups: [string, (o: Outcome) => boolean][] = [
-      ...repos.map((r): [string, (o: Outcome) => boolean] => [`${short(r)}${HELD_OUT[set].includes(r) ? ' (held out)' : ''}`, (o) => o.repo === r]),
+      ...repos.map((r): [string, (o: Outcome) => boolean] => [
+        `${short(r)}${HELD_OUT[set].includes(r) ? ' (held out)' : ''}`,
+        (o) => o.repo === r,
+      ]),
       ['tune half', (o) => !HELD_OUT[set].includes(o.repo)],
       ['held-out half', (o) => HELD_OUT[set].includes(o.repo)],
       ['no-leak', (o) => !o.leak],
       ['**all**', () => true],
     ];
-    lines.push(`${set === 'commits' ? 'Real commits (task text = subject)' : 'Issue reports (task text = the issue)'}: ${setTasks.length} tasks, ${setTasks.filter(namesChangedFile).length} name a changed file`);
+    lines.push(
+      `${set === 'commits' ? 'Real commits (task text = subject)' : 'Issue reports (task text = the issue)'}: ${setTasks.length} tasks, ${setTasks.filter(namesChangedFile).length} name a changed file`,
+    );
     lines.push('');
     const head = BUDGETS.flatMap((b) => selectors.map((s) => `${s} file / hunk @${b / 1000}k`));
     lines.push(`| repo | n | ${head.join(' | ')} |`);
@@ -132,11 +158,13 @@ async function main(): Promise<void> {
     lines.push('');
   }
   const cold = (results.get(`ours@${BUDGETS[0]}`) ?? []).map((o) => o.ms);
-  lines.push(`ours, in-process ms per task: first run ${mean(cold).toFixed(0)} (max ${Math.max(...cold).toFixed(0)}), warm index ${mean(warmMs).toFixed(0)} (max ${Math.max(...warmMs).toFixed(0)})`);
+  lines.push(
+    `ours, in-process ms per task: first run ${mean(cold).toFixed(0)} (max ${Math.max(...cold).toFixed(0)}), warm index ${mean(warmMs).toFixed(0)} (max ${Math.max(...warmMs).toFixed(0)})`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

@@ -54,17 +54,22 @@ function main(): void {
   const json = args.includes('--json');
   const show = valueOf(args, '--show') as Verdict | undefined;
   const onlyKind = valueOf(args, '--kind');
-  const path = process.env.CLAWCODE_EDITS_BENCH ?? fileURLToPath(new URL('../../shared/bench/edits-public.json', import.meta.url));
+  const path =
+    process.env.CLAWCODE_EDITS_BENCH ?? fileURLToPath(new URL('../../shared/bench/edits-public.json', import.meta.url));
   let data: BenchData;
   try {
     data = JSON.parse(readFileSync(path, 'utf8')) as BenchData;
   } catch (error) {
-    process.stderr.write(`cannot read the edits benchmark at ${path}: ${(error as Error).message}\n(set CLAWCODE_EDITS_BENCH to its path)\n`);
+    process.stderr.write(
+      `cannot read the edits benchmark at ${path}: ${(error as Error).message}\n(set CLAWCODE_EDITS_BENCH to its path)\n`,
+    );
     process.exitCode = 1;
     return;
   }
   const cases = onlyKind ? data.cases.filter((c) => c.kind === onlyKind) : data.cases;
-  const reports = [oursEngine, exactEngine].map((engine) => run(engine, data, cases, engine === oursEngine ? show : undefined));
+  const reports = [oursEngine, exactEngine].map((engine) =>
+    run(engine, data, cases, engine === oursEngine ? show : undefined),
+  );
   if (json) {
     process.stdout.write(`${JSON.stringify({ data: path, cases: cases.length, engines: reports }, null, 2)}\n`);
     return;
@@ -132,13 +137,21 @@ function printTable(reports: readonly EngineReport[], total: number, path: strin
     `${'kind'.padEnd(20)}${'n'.padStart(5)}   ${sub}`,
   ];
   for (const k of kinds) {
-    lines.push(`${k.padEnd(20)}${String(reports[0]!.kinds[k]!.n).padStart(5)}   ${reports.map((r) => cell(r.kinds[k]!)).join(' │ ')}`);
+    lines.push(
+      `${k.padEnd(20)}${String(reports[0]!.kinds[k]!.n).padStart(5)}   ${reports.map((r) => cell(r.kinds[k]!)).join(' │ ')}`,
+    );
   }
-  lines.push(`${'OVERALL'.padEnd(20)}${String(total).padStart(5)}   ${reports.map((r) => cell(r.overall)).join(' │ ')}`);
+  lines.push(
+    `${'OVERALL'.padEnd(20)}${String(total).padStart(5)}   ${reports.map((r) => cell(r.overall)).join(' │ ')}`,
+  );
   lines.push(`${'median ms / edit'.padEnd(25)} ${reports.map((r) => r.medianMs.toFixed(3).padStart(18)).join(' │ ')}`);
   lines.push(`${'p95 ms / edit'.padEnd(25)} ${reports.map((r) => r.p95Ms.toFixed(3).padStart(18)).join(' │ ')}`);
   lines.push(`${'max ms / edit'.padEnd(25)} ${reports.map((r) => r.maxMs.toFixed(3).padStart(18)).join(' │ ')}`);
-  lines.push(`strategies (ours): ${Object.entries(reports[0]!.strategies).map(([s, n]) => `${s} ${n}`).join(', ')}`);
+  lines.push(
+    `strategies (ours): ${Object.entries(reports[0]!.strategies)
+      .map(([s, n]) => `${s} ${n}`)
+      .join(', ')}`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -14,11 +14,21 @@ function time(label: string, text: string): void {
   let found = 0;
   for (let i = 0; i < runs; i++) found = redactSecrets(text).redactions.reduce((n, r) => n + r.count, 0);
   const ms = (performance.now() - started) / runs;
-  console.log(`${label.padEnd(44)} ${String(text.length).padStart(9)} chars ${ms.toFixed(1).padStart(8)} ms ${Math.round(text.length / ms).toString().padStart(7)} chars/ms  ${found} found`);
+  console.log(
+    `${label.padEnd(44)} ${String(text.length).padStart(9)} chars ${ms.toFixed(1).padStart(8)} ms ${Math.round(
+      text.length / ms,
+    )
+      .toString()
+      .padStart(7)} chars/ms  ${found} found`,
+  );
 }
 
 const files = process.argv.slice(2);
-const defaults = ['node_modules/typescript/lib/typescript.js', 'node_modules/typescript/lib/lib.dom.d.ts', 'package-lock.json'];
+const defaults = [
+  'node_modules/typescript/lib/typescript.js',
+  'node_modules/typescript/lib/lib.dom.d.ts',
+  'package-lock.json',
+];
 for (const f of files.length > 0 ? files : defaults) {
   try {
     time(f, readFileSync(f, 'utf8'));

@@ -42,7 +42,12 @@ function countOccurrences(haystack: string, needle: string): number {
  * lines all lie inside what the shard shows, widened by more shown lines (down, then up, never into
  * a neighbouring hunk) until its find is unique — what a careful model does with what it sees.
  */
-function editsFor(path: string, oldText: string, newText: string, shown: readonly [number, number][] | null): { patches: PatchOp[]; hunks: number; inside: number } {
+function editsFor(
+  path: string,
+  oldText: string,
+  newText: string,
+  shown: readonly [number, number][] | null,
+): { patches: PatchOp[]; hunks: number; inside: number } {
   const patch = structuredPatch(path, path, oldText, newText, '', '', { context: 3 });
   const oldLines = oldText.split('\n');
   const within = (a: number, b: number): boolean => shown === null || shown.some(([s, e]) => s <= a && b <= e);
@@ -95,7 +100,10 @@ function editsFor(path: string, oldText: string, newText: string, shown: readonl
 
 async function main(): Promise<void> {
   const reposDir = process.env.CLAWCODE_BENCH_REPOS;
-  if (!reposDir) throw new Error('set CLAWCODE_BENCH_REPOS to a folder of bare clones (owner+name/repo, owner+name or owner+name.git)');
+  if (!reposDir)
+    throw new Error(
+      'set CLAWCODE_BENCH_REPOS to a folder of bare clones (owner+name/repo, owner+name or owner+name.git)',
+    );
   const tasksDir = resolve(process.env.CLAWCODE_BENCH_TASKS ?? '../shared/bench');
   const filter = process.env.CLAWCODE_BENCH_FILTER ?? '';
   const cacheDir = resolve('bench/.cache');
@@ -107,7 +115,9 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   rows.push(`Wide-change benchmark: ${tasks.length} commits, footprint pinned to the commit's changed files`);
   rows.push('');
-  rows.push('| budget | commits byte-exact | files byte-exact | regions shown | requests/commit (mean, max) | commits >1 request when over budget | largest request − budget (chars) | ms/commit |');
+  rows.push(
+    '| budget | commits byte-exact | files byte-exact | regions shown | requests/commit (mean, max) | commits >1 request when over budget | largest request − budget (chars) | ms/commit |',
+  );
   rows.push('|---|---|---|---|---|---|---|---|');
   for (const budget of BUDGETS) {
     let exact = 0;
@@ -126,7 +136,12 @@ async function main(): Promise<void> {
       const gitDir = gitDirFor(reposDir, task.repo);
       const root = materialise(cacheDir, gitDir, task);
       const t0 = performance.now();
-      const prepared = await prepareWideChange({ rootDir: root, task: task.subject, budgetChars: budget, paths: task.gold });
+      const prepared = await prepareWideChange({
+        rootDir: root,
+        task: task.subject,
+        budgetChars: budget,
+        paths: task.gold,
+      });
       ms += performance.now() - t0;
       const newText = new Map<string, string>();
       for (const p of prepared.footprint) newText.set(p, git(gitDir, ['show', `${task.sha}:${p}`]));
@@ -150,7 +165,12 @@ async function main(): Promise<void> {
         return { plan, reply: { text: '' }, repaired: false, ms: 0 };
       };
       const t1 = performance.now();
-      const run = await runWideChange(prepared, { rootDir: root, provider: { provider: 'openai', name: 'bench', model: 'bench' }, planner, concurrency: 4 });
+      const run = await runWideChange(prepared, {
+        rootDir: root,
+        provider: { provider: 'openai', name: 'bench', model: 'bench' },
+        planner,
+        concurrency: 4,
+      });
       ms += performance.now() - t1;
       const after = new Map(run.prepared.changes.map((c) => [c.path, c.after]));
       let allExact = run.prepared.ok && prepared.footprint.length === task.gold.length;
@@ -166,9 +186,15 @@ async function main(): Promise<void> {
       if (allExact) exact++;
       else {
         const refused = run.prepared.results.find((r) => !r.applied);
-        const wrongFile = prepared.footprint.find((p) => (after.get(p) ?? readFileSync(join(root, p), 'utf8')) !== newText.get(p));
-        const why = refused ? `${refused.file}: ${refused.error ?? 'refused'}` : run.prepared.pathIssues[0]?.message ?? `differs: ${wrongFile}`;
-        failures.push(`${task.repo}@${task.sha.slice(0, 8)} footprint ${prepared.footprint.length}/${task.gold.length}: ${why}`);
+        const wrongFile = prepared.footprint.find(
+          (p) => (after.get(p) ?? readFileSync(join(root, p), 'utf8')) !== newText.get(p),
+        );
+        const why = refused
+          ? `${refused.file}: ${refused.error ?? 'refused'}`
+          : (run.prepared.pathIssues[0]?.message ?? `differs: ${wrongFile}`);
+        failures.push(
+          `${task.repo}@${task.sha.slice(0, 8)} footprint ${prepared.footprint.length}/${task.gold.length}: ${why}`,
+        );
       }
       hunksTotal += hunksHere;
       hunksShown += shownHere;
@@ -195,7 +221,11 @@ async function main(): Promise<void> {
 
 /** Peak resident memory of one run of the command, MB (GNU time's %M, kilobytes). */
 function peakRssMb(file: string, args: string[], home: string): number {
-  const result = spawnSync('/usr/bin/time', ['-f', '%M', file, ...args], { encoding: 'utf8', env: { ...process.env, CLAWCODE_HOME: home }, maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync('/usr/bin/time', ['-f', '%M', file, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, CLAWCODE_HOME: home },
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const kb = Number(result.stderr.trim().split('\n').pop());
   return kb / 1024;
 }
@@ -223,11 +253,26 @@ function speedRow(reposDir: string, cacheDir: string): string {
     .slice(0, 200);
   // The built CLI, as a person runs it: `--print-prompt` builds every shard request and sends nothing.
   const cli = resolve('dist/cli.js');
-  const args = [cli, 'use the node: prefix for builtins', '--dir', root, '--budget', '18000', '--print-prompt', '--files', ...files];
+  const args = [
+    cli,
+    'use the node: prefix for builtins',
+    '--dir',
+    root,
+    '--budget',
+    '18000',
+    '--print-prompt',
+    '--files',
+    ...files,
+  ];
   const home = mkdtempSync(join(tmpdir(), 'clawcode-bench-home-'));
   const runs = Array.from({ length: 6 }, () => {
     const t = performance.now();
-    const out = execFileSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, CLAWCODE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    const out = execFileSync(process.execPath, args, {
+      encoding: 'utf8',
+      env: { ...process.env, CLAWCODE_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { wallMs: performance.now() - t, requests: (out.match(/^===== request /gm) ?? []).length };
   }).slice(1);
   const rssMb = peakRssMb(process.execPath, args, home);

@@ -25,56 +25,78 @@ async function readStdin(): Promise<string> {
  */
 export async function runApplyCommand(
   source: string,
-  flags: { dir?: string; dryRun?: boolean; yes?: boolean; runCommands?: boolean; allowNetwork?: boolean; json?: boolean },
+  flags: {
+    dir?: string;
+    dryRun?: boolean;
+    yes?: boolean;
+    runCommands?: boolean;
+    allowNetwork?: boolean;
+    json?: boolean;
+  },
 ): Promise<number> {
   const started = performance.now();
   const rootDir = await resolveProjectRoot(flags.dir);
   const { plan, saved } = await loadPlanSource(source, process.cwd(), readStdin);
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json && source !== '-');
   const settings = await loadTrustedSettings({ rootDir, env: process.env, interactive });
-  return withInterrupt((signal) => withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () => {
-    const t = performance.now();
-    const prepared = await preparePlan(rootDir, plan);
-    const applyMs = Math.round(performance.now() - t);
-    const stale = saved ? [...prepared.targets].filter(([path, bytes]) => path in saved.baseHashes && saved.baseHashes[path] !== hashBytes(bytes)).map(([path]) => path) : [];
-    if (stale.length > 0 && !flags.json) {
-      process.stderr.write(escapeControlsKeepColor(`${chalk.yellow('!')} Changed since the plan was saved: ${stale.join(', ')}; each patch is matched against the current files.\n`));
-    }
-    const task = saved?.task ?? 'apply plan';
-    // A saved plan made no model call here: no usage, no context, only the apply time.
-    const base = {
-      task,
-      provider: saved?.provider ?? 'saved plan',
-      providerId: 'none',
-      model: saved?.model ?? '',
-      plan,
-      repaired: false,
-      ...patchReport(prepared),
-      usage: null,
-      costUsd: null,
-      context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
-      timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0 },
-    };
-    const final = await writeWithConsole(base, prepared, {
-      rootDir,
-      task,
-      dryRun: Boolean(flags.dryRun),
-      yes: Boolean(flags.yes),
-      runCommands: Boolean(flags.runCommands),
-      allowNetwork: Boolean(flags.allowNetwork),
-      commandRules: settings.values.commands,
-      json: Boolean(flags.json),
-      debug: false,
-      interactive,
-      signal,
-      stdout: process.stdout,
-      stderr: process.stderr,
-    }, started);
-    final.timings.totalMs = Math.round(performance.now() - started);
-    if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
-    else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(final.error)}\n`);
-    return final.exitCode;
-  }));
+  return withInterrupt((signal) =>
+    withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () => {
+      const t = performance.now();
+      const prepared = await preparePlan(rootDir, plan);
+      const applyMs = Math.round(performance.now() - t);
+      const stale = saved
+        ? [...prepared.targets]
+            .filter(([path, bytes]) => path in saved.baseHashes && saved.baseHashes[path] !== hashBytes(bytes))
+            .map(([path]) => path)
+        : [];
+      if (stale.length > 0 && !flags.json) {
+        process.stderr.write(
+          escapeControlsKeepColor(
+            `${chalk.yellow('!')} Changed since the plan was saved: ${stale.join(', ')}; each patch is matched against the current files.\n`,
+          ),
+        );
+      }
+      const task = saved?.task ?? 'apply plan';
+      // A saved plan made no model call here: no usage, no context, only the apply time.
+      const base = {
+        task,
+        provider: saved?.provider ?? 'saved plan',
+        providerId: 'none',
+        model: saved?.model ?? '',
+        plan,
+        repaired: false,
+        ...patchReport(prepared),
+        usage: null,
+        costUsd: null,
+        context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
+        timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0 },
+      };
+      const final = await writeWithConsole(
+        base,
+        prepared,
+        {
+          rootDir,
+          task,
+          dryRun: Boolean(flags.dryRun),
+          yes: Boolean(flags.yes),
+          runCommands: Boolean(flags.runCommands),
+          allowNetwork: Boolean(flags.allowNetwork),
+          commandRules: settings.values.commands,
+          json: Boolean(flags.json),
+          debug: false,
+          interactive,
+          signal,
+          stdout: process.stdout,
+          stderr: process.stderr,
+        },
+        started,
+      );
+      final.timings.totalMs = Math.round(performance.now() - started);
+      if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
+      else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(final.error)}\n`);
+      return final.exitCode;
+    }),
+  );
 }
 
 const STATUS_MARK: Record<PatchCheck['status'], string> = {
@@ -96,8 +118,13 @@ export async function runCheckCommand(source: string, flags: { dir?: string; jso
   // Same path rules as apply, before any file is read: a plan that apply refuses never "applies" here.
   const pathIssues = await checkPlanPaths(rootDir, plan.patches);
   if (pathIssues.length > 0) {
-    if (flags.json) process.stdout.write(JSON.stringify({ ok: false, refused: pathIssues, patches: [] }, null, 2) + '\n');
-    else for (const issue of pathIssues) process.stdout.write(`#${issue.index + 1} ${escapeControls(issue.file)}: ${chalk.red('refused')}: ${escapeControls(issue.message)}\n`);
+    if (flags.json)
+      process.stdout.write(JSON.stringify({ ok: false, refused: pathIssues, patches: [] }, null, 2) + '\n');
+    else
+      for (const issue of pathIssues)
+        process.stdout.write(
+          `#${issue.index + 1} ${escapeControls(issue.file)}: ${chalk.red('refused')}: ${escapeControls(issue.message)}\n`,
+        );
     return 3;
   }
   const targets = await readPlanTargets(rootDir, plan);
@@ -114,10 +141,25 @@ export async function runCheckCommand(source: string, flags: { dir?: string; jso
   } else {
     for (const c of checks) {
       const changed = c.baseChanged ? chalk.dim(' (file changed since the plan was saved)') : '';
-      const detail = c.status === 'applies' ? (c.detail && c.detail !== 'exact' ? chalk.dim(` (${c.detail})`) : '') : c.detail ? `: ${c.detail}` : '';
-      process.stdout.write(escapeControlsKeepColor(`#${c.index + 1} ${escapeControls(c.file)}: ${STATUS_MARK[c.status]}${detail}${changed}\n`));
+      const detail =
+        c.status === 'applies'
+          ? c.detail && c.detail !== 'exact'
+            ? chalk.dim(` (${c.detail})`)
+            : ''
+          : c.detail
+            ? `: ${c.detail}`
+            : '';
+      process.stdout.write(
+        escapeControlsKeepColor(
+          `#${c.index + 1} ${escapeControls(c.file)}: ${STATUS_MARK[c.status]}${detail}${changed}\n`,
+        ),
+      );
     }
-    process.stdout.write(ok ? `${chalk.green('✓')} All ${checks.length} patches apply cleanly.\n` : `${chalk.red('✗')} Not every patch applies.\n`);
+    process.stdout.write(
+      ok
+        ? `${chalk.green('✓')} All ${checks.length} patches apply cleanly.\n`
+        : `${chalk.red('✗')} Not every patch applies.\n`,
+    );
   }
   return ok ? 0 : 3;
 }

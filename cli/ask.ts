@@ -22,7 +22,8 @@ export async function confirmPrompt(message: string, defaultYes = true): Promise
   const answer = await input({
     message: `${message} ${defaultYes ? '(Y/n)' : '(y/N)'}`,
     validate: (value) =>
-      parseYesNo(value, defaultYes) !== undefined || `Answer y (yes) or n (no); Enter means ${defaultYes ? 'yes' : 'no'}.`,
+      parseYesNo(value, defaultYes) !== undefined ||
+      `Answer y (yes) or n (no); Enter means ${defaultYes ? 'yes' : 'no'}.`,
   });
   return parseYesNo(answer, defaultYes) ?? defaultYes;
 }

@@ -6,7 +6,8 @@ export type { CommandReport } from '../agent/write-commands.js';
 
 /** The console wording of a command question. */
 export function commandQuestionText(question: CommandQuestion): string {
-  if (question.type === 'single') return `${chalk.yellow('Needs your yes')} (${question.reason}): ${question.command}\nRun it?`;
+  if (question.type === 'single')
+    return `${chalk.yellow('Needs your yes')} (${question.reason}): ${question.command}\nRun it?`;
   const count = question.commands.length;
   return `Run ${count === 1 ? 'this command' : `these ${count} commands`} (in the sandbox)?`;
 }

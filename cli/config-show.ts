@@ -37,7 +37,10 @@ function rowsOf(resolved: ResolvedSettings, entryModel?: Row): Row[] {
     row('ignore', 'ignore', v.ignore),
     row('verifyCommand', 'verifyCommand', v.verifyCommand),
     // One row: the source covers both lists, so separate rows would credit a layer with a list it left empty.
-    { ...row('commands', 'commands', undefined), value: `allow: ${formatValue(v.commands.allow)}; deny: ${formatValue(v.commands.deny)}` },
+    {
+      ...row('commands', 'commands', undefined),
+      value: `allow: ${formatValue(v.commands.allow)}; deny: ${formatValue(v.commands.deny)}`,
+    },
     row('autoCommit', 'autoCommit', v.autoCommit),
   ];
 }
@@ -52,7 +55,9 @@ async function providerModelRow(resolved: ResolvedSettings, env: NodeJS.ProcessE
     const config = await readConfig(env);
     const found = resolveProviderConfig({ config, env, provider: resolved.values.provider });
     if (!found?.model) return undefined;
-    const where = config.providers[found.name] ? `provider entry "${found.name}": ${configPath(env)}` : `provider ${found.name} (environment)`;
+    const where = config.providers[found.name]
+      ? `provider entry "${found.name}": ${configPath(env)}`
+      : `provider ${found.name} (environment)`;
     return { name: 'model', value: maskSecrets(found.model), source: where };
   } catch {
     return undefined;
@@ -108,8 +113,13 @@ export async function runConfigShow(options: {
     return resolved;
   }
   const files = resolved.files.map((f) => `  ${f.layer.padEnd(8)} ${f.path}${f.found ? '' : '  (not found)'}`);
-  options.stdout.write(`${renderTable(rowsOf(resolved, await providerModelRow(resolved, options.env)))}\n\nSettings files (lowest precedence first):\n${files.join('\n')}\n`);
+  options.stdout.write(
+    `${renderTable(rowsOf(resolved, await providerModelRow(resolved, options.env)))}\n\nSettings files (lowest precedence first):\n${files.join('\n')}\n`,
+  );
   options.stdout.write('Then environment (CLAWCODE_*) and flags override.\n');
-  if (resolved.untrusted) options.stdout.write(`Not applied until you trust this project (clawcode trust): ${resolved.untrusted.keys.join(', ')}\n`);
+  if (resolved.untrusted)
+    options.stdout.write(
+      `Not applied until you trust this project (clawcode trust): ${resolved.untrusted.keys.join(', ')}\n`,
+    );
   return resolved;
 }

@@ -91,7 +91,9 @@ export async function checkCredentialsAndModel(config: ProviderConfig): Promise<
   // An empty list proves the key but says nothing about the model (some servers list none).
   if (!model || ids.length === 0 || ids.includes(model) || ids.includes(`${model}:latest`)) return;
   const shown = ids.slice(0, 8).join(', ') + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
-  throw new ConfigError(`The key works, but the server lists no model "${model}". It lists: ${shown}`, { code: 'model_not_listed' });
+  throw new ConfigError(`The key works, but the server lists no model "${model}". It lists: ${shown}`, {
+    code: 'model_not_listed',
+  });
 }
 
 /** One line per provider for `clawcode config` (keys masked). */
@@ -107,7 +109,9 @@ export function formatProviderRow(row: ConfiguredProvider): string {
 function printList(config: ClawcodeConfig, io: ReturnType<typeof defaults>): void {
   const rows = listConfiguredProviders(config, io.env);
   if (rows.length === 0) {
-    io.print('No providers configured. Run `clawcode config add`, or set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server).');
+    io.print(
+      'No providers configured. Run `clawcode config add`, or set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server).',
+    );
     return;
   }
   io.print(`Providers (${configPath(io.env)}; * = default):`);
@@ -121,7 +125,11 @@ function freeName(config: ClawcodeConfig, base: string): string {
 }
 
 /** Ask the registry's questions for a kind; `current` pre-fills an edit. */
-async function askFields(kind: RegistryEntry, io: ReturnType<typeof defaults>, current: ProviderEntry | undefined): Promise<Partial<Record<EntryField, string>>> {
+async function askFields(
+  kind: RegistryEntry,
+  io: ReturnType<typeof defaults>,
+  current: ProviderEntry | undefined,
+): Promise<Partial<Record<EntryField, string>>> {
   const p = await prompts();
   const answers: Partial<Record<EntryField, string>> = {};
   for (const question of kind.prompts) {
@@ -129,12 +137,16 @@ async function askFields(kind: RegistryEntry, io: ReturnType<typeof defaults>, c
     const fromEnv = question.env ? io.env[question.env]?.trim() : undefined;
     if (question.mask) {
       if (existing) {
-        const value = await ask(() => p.password({ message: `${question.message} (empty keeps the current one)`, mask: '*' }));
+        const value = await ask(() =>
+          p.password({ message: `${question.message} (empty keeps the current one)`, mask: '*' }),
+        );
         answers[question.field] = value.trim() || existing;
         continue;
       }
       if (fromEnv) {
-        const useEnv = await ask(() => p.confirm({ message: `Use the key from ${question.env} (not stored in config.json)?`, default: true }));
+        const useEnv = await ask(() =>
+          p.confirm({ message: `Use the key from ${question.env} (not stored in config.json)?`, default: true }),
+        );
         if (useEnv) continue;
       }
       const value = await ask(() =>
@@ -159,7 +171,11 @@ async function askFields(kind: RegistryEntry, io: ReturnType<typeof defaults>, c
   return answers;
 }
 
-function entryFrom(kind: RegistryEntry, answers: Partial<Record<EntryField, string>>, previous?: ProviderEntry): ProviderEntry {
+function entryFrom(
+  kind: RegistryEntry,
+  answers: Partial<Record<EntryField, string>>,
+  previous?: ProviderEntry,
+): ProviderEntry {
   const entry: ProviderEntry = { ...previous, provider: kind.provider };
   if (kind.preset) entry.preset = kind.preset;
   for (const field of ['apiKey', 'baseURL', 'model', 'endpoint', 'deployment', 'apiVersion'] as const) {
@@ -175,12 +191,19 @@ function entryFrom(kind: RegistryEntry, answers: Partial<Record<EntryField, stri
  *
  * @returns 'ok' | 'retry' | 'save' | 'discard'
  */
-async function verify(name: string, entry: ProviderEntry, config: ClawcodeConfig, io: ReturnType<typeof defaults>): Promise<'ok' | 'retry' | 'save' | 'discard'> {
+async function verify(
+  name: string,
+  entry: ProviderEntry,
+  config: ClawcodeConfig,
+  io: ReturnType<typeof defaults>,
+): Promise<'ok' | 'retry' | 'save' | 'discard'> {
   const trial: ClawcodeConfig = { ...config, providers: { ...config.providers, [name]: entry } };
   try {
     const resolved = resolveProviderConfig({ config: trial, env: io.env, provider: name });
     if (!resolved) throw new ConfigError(`Provider "${name}" could not be resolved`);
-    io.print(`Checking ${name} with a real call${resolved.baseURL ?? resolved.endpoint ? ` to ${resolved.endpoint ?? resolved.baseURL}` : ''}...`);
+    io.print(
+      `Checking ${name} with a real call${(resolved.baseURL ?? resolved.endpoint) ? ` to ${resolved.endpoint ?? resolved.baseURL}` : ''}...`,
+    );
     await io.checkCredentials(resolved);
     io.print('Credentials work.');
     return 'ok';
@@ -209,12 +232,21 @@ async function verify(name: string, entry: ProviderEntry, config: ClawcodeConfig
  * @returns the saved config, or undefined when discarded
  * @throws InterruptedError on Ctrl-C; ConfigError when the file cannot be written
  */
-export async function addProvider(config: ClawcodeConfig, options: ConfigIo & { kind?: string } = {}): Promise<ClawcodeConfig | undefined> {
+export async function addProvider(
+  config: ClawcodeConfig,
+  options: ConfigIo & { kind?: string } = {},
+): Promise<ClawcodeConfig | undefined> {
   const io = defaults(options);
   const p = await prompts();
   const kindId =
     options.kind ??
-    (await ask(() => p.select<string>({ message: 'Which provider?', pageSize: PROVIDER_REGISTRY.length, choices: PROVIDER_REGISTRY.map((k) => ({ name: k.label, value: k.id })) })));
+    (await ask(() =>
+      p.select<string>({
+        message: 'Which provider?',
+        pageSize: PROVIDER_REGISTRY.length,
+        choices: PROVIDER_REGISTRY.map((k) => ({ name: k.label, value: k.id })),
+      }),
+    ));
   const kind = findRegistryEntry(kindId);
   if (!kind) throw new UsageError(`Unknown provider kind "${kindId}"`);
   const name = await ask(() =>
@@ -222,7 +254,11 @@ export async function addProvider(config: ClawcodeConfig, options: ConfigIo & { 
       message: 'Name for this provider',
       default: freeName(config, kind.id),
       validate: (v: string) =>
-        !/^[A-Za-z0-9._-]+$/.test(v.trim()) ? 'Letters, digits, . _ - only' : config.providers[v.trim()] ? 'That name is taken' : true,
+        !/^[A-Za-z0-9._-]+$/.test(v.trim())
+          ? 'Letters, digits, . _ - only'
+          : config.providers[v.trim()]
+            ? 'That name is taken'
+            : true,
     }),
   );
   for (;;) {
@@ -245,15 +281,23 @@ export async function addProvider(config: ClawcodeConfig, options: ConfigIo & { 
 async function pickEntry(config: ClawcodeConfig, message: string, name: string | undefined): Promise<string> {
   const names = Object.keys(config.providers);
   if (name) {
-    if (!config.providers[name]) throw new UsageError(`No provider named "${name}" in config.json`, { hint: `Known: ${names.join(', ') || 'none'}.` });
+    if (!config.providers[name])
+      throw new UsageError(`No provider named "${name}" in config.json`, {
+        hint: `Known: ${names.join(', ') || 'none'}.`,
+      });
     return name;
   }
-  if (names.length === 0) throw new UsageError('No providers in config.json yet', { hint: 'Run `clawcode config add`.' });
+  if (names.length === 0)
+    throw new UsageError('No providers in config.json yet', { hint: 'Run `clawcode config add`.' });
   const p = await prompts();
   return ask(() => p.select<string>({ message, choices: names.map((n) => ({ name: n, value: n })) }));
 }
 
-async function editProvider(config: ClawcodeConfig, io: ReturnType<typeof defaults>, name?: string): Promise<ClawcodeConfig | undefined> {
+async function editProvider(
+  config: ClawcodeConfig,
+  io: ReturnType<typeof defaults>,
+  name?: string,
+): Promise<ClawcodeConfig | undefined> {
   const picked = await pickEntry(config, 'Edit which provider?', name);
   const current = config.providers[picked]!;
   const kind = findRegistryEntry(current.preset ?? current.provider) ?? findRegistryEntry('openai-compatible')!;
@@ -280,7 +324,11 @@ function optionalNumber(answer: string): number | undefined {
  * structured output is asked for (json_schema, json_object, prompt-only, or the provider's default)
  * and the output token limit. An empty answer removes the option, so the provider's default applies.
  */
-async function tuneProvider(config: ClawcodeConfig, io: ReturnType<typeof defaults>, name?: string): Promise<ClawcodeConfig> {
+async function tuneProvider(
+  config: ClawcodeConfig,
+  io: ReturnType<typeof defaults>,
+  name?: string,
+): Promise<ClawcodeConfig> {
   const picked = await pickEntry(config, 'Model options of which provider?', name);
   const current = config.providers[picked]!;
   const kind = findRegistryEntry(current.preset ?? current.provider);
@@ -298,7 +346,9 @@ async function tuneProvider(config: ClawcodeConfig, io: ReturnType<typeof defaul
     ),
   );
   // groq and azure choose per model or API version (llm/groq.ts, llm/azure.ts); presets name theirs.
-  const defaultMode = kind?.jsonMode ?? (current.provider === 'openai' || current.provider === 'gemini' ? 'json_schema' : 'per model or API version');
+  const defaultMode =
+    kind?.jsonMode ??
+    (current.provider === 'openai' || current.provider === 'gemini' ? 'json_schema' : 'per model or API version');
   const mode = await ask(() =>
     p.select<JsonMode | 'default'>({
       message: 'How to ask for the JSON plan',
@@ -336,7 +386,11 @@ async function tuneProvider(config: ClawcodeConfig, io: ReturnType<typeof defaul
   return next;
 }
 
-async function removeProvider(config: ClawcodeConfig, io: ReturnType<typeof defaults>, name?: string): Promise<ClawcodeConfig | undefined> {
+async function removeProvider(
+  config: ClawcodeConfig,
+  io: ReturnType<typeof defaults>,
+  name?: string,
+): Promise<ClawcodeConfig | undefined> {
   const picked = await pickEntry(config, 'Remove which provider?', name);
   const p = await prompts();
   if (!(await ask(() => p.confirm({ message: `Remove ${picked}?`, default: false })))) return undefined;
@@ -353,7 +407,11 @@ async function removeProvider(config: ClawcodeConfig, io: ReturnType<typeof defa
   return next;
 }
 
-async function setDefault(config: ClawcodeConfig, io: ReturnType<typeof defaults>, name?: string): Promise<ClawcodeConfig> {
+async function setDefault(
+  config: ClawcodeConfig,
+  io: ReturnType<typeof defaults>,
+  name?: string,
+): Promise<ClawcodeConfig> {
   const picked = await pickEntry(config, 'Default provider?', name);
   const next: ClawcodeConfig = { ...config, defaultProvider: picked };
   await writeConfig(next, io.env);
@@ -369,12 +427,20 @@ async function loadForEditing(io: ReturnType<typeof defaults>): Promise<Clawcode
   try {
     return await readConfig(io.env);
   } catch (error) {
-    if (!(error instanceof ConfigError) || !io.interactive || !['config_corrupt', 'config_invalid'].includes(error.code)) throw error;
+    if (
+      !(error instanceof ConfigError) ||
+      !io.interactive ||
+      !['config_corrupt', 'config_invalid'].includes(error.code)
+    )
+      throw error;
     io.print(error.message);
     const p = await prompts();
     const file = configPath(io.env);
     const aside = `${file}.corrupt-${Date.now()}`;
-    if (!(await ask(() => p.confirm({ message: 'Move the broken file aside and start a new config?', default: false })))) throw error;
+    if (
+      !(await ask(() => p.confirm({ message: 'Move the broken file aside and start a new config?', default: false })))
+    )
+      throw error;
     await rename(file, aside);
     io.print(`Moved it to ${aside}.`);
     return { providers: {} };
@@ -397,15 +463,19 @@ export async function runConfigCommand(options: ConfigCommandOptions = {}): Prom
   }
   // `default <name>` asks nothing, so it works in scripts; every other action asks questions.
   if (!io.interactive && !(options.action === 'default' && options.name)) {
-    throw new UsageError(`\`clawcode config${options.action ? ` ${options.action}` : ''}\` needs an interactive terminal`, {
-      hint:
-        'Use `clawcode config list`, `clawcode config default <name>`, or configure with env vars ' +
-        '(OPENAI_API_KEY, OPENAI_BASE_URL, GROQ_API_KEY, GEMINI_API_KEY, AZURE_OPENAI_*).',
-    });
+    throw new UsageError(
+      `\`clawcode config${options.action ? ` ${options.action}` : ''}\` needs an interactive terminal`,
+      {
+        hint:
+          'Use `clawcode config list`, `clawcode config default <name>`, or configure with env vars ' +
+          '(OPENAI_API_KEY, OPENAI_BASE_URL, GROQ_API_KEY, GEMINI_API_KEY, AZURE_OPENAI_*).',
+      },
+    );
   }
   let config = await loadForEditing(io);
   const once = async (action: NonNullable<ConfigCommandOptions['action']>): Promise<void> => {
-    if (action === 'add') config = (await addProvider(config, { ...io, ...(options.kind ? { kind: options.kind } : {}) })) ?? config;
+    if (action === 'add')
+      config = (await addProvider(config, { ...io, ...(options.kind ? { kind: options.kind } : {}) })) ?? config;
     else if (action === 'edit') config = (await editProvider(config, io, options.name)) ?? config;
     else if (action === 'remove') config = (await removeProvider(config, io, options.name)) ?? config;
     else if (action === 'default') config = await setDefault(config, io, options.name);
@@ -461,7 +531,10 @@ export async function runOnboarding(options: ConfigIo = {}): Promise<ClawcodeCon
       p.select<string>({
         message: added ? 'Which provider?' : 'Pick a provider to set up',
         pageSize: PROVIDER_REGISTRY.length + 1,
-        choices: [...PROVIDER_REGISTRY.map((k) => ({ name: k.label, value: k.id as string })), { name: 'Skip for now', value: 'skip' }],
+        choices: [
+          ...PROVIDER_REGISTRY.map((k) => ({ name: k.label, value: k.id as string })),
+          { name: 'Skip for now', value: 'skip' },
+        ],
       }),
     );
     if (kind === 'skip') break;

@@ -23,9 +23,20 @@ export interface ContextCommandOptions {
 }
 
 /** The `--json` shape of docs/architecture.md "Contracts": nothing more, nothing less. */
-export function contextJson(r: ContextResult): { files: { path: string; score: number; chars: number; ranges: [number, number][] | null }[]; totalChars: number; budget: number; scannedFiles: number; ms: number } {
+export function contextJson(r: ContextResult): {
+  files: { path: string; score: number; chars: number; ranges: [number, number][] | null }[];
+  totalChars: number;
+  budget: number;
+  scannedFiles: number;
+  ms: number;
+} {
   return {
-    files: r.files.map((f) => ({ path: f.path, score: Math.round(f.score * 1000) / 1000, chars: f.chars, ranges: f.ranges })),
+    files: r.files.map((f) => ({
+      path: f.path,
+      score: Math.round(f.score * 1000) / 1000,
+      chars: f.chars,
+      ranges: f.ranges,
+    })),
     totalChars: r.totalChars,
     budget: r.budget,
     scannedFiles: r.scannedFiles,
@@ -52,7 +63,12 @@ function fit(text: string, width: number, cut: 'start' | 'end'): string {
 }
 
 /** The line shown before a request is sent: its size in characters and estimated tokens, and the context's share. */
-export function formatPromptEstimate(p: { chars: number; estimatedTokens: number; contextChars: number; budgetChars: number }): string {
+export function formatPromptEstimate(p: {
+  chars: number;
+  estimatedTokens: number;
+  contextChars: number;
+  budgetChars: number;
+}): string {
   const n = (x: number): string => x.toLocaleString('en-US');
   return `Sending ${n(p.chars)} chars (~${n(p.estimatedTokens)} tokens): context ${n(p.contextChars)} of ${n(p.budgetChars)} chars`;
 }
@@ -75,8 +91,11 @@ export function formatContextTable(r: ContextResult): string {
     `${fit(row.path, wp, 'start').padEnd(wp)}  ${row.score.padStart(ws)}  ${row.chars.padStart(wc)}  ${fit(row.sent, wl, 'end').padEnd(wl)}  ${row.why}`.trimEnd();
   const out = [line(head), ...rows.map(line)];
   out.push('');
-  out.push(`${r.files.length} files, ${r.totalChars} of ${r.budget} characters (outline ${r.outline.length}); scanned ${r.scannedFiles} files in ${r.ms} ms`);
-  for (const red of r.redactions) out.push(`redacted ${red.count} ${red.kind.replace(/_/g, ' ')}${red.count > 1 ? 's' : ''} in ${red.path}`);
+  out.push(
+    `${r.files.length} files, ${r.totalChars} of ${r.budget} characters (outline ${r.outline.length}); scanned ${r.scannedFiles} files in ${r.ms} ms`,
+  );
+  for (const red of r.redactions)
+    out.push(`redacted ${red.count} ${red.kind.replace(/_/g, ' ')}${red.count > 1 ? 's' : ''} in ${red.path}`);
   return `${out.join('\n')}\n`;
 }
 
@@ -86,8 +105,19 @@ export function formatContextTable(r: ContextResult): string {
  */
 export async function runContextCommand(options: ContextCommandOptions): Promise<void> {
   // The same budget split as a task (agent/runner.ts): instructions are counted in the budget.
-  const { context, instructions } = await gatherContext({ rootDir: options.rootDir, task: options.task, budgetChars: options.budgetChars, homeDir: options.homeDir, extraIgnore: options.extraIgnore, files: options.files });
-  const result: ContextResult = { ...context, budget: options.budgetChars, totalChars: context.totalChars + instructions.chars };
+  const { context, instructions } = await gatherContext({
+    rootDir: options.rootDir,
+    task: options.task,
+    budgetChars: options.budgetChars,
+    homeDir: options.homeDir,
+    extraIgnore: options.extraIgnore,
+    files: options.files,
+  });
+  const result: ContextResult = {
+    ...context,
+    budget: options.budgetChars,
+    totalChars: context.totalChars + instructions.chars,
+  };
   if (options.json) {
     options.stdout.write(`${JSON.stringify(contextJson(result))}\n`);
     return;

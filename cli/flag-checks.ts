@@ -22,7 +22,8 @@ export function wholeNumberAtLeast(name: string, min: number, unit: string) {
   return (value: string): number => {
     const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
     if (!Number.isSafeInteger(n)) throw new UsageError(`${name} must be a whole number of ${unit}, got "${value}".`);
-    if (n < min) throw new UsageError(`${name} ${n} is too small: the minimum is ${min.toLocaleString('en-US')} ${unit}.`);
+    if (n < min)
+      throw new UsageError(`${name} ${n} is too small: the minimum is ${min.toLocaleString('en-US')} ${unit}.`);
     return n;
   };
 }
@@ -49,9 +50,12 @@ export interface ConfirmationFlags {
 export function refuseUnanswerableRun(command: 'task' | 'apply', flags: ConfirmationFlags, terminal: boolean): void {
   if (terminal || flags.yes || flags.dryRun || flags.json || flags.events || flags.printPrompt || flags.planOut) return;
   const writeNothing = command === 'task' ? '--dry-run, --json or --print-prompt' : '--dry-run or --json';
-  throw new UsageError(`No terminal to confirm in: pass --yes to write the changes, or ${writeNothing} to write nothing.`, {
-    code: 'no_terminal',
-  });
+  throw new UsageError(
+    `No terminal to confirm in: pass --yes to write the changes, or ${writeNothing} to write nothing.`,
+    {
+      code: 'no_terminal',
+    },
+  );
 }
 
 /**

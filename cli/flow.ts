@@ -92,7 +92,12 @@ export interface TaskReport {
   commands: CommandReport[];
   usage: Usage | null;
   costUsd: number | null;
-  context: { files: { path: string; chars: number; ranges: [number, number][] | null }[]; totalChars: number; budget: number; scannedFiles: number };
+  context: {
+    files: { path: string; chars: number; ranges: [number, number][] | null }[];
+    totalChars: number;
+    budget: number;
+    scannedFiles: number;
+  };
   verify?: VerifyReport;
   commit?: string;
   timings: AgentRun['timings'] & { writeMs: number; commandsMs: number };
@@ -105,7 +110,14 @@ export interface TaskReport {
 export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' | 'pathIssues' | 'changes'> {
   return {
     changes: changeReport(prepared),
-    patches: prepared.results.map((r) => ({ index: r.index, file: r.file, applied: r.applied, strategy: r.strategy, error: r.error, startLine: r.startLine })),
+    patches: prepared.results.map((r) => ({
+      index: r.index,
+      file: r.file,
+      applied: r.applied,
+      strategy: r.strategy,
+      error: r.error,
+      startLine: r.startLine,
+    })),
     pathIssues: prepared.pathIssues.map((i) => ({ index: i.index, file: i.file, code: i.code, message: i.message })),
   };
 }
@@ -214,7 +226,11 @@ export async function writeWithConsole(
   const out = (text: string) => (options.json ? undefined : options.stdout.write(escapeControlsKeepColor(text) + '\n'));
   const { review } = options;
   if (base.repair) {
-    out(chalk.dim(`Repair round for patch ${base.repair.patches.map((n) => `#${n}`).join(', ')} after ${base.repair.firstError}`));
+    out(
+      chalk.dim(
+        `Repair round for patch ${base.repair.patches.map((n) => `#${n}`).join(', ')} after ${base.repair.firstError}`,
+      ),
+    );
   }
   const write = await runWriteStage({
     rootDir: options.rootDir,
@@ -275,7 +291,9 @@ async function printSummary(report: TaskReport, options: Pick<TaskOptions, 'stdo
   const lines = [
     `${chalk.bold('Task:')} ${escapeControls(report.task)}`,
     `${chalk.bold('Result:')} ${report.status.replace('_', ' ')}${report.filesWritten.length ? `, ${report.filesWritten.length} file(s) written` : ''}`,
-    ...(ran.length ? [`${chalk.bold('Commands:')} ${ran.filter((c) => c.exitCode === 0).length}/${ran.length} succeeded`] : []),
+    ...(ran.length
+      ? [`${chalk.bold('Commands:')} ${ran.filter((c) => c.exitCode === 0).length}/${ran.length} succeeded`]
+      : []),
     // A saved plan (`clawcode apply`) had no model call in this run.
     report.providerId === 'none'
       ? `${chalk.bold('Model:')} none (saved plan${report.model ? ` from ${report.provider}/${report.model}` : ''})`
@@ -285,7 +303,13 @@ async function printSummary(report: TaskReport, options: Pick<TaskOptions, 'stdo
     // A rolled-back run has nothing left to undo.
     ...(report.runId && report.status !== 'rolled_back' ? [chalk.dim(`Undo with: clawcode undo ${report.runId}`)] : []),
   ];
-  options.stdout.write(boxen(escapeControlsKeepColor(lines.join('\n')), { padding: { left: 1, right: 1 }, borderStyle: 'round', borderColor: report.exitCode === 0 ? 'green' : 'red' }) + '\n');
+  options.stdout.write(
+    boxen(escapeControlsKeepColor(lines.join('\n')), {
+      padding: { left: 1, right: 1 },
+      borderStyle: 'round',
+      borderColor: report.exitCode === 0 ? 'green' : 'red',
+    }) + '\n',
+  );
 }
 
 /**
@@ -298,7 +322,12 @@ async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promis
   const model = options.provider.model;
   // discardStdin:false keeps a surrounding readline REPL alive (ora #236).
   // The caller checked stderr is a terminal; ora alone would go quiet whenever CI is set (dev containers set it).
-  const spinner = ora({ text: 'Selecting context…', stream: options.stderr as NodeJS.WriteStream, discardStdin: false, isEnabled: true }).start();
+  const spinner = ora({
+    text: 'Selecting context…',
+    stream: options.stderr as NodeJS.WriteStream,
+    discardStdin: false,
+    isEnabled: true,
+  }).start();
   // While the model works: seconds waited, and characters received once the reply streams.
   const waiting = { since: 0, chars: 0, retry: '' };
   const show = () => {

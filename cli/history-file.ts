@@ -19,7 +19,10 @@ export function historyPath(rootDir: string, env: NodeJS.ProcessEnv = process.en
 export async function loadHistory(rootDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   try {
     const text = await readFile(historyPath(rootDir, env), 'utf8');
-    return text.split('\n').filter((l) => l.trim() !== '').slice(-MAX_HISTORY_ENTRIES);
+    return text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .slice(-MAX_HISTORY_ENTRIES);
   } catch {
     return [];
   }

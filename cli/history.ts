@@ -26,7 +26,11 @@ export interface HistoryEntry {
 }
 
 const STATUS_COLOUR: Record<RunStatus, (text: string) => string> = {
-  applied: chalk.green, applying: chalk.red, rolled_back: chalk.yellow, undoing: chalk.red, undone: chalk.dim,
+  applied: chalk.green,
+  applying: chalk.red,
+  rolled_back: chalk.yellow,
+  undoing: chalk.red,
+  undone: chalk.dim,
 };
 
 /** `2026-11-22 03:04` in local time. */
@@ -55,10 +59,18 @@ export function formatHistory(runs: readonly RunRecord[]): string {
 export async function runHistoryCommand(options: HistoryCommandOptions): Promise<HistoryEntry[]> {
   const runs = (await listRuns(options.rootDir, options.homeDir)).slice(0, options.limit ?? 20);
   const entries = runs.map((run): HistoryEntry => ({
-    runId: run.runId, createdAt: run.createdAt, task: run.task, provider: run.provider, model: run.model,
-    status: run.status, files: run.files.map((f) => ({ path: f.path, created: f.created })), journal: run.runDir,
+    runId: run.runId,
+    createdAt: run.createdAt,
+    task: run.task,
+    provider: run.provider,
+    model: run.model,
+    status: run.status,
+    files: run.files.map((f) => ({ path: f.path, created: f.created })),
+    journal: run.runDir,
   }));
   const stdout = options.stdout ?? process.stdout;
-  stdout.write(options.json ? `${JSON.stringify(entries, null, 2)}\n` : `${escapeControlsKeepColor(formatHistory(runs))}\n`);
+  stdout.write(
+    options.json ? `${JSON.stringify(entries, null, 2)}\n` : `${escapeControlsKeepColor(formatHistory(runs))}\n`,
+  );
   return entries;
 }

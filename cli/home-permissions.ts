@@ -18,6 +18,8 @@ export async function warnIfConfigOpen(
   warned = true;
   const file = configPath(env);
   const octal = mode.toString(8).padStart(4, '0');
-  write(`${chalk.yellow('warning:')} ${file} is readable by other users (mode ${octal}) and may hold API keys; `
-    + `run: chmod 600 ${file}\n`);
+  write(
+    `${chalk.yellow('warning:')} ${file} is readable by other users (mode ${octal}) and may hold API keys; ` +
+      `run: chmod 600 ${file}\n`,
+  );
 }

@@ -8,7 +8,10 @@ import { UsageError } from '../utils/errors.js';
  * The starter AGENTS.md text for a project, from what was detected (language, framework, test
  * command). Pure, so it can be tested without a file system.
  */
-export function starterAgentsMd(summary: { framework?: string; testCommand?: string; architecture?: string }, projectName: string): string {
+export function starterAgentsMd(
+  summary: { framework?: string; testCommand?: string; architecture?: string },
+  projectName: string,
+): string {
   return [
     `# ${projectName}`,
     '',
@@ -33,11 +36,19 @@ export function starterAgentsMd(summary: { framework?: string; testCommand?: str
  */
 export async function runInitCommand(options: { rootDir: string; stdout: NodeJS.WritableStream }): Promise<void> {
   const target = join(options.rootDir, 'AGENTS.md');
-  const exists = await access(target).then(() => true, () => false);
-  if (exists) throw new UsageError(`AGENTS.md already exists in ${options.rootDir}; not overwriting it.`, { code: 'init_exists' });
+  const exists = await access(target).then(
+    () => true,
+    () => false,
+  );
+  if (exists)
+    throw new UsageError(`AGENTS.md already exists in ${options.rootDir}; not overwriting it.`, {
+      code: 'init_exists',
+    });
   const summary = await detectProjectSummary(options.rootDir);
   const name = options.rootDir.split(/[\\/]/).filter(Boolean).pop() ?? 'Project';
   // 'wx' so a file created between the check and the write is still never overwritten.
   await writeFile(target, starterAgentsMd(summary, name), { flag: 'wx' });
-  options.stdout.write(`${chalk.green('✓')} Wrote AGENTS.md (${summary.framework ?? 'stack not detected'}${summary.testCommand ? `, tests: ${summary.testCommand}` : ''})\n`);
+  options.stdout.write(
+    `${chalk.green('✓')} Wrote AGENTS.md (${summary.framework ?? 'stack not detected'}${summary.testCommand ? `, tests: ${summary.testCommand}` : ''})\n`,
+  );
 }

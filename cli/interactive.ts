@@ -18,7 +18,11 @@ import type { ReviewAnswer } from './review.js';
 /** What the TUI (ui/App.tsx) offers a running task; declared here by shape, since cli/ sits below ui/. */
 interface TuiTaskHooks {
   confirm(message: string, details?: readonly string[]): Promise<boolean>;
-  choose(message: string, choices: readonly { key: string; label: string }[], details?: readonly string[]): Promise<string>;
+  choose(
+    message: string,
+    choices: readonly { key: string; label: string }[],
+    details?: readonly string[],
+  ): Promise<string>;
   showDiff(diffs: readonly { file: string; diff: string }[]): void;
   print(line: string): void;
 }
@@ -38,7 +42,12 @@ function sink(): NodeJS.WritableStream {
 export async function runShell(flags: TaskFlags): Promise<void> {
   let rootDir = await resolveProjectRoot(flags.dir);
   await addRecentProject(rootDir).catch(() => undefined);
-  let settings = await loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY) });
+  let settings = await loadTrustedSettings({
+    rootDir,
+    env: process.env,
+    flags: settingsFlags(flags),
+    interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+  });
   // Piped input still works line by line, but nobody can be asked: then plans are shown, not written.
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   let provider: ProviderConfig = await resolveProvider(settings.values, terminal);
@@ -55,9 +64,17 @@ export async function runShell(flags: TaskFlags): Promise<void> {
         executeTask({
           ...taskSettings(flags, settings.values),
           budgetChars: budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider),
-          files: files.pinned, kept: files.kept,
-          rootDir, task, provider, json: false, debug: Boolean(flags.debug), interactive: terminal,
-          signal, stdout: process.stdout, stderr: process.stderr,
+          files: files.pinned,
+          kept: files.kept,
+          rootDir,
+          task,
+          provider,
+          json: false,
+          debug: Boolean(flags.debug),
+          interactive: terminal,
+          signal,
+          stdout: process.stdout,
+          stderr: process.stderr,
           ...(terminal ? { review: reviewInTerminal } : {}),
         }),
       );
@@ -65,14 +82,23 @@ export async function runShell(flags: TaskFlags): Promise<void> {
       if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(report.error)}\n`);
     },
     switchProvider: async (name) => {
-      settings = await loadSettings({ rootDir, env: process.env, flags: { ...settingsFlags(flags), ...(name ? { provider: name } : {}) } });
+      settings = await loadSettings({
+        rootDir,
+        env: process.env,
+        flags: { ...settingsFlags(flags), ...(name ? { provider: name } : {}) },
+      });
       provider = await resolveProvider(settings.values, terminal);
       return `${provider.name} · ${provider.model}`;
     },
     chooseProject: async (current) => {
       const { selectProject } = await import('./projects.js');
       rootDir = await selectProject({ cwd: current });
-      settings = await loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive: false });
+      settings = await loadTrustedSettings({
+        rootDir,
+        env: process.env,
+        flags: settingsFlags(flags),
+        interactive: false,
+      });
       return rootDir;
     },
     undo: async (root) => {
@@ -89,7 +115,8 @@ export async function runShell(flags: TaskFlags): Promise<void> {
  */
 async function pickProject(): Promise<string> {
   const cwd = process.cwd();
-  const { getProjectDirectoryChoices, getRecentProjects, isProjectFolder, selectProject } = await import('./projects.js');
+  const { getProjectDirectoryChoices, getRecentProjects, isProjectFolder, selectProject } =
+    await import('./projects.js');
   if (await isProjectFolder(cwd)) return cwd;
   const [choices, recent] = await Promise.all([getProjectDirectoryChoices(cwd), getRecentProjects()]);
   const others = recent.filter((r) => r.path !== cwd);
@@ -106,7 +133,12 @@ export async function runTui(flags: TaskFlags): Promise<void> {
   // Without --dir, pick the project: recent ones, marked subfolders, other.
   const rootDir = flags.dir ? await resolveProjectRoot(flags.dir) : await pickProject();
   await addRecentProject(rootDir).catch(() => undefined);
-  const settings = await loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive: true });
+  const settings = await loadTrustedSettings({
+    rootDir,
+    env: process.env,
+    flags: settingsFlags(flags),
+    interactive: true,
+  });
   const provider = await resolveProvider(settings.values, true);
   const [git, memory] = await Promise.all([getGitInfo(rootDir), loadSessionMemory(rootDir)]);
   const emitter = createAgentEmitter();
@@ -127,9 +159,18 @@ export async function runTui(flags: TaskFlags): Promise<void> {
         executeTask({
           ...taskSettings(flags, settings.values),
           budgetChars: budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider),
-          files: files.pinned, kept: files.kept,
-          rootDir, task, provider, json: false, debug: false, interactive: true,
-          signal, emitter, stdout: printed.stream, stderr: sink(),
+          files: files.pinned,
+          kept: files.kept,
+          rootDir,
+          task,
+          provider,
+          json: false,
+          debug: false,
+          interactive: true,
+          signal,
+          emitter,
+          stdout: printed.stream,
+          stderr: sink(),
           confirm: (m: string) => hooks.confirm(m, printed.take()),
           review: (changes) => reviewInTui(changes, hooks),
         }),
@@ -139,7 +180,12 @@ export async function runTui(flags: TaskFlags): Promise<void> {
     },
     undo: async (_signal: AbortSignal, hooks: TuiTaskHooks) => {
       const { runUndoCommand } = await import('./undo.js');
-      await runUndoCommand({ rootDir, interactive: true, confirm: (m) => hooks.confirm(m), stdout: lines((line) => hooks.print(line)) });
+      await runUndoCommand({
+        rootDir,
+        interactive: true,
+        confirm: (m) => hooks.confirm(m),
+        stdout: lines((line) => hooks.print(line)),
+      });
     },
   });
 }
@@ -149,7 +195,6 @@ function lines(onLine: (line: string) => void): NodeJS.WritableStream {
   let pending = '';
   return new Writable({
     write(chunk: Buffer | string, _enc, done) {
-       
       pending += chunk.toString().replace(/\u001b\[[0-9;]*m/g, '');
       const parts = pending.split('\n');
       pending = parts.pop() ?? '';
@@ -179,7 +224,10 @@ function commandLines(): { stream: NodeJS.WritableStream; take(): string[] } {
  * The flow's confirmation in the TUI: y writes all, n nothing, r reviews hunk by hunk (cli/review.ts)
  * with each hunk in the diff pane and y/n/a/s/q keys (no editor: Ink owns the terminal).
  */
-async function reviewInTui(changes: readonly (ReviewableChange & { diff?: string })[], hooks: TuiTaskHooks): Promise<{ path: string; after: string }[] | null> {
+async function reviewInTui(
+  changes: readonly (ReviewableChange & { diff?: string })[],
+  hooks: TuiTaskHooks,
+): Promise<{ path: string; after: string }[] | null> {
   const count = changes.length;
   const answer = await hooks.choose(`Apply these changes to ${count} file${count === 1 ? '' : 's'}?`, [
     { key: 'y', label: 'yes, write all' },
@@ -189,14 +237,23 @@ async function reviewInTui(changes: readonly (ReviewableChange & { diff?: string
   if (answer === 'n') return null;
   if (answer === 'y') return changes.map((c) => ({ path: c.path, after: c.after }));
   const { reviewChanges } = await import('./review.js');
-  const labels: Record<string, string> = { y: 'yes', n: 'no', a: 'rest of the file', s: 'skip the file', q: 'quit, write nothing' };
+  const labels: Record<string, string> = {
+    y: 'yes',
+    n: 'no',
+    a: 'rest of the file',
+    s: 'skip the file',
+    q: 'quit, write nothing',
+  };
   let shown = '';
   const result = await reviewChanges(
     changes.map((c) => ({ path: c.path, before: c.beforeText ?? '', after: c.after })),
     {
       ask: async (question, choices) => {
         hooks.showDiff([{ file: question, diff: shown }]);
-        return (await hooks.choose(question, choices.map((key) => ({ key, label: labels[key] ?? key })))) as ReviewAnswer;
+        return (await hooks.choose(
+          question,
+          choices.map((key) => ({ key, label: labels[key] ?? key })),
+        )) as ReviewAnswer;
       },
       print: (text) => {
         shown = text.replace(/^\n/, '');

@@ -29,10 +29,12 @@ export async function runMemoryCommand(options: MemoryCommandOptions): Promise<v
   }
   if (options.action === 'clear') {
     const notes = await clearSessionMemory(options.rootDir, options.homeDir);
-    stdout.write(options.json
-      ? `${JSON.stringify({ cleared: true, notes })}\n`
-      : `${chalk.green('✓')} Forgot this project's memory (${notes} note${notes === 1 ? '' : 's'}, `
-        + 'recent tasks and files)\n');
+    stdout.write(
+      options.json
+        ? `${JSON.stringify({ cleared: true, notes })}\n`
+        : `${chalk.green('✓')} Forgot this project's memory (${notes} note${notes === 1 ? '' : 's'}, ` +
+            'recent tasks and files)\n',
+    );
     return;
   }
   const memory = await loadSessionMemory(options.rootDir, options.homeDir);
@@ -75,18 +77,22 @@ export interface RememberRunOptions {
  */
 export async function rememberRun(options: RememberRunOptions): Promise<SessionMemory> {
   const notes = options.notes.map(cleanNote).filter((n) => n !== '');
-  const shown = notes.length > 0 && options.personAtTerminal && options.print !== undefined
-    && options.runId !== undefined;
+  const shown =
+    notes.length > 0 && options.personAtTerminal && options.print !== undefined && options.runId !== undefined;
   if (shown) {
     const forget = chalk.dim('(remembered; `clawcode memory clear` forgets them)');
     const title = `${chalk.bold('Notes for later runs')} ${forget}`;
-    options.print?.(`\n${title}\n`
-      + notes.map((n) => `  - ${n}`).join('\n'));
+    options.print?.(`\n${title}\n` + notes.map((n) => `  - ${n}`).join('\n'));
   } else if (notes.length > 0 && options.runId !== undefined) {
     options.print?.(chalk.dim(`${notes.length} model note(s) not remembered: no person at a terminal saw them`));
   }
   return rememberFinishedRun({
-    rootDir: options.rootDir, task: options.task, filesWritten: options.filesWritten, agentNotes: notes,
-    notesSeenByPerson: shown, runId: options.runId, homeDir: options.homeDir,
+    rootDir: options.rootDir,
+    task: options.task,
+    filesWritten: options.filesWritten,
+    agentNotes: notes,
+    notesSeenByPerson: shown,
+    runId: options.runId,
+    homeDir: options.homeDir,
   });
 }

@@ -13,6 +13,7 @@ export async function resolveProjectRoot(dir: string | undefined, cwd = process.
   const root = resolve(cwd, dir ?? '.');
   const info = await stat(root).catch(() => undefined);
   if (!info) throw new UsageError(`Project folder not found: ${root}`);
-  if (!info.isDirectory()) throw new UsageError(`Not a folder: ${root}`, { hint: 'Pass the project folder with --dir.' });
+  if (!info.isDirectory())
+    throw new UsageError(`Not a folder: ${root}`, { hint: 'Pass the project folder with --dir.' });
   return root;
 }

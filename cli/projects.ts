@@ -15,8 +15,20 @@ export const MAX_RECENT_PROJECTS = 5;
 
 /** Files or folders whose presence marks a folder as a project root. */
 export const PROJECT_MARKERS = [
-  'package.json', '.git', 'pyproject.toml', 'go.mod', 'Cargo.toml', 'pom.xml', 'build.gradle',
-  'build.gradle.kts', 'Gemfile', 'composer.json', 'requirements.txt', 'setup.py', 'deno.json', 'mix.exs',
+  'package.json',
+  '.git',
+  'pyproject.toml',
+  'go.mod',
+  'Cargo.toml',
+  'pom.xml',
+  'build.gradle',
+  'build.gradle.kts',
+  'Gemfile',
+  'composer.json',
+  'requirements.txt',
+  'setup.py',
+  'deno.json',
+  'mix.exs',
 ] as const;
 
 /**

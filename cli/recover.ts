@@ -1,7 +1,13 @@
 import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import chalk from 'chalk';
 import {
-  findInterruptedUndos, findUnfinishedRuns, finishInterruptedUndo, rollbackRun, type RollbackResult, type RunRecord, type UndoResult,
+  findInterruptedUndos,
+  findUnfinishedRuns,
+  finishInterruptedUndo,
+  rollbackRun,
+  type RollbackResult,
+  type RunRecord,
+  type UndoResult,
 } from '../utils/journal/journal.js';
 import { isLockedByOther, withProjectLock } from '../utils/journal/lock.js';
 import { confirmPrompt } from './ask.js';
@@ -51,15 +57,23 @@ export async function recoverUnfinishedRuns(options: RecoverOptions): Promise<Re
     return outcome;
   }
   for (const run of undos) {
-    const result = await finishInterruptedUndo({ rootDir: options.rootDir, runId: run.runId, homeDir: options.homeDir });
+    const result = await finishInterruptedUndo({
+      rootDir: options.rootDir,
+      runId: run.runId,
+      homeDir: options.homeDir,
+    });
     outcome.finishedUndos.push(result);
     const count = result.restored.length + result.deleted.length;
-    options.print?.(`${chalk.yellow('!')} An earlier \`clawcode undo\` of ${run.runId} was interrupted; finished it: `
-      + `${count} more file${count === 1 ? '' : 's'} restored`
-      + (result.skipped.length > 0 ? `, ${result.skipped.length} changed file(s) left alone` : ''));
+    options.print?.(
+      `${chalk.yellow('!')} An earlier \`clawcode undo\` of ${run.runId} was interrupted; finished it: ` +
+        `${count} more file${count === 1 ? '' : 's'} restored` +
+        (result.skipped.length > 0 ? `, ${result.skipped.length} changed file(s) left alone` : ''),
+    );
   }
   if (found.length === 0) return outcome;
-  const list = found.map((r) => `  ${chalk.dim(r.runId)} ${r.task} (${r.files.length} file${r.files.length === 1 ? '' : 's'})`).join('\n');
+  const list = found
+    .map((r) => `  ${chalk.dim(r.runId)} ${r.task} (${r.files.length} file${r.files.length === 1 ? '' : 's'})`)
+    .join('\n');
   options.print?.(`${chalk.yellow('!')} An earlier clawcode run was interrupted while writing files:\n${list}`);
   if (options.confirm && !(await options.confirm('Roll it back to the files as they were before that run?'))) {
     outcome.declined = true;
@@ -80,7 +94,10 @@ export async function recoverUnfinishedRuns(options: RecoverOptions): Promise<Re
  * clawcode), roll back a run that an earlier process left half-written (asking first when a person
  * can answer; never on a dry run, which writes nothing), then run `fn`. The lock is released on every path.
  */
-export async function withLockedProject<T>(options: { rootDir: string; dryRun: boolean; interactive: boolean }, fn: () => Promise<T>): Promise<T> {
+export async function withLockedProject<T>(
+  options: { rootDir: string; dryRun: boolean; interactive: boolean },
+  fn: () => Promise<T>,
+): Promise<T> {
   return withProjectLock(options.rootDir, { waitMs: 10_000 }, async () => {
     if (!options.dryRun) {
       await recoverUnfinishedRuns({

@@ -53,7 +53,10 @@ export function formatChangeList(changes: readonly { path: string; diff: string;
 }
 
 /** Format a token count and optional cost: "1,234 in / 567 out tokens (~$0.0012)". */
-export function formatUsage(usage: { inputTokens: number; outputTokens: number } | undefined, costUsd?: number): string {
+export function formatUsage(
+  usage: { inputTokens: number; outputTokens: number } | undefined,
+  costUsd?: number,
+): string {
   if (!usage) return 'usage not reported';
   const cost = costUsd === undefined ? '' : ` (~$${costUsd < 0.01 ? costUsd.toFixed(4) : costUsd.toFixed(2)})`;
   return `${usage.inputTokens.toLocaleString('en-US')} in / ${usage.outputTokens.toLocaleString('en-US')} out tokens${cost}`;

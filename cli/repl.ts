@@ -8,7 +8,12 @@ import { validateProjectPath } from './projects.js';
 import { clearSession, describeSession, dropFile, pinFile, type ContextSession } from '../agent/context/session.js';
 
 /** `:add <path...>`, `:drop <path...>`, `:files`: change or show the files the next task keeps. */
-function filesCommand(files: ContextSession, command: string, args: readonly string[], say: (text: string) => void): void {
+function filesCommand(
+  files: ContextSession,
+  command: string,
+  args: readonly string[],
+  say: (text: string) => void,
+): void {
   if (command === ':files') {
     for (const line of describeSession(files)) say(line);
     return;
@@ -59,7 +64,7 @@ const HELP = [
   '  :project [path]    switch the project folder',
   '  :provider [name]   switch the provider',
   '  :undo              undo the last run',
-  '  :add <path>        pin a file (pathspec or glob) into the next tasks\' context',
+  "  :add <path>        pin a file (pathspec or glob) into the next tasks' context",
   '  :drop <path>       unpin a file, or forget one kept from the last task',
   '  :files             list pinned files and files kept from the last task',
   '  :clear             clear the screen; the next task starts with no files',
@@ -283,4 +288,3 @@ export async function runRepl(options: ReplOptions): Promise<void> {
     }
   }
 }
-

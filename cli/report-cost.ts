@@ -14,7 +14,11 @@ const PRICED_HOSTS = new Set(['api.openai.com', 'api.groq.com', 'generativelangu
  * @param model     the model id as reported (or configured)
  * @returns USD, or null
  */
-export function reportedCostUsd(provider: Pick<ProviderConfig, 'provider' | 'baseURL'>, model: string, usage: Usage | undefined): number | null {
+export function reportedCostUsd(
+  provider: Pick<ProviderConfig, 'provider' | 'baseURL'>,
+  model: string,
+  usage: Usage | undefined,
+): number | null {
   if (!usage) return null;
   if (provider.provider !== 'azure' && provider.baseURL) {
     let host = '';

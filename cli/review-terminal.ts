@@ -13,7 +13,9 @@ export interface ReviewableChange {
  *
  * @returns the files to write with their (possibly partial) new content, or null to write nothing
  */
-export async function reviewInTerminal(changes: readonly ReviewableChange[]): Promise<{ path: string; after: string }[] | null> {
+export async function reviewInTerminal(
+  changes: readonly ReviewableChange[],
+): Promise<{ path: string; after: string }[] | null> {
   const { expand } = await import('@inquirer/prompts');
   const count = changes.length;
   const answer = await expand<'y' | 'r' | 'n'>({

@@ -119,7 +119,12 @@ export async function reviewChanges(
 /** The hunk as edited: its old region against the person's text, for showing before it is taken. */
 function editedHunk(hunk: Hunk, edited: string): Hunk {
   const [whole] = splitHunks(hunk.path, hunk.oldText, edited, { context: Number.MAX_SAFE_INTEGER });
-  const lines = whole?.lines ?? hunk.oldText.split('\n').filter((l, i, all) => i < all.length - 1 || l !== '').map((l) => ` ${l}`);
+  const lines =
+    whole?.lines ??
+    hunk.oldText
+      .split('\n')
+      .filter((l, i, all) => i < all.length - 1 || l !== '')
+      .map((l) => ` ${l}`);
   const newLines = whole?.newLines ?? hunk.oldLines;
   return { ...hunk, lines, newLines, newText: edited };
 }
@@ -158,7 +163,8 @@ export function createConsoleReviewIo(env: NodeJS.ProcessEnv = process.env, cwd:
     async edit(text, path) {
       editor ??= chooseEditor(env, cwd);
       const edited = editInEditor(editor.command, text, path);
-      if (edited === null) process.stdout.write(`Edit cancelled (${editor.command}, from ${editor.source}, exited with an error).\n`);
+      if (edited === null)
+        process.stdout.write(`Edit cancelled (${editor.command}, from ${editor.source}, exited with an error).\n`);
       return edited;
     },
   };

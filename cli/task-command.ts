@@ -59,7 +59,11 @@ export function taskSettings(flags: TaskFlags, values: SettingsValues) {
  * (config/config.ts); with none and a terminal, run the guided onboarding once.
  * @throws ConfigError when no provider is configured and nobody can be asked
  */
-export async function resolveProvider(settings: SettingsValues, interactive: boolean, env = process.env): Promise<ProviderConfig> {
+export async function resolveProvider(
+  settings: SettingsValues,
+  interactive: boolean,
+  env = process.env,
+): Promise<ProviderConfig> {
   await warnIfConfigOpen(env);
   const config = await readConfig(env);
   const found = resolveProviderConfig({ config, env, provider: settings.provider, model: settings.model });
@@ -67,7 +71,12 @@ export async function resolveProvider(settings: SettingsValues, interactive: boo
   if (interactive && !settings.provider) {
     const { runOnboarding } = await import('./config.js');
     await runOnboarding({});
-    const again = resolveProviderConfig({ config: await readConfig(env), env, provider: settings.provider, model: settings.model });
+    const again = resolveProviderConfig({
+      config: await readConfig(env),
+      env,
+      provider: settings.provider,
+      model: settings.model,
+    });
     if (again) return again;
   }
   if (settings.provider) {
@@ -76,9 +85,12 @@ export async function resolveProvider(settings: SettingsValues, interactive: boo
       hint: 'Run `clawcode config` to add it, or set its environment variables (e.g. OPENAI_API_KEY and OPENAI_BASE_URL).',
     });
   }
-  throw new ConfigError('No provider configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server), or run `clawcode config`.', {
-    code: 'no_provider',
-  });
+  throw new ConfigError(
+    'No provider configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server), or run `clawcode config`.',
+    {
+      code: 'no_provider',
+    },
+  );
 }
 
 /** `--events`: one JSON line per pipeline event on stdout. */
@@ -96,14 +108,25 @@ function eventsToStdout(emitter: AgentEmitter): void {
  *
  * @throws UsageError for `--verify` without any known test command, or `--rollback-on-fail` without verify
  */
-async function verifyCommandFor(flags: TaskFlags, settings: ResolvedSettings, rootDir: string): Promise<string | undefined> {
+async function verifyCommandFor(
+  flags: TaskFlags,
+  settings: ResolvedSettings,
+  rootDir: string,
+): Promise<string | undefined> {
   let command = settings.values.verifyCommand || undefined;
   if (!command && flags.verify) {
-    command = (await loadGlobalMemory()).projectSummaries[rootDir]?.testCommand ?? (await detectProjectSummary(rootDir)).testCommand;
-    if (!command) throw new UsageError('--verify: no test command is known for this project.', { hint: 'Name one: --verify-cmd "npm test".' });
+    command =
+      (await loadGlobalMemory()).projectSummaries[rootDir]?.testCommand ??
+      (await detectProjectSummary(rootDir)).testCommand;
+    if (!command)
+      throw new UsageError('--verify: no test command is known for this project.', {
+        hint: 'Name one: --verify-cmd "npm test".',
+      });
   }
   if (flags.rollbackOnFail && !command) {
-    throw new UsageError('--rollback-on-fail needs a verify command.', { hint: 'Add --verify (the project test command) or --verify-cmd "<command>".' });
+    throw new UsageError('--rollback-on-fail needs a verify command.', {
+      hint: 'Add --verify (the project test command) or --verify-cmd "<command>".',
+    });
   }
   return command;
 }
@@ -115,10 +138,17 @@ async function verifyCommandFor(flags: TaskFlags, settings: ResolvedSettings, ro
 function wideOptions(flags: TaskFlags): WideOptions | undefined {
   const wide = Boolean(flags.files?.length || flags.grep?.length || flags.wide);
   if (!wide) {
-    if (flags.concurrency || flags.partial) throw new UsageError('--concurrency and --partial apply to wide changes (--files, --grep or --wide).');
+    if (flags.concurrency || flags.partial)
+      throw new UsageError('--concurrency and --partial apply to wide changes (--files, --grep or --wide).');
     return undefined;
   }
-  return { files: flags.files, grep: flags.grep, scope: Boolean(flags.wide), concurrency: flags.concurrency, partial: Boolean(flags.partial) };
+  return {
+    files: flags.files,
+    grep: flags.grep,
+    scope: Boolean(flags.wide),
+    concurrency: flags.concurrency,
+    partial: Boolean(flags.partial),
+  };
 }
 
 /** Fail before the model call when `--plan-out` or `--commit` cannot work, so no paid plan is lost. */
@@ -147,7 +177,8 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   // A convenience: never fail a task over it; --print-prompt leaves no trace under the clawcode home.
   if (!flags.printPrompt) await addRecentProject(rootDir).catch(() => undefined);
   if (!task) {
-    if (!interactive) throw new UsageError('No task given.', { hint: 'Usage: clawcode "add logging to the api" [--dir path] [--yes]' });
+    if (!interactive)
+      throw new UsageError('No task given.', { hint: 'Usage: clawcode "add logging to the api" [--dir path] [--yes]' });
     task = await askText('What should clawcode do?');
     if (!task) return 0;
   }
@@ -155,12 +186,31 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   if (flags.printPrompt && wide) {
     const { printWidePrompts } = await import('./wide-flow.js');
     const provider = { provider: 'openai' as const, name: 'none', model: '' };
-    const printed = await printWidePrompts({ ...taskSettings(flags, settings.values), rootDir, task, provider, json: machine, debug: false, interactive: false, stdout: process.stdout, stderr: process.stderr, wide });
+    const printed = await printWidePrompts({
+      ...taskSettings(flags, settings.values),
+      rootDir,
+      task,
+      provider,
+      json: machine,
+      debug: false,
+      interactive: false,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      wide,
+    });
     if (printed) return 0;
   }
   if (flags.printPrompt) {
     const { printPrompt } = await import('./print-prompt.js');
-    await printPrompt({ rootDir, task, budgetChars: settings.values.budgetChars, extraIgnore: settings.values.ignore, files: flags.files, json: machine, stdout: process.stdout });
+    await printPrompt({
+      rootDir,
+      task,
+      budgetChars: settings.values.budgetChars,
+      extraIgnore: settings.values.ignore,
+      files: flags.files,
+      json: machine,
+      stdout: process.stdout,
+    });
     return 0;
   }
   const verify = await verifyCommandFor(flags, settings, rootDir);
@@ -224,7 +274,11 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
 }
 
 /** The per-hunk review (cli/review.ts) as the flow's `review` callback. */
-async function reviewer(): Promise<(changes: { path: string; beforeText: string | null; after: string }[]) => Promise<{ path: string; after: string }[] | null>> {
+async function reviewer(): Promise<
+  (
+    changes: { path: string; beforeText: string | null; after: string }[],
+  ) => Promise<{ path: string; after: string }[] | null>
+> {
   const { reviewInTerminal } = await import('./review-terminal.js');
   return reviewInTerminal;
 }
@@ -234,8 +288,17 @@ async function showErrorBox(error: unknown, debug: boolean): Promise<void> {
   const { default: boxen } = await import('boxen');
   const known = error instanceof ClawcodeError;
   const message = error instanceof Error ? error.message : String(error);
-  const detail = known ? error.hint : debug && error instanceof Error ? error.stack : '(run with --debug for the stack trace)';
+  const detail = known
+    ? error.hint
+    : debug && error instanceof Error
+      ? error.stack
+      : '(run with --debug for the stack trace)';
   const title = known ? 'Error' : 'Internal error, please report';
-  process.stderr.write(boxen(escapeControlsKeepColor(`${message}${detail ? `\n${chalk.dim(detail)}` : ''}`), { title, borderColor: 'red', padding: { left: 1, right: 1 } }) + '\n');
+  process.stderr.write(
+    boxen(escapeControlsKeepColor(`${message}${detail ? `\n${chalk.dim(detail)}` : ''}`), {
+      title,
+      borderColor: 'red',
+      padding: { left: 1, right: 1 },
+    }) + '\n',
+  );
 }
-

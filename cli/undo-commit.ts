@@ -22,16 +22,27 @@ function git(rootDir: string, args: string[]): Promise<string | undefined> {
  * @param files  the run's project-relative paths
  * @returns the full commit hash, or undefined (no git, not a repository, not committed)
  */
-export async function findRunCommit(rootDir: string, task: string, files: readonly string[]): Promise<string | undefined> {
+export async function findRunCommit(
+  rootDir: string,
+  task: string,
+  files: readonly string[],
+): Promise<string | undefined> {
   const prefix = (await git(rootDir, ['rev-parse', '--show-prefix']))?.trim();
   if (prefix === undefined) return undefined;
   // NUL-separated records: hash, full message, then the changed files (relative to the repository root).
   const log = await git(rootDir, ['log', '-n', '200', '-z', '--format=%x01%H%x00%B', '--name-only', 'HEAD']);
   if (!log) return undefined;
-  const wanted = [...files].map((f) => `${prefix}${f}`).sort().join('\n');
+  const wanted = [...files]
+    .map((f) => `${prefix}${f}`)
+    .sort()
+    .join('\n');
   for (const record of log.split('\u0001').slice(1)) {
     const [hash, message, ...rest] = record.split('\u0000');
-    const changed = rest.map((f) => f.trim()).filter(Boolean).sort().join('\n');
+    const changed = rest
+      .map((f) => f.trim())
+      .filter(Boolean)
+      .sort()
+      .join('\n');
     if (hash && message?.trim() === task.trim() && changed === wanted) return hash;
   }
   return undefined;
@@ -56,6 +67,10 @@ export async function revertCommittedRun(
   if (!commit) return { kind: 'not_committed' };
   if (!complete) return { kind: 'left', commit, why: 'some files were left alone' };
   const subject = run.task.trim().split('\n')[0] ?? '';
-  const { commit: revert } = await commitFiles(rootDir, run.files, `Revert "${subject}"\n\nThis reverts commit ${commit}.`);
+  const { commit: revert } = await commitFiles(
+    rootDir,
+    run.files,
+    `Revert "${subject}"\n\nThis reverts commit ${commit}.`,
+  );
   return { kind: 'reverted', commit, revert };
 }

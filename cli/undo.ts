@@ -2,7 +2,13 @@ import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import chalk from 'chalk';
 import { confirmPrompt } from './ask.js';
 import { UsageError } from '../utils/errors.js';
-import { previewUndo, UndoConflictError, undoRun, type UndoPreview, type UndoResult } from '../utils/journal/journal.js';
+import {
+  previewUndo,
+  UndoConflictError,
+  undoRun,
+  type UndoPreview,
+  type UndoResult,
+} from '../utils/journal/journal.js';
 import { acquireProjectLock } from '../utils/journal/lock.js';
 import { recoverUnfinishedRuns } from './recover.js';
 import { revertCommittedRun, type CommittedRunOutcome } from './undo-commit.js';
@@ -38,16 +44,23 @@ export interface UndoCommandOutcome {
   git?: Exclude<CommittedRunOutcome, { kind: 'not_committed' }>;
 }
 
-
 /** The files an undo would touch, as shown before asking. */
 export function formatUndoPreview(preview: UndoPreview): string {
   const { run } = preview;
-  const lines = [chalk.bold(`Undo run ${run.runId}`) + chalk.dim(` (${new Date(run.createdAt).toLocaleString()})`) + `: ${run.task}`];
+  const lines = [
+    chalk.bold(`Undo run ${run.runId}`) + chalk.dim(` (${new Date(run.createdAt).toLocaleString()})`) + `: ${run.task}`,
+  ];
   for (const file of preview.restorable) {
-    lines.push(file.created ? `  ${chalk.red('delete ')} ${file.path} ${chalk.dim('(created by the run)')}` : `  ${chalk.green('restore')} ${file.path}`);
+    lines.push(
+      file.created
+        ? `  ${chalk.red('delete ')} ${file.path} ${chalk.dim('(created by the run)')}`
+        : `  ${chalk.green('restore')} ${file.path}`,
+    );
   }
   for (const conflict of preview.conflicts) {
-    lines.push(`  ${chalk.yellow('changed')} ${conflict.path} ${chalk.dim(`(${conflict.kind} since the run; left alone)`)}`);
+    lines.push(
+      `  ${chalk.yellow('changed')} ${conflict.path} ${chalk.dim(`(${conflict.kind} since the run; left alone)`)}`,
+    );
   }
   return lines.join('\n');
 }
@@ -64,7 +77,10 @@ export function formatUndoPreview(preview: UndoPreview): string {
  * @throws RunNotFoundError / ClawcodeError from utils/journal/journal.ts (no such run, nothing to undo)
  */
 export async function runUndoCommand(options: UndoCommandOptions): Promise<UndoCommandOutcome> {
-  const release = await acquireProjectLock(options.rootDir, { homeDir: options.homeDir, waitMs: options.lockWaitMs ?? 10_000 });
+  const release = await acquireProjectLock(options.rootDir, {
+    homeDir: options.homeDir,
+    waitMs: options.lockWaitMs ?? 10_000,
+  });
   try {
     return await undoLocked(options);
   } finally {
@@ -78,7 +94,9 @@ async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutco
   };
   const canAsk = Boolean(options.interactive && !options.json && !options.yes);
   await recoverUnfinishedRuns({
-    rootDir: options.rootDir, homeDir: options.homeDir, print: options.json ? undefined : out,
+    rootDir: options.rootDir,
+    homeDir: options.homeDir,
+    print: options.json ? undefined : out,
     confirm: canAsk ? (options.confirm ?? confirmPrompt) : undefined,
   });
   const preview = await previewUndo(options);
@@ -88,7 +106,10 @@ async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutco
   }
   if (!options.yes) {
     if (!options.interactive || options.json) {
-      throw new UsageError('clawcode undo needs a confirmation', { code: 'confirmation_needed', hint: 'Pass --yes to undo without being asked.' });
+      throw new UsageError('clawcode undo needs a confirmation', {
+        code: 'confirmation_needed',
+        hint: 'Pass --yes to undo without being asked.',
+      });
     }
     const count = preview.restorable.length;
     const ok = await (options.confirm ?? confirmPrompt)(`Undo ${count} file${count === 1 ? '' : 's'}?`);
@@ -100,8 +121,10 @@ async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutco
   const result = await undoRun({ ...options, runId: preview.run.runId });
   if (!options.json) {
     const done = result.restored.length + result.deleted.length;
-    out(`${chalk.green('✓')} Undid run ${result.runId}: ${done} file${done === 1 ? '' : 's'} restored`
-      + (result.skipped.length > 0 ? chalk.yellow(`, ${result.skipped.length} changed file(s) left alone`) : ''));
+    out(
+      `${chalk.green('✓')} Undid run ${result.runId}: ${done} file${done === 1 ? '' : 's'} restored` +
+        (result.skipped.length > 0 ? chalk.yellow(`, ${result.skipped.length} changed file(s) left alone`) : ''),
+    );
   }
   const committed = await revertCommittedRun(
     options.rootDir,
@@ -109,12 +132,17 @@ async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutco
     result.skipped.length === 0,
   );
   if (committed.kind === 'reverted') {
-    out(`${chalk.green('✓')} The run was committed as ${committed.commit.slice(0, 10)}; recorded the undo as revert commit ${committed.revert.slice(0, 10)}`);
+    out(
+      `${chalk.green('✓')} The run was committed as ${committed.commit.slice(0, 10)}; recorded the undo as revert commit ${committed.revert.slice(0, 10)}`,
+    );
   } else if (committed.kind === 'left') {
-    out(`${chalk.yellow('!')} The run was committed as ${committed.commit.slice(0, 10)}; ${committed.why}, so nothing was committed. ` +
-      `Commit the restored files yourself, or run: git revert ${committed.commit.slice(0, 10)}`);
+    out(
+      `${chalk.yellow('!')} The run was committed as ${committed.commit.slice(0, 10)}; ${committed.why}, so nothing was committed. ` +
+        `Commit the restored files yourself, or run: git revert ${committed.commit.slice(0, 10)}`,
+    );
   }
   const git = committed.kind === 'not_committed' ? {} : { git: committed };
-  if (options.json) (options.stdout ?? process.stdout).write(`${JSON.stringify({ status: 'undone', ...result, ...git })}\n`);
+  if (options.json)
+    (options.stdout ?? process.stdout).write(`${JSON.stringify({ status: 'undone', ...result, ...git })}\n`);
   return { status: 'undone', runId: result.runId, result, exitCode: 0, ...git };
 }

@@ -61,7 +61,10 @@ export function folderSummary(changes: readonly Pick<PlannedChange, 'path' | 'di
   const width = Math.max(...[...byFolder.keys()].map((k) => k.length));
   return [...byFolder]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([folder, r]) => `  ${folder.padEnd(width)}  ${String(r.files).padStart(3)} file${r.files === 1 ? ' ' : 's'}  +${r.added} −${r.removed}`)
+    .map(
+      ([folder, r]) =>
+        `  ${folder.padEnd(width)}  ${String(r.files).padStart(3)} file${r.files === 1 ? ' ' : 's'}  +${r.added} −${r.removed}`,
+    )
     .join('\n');
 }
 
@@ -72,7 +75,9 @@ export function folderSummary(changes: readonly Pick<PlannedChange, 'path' | 'di
  * @returns the prepared change (every shard request built, nothing sent yet) and the scope request's usage
  * @throws UsageError for pathspecs that match nothing, a bad pattern, an empty footprint or a small budget
  */
-async function prepare(options: TaskOptions & { wide: WideOptions }): Promise<{ prepared: PreparedWideChange; scopeUsage?: Usage }> {
+async function prepare(
+  options: TaskOptions & { wide: WideOptions },
+): Promise<{ prepared: PreparedWideChange; scopeUsage?: Usage }> {
   const wide = options.wide;
   let paths: string[] = [];
   let scope;
@@ -86,12 +91,23 @@ async function prepare(options: TaskOptions & { wide: WideOptions }): Promise<{ 
       }
       paths = resolved.paths;
     } else {
-      const map = buildOutline({ paths: scan.fileList, sent: new Set(), maxChars: Math.floor(options.budgetChars * SCOPE_MAP_SHARE) });
+      const map = buildOutline({
+        paths: scan.fileList,
+        sent: new Set(),
+        maxChars: Math.floor(options.budgetChars * SCOPE_MAP_SHARE),
+      });
       const { requestScope } = await import('../agent/wide/scope-request.js');
-      const found = await requestScope(options.provider, options.task, map, { signal: options.signal, timeoutMs: options.timeoutMs });
+      const found = await requestScope(options.provider, options.task, map, {
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+      });
       scope = found.scope;
       scopeUsage = found.usage;
-      options.emitter?.emit('model_reply', { ms: found.ms, inputTokens: found.usage?.inputTokens, outputTokens: found.usage?.outputTokens });
+      options.emitter?.emit('model_reply', {
+        ms: found.ms,
+        inputTokens: found.usage?.inputTokens,
+        outputTokens: found.usage?.outputTokens,
+      });
     }
   }
   const prepared = await prepareWideChange({
@@ -109,7 +125,11 @@ async function prepare(options: TaskOptions & { wide: WideOptions }): Promise<{ 
 function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
   if (!a) return b;
   if (!b) return a;
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
 }
 
 /**
@@ -135,11 +155,17 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
   const cost = estimateWideCostUsd(prepared, options.provider.model);
   const shardsWord = `${prepared.requests.length} shard${prepared.requests.length === 1 ? '' : 's'}`;
   out(
-    chalk.bold(`Footprint: ${prepared.footprint.length} file${prepared.footprint.length === 1 ? '' : 's'}, ${shardsWord}`) +
-      chalk.dim(` · ~${prepared.estimate.inputTokens.toLocaleString('en-US')} input tokens${cost === undefined ? '' : ` · ~$${cost.toFixed(4)}`}`),
+    chalk.bold(
+      `Footprint: ${prepared.footprint.length} file${prepared.footprint.length === 1 ? '' : 's'}, ${shardsWord}`,
+    ) +
+      chalk.dim(
+        ` · ~${prepared.estimate.inputTokens.toLocaleString('en-US')} input tokens${cost === undefined ? '' : ` · ~$${cost.toFixed(4)}`}`,
+      ),
   );
   if (options.interactive && !options.yes && !options.dryRun) {
-    const go = await (options.confirm ?? confirmPrompt)(`Send ${prepared.requests.length} plan request${prepared.requests.length === 1 ? '' : 's'}?`);
+    const go = await (options.confirm ?? confirmPrompt)(
+      `Send ${prepared.requests.length} plan request${prepared.requests.length === 1 ? '' : 's'}?`,
+    );
     if (!go) {
       out(chalk.yellow('Not sent; nothing was changed.'));
       return emptyReport(options, prepared, 'declined', 0, scopeUsage, performance.now() - started);
@@ -147,8 +173,10 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
   }
 
   const planner: Planner =
-    options.planner ?? (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
-  const progress = options.json || !options.stderr.isTTY ? undefined : await shardSpinner(options, prepared.requests.length);
+    options.planner ??
+    (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
+  const progress =
+    options.json || !options.stderr.isTTY ? undefined : await shardSpinner(options, prepared.requests.length);
   let run;
   try {
     run = await runWideChange(prepared, {
@@ -176,12 +204,19 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
       status: failed ? 'failed' : 'planned',
       patches,
       ...(failed ? { error: failed.error } : {}),
-      ...(repair ? { repair: { patches: repair.patches, firstError: repair.firstError, applied: repair.applied } } : {}),
+      ...(repair
+        ? { repair: { patches: repair.patches, firstError: repair.firstError, applied: repair.applied } }
+        : {}),
     };
   });
-  for (const s of shards.filter((x) => x.status === 'failed')) out(chalk.red(`Shard ${s.index + 1}/${shards.length} failed: ${s.error}`));
+  for (const s of shards.filter((x) => x.status === 'failed'))
+    out(chalk.red(`Shard ${s.index + 1}/${shards.length} failed: ${s.error}`));
   for (const s of shards.filter((x) => x.repair)) {
-    out(chalk.dim(`Shard ${s.index + 1}: repair round for patch ${s.repair!.patches.map((n) => `#${n}`).join(', ')} after ${s.repair!.firstError}`));
+    out(
+      chalk.dim(
+        `Shard ${s.index + 1}: repair round for patch ${s.repair!.patches.map((n) => `#${n}`).join(', ')} after ${s.repair!.firstError}`,
+      ),
+    );
   }
   for (const r of run.merged.refused) out(chalk.yellow(`Dropped a patch: ${r.message}`));
 
@@ -198,15 +233,33 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
     costUsd: usage ? (estimateCostUsd(model, usage) ?? null) : null,
     context: { files: [], totalChars: 0, budget: options.budgetChars, scannedFiles: 0 },
     shards,
-    timings: { contextMs: prepared.ms, promptMs: 0, modelMs: run.modelMs, applyMs: 0, totalMs: Math.round(performance.now() - started) },
+    timings: {
+      contextMs: prepared.ms,
+      promptMs: 0,
+      modelMs: run.modelMs,
+      applyMs: 0,
+      totalMs: Math.round(performance.now() - started),
+    },
   };
-  if (options.planOut) await savePlan(options.planOut, makeSavedPlan(run.merged.plan, run.prepared.targets, { task: options.task, provider: options.provider.name, model, usage: usage ?? null }), out);
+  if (options.planOut)
+    await savePlan(
+      options.planOut,
+      makeSavedPlan(run.merged.plan, run.prepared.targets, {
+        task: options.task,
+        provider: options.provider.name,
+        model,
+        usage: usage ?? null,
+      }),
+      out,
+    );
 
   if (run.merged.failed.length > 0 && !options.dryRun) {
     const planned = shards.length - run.merged.failed.length;
     let writeSome = Boolean(options.wide.partial);
     if (!writeSome && options.interactive && planned > 0 && run.prepared.ok) {
-      writeSome = await (options.confirm ?? confirmPrompt)(`${run.merged.failed.length} of ${shards.length} shards failed. Review and write the ${planned} that planned?`);
+      writeSome = await (options.confirm ?? confirmPrompt)(
+        `${run.merged.failed.length} of ${shards.length} shards failed. Review and write the ${planned} that planned?`,
+      );
     }
     if (!writeSome) {
       const error = `${run.merged.failed.length} of ${shards.length} shards failed; nothing was written${options.interactive ? '' : ' (--partial writes the shards that planned)'}`;
@@ -214,7 +267,8 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
       return { ...base, timings, status: 'failed', exitCode: 3, filesWritten: [], commands: [], error };
     }
   }
-  if (run.prepared.ok && run.prepared.changes.length > 0) out(`${chalk.bold('Changes by folder:')}\n${folderSummary(run.prepared.changes)}`);
+  if (run.prepared.ok && run.prepared.changes.length > 0)
+    out(`${chalk.bold('Changes by folder:')}\n${folderSummary(run.prepared.changes)}`);
   return writeWithConsole(base, run.prepared, options, started);
 }
 
@@ -243,8 +297,23 @@ function emptyReport(
     usage: usage ?? null,
     costUsd: null,
     context: { files: [], totalChars: 0, budget: options.budgetChars, scannedFiles: 0 },
-    shards: prepared.requests.map((r) => ({ index: r.shard.index, files: [...new Set(r.shard.files.map((f) => f.path))], chars: r.chars, status: 'failed', patches: 0, error: 'not sent' })),
-    timings: { contextMs: prepared.ms, promptMs: 0, modelMs: 0, applyMs: 0, totalMs: Math.round(ms), writeMs: 0, commandsMs: 0 },
+    shards: prepared.requests.map((r) => ({
+      index: r.shard.index,
+      files: [...new Set(r.shard.files.map((f) => f.path))],
+      chars: r.chars,
+      status: 'failed',
+      patches: 0,
+      error: 'not sent',
+    })),
+    timings: {
+      contextMs: prepared.ms,
+      promptMs: 0,
+      modelMs: 0,
+      applyMs: 0,
+      totalMs: Math.round(ms),
+      writeMs: 0,
+      commandsMs: 0,
+    },
   };
 }
 
@@ -252,7 +321,12 @@ function emptyReport(
 async function shardSpinner(options: TaskOptions, total: number): Promise<{ stop(): void }> {
   const { default: ora } = await import('ora');
   // The caller checked stderr is a terminal; ora alone would go quiet whenever CI is set (dev containers set it).
-  const spinner = ora({ text: `Planning 0/${total} shards…`, stream: options.stderr as NodeJS.WriteStream, discardStdin: false, isEnabled: true }).start();
+  const spinner = ora({
+    text: `Planning 0/${total} shards…`,
+    stream: options.stderr as NodeJS.WriteStream,
+    discardStdin: false,
+    isEnabled: true,
+  }).start();
   let usage: Usage | undefined;
   const off = options.emitter?.on('shard_done', (e) => {
     usage = addUsage(usage, e.usage);

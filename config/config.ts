@@ -17,7 +17,21 @@ import { defaultModelFor, findRegistryEntry, PROVIDER_REGISTRY } from './registr
 
 /** One configured provider, as stored. Fields left out are filled from env vars and defaults. */
 export type ProviderEntry = Pick<ProviderConfig, 'provider'> &
-  Partial<Pick<ProviderConfig, 'preset' | 'model' | 'apiKey' | 'baseURL' | 'endpoint' | 'deployment' | 'apiVersion' | 'jsonMode' | 'temperature' | 'maxOutputTokens'>>;
+  Partial<
+    Pick<
+      ProviderConfig,
+      | 'preset'
+      | 'model'
+      | 'apiKey'
+      | 'baseURL'
+      | 'endpoint'
+      | 'deployment'
+      | 'apiVersion'
+      | 'jsonMode'
+      | 'temperature'
+      | 'maxOutputTokens'
+    >
+  >;
 
 /** The whole config.json. */
 export interface ClawcodeConfig {
@@ -50,7 +64,9 @@ const entrySchema = z.looseObject({
 const configSchema = z.looseObject({
   defaultProvider: z.string().optional(),
   providers: z.record(z.string(), entrySchema).default({}),
-  prices: z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() })).optional(),
+  prices: z
+    .record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }))
+    .optional(),
 });
 
 /** An empty config. */
@@ -79,7 +95,9 @@ export function parseConfig(text: string, file: string): ClawcodeConfig {
   } catch (error) {
     const message = (error as Error).message;
     const position = /at position (\d+)/.exec(message);
-    const where = position?.[1] ? (({ line, column }) => ` at line ${line}, column ${column}`)(lineColumn(text, Number(position[1]))) : '';
+    const where = position?.[1]
+      ? (({ line, column }) => ` at line ${line}, column ${column}`)(lineColumn(text, Number(position[1])))
+      : '';
     const reason = message.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '');
     throw new ConfigError(`${file} is not valid JSON${where}: ${reason}`, {
       code: 'config_corrupt',
@@ -210,7 +228,12 @@ export const ENV_PROVIDER_ORDER: readonly ProviderId[] = ['openai', 'azure', 'gr
  * entry leaves out. An entry with its own base URL (a preset or another server) never receives
  * OPENAI_API_KEY, so the OpenAI key is not sent to a third party.
  */
-function buildProviderConfig(name: string, entry: ProviderEntry, env: NodeJS.ProcessEnv, model: string | undefined): ProviderConfig {
+function buildProviderConfig(
+  name: string,
+  entry: ProviderEntry,
+  env: NodeJS.ProcessEnv,
+  model: string | undefined,
+): ProviderConfig {
   const local = entry.preset !== undefined || (entry.provider === 'openai' && entry.baseURL !== undefined);
   const registry = findRegistryEntry(entry.preset ?? entry.provider);
   // A hosted preset (OpenRouter, DeepSeek, Mistral) reads only its own key variable.
@@ -224,7 +247,11 @@ function buildProviderConfig(name: string, entry: ProviderEntry, env: NodeJS.Pro
   const keySource = entry.apiKey ? `config.json providers.${name}.apiKey` : envPart.keySource;
   const deployment = entry.deployment ?? envPart.deployment;
   const resolvedModel =
-    model ?? entry.model ?? (entry.provider === 'azure' ? deployment : undefined) ?? defaultModelFor(entry.provider, entry.preset) ?? '';
+    model ??
+    entry.model ??
+    (entry.provider === 'azure' ? deployment : undefined) ??
+    defaultModelFor(entry.provider, entry.preset) ??
+    '';
   const config: ProviderConfig = {
     provider: entry.provider,
     name,
@@ -283,9 +310,14 @@ export function resolveProviderConfig(options: ResolveOptions): ProviderConfig |
     const kind = findRegistryEntry(wanted);
     if (!kind || kind.id === 'openai-compatible') {
       const known = [...names, ...PROVIDER_REGISTRY.map((e) => e.id).filter((id) => id !== 'openai-compatible')];
-      throw new UsageError(`Unknown provider "${wanted}"`, { code: 'provider_unknown', hint: `Use one of: ${[...new Set(known)].join(', ')}.` });
+      throw new UsageError(`Unknown provider "${wanted}"`, {
+        code: 'provider_unknown',
+        hint: `Use one of: ${[...new Set(known)].join(', ')}.`,
+      });
     }
-    const matching = names.filter((name) => entries[name]?.provider === kind.provider && entries[name]?.preset === kind.preset);
+    const matching = names.filter(
+      (name) => entries[name]?.provider === kind.provider && entries[name]?.preset === kind.preset,
+    );
     if (matching.length >= 1) {
       const name = matching.includes(config.defaultProvider ?? '') ? config.defaultProvider! : matching[0]!;
       return buildProviderConfig(name, entries[name]!, env, model);
@@ -293,7 +325,12 @@ export function resolveProviderConfig(options: ResolveOptions): ProviderConfig |
     const presetReady =
       kind.preset !== undefined && (kind.keyEnv === undefined || nonEmpty(env[kind.keyEnv]) !== undefined);
     if (presetReady || (!kind.preset && envConfigures(kind.provider, env))) {
-      return buildProviderConfig(wanted, { provider: kind.provider, ...(kind.preset ? { preset: kind.preset } : {}) }, env, model);
+      return buildProviderConfig(
+        wanted,
+        { provider: kind.provider, ...(kind.preset ? { preset: kind.preset } : {}) },
+        env,
+        model,
+      );
     }
     throw new ConfigError(`Provider "${wanted}" is not configured`, {
       code: 'provider_not_configured',
@@ -340,7 +377,10 @@ export interface ConfiguredProvider {
  * Every usable provider: the config entries (env vars filling gaps), then backends configured by
  * env vars alone that have no entry.
  */
-export function listConfiguredProviders(config: ClawcodeConfig, env: NodeJS.ProcessEnv = process.env): ConfiguredProvider[] {
+export function listConfiguredProviders(
+  config: ClawcodeConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): ConfiguredProvider[] {
   const rows: ConfiguredProvider[] = [];
   const entries = config.providers ?? {};
   const row = (name: string, entry: ProviderEntry, source: 'config' | 'env'): ConfiguredProvider => {
@@ -359,7 +399,8 @@ export function listConfiguredProviders(config: ClawcodeConfig, env: NodeJS.Proc
   };
   for (const [name, entry] of Object.entries(entries)) rows.push(row(name, entry, 'config'));
   for (const id of ENV_PROVIDER_ORDER) {
-    if (envConfigures(id, env) && !Object.values(entries).some((e) => e.provider === id && !e.preset)) rows.push(row(id, { provider: id }, 'env'));
+    if (envConfigures(id, env) && !Object.values(entries).some((e) => e.provider === id && !e.preset))
+      rows.push(row(id, { provider: id }, 'env'));
   }
   return rows;
 }

@@ -14,10 +14,10 @@ export const CONTEXT_WINDOW_TOKENS: Readonly<Record<string, number>> = {
   'gpt-4o-mini': 128_000,
   'gpt-4.1': 1_047_576,
   'gpt-5': 400_000,
-  'o3': 200_000,
+  o3: 200_000,
   'o4-mini': 200_000,
   'gpt-3.5-turbo': 16_385,
-  'claude': 200_000,
+  claude: 200_000,
   'gemini-1.5': 1_000_000,
   'gemini-2': 1_000_000,
   'llama-3.1-8b-instant': 131_072,
@@ -84,6 +84,10 @@ export function defaultBudgetChars(provider: Pick<ProviderConfig, 'model' | 'pre
  *
  * @param settingLayer  the layer the `budgetChars` setting came from ('default' when nobody set it)
  */
-export function budgetFor(settingChars: number, settingLayer: string, provider: Pick<ProviderConfig, 'model' | 'preset' | 'baseURL'>): number {
+export function budgetFor(
+  settingChars: number,
+  settingLayer: string,
+  provider: Pick<ProviderConfig, 'model' | 'preset' | 'baseURL'>,
+): number {
   return settingLayer === 'default' ? defaultBudgetChars(provider) : settingChars;
 }

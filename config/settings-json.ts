@@ -96,6 +96,11 @@ export function locateJsonError(text: string): JsonErrorLocation | undefined {
   } catch (error) {
     if (!(error instanceof JsonSyntax)) throw error;
     const lines = text.slice(0, error.offset).split(/\r\n|\r|\n/);
-    return { offset: error.offset, line: lines.length, column: (lines.at(-1)?.length ?? 0) + 1, message: error.message };
+    return {
+      offset: error.offset,
+      line: lines.length,
+      column: (lines.at(-1)?.length ?? 0) + 1,
+      message: error.message,
+    };
   }
 }

@@ -165,10 +165,17 @@ export async function loadSettings(options: {
   const user = await readUserLayer(userPath);
   const projectRead = await readProjectLayer(projectPath, PROJECT_SETTINGS_FILE);
   const localRead = await readProjectLayer(localPath, LOCAL_SETTINGS_FILE);
-  const sha256 = hashProjectSettings([[PROJECT_SETTINGS_FILE, projectRead?.text], [LOCAL_SETTINGS_FILE, localRead?.text]]);
+  const sha256 = hashProjectSettings([
+    [PROJECT_SETTINGS_FILE, projectRead?.text],
+    [LOCAL_SETTINGS_FILE, localRead?.text],
+  ]);
   const anyFile = projectRead !== undefined || localRead !== undefined;
   const record = anyFile ? (await readTrustStore(homeDir))[root] : undefined;
-  const trust = applyProjectTrust({ [PROJECT_SETTINGS_FILE]: projectRead?.values, [LOCAL_SETTINGS_FILE]: localRead?.values }, sha256, record);
+  const trust = applyProjectTrust(
+    { [PROJECT_SETTINGS_FILE]: projectRead?.values, [LOCAL_SETTINGS_FILE]: localRead?.values },
+    sha256,
+    record,
+  );
   const project = trust.layers[PROJECT_SETTINGS_FILE];
   const local = trust.layers[LOCAL_SETTINGS_FILE];
   const fromEnv = parseSettingsEnv(options.env);
@@ -238,7 +245,10 @@ async function readJsonText(path: string, shownAs: string): Promise<{ data: unkn
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new IoError(`Cannot read ${shownAs}: ${(error as Error).message}`, { code: 'settings_unreadable', cause: error });
+    throw new IoError(`Cannot read ${shownAs}: ${(error as Error).message}`, {
+      code: 'settings_unreadable',
+      cause: error,
+    });
   }
   const raw = text;
   text = text.replace(/^\uFEFF/, '');
@@ -248,10 +258,13 @@ async function readJsonText(path: string, shownAs: string): Promise<{ data: unkn
   } catch {
     // JSON.parse's message (kept out as `cause` too) may quote the file and a pasted key in it.
     const where = locateJsonError(text) ?? { line: 1, column: 1, message: 'invalid JSON' };
-    throw new ConfigError(`Invalid JSON in ${shownAs} at line ${where.line}, column ${where.column}: ${where.message}`, {
-      code: 'settings_bad_json',
-      hint: `Fix the JSON in ${path}.`,
-    });
+    throw new ConfigError(
+      `Invalid JSON in ${shownAs} at line ${where.line}, column ${where.column}: ${where.message}`,
+      {
+        code: 'settings_bad_json',
+        hint: `Fix the JSON in ${path}.`,
+      },
+    );
   }
 }
 
@@ -282,7 +295,8 @@ async function readUserLayer(path: string): Promise<{ found: boolean; values?: L
     throw new ConfigError(`${path} must contain a JSON object`, { code: 'settings_invalid' });
   }
   const record = data as Record<string, unknown>;
-  const values = record.settings === undefined ? {} : await validateSettingsObject(record.settings, path, path, 'settings');
+  const values =
+    record.settings === undefined ? {} : await validateSettingsObject(record.settings, path, path, 'settings');
   // Provider entries (and their keys) are config.ts's business; only the default provider name is a setting.
   if (values.provider === undefined && typeof record.defaultProvider === 'string' && record.defaultProvider !== '') {
     values.provider = record.defaultProvider;
@@ -290,14 +304,20 @@ async function readUserLayer(path: string): Promise<{ found: boolean; values?: L
   return { found: true, values };
 }
 
-async function readProjectLayer(path: string, shownAs: string): Promise<{ values: LayerValues; text: string } | undefined> {
+async function readProjectLayer(
+  path: string,
+  shownAs: string,
+): Promise<{ values: LayerValues; text: string } | undefined> {
   const read = await readJsonText(path, shownAs);
   if (read === undefined) return undefined;
   const { data, text } = read;
   // Checked before the schema so a pasted `apiKey` is reported as a secret, not as an unknown key.
   const secret = findSecret(data);
   if (secret) {
-    const what = secret.reason === 'key-name' ? `key "${secret.path}" holds a credential` : `value of "${secret.path}" looks like an API key`;
+    const what =
+      secret.reason === 'key-name'
+        ? `key "${secret.path}" holds a credential`
+        : `value of "${secret.path}" looks like an API key`;
     throw new ConfigError(`Secret refused in ${shownAs}: ${what}`, {
       code: 'settings_secret',
       hint: 'Project settings may be committed; keep keys in $CLAWCODE_HOME/config.json (clawcode config) or environment variables.',
@@ -311,7 +331,9 @@ function envInt(env: NodeJS.ProcessEnv, name: string, unit: string): number | un
   if (!raw) return undefined;
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(n) || n <= 0) {
-    throw new UsageError(`${name} must be a positive whole number of ${unit}, got "${raw}"`, { code: 'settings_bad_env' });
+    throw new UsageError(`${name} must be a positive whole number of ${unit}, got "${raw}"`, {
+      code: 'settings_bad_env',
+    });
   }
   return n;
 }
@@ -337,9 +359,12 @@ export function parseSettingsEnv(env: NodeJS.ProcessEnv): Partial<SettingsValues
   const auto = str(SETTINGS_ENV_VARS.autoCommit)?.toLowerCase();
   if (auto !== undefined) {
     if (!TRUE_WORDS.has(auto) && !FALSE_WORDS.has(auto)) {
-      throw new UsageError(`${SETTINGS_ENV_VARS.autoCommit} must be true or false (1/0, yes/no, on/off), got "${auto}"`, {
-        code: 'settings_bad_env',
-      });
+      throw new UsageError(
+        `${SETTINGS_ENV_VARS.autoCommit} must be true or false (1/0, yes/no, on/off), got "${auto}"`,
+        {
+          code: 'settings_bad_env',
+        },
+      );
     }
     out.autoCommit = TRUE_WORDS.has(auto);
   }
@@ -350,7 +375,9 @@ function validateFlags(flags: Partial<SettingsValues>): LayerValues {
   for (const key of ['budgetChars', 'timeoutMs'] as const) {
     const n = flags[key];
     if (n !== undefined && !(Number.isSafeInteger(n) && n > 0)) {
-      throw new UsageError(`${FLAG_NAMES[key]} must be a positive whole number, got ${String(n)}`, { code: 'settings_bad_flag' });
+      throw new UsageError(`${FLAG_NAMES[key]} must be a positive whole number, got ${String(n)}`, {
+        code: 'settings_bad_flag',
+      });
     }
   }
   return flags;
@@ -388,7 +415,13 @@ export async function ensureLocalSettingsIgnored(rootDir: string): Promise<boole
 
 async function insideGitRepo(dir: string): Promise<boolean> {
   for (let current = dir; ; current = dirname(current)) {
-    if (await stat(join(current, '.git')).then(() => true, () => false)) return true;
+    if (
+      await stat(join(current, '.git')).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
     if (dirname(current) === current) return false;
   }
 }

@@ -18,7 +18,7 @@ export function buildSystemPrompt(): string {
     '  Never paraphrase it, never add line numbers, never abbreviate with "...".',
     '- `find` must match exactly one place in the file: include a few surrounding lines so it is unique.',
     '  Set `replace_all: true` only to change every occurrence, or `occurrence: N` (1-based) to pick one of several; otherwise null.',
-    '- `replace` is the full new text for that span. Keep the file\'s style and indentation.',
+    "- `replace` is the full new text for that span. Keep the file's style and indentation.",
     '- To create a new file, use `find: ""` and put the whole file in `replace`.',
     '- Patches apply in order; a later patch for the same file sees the earlier result. Patches must not overlap.',
     '- Only edit files whose content you were shown, or create new files. Keep the change minimal and complete.',
@@ -99,13 +99,11 @@ export interface RepairItem {
  */
 export function buildPatchRepairPrompt(userPrompt: string, items: readonly RepairItem[]): string {
   const blocks = items.map((item) => {
-    const parts = [
-      `## Patch ${item.number} (${item.file})`,
-      `Error: ${item.error}`,
-      `find was:\n${fenced(item.find)}`,
-    ];
+    const parts = [`## Patch ${item.number} (${item.file})`, `Error: ${item.error}`, `find was:\n${fenced(item.find)}`];
     for (const e of item.excerpts) {
-      parts.push(`Lines ${e.startLine}-${e.endLine} of ${item.file}, exactly as in the file (copy from here):\n${fenced(e.text)}`);
+      parts.push(
+        `Lines ${e.startLine}-${e.endLine} of ${item.file}, exactly as in the file (copy from here):\n${fenced(e.text)}`,
+      );
     }
     return parts.join('\n\n');
   });

@@ -148,12 +148,15 @@ export async function completeWithTimeout(
     if (options.signal?.aborted) throw new InterruptedError('Provider request cancelled', { cause: error });
     if (deadline.signal.reason === 'too_large') throw tooLarge(config, maxChars);
     if (deadline.signal.aborted) {
-      throw new ProviderError(`${providerLabel(config)} did not answer within ${Math.round(timeoutMs / 1000)} s (model ${config.model})`, {
-        provider: config.name,
-        code: 'provider_timeout',
-        hint: 'Raise --timeout <ms> (or CLAWCODE_TIMEOUT_MS), or try a faster model.',
-        cause: error,
-      });
+      throw new ProviderError(
+        `${providerLabel(config)} did not answer within ${Math.round(timeoutMs / 1000)} s (model ${config.model})`,
+        {
+          provider: config.name,
+          code: 'provider_timeout',
+          hint: 'Raise --timeout <ms> (or CLAWCODE_TIMEOUT_MS), or try a faster model.',
+          cause: error,
+        },
+      );
     }
     throw error;
   } finally {
@@ -198,11 +201,14 @@ function checkFinish(config: ProviderConfig, reply: ProviderReply): void {
   const reason = reply.finishReason;
   if (reason === 'length' || reason === 'MAX_TOKENS') {
     const limit = config.maxOutputTokens ? ` (maxOutputTokens ${config.maxOutputTokens})` : '';
-    throw new ProviderError(`${providerLabel(config)} reply was truncated at the output token limit${limit}; the plan is incomplete`, {
-      provider: config.name,
-      code: 'provider_truncated',
-      hint: 'Raise maxOutputTokens in this provider\'s entry of config.json, lower --budget, or split the task.',
-    });
+    throw new ProviderError(
+      `${providerLabel(config)} reply was truncated at the output token limit${limit}; the plan is incomplete`,
+      {
+        provider: config.name,
+        code: 'provider_truncated',
+        hint: "Raise maxOutputTokens in this provider's entry of config.json, lower --budget, or split the task.",
+      },
+    );
   }
   if (reason && BLOCKED_FINISH.has(reason)) {
     throw new ProviderError(`${providerLabel(config)} refused the task (finish reason ${reason})`, {
@@ -235,14 +241,19 @@ const REPAIR_QUOTE_CHARS = 20_000;
 
 /** The user message of the one repair request: the task, the bad reply, and what was wrong. */
 export function repairPrompt(userPrompt: string, badReply: string, detail: string): string {
-  const quoted = badReply.length > REPAIR_QUOTE_CHARS ? `${badReply.slice(0, REPAIR_QUOTE_CHARS)}\n[... cut]` : badReply;
+  const quoted =
+    badReply.length > REPAIR_QUOTE_CHARS ? `${badReply.slice(0, REPAIR_QUOTE_CHARS)}\n[... cut]` : badReply;
   return `${userPrompt}\n\n---\nYour previous reply was not a valid plan.\nProblem: ${detail}\n\nPrevious reply:\n${quoted}\n\nReply again with only the corrected JSON plan object, nothing else.`;
 }
 
 /** Load the client module of a backend (imports its SDK). */
 export function loadProviderModule(provider: ProviderId): Promise<ProviderModule> {
   const load = CLIENT_MODULES[provider];
-  if (!load) throw new ProviderError(`Unknown provider "${String(provider)}"`, { provider: String(provider), code: 'provider_unknown' });
+  if (!load)
+    throw new ProviderError(`Unknown provider "${String(provider)}"`, {
+      provider: String(provider),
+      code: 'provider_unknown',
+    });
   return load();
 }
 
@@ -283,7 +294,13 @@ export async function getStructuredPlan(
     const second = await ask(repairPrompt(userPrompt, first.text, error.detail));
     checkFinish(config, second);
     const plan = parsePlan(second.text);
-    return { plan, reply: second, usage: addUsage(first.usage, second.usage), repaired: true, ms: Math.round(performance.now() - started) };
+    return {
+      plan,
+      reply: second,
+      usage: addUsage(first.usage, second.usage),
+      repaired: true,
+      ms: Math.round(performance.now() - started),
+    };
   }
 }
 
@@ -292,7 +309,10 @@ export async function getStructuredPlan(
  *
  * @throws ProviderError (401 names the key source), ConfigError, InterruptedError
  */
-export async function checkProviderCredentials(config: ProviderConfig, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+export async function checkProviderCredentials(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<void> {
   const module = await loadProviderModule(config.provider);
   await module.checkCredentials(config, options);
 }

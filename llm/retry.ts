@@ -26,7 +26,12 @@ export interface RetryOptions {
 }
 
 /** The delay before retry number `retry` (0-based) when the server named none, in ms. */
-export function backoffDelayMs(retry: number, baseDelayMs = 500, maxDelayMs = 8000, random: () => number = Math.random): number {
+export function backoffDelayMs(
+  retry: number,
+  baseDelayMs = 500,
+  maxDelayMs = 8000,
+  random: () => number = Math.random,
+): number {
   const delay = Math.min(baseDelayMs * 2 ** retry, maxDelayMs);
   return Math.round(delay * (1 - 0.25 * random()));
 }
@@ -53,7 +58,10 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * @returns what the successful attempt returned
  * @throws the last error (unchanged), or InterruptedError when `signal` aborts during a wait
  */
-export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions = {}): Promise<T> {
+export async function withRetries<T>(
+  attempt: (attemptNumber: number) => Promise<T>,
+  options: RetryOptions = {},
+): Promise<T> {
   const maxRetries = options.maxRetries ?? 2;
   for (let n = 0; ; n++) {
     try {

@@ -71,15 +71,22 @@ async function writeJson(path: string, value: unknown): Promise<void> {
 
 function parseNotes(value: unknown): MemoryNote[] {
   if (!Array.isArray(value)) return [];
-  return value.filter((n): n is MemoryNote => typeof n === 'object' && n !== null
-    && typeof (n as MemoryNote).text === 'string' && typeof (n as MemoryNote).runId === 'string'
-    && typeof (n as MemoryNote).at === 'string');
+  return value.filter(
+    (n): n is MemoryNote =>
+      typeof n === 'object' &&
+      n !== null &&
+      typeof (n as MemoryNote).text === 'string' &&
+      typeof (n as MemoryNote).runId === 'string' &&
+      typeof (n as MemoryNote).at === 'string',
+  );
 }
 
 /** One line of plain text: control characters (terminal escapes among them) become spaces, then capped. */
 export function cleanNote(text: string): string {
-   
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > MAX_NOTE_CHARS ? `${flat.slice(0, MAX_NOTE_CHARS - 1)}…` : flat;
 }
 
@@ -89,7 +96,9 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 export async function loadGlobalMemory(homeDir?: string): Promise<GlobalMemory> {
   const data = (await readJson(join(memoryDir(homeDir), 'global.json'))) as { projectSummaries?: unknown } | undefined;
   const summaries = data?.projectSummaries;
-  return { projectSummaries: summaries && typeof summaries === 'object' ? (summaries as Record<string, ProjectSummary>) : {} };
+  return {
+    projectSummaries: summaries && typeof summaries === 'object' ? (summaries as Record<string, ProjectSummary>) : {},
+  };
 }
 
 /** Save global memory atomically (temp file + rename). */
@@ -103,7 +112,8 @@ export async function saveGlobalMemory(memory: GlobalMemory, homeDir?: string): 
  * whose journal was pruned is kept.
  */
 export async function loadSessionMemory(projectRoot: string, homeDir?: string): Promise<SessionMemory> {
-  const data = (await readJson(sessionPath(projectRoot, homeDir))) as Partial<Record<keyof SessionMemory, unknown>> | undefined;
+  const data = (await readJson(sessionPath(projectRoot, homeDir))) as
+    Partial<Record<keyof SessionMemory, unknown>> | undefined;
   return {
     lastTasks: strings(data?.lastTasks),
     recentFiles: strings(data?.recentFiles),
@@ -201,9 +211,13 @@ export async function saveSessionAfterRun(options: SaveSessionOptions): Promise<
   const current = await loadSessionMemory(projectRoot, homeDir);
   const at = (options.now ?? new Date()).toISOString();
   const runId = options.runId;
-  const added: MemoryNote[] = options.notesSeenByPerson && runId !== undefined
-    ? options.notes.map(cleanNote).filter((text) => text !== '').map((text) => ({ text, runId, at }))
-    : [];
+  const added: MemoryNote[] =
+    options.notesSeenByPerson && runId !== undefined
+      ? options.notes
+          .map(cleanNote)
+          .filter((text) => text !== '')
+          .map((text) => ({ text, runId, at }))
+      : [];
   const seen = new Set<string>();
   const notes = [...added, ...current.notes]
     .filter((n) => !seen.has(n.text) && seen.add(n.text))

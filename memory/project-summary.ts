@@ -14,10 +14,22 @@ async function exists(path: string): Promise<boolean> {
 }
 
 const JS_FRAMEWORKS: [dep: string, name: string][] = [
-  ['next', 'Next.js'], ['nuxt', 'Nuxt'], ['@angular/core', 'Angular'], ['svelte', 'Svelte'], ['vue', 'Vue'],
-  ['react', 'React'], ['@nestjs/core', 'NestJS'], ['express', 'Express'], ['fastify', 'Fastify'], ['koa', 'Koa'],
+  ['next', 'Next.js'],
+  ['nuxt', 'Nuxt'],
+  ['@angular/core', 'Angular'],
+  ['svelte', 'Svelte'],
+  ['vue', 'Vue'],
+  ['react', 'React'],
+  ['@nestjs/core', 'NestJS'],
+  ['express', 'Express'],
+  ['fastify', 'Fastify'],
+  ['koa', 'Koa'],
 ];
-const PY_FRAMEWORKS: [dep: string, name: string][] = [['django', 'Django'], ['flask', 'Flask'], ['fastapi', 'FastAPI']];
+const PY_FRAMEWORKS: [dep: string, name: string][] = [
+  ['django', 'Django'],
+  ['flask', 'Flask'],
+  ['fastapi', 'FastAPI'],
+];
 
 /**
  * Detect what a project is from its manifest files (framework, test command, architecture):
@@ -29,7 +41,13 @@ const PY_FRAMEWORKS: [dep: string, name: string][] = [['django', 'Django'], ['fl
 export async function detectProjectSummary(rootDir: string): Promise<ProjectSummary> {
   const pkgText = await readText(join(rootDir, 'package.json'));
   if (pkgText !== undefined) {
-    let pkg: { name?: string; scripts?: Record<string, string>; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; type?: string };
+    let pkg: {
+      name?: string;
+      scripts?: Record<string, string>;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+      type?: string;
+    };
     try {
       pkg = JSON.parse(pkgText);
     } catch {
@@ -40,7 +58,11 @@ export async function detectProjectSummary(rootDir: string): Promise<ProjectSumm
     const usesTs = 'typescript' in deps || (await exists(join(rootDir, 'tsconfig.json')));
     const testScript = pkg.scripts?.test;
     const hasTest = testScript !== undefined && !/no test specified/.test(testScript);
-    const manager = (await exists(join(rootDir, 'pnpm-lock.yaml'))) ? 'pnpm' : (await exists(join(rootDir, 'yarn.lock'))) ? 'yarn' : 'npm';
+    const manager = (await exists(join(rootDir, 'pnpm-lock.yaml')))
+      ? 'pnpm'
+      : (await exists(join(rootDir, 'yarn.lock')))
+        ? 'yarn'
+        : 'npm';
     return {
       framework: framework ?? (usesTs ? 'TypeScript' : 'Node.js'),
       testCommand: hasTest ? `${manager} test` : undefined,
@@ -52,8 +74,13 @@ export async function detectProjectSummary(rootDir: string): Promise<ProjectSumm
   if (pyproject !== undefined || setupPy !== undefined) {
     const text = (pyproject ?? setupPy ?? '').toLowerCase();
     const framework = PY_FRAMEWORKS.find(([dep]) => new RegExp(`["'\\s]${dep}[\\s"'<>=~!\\[]`).test(text))?.[1];
-    const pytest = text.includes('pytest') || (await exists(join(rootDir, 'pytest.ini'))) || (await exists(join(rootDir, 'tests')));
-    return { framework: framework ?? 'Python', testCommand: pytest ? 'pytest' : undefined, architecture: 'Python package' };
+    const pytest =
+      text.includes('pytest') || (await exists(join(rootDir, 'pytest.ini'))) || (await exists(join(rootDir, 'tests')));
+    return {
+      framework: framework ?? 'Python',
+      testCommand: pytest ? 'pytest' : undefined,
+      architecture: 'Python package',
+    };
   }
   if (await exists(join(rootDir, 'go.mod'))) {
     const mod = (await readText(join(rootDir, 'go.mod'))) ?? '';

@@ -183,7 +183,11 @@ export function App(props: AppProps) {
       setMode('running');
       const choose = (message: string, choices: readonly TuiChoice[], details: readonly string[] = []) =>
         new Promise<string>((resolve) => {
-          const q: Question = { message: escapeControlsKeepColor(message), choices, details: details.map(escapeControls) };
+          const q: Question = {
+            message: escapeControlsKeepColor(message),
+            choices,
+            details: details.map(escapeControls),
+          };
           if (ac.signal.aborted) return resolve(noAnswer(q));
           // Deferred: the Enter that submitted the task is still being dispatched to the other
           // input handlers, and must not answer the question as well.

@@ -40,7 +40,12 @@ function wordStart(text: string, at: number): number {
  * An emoji counts as one character; a line longer than the box scrolls to keep the cursor visible.
  * It takes focus first; Tab moves focus to the DiffView.
  */
-export function InputPrompt({ onSubmit, history, disabled = false, placeholder = 'describe a task' }: InputPromptProps) {
+export function InputPrompt({
+  onSubmit,
+  history,
+  disabled = false,
+  placeholder = 'describe a task',
+}: InputPromptProps) {
   const { isFocused } = useFocus({ id: 'input', autoFocus: true });
   // Keys can arrive faster than React re-renders (a paste, a test, a slow machine), so the handler reads
   // and writes refs and only uses state to trigger a render.
@@ -55,61 +60,59 @@ export function InputPrompt({ onSubmit, history, disabled = false, placeholder =
     setShown({ value: next, cursor });
   };
 
-  useInput(
-    (input, key) => {
-      const { active, history, onSubmit } = live.current;
-      if (!active) return;
-      const { value: current, cursor, back } = state.current;
-      if (key.return) {
-        const task = current.trim();
-        if (!task) return;
-        set('', 0, -1);
-        onSubmit(task);
-        return;
-      }
-      // -1 = editing a new line; otherwise how far back in history, 0 = newest.
-      if (key.upArrow) {
-        const next = Math.min(back + 1, history.length - 1);
-        if (next >= 0) {
-          const line = history[history.length - 1 - next] ?? '';
-          set(line, line.length, next);
-        }
-        return;
-      }
-      if (key.downArrow) {
-        const next = Math.max(-1, back - 1);
-        const line = next >= 0 ? (history[history.length - 1 - next] ?? '') : '';
+  useInput((input, key) => {
+    const { active, history, onSubmit } = live.current;
+    if (!active) return;
+    const { value: current, cursor, back } = state.current;
+    if (key.return) {
+      const task = current.trim();
+      if (!task) return;
+      set('', 0, -1);
+      onSubmit(task);
+      return;
+    }
+    // -1 = editing a new line; otherwise how far back in history, 0 = newest.
+    if (key.upArrow) {
+      const next = Math.min(back + 1, history.length - 1);
+      if (next >= 0) {
+        const line = history[history.length - 1 - next] ?? '';
         set(line, line.length, next);
-        return;
       }
-      if (key.leftArrow || (key.ctrl && input === 'b')) return set(current, before(current, cursor));
-      if (key.rightArrow || (key.ctrl && input === 'f')) return set(current, after(current, cursor));
-      if (key.home || (key.ctrl && input === 'a')) return set(current, 0);
-      if (key.end || (key.ctrl && input === 'e')) return set(current, current.length);
-      if (key.meta && input === 'b') return set(current, wordStart(current, cursor));
-      if (key.backspace || key.delete) {
-        // Terminals send DEL (0x7f) for Backspace, and Ink 6 reports it and the Delete key alike, so
-        // both erase leftwards (Ctrl-K erases to the right).
-        const from = before(current, cursor);
-        if (from < cursor) set(current.slice(0, from) + current.slice(cursor), from);
-        return;
-      }
-      if (key.ctrl && input === 'u') return set(current.slice(cursor), 0);
-      if (key.ctrl && input === 'k') return set(current.slice(0, cursor), cursor);
-      if (key.ctrl && input === 'w') {
-        const from = wordStart(current, cursor);
-        return set(current.slice(0, from) + current.slice(cursor), from);
-      }
-      if (key.ctrl || key.meta || key.tab || key.escape || key.pageUp || key.pageDown) return;
-      // Pasted text arrives as one chunk; keep it on one line.
-      if (input) {
-        // Control characters (a pasted escape sequence, a raw Ctrl key) never belong in a task line.
-        const text = input.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
-        if (!text) return;
-        set(current.slice(0, cursor) + text + current.slice(cursor), cursor + text.length);
-      }
-    },
-  );
+      return;
+    }
+    if (key.downArrow) {
+      const next = Math.max(-1, back - 1);
+      const line = next >= 0 ? (history[history.length - 1 - next] ?? '') : '';
+      set(line, line.length, next);
+      return;
+    }
+    if (key.leftArrow || (key.ctrl && input === 'b')) return set(current, before(current, cursor));
+    if (key.rightArrow || (key.ctrl && input === 'f')) return set(current, after(current, cursor));
+    if (key.home || (key.ctrl && input === 'a')) return set(current, 0);
+    if (key.end || (key.ctrl && input === 'e')) return set(current, current.length);
+    if (key.meta && input === 'b') return set(current, wordStart(current, cursor));
+    if (key.backspace || key.delete) {
+      // Terminals send DEL (0x7f) for Backspace, and Ink 6 reports it and the Delete key alike, so
+      // both erase leftwards (Ctrl-K erases to the right).
+      const from = before(current, cursor);
+      if (from < cursor) set(current.slice(0, from) + current.slice(cursor), from);
+      return;
+    }
+    if (key.ctrl && input === 'u') return set(current.slice(cursor), 0);
+    if (key.ctrl && input === 'k') return set(current.slice(0, cursor), cursor);
+    if (key.ctrl && input === 'w') {
+      const from = wordStart(current, cursor);
+      return set(current.slice(0, from) + current.slice(cursor), from);
+    }
+    if (key.ctrl || key.meta || key.tab || key.escape || key.pageUp || key.pageDown) return;
+    // Pasted text arrives as one chunk; keep it on one line.
+    if (input) {
+      // Control characters (a pasted escape sequence, a raw Ctrl key) never belong in a task line.
+      const text = input.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+      if (!text) return;
+      set(current.slice(0, cursor) + text + current.slice(cursor), cursor + text.length);
+    }
+  });
 
   const { value, cursor } = shown;
   // Border, padding and "❯ " take 6 columns; a long line scrolls so the cursor stays in view.

@@ -13,7 +13,10 @@ const GLYPHS: Record<string, string[]> = {
 
 /** The ASCII CLAWCODE banner, 5 rows and 40 columns wide. */
 export const LOGO_LINES: readonly string[] = [0, 1, 2, 3, 4].map((row) =>
-  [...'CLAWCODE'].map((ch) => GLYPHS[ch]![row]).join(' ').trimEnd(),
+  [...'CLAWCODE']
+    .map((ch) => GLYPHS[ch]![row])
+    .join(' ')
+    .trimEnd(),
 );
 
 /** Width of the banner in columns; narrower terminals get the one-word logo. */
@@ -22,7 +25,11 @@ export const LOGO_WIDTH = Math.max(...LOGO_LINES.map((l) => l.length));
 /** The banner; a single bold "CLAWCODE" when `columns` is narrower than the art. */
 export function Logo({ columns }: { columns: number }) {
   if (columns < LOGO_WIDTH + 2) {
-    return <Text bold color="cyan">CLAWCODE</Text>;
+    return (
+      <Text bold color="cyan">
+        CLAWCODE
+      </Text>
+    );
   }
   return (
     <Box flexDirection="column">

@@ -32,7 +32,11 @@ function useSpinner(active: boolean): string {
 }
 
 const MODE_COLOR: Record<UiMode, string> = { ready: 'green', running: 'yellow', asking: 'cyan', cancelling: 'red' };
-const MODE_LABEL: Record<Exclude<UiMode, 'asking'>, string> = { ready: 'ready', running: 'running', cancelling: 'cancelling' };
+const MODE_LABEL: Record<Exclude<UiMode, 'asking'>, string> = {
+  ready: 'ready',
+  running: 'running',
+  cancelling: 'cancelling',
+};
 
 /** One line: mode (with a spinner while busy), activity, model, token totals, memory, and the keys for this mode. */
 export function StatusBar({ mode, model, inputTokens, outputTokens, memory, activity, answerKeys }: StatusBarProps) {

@@ -13,15 +13,60 @@ export interface CommandSafety {
  * that the project's own tooling regenerates.
  */
 export const BUILD_FOLDERS: readonly string[] = [
-  'dist', 'build', 'out', 'target', 'coverage', 'node_modules', '.cache', '.next', '.nuxt', '.turbo',
-  '.parcel-cache', '.svelte-kit', '.output', '.vite', '.pytest_cache', '__pycache__', '.mypy_cache',
-  '.gradle', 'tmp', '.tmp', 'lib-cov', '.nyc_output', 'storybook-static',
+  'dist',
+  'build',
+  'out',
+  'target',
+  'coverage',
+  'node_modules',
+  '.cache',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.parcel-cache',
+  '.svelte-kit',
+  '.output',
+  '.vite',
+  '.pytest_cache',
+  '__pycache__',
+  '.mypy_cache',
+  '.gradle',
+  'tmp',
+  '.tmp',
+  'lib-cov',
+  '.nyc_output',
+  'storybook-static',
 ];
 
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash', 'python', 'python3', 'perl', 'ruby', 'node']);
+const SHELLS = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'fish',
+  'ash',
+  'python',
+  'python3',
+  'perl',
+  'ruby',
+  'node',
+]);
 const PREFIXES = new Set(['env', 'command', 'exec', 'nohup', 'time', 'nice', 'xargs', 'builtin']);
 const SAFE_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
-const WRITERS = new Set(['tee', 'touch', 'mkdir', 'rmdir', 'truncate', 'chmod', 'chown', 'chgrp', 'shred', 'unlink', 'rm']);
+const WRITERS = new Set([
+  'tee',
+  'touch',
+  'mkdir',
+  'rmdir',
+  'truncate',
+  'chmod',
+  'chown',
+  'chgrp',
+  'shred',
+  'unlink',
+  'rm',
+]);
 const COPIERS = new Set(['cp', 'mv', 'ln', 'install', 'rsync', 'scp']);
 
 interface Segment {
@@ -45,7 +90,9 @@ interface Segment {
  */
 export function classifyCommand(command: string, rootDir: string): CommandSafety {
   const root = resolve(rootDir);
-  const nested = [...command.matchAll(/\$\(([^()]*)\)|`([^`]*)`|<\(([^()]*)\)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+  const nested = [...command.matchAll(/\$\(([^()]*)\)|`([^`]*)`|<\(([^()]*)\)/g)].map(
+    (m) => m[1] ?? m[2] ?? m[3] ?? '',
+  );
   for (const inner of nested) {
     const verdict = classifyCommand(inner, rootDir);
     if (verdict.destructive) return verdict;
@@ -76,35 +123,49 @@ function classifySegment(segment: Segment, root: string, afterDownload: boolean)
   if (segment.piped && afterDownload && (SHELLS.has(name) || name === 'sudo')) {
     return { destructive: true, reason: 'pipes a download into a shell' };
   }
-  if (['sudo', 'doas', 'su', 'pkexec'].includes(name)) return { destructive: true, reason: `runs as another user (${name})` };
+  if (['sudo', 'doas', 'su', 'pkexec'].includes(name))
+    return { destructive: true, reason: `runs as another user (${name})` };
   if (name.startsWith('mkfs') || name === 'fdisk' || name === 'parted' || name === 'wipefs') {
     return { destructive: true, reason: `formats or partitions a disk (${name})` };
   }
-  if (['shutdown', 'reboot', 'halt', 'poweroff'].includes(name)) return { destructive: true, reason: `stops the machine (${name})` };
-  if (name === 'dd' && args.some((a) => a.startsWith('of='))) return { destructive: true, reason: 'dd writes raw bytes to a file or device' };
+  if (['shutdown', 'reboot', 'halt', 'poweroff'].includes(name))
+    return { destructive: true, reason: `stops the machine (${name})` };
+  if (name === 'dd' && args.some((a) => a.startsWith('of=')))
+    return { destructive: true, reason: 'dd writes raw bytes to a file or device' };
   if (SHELLS.has(name) && args[0] === '-c' && args[1] !== undefined) {
     const inner = classifyCommand(args[1], root);
     if (inner.destructive) return inner;
   }
   if (name === 'git') return classifyGit(args, root);
-  if (isGlobalInstall(name, args)) return { destructive: true, reason: `installs packages outside the project (${name} global)` };
+  if (isGlobalInstall(name, args))
+    return { destructive: true, reason: `installs packages outside the project (${name} global)` };
   const recursive = args.some((a) => a === '--recursive' || /^-[a-zA-Z]*[rR]/.test(a));
   const paths = args.filter((a) => !a.startsWith('-'));
-  if ((name === 'chmod' || name === 'chown' || name === 'chgrp') && recursive && paths.some((p) => p === '/' || p === '/*')) {
+  if (
+    (name === 'chmod' || name === 'chown' || name === 'chgrp') &&
+    recursive &&
+    paths.some((p) => p === '/' || p === '/*')
+  ) {
     return { destructive: true, reason: `${name} -R on /` };
   }
-  if (name === 'rm' && recursive && fromXargs) return { destructive: true, reason: 'deletes paths read from input recursively' };
+  if (name === 'rm' && recursive && fromXargs)
+    return { destructive: true, reason: 'deletes paths read from input recursively' };
   if (name === 'rm' && recursive) {
     const unsafe = paths.find((p) => !isBuildFolderPath(p, root));
-    if (unsafe !== undefined) return { destructive: true, reason: `deletes ${unsafe} recursively (outside build folders)` };
+    if (unsafe !== undefined)
+      return { destructive: true, reason: `deletes ${unsafe} recursively (outside build folders)` };
   }
   if (name === 'cd' && paths[0] !== undefined && isOutside(paths[0], root)) {
     return { destructive: true, reason: `changes into ${paths[0]}, outside the project` };
   }
-  const written = WRITERS.has(name) ? paths
-    : COPIERS.has(name) ? paths.slice(-1)
-      : name === 'find' && args.includes('-delete') ? paths.slice(0, 1)
-        : name === 'curl' || name === 'wget' ? optionValues(args, ['-o', '--output', '-O', '--output-document', '-P', '--directory-prefix'])
+  const written = WRITERS.has(name)
+    ? paths
+    : COPIERS.has(name)
+      ? paths.slice(-1)
+      : name === 'find' && args.includes('-delete')
+        ? paths.slice(0, 1)
+        : name === 'curl' || name === 'wget'
+          ? optionValues(args, ['-o', '--output', '-O', '--output-document', '-P', '--directory-prefix'])
           : [];
   const outside = written.find((p) => isOutside(p, root));
   if (outside !== undefined) return { destructive: true, reason: `writes outside the project (${outside})` };
@@ -131,9 +192,13 @@ function classifyGit(args: string[], root: string): CommandSafety {
   }
   const sub = args[i];
   const rest = args.slice(i + 1);
-  if (sub === 'reset' && rest.includes('--hard')) return { destructive: true, reason: 'git reset --hard discards uncommitted work' };
+  if (sub === 'reset' && rest.includes('--hard'))
+    return { destructive: true, reason: 'git reset --hard discards uncommitted work' };
   if (sub === 'clean') return { destructive: true, reason: 'git clean deletes untracked files' };
-  if (sub === 'push' && rest.some((a) => a === '-f' || a.startsWith('--force') || /^-[a-zA-Z]*f/.test(a) || a.startsWith('+'))) {
+  if (
+    sub === 'push' &&
+    rest.some((a) => a === '-f' || a.startsWith('--force') || /^-[a-zA-Z]*f/.test(a) || a.startsWith('+'))
+  ) {
     return { destructive: true, reason: 'git push --force rewrites remote history' };
   }
   if ((sub === 'checkout' || sub === 'restore') && rest.includes('.')) {
@@ -257,11 +322,18 @@ function tokenize(line: string): Segment[] {
       if (double) i += 1;
     } else if (c === '>' || c === '<') {
       // `2>` and `>&2`: a digit before belongs to the operator; `&N` after is a descriptor, not a file.
-      if (inWord && /^\d$/.test(word)) { word = ''; inWord = false; }
+      if (inWord && /^\d$/.test(word)) {
+        word = '';
+        inWord = false;
+      }
       endWord();
       if (c === '>') redirectNext = true;
       while (line[i + 1] === '>' || line[i + 1] === '|') i += 1;
-      if (line[i + 1] === '&') { i += 1; while (/\d|-/.test(line[i + 1] ?? '')) i += 1; redirectNext = false; }
+      if (line[i + 1] === '&') {
+        i += 1;
+        while (/\d|-/.test(line[i + 1] ?? '')) i += 1;
+        redirectNext = false;
+      }
     } else {
       word += c;
       inWord = true;

@@ -65,10 +65,15 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
   return new Promise((resolvePromise, reject) => {
     // In the sandbox bubblewrap runs `/bin/sh -c command` itself; otherwise node's shell option does.
     const sandboxed = options.sandbox ? sandboxArgs(command, options.sandbox.policy) : undefined;
-    const [file, args, shell] = options.sandbox && sandboxed ? [options.sandbox.bwrapPath, sandboxed.args, false] : [command, [], true];
+    const [file, args, shell] =
+      options.sandbox && sandboxed ? [options.sandbox.bwrapPath, sandboxed.args, false] : [command, [], true];
     const child = spawn(file, args, {
-      cwd: options.cwd, env: options.env ?? process.env, shell, stdio: ['ignore', 'pipe', 'pipe'],
-      detached: groupKill, windowsHide: true,
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      shell,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: groupKill,
+      windowsHide: true,
     });
     let timedOut = false;
     let graceTimer: NodeJS.Timeout | undefined;
@@ -85,7 +90,10 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       graceTimer = setTimeout(() => send('SIGKILL'), KILL_GRACE_MS);
       graceTimer.unref();
     };
-    const timer = setTimeout(() => { timedOut = true; kill(); }, timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, timeoutMs);
     const onParentExit = (): void => {
       try {
         if (groupKill && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
@@ -100,14 +108,27 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
 
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => { out.push(chunk); both.push(chunk); options.onOutput?.(chunk, 'stdout'); });
-    child.stderr.on('data', (chunk: string) => { err.push(chunk); both.push(chunk); options.onOutput?.(chunk, 'stderr'); });
+    child.stdout.on('data', (chunk: string) => {
+      out.push(chunk);
+      both.push(chunk);
+      options.onOutput?.(chunk, 'stdout');
+    });
+    child.stderr.on('data', (chunk: string) => {
+      err.push(chunk);
+      both.push(chunk);
+      options.onOutput?.(chunk, 'stderr');
+    });
     child.on('error', (cause) => {
       sandboxed?.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
       options.signal?.removeEventListener('abort', onAbort);
-      reject(new IoError(`Could not start \`${command}\` in ${options.cwd}: ${cause.message}`, { code: 'command_spawn_failed', cause }));
+      reject(
+        new IoError(`Could not start \`${command}\` in ${options.cwd}: ${cause.message}`, {
+          code: 'command_spawn_failed',
+          cause,
+        }),
+      );
     });
     child.on('close', (exitCode, signal) => {
       sandboxed?.cleanup();
@@ -116,9 +137,15 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       if (graceTimer) clearTimeout(graceTimer);
       options.signal?.removeEventListener('abort', onAbort);
       resolvePromise({
-        command, exitCode, signal, timedOut,
-        stdout: out.text(), stderr: err.text(), truncated: out.truncated || err.truncated,
-        tail: lastLines(both.text(), TAIL_LINES), ms: Math.round(performance.now() - started),
+        command,
+        exitCode,
+        signal,
+        timedOut,
+        stdout: out.text(),
+        stderr: err.text(),
+        truncated: out.truncated || err.truncated,
+        tail: lastLines(both.text(), TAIL_LINES),
+        ms: Math.round(performance.now() - started),
       });
     });
   });

@@ -11,7 +11,15 @@ import { createTwoFilesPatch } from 'diff';
  */
 export function makeUnifiedDiff(path: string, before: string | null, after: string): string {
   if (before === after) return '';
-  const patch = createTwoFilesPatch(before === null ? '/dev/null' : `a/${path}`, `b/${path}`, before ?? '', after, '', '', { context: 3 });
+  const patch = createTwoFilesPatch(
+    before === null ? '/dev/null' : `a/${path}`,
+    `b/${path}`,
+    before ?? '',
+    after,
+    '',
+    '',
+    { context: 3 },
+  );
   // Drop the "Index:"/"====" preamble the package writes; keep from the "---" header on.
   const start = patch.indexOf('--- ');
   return start > 0 ? patch.slice(start) : patch;

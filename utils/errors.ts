@@ -47,7 +47,12 @@ export class InterruptedError extends ClawcodeError {
 /** The plan could not be applied as a whole; nothing was written. Exit 3. */
 export class PatchApplyError extends ClawcodeError {
   constructor(message: string, options: { code?: string; hint?: string; cause?: unknown } = {}) {
-    super(message, { code: options.code ?? 'patch_not_applied', exitCode: 3, hint: options.hint, cause: options.cause });
+    super(message, {
+      code: options.code ?? 'patch_not_applied',
+      exitCode: 3,
+      hint: options.hint,
+      cause: options.cause,
+    });
   }
 }
 

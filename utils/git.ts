@@ -84,7 +84,11 @@ export async function isGitRepo(rootDir: string, options: GitOptions = {}): Prom
  *
  * @param paths  project-relative paths with `/` separators; paths outside the project are ignored
  */
-export async function dirtyFiles(rootDir: string, paths: readonly string[], options: GitOptions = {}): Promise<DirtyFile[]> {
+export async function dirtyFiles(
+  rootDir: string,
+  paths: readonly string[],
+  options: GitOptions = {},
+): Promise<DirtyFile[]> {
   if (paths.length === 0) return [];
   const prefix = await runGit(rootDir, ['rev-parse', '--show-prefix'], options);
   if (!prefix.ok) return [];
@@ -115,7 +119,10 @@ export async function dirtyFiles(rootDir: string, paths: readonly string[], opti
  * @throws GitError (exit 1) git missing, not a repo, nothing to commit, no identity, a hook refused
  */
 export async function commitFiles(
-  rootDir: string, paths: readonly string[], message: string, options: GitOptions = {},
+  rootDir: string,
+  paths: readonly string[],
+  message: string,
+  options: GitOptions = {},
 ): Promise<{ commit: string }> {
   if (paths.length === 0) throw new GitError('Nothing to commit: no files given', { code: 'git_nothing_to_commit' });
   const info = await runGit(rootDir, ['rev-parse', '--show-toplevel'], options);
@@ -142,5 +149,10 @@ function literal(path: string): string {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? ''
+  );
 }

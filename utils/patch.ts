@@ -113,7 +113,15 @@ export function applyPatch(content: string, find: string, replace: string, optio
       });
     }
     const text = model.bom + replace;
-    return { applied: true, newContent: text, strategy: 'empty_file', startLine: 1, endLine: 1, replacements: 1, edits: [{ start: 0, end: content.length, text }] };
+    return {
+      applied: true,
+      newContent: text,
+      strategy: 'empty_file',
+      startLine: 1,
+      endLine: 1,
+      replacements: 1,
+      edits: [{ start: 0, end: content.length, text }],
+    };
   }
   const prepared = preparePatch(find.replace(/^\uFEFF/, ''), replace.replace(/^\uFEFF/, ''));
   if (prepared.find === prepared.replace) {
@@ -134,14 +142,22 @@ export function applyPatch(content: string, find: string, replace: string, optio
   if (options.replaceAll) {
     for (let i = 1; i < found.length; i++) {
       if (found[i]!.start < found[i - 1]!.end) {
-        return refuse('patch_overlapping_matches', `find matches ${count} places that overlap (${where}); replace_all cannot apply`, counted);
+        return refuse(
+          'patch_overlapping_matches',
+          `find matches ${count} places that overlap (${where}); replace_all cannot apply`,
+          counted,
+        );
       }
     }
     chosen = found;
   } else if (options.occurrence !== undefined) {
     const pick = found[options.occurrence - 1];
     if (!pick) {
-      return refuse('patch_occurrence_out_of_range', `occurrence ${options.occurrence} asked for, but find matches ${count} place(s) (${where})`, counted);
+      return refuse(
+        'patch_occurrence_out_of_range',
+        `occurrence ${options.occurrence} asked for, but find matches ${count} place(s) (${where})`,
+        counted,
+      );
     }
     chosen = [pick];
   } else if (found.length > 1) {
@@ -156,10 +172,14 @@ export function applyPatch(content: string, find: string, replace: string, optio
   if (uncertain) return uncertainRefusal(uncertain, counted);
   const edge = chosen.find((c) => blankEdgeConflict(model, c));
   if (edge) {
-    return refuse('patch_ambiguous_blank_edge', `find starts or ends inside a run of blank lines (line ${edge.firstLine + 1}) and the patch changes how many there are`, {
-      ...counted,
-      hint: 'quote the whole run of blank lines in find, or leave blank lines out of both find and replace',
-    });
+    return refuse(
+      'patch_ambiguous_blank_edge',
+      `find starts or ends inside a run of blank lines (line ${edge.firstLine + 1}) and the patch changes how many there are`,
+      {
+        ...counted,
+        hint: 'quote the whole run of blank lines in find, or leave blank lines out of both find and replace',
+      },
+    );
   }
   const edits = chosen.map((c) => toRawEdit(model, c));
   return {
@@ -212,10 +232,18 @@ export function applyPatches(contents: ReadonlyMap<string, string>, patches: rea
     const before = current.get(patch.file);
     if (before === undefined && patch.find !== '') {
       ok = false;
-      results.push({ ...base, applied: false, code: 'patch_file_missing', error: `${patch.file}: no such file; \`find: ""\` creates it` });
+      results.push({
+        ...base,
+        applied: false,
+        code: 'patch_file_missing',
+        error: `${patch.file}: no such file; \`find: ""\` creates it`,
+      });
       return;
     }
-    const result = applyPatch(before ?? '', patch.find, patch.replace, { replaceAll: patch.replace_all, occurrence: patch.occurrence });
+    const result = applyPatch(before ?? '', patch.find, patch.replace, {
+      replaceAll: patch.replace_all,
+      occurrence: patch.occurrence,
+    });
     const { newContent, edits, ...report } = result;
     if (!result.applied || newContent === undefined || !edits) {
       ok = false;
@@ -227,7 +255,15 @@ export function applyPatches(contents: ReadonlyMap<string, string>, patches: rea
     const clash = regions.find((r) => edits.some((e) => e.start < r.end && r.start < e.end));
     if (clash) {
       ok = false;
-      results.push({ ...base, applied: false, strategy: result.strategy, startLine: result.startLine, endLine: result.endLine, code: 'patch_overlap', error: `patch ${index + 1} changes text that patch ${clash.index + 1} wrote in ${patch.file}; merge them into one patch` });
+      results.push({
+        ...base,
+        applied: false,
+        strategy: result.strategy,
+        startLine: result.startLine,
+        endLine: result.endLine,
+        code: 'patch_overlap',
+        error: `patch ${index + 1} changes text that patch ${clash.index + 1} wrote in ${patch.file}; merge them into one patch`,
+      });
       return;
     }
     written.set(patch.file, shiftRegions(regions, edits, index));
@@ -238,7 +274,11 @@ export function applyPatches(contents: ReadonlyMap<string, string>, patches: rea
 }
 
 /** Move earlier regions past the new edits and add the regions the edits wrote. */
-function shiftRegions(regions: readonly { start: number; end: number; index: number }[], edits: readonly PatchEdit[], index: number) {
+function shiftRegions(
+  regions: readonly { start: number; end: number; index: number }[],
+  edits: readonly PatchEdit[],
+  index: number,
+) {
   const out: { start: number; end: number; index: number }[] = [];
   for (const r of regions) {
     let delta = 0;
@@ -307,7 +347,9 @@ function refuse(code: PatchErrorCode, error: string, extra: Partial<PatchResult>
 
 /** "lines 3, 9–12, 40" for up to 8 spans (1-based, inclusive), then "…". */
 function describeSpans(spans: readonly Candidate[]): string {
-  const text = spans.slice(0, 8).map((c) => (c.lastLine > c.firstLine ? `${c.firstLine + 1}–${c.lastLine + 1}` : `${c.firstLine + 1}`));
+  const text = spans
+    .slice(0, 8)
+    .map((c) => (c.lastLine > c.firstLine ? `${c.firstLine + 1}–${c.lastLine + 1}` : `${c.firstLine + 1}`));
   return `lines ${text.join(', ')}${spans.length > 8 ? ', …' : ''}`;
 }
 
@@ -315,16 +357,24 @@ function describeSpans(spans: readonly Candidate[]): string {
 function uncertainRefusal(c: Candidate, counted: Partial<PatchResult>): PatchResult {
   const line = c.uncertainLine ?? 1;
   if (c.uncertain === 'literal') {
-    return refuse('patch_ambiguous_indent', `line ${line} of replace would be re-indented inside a multi-line string, where indentation is content`, {
-      ...counted,
-      hint: 'copy find with the exact indentation of the file',
-    });
+    return refuse(
+      'patch_ambiguous_indent',
+      `line ${line} of replace would be re-indented inside a multi-line string, where indentation is content`,
+      {
+        ...counted,
+        hint: 'copy find with the exact indentation of the file',
+      },
+    );
   }
   if (c.uncertain === 'blank') {
-    return refuse('patch_ambiguous_blank_edge', `find leaves out blank lines of the file next to line ${line} of replace, and replace does not say what becomes of them`, {
-      ...counted,
-      hint: 'quote the blank lines in find as they are in the file',
-    });
+    return refuse(
+      'patch_ambiguous_blank_edge',
+      `find leaves out blank lines of the file next to line ${line} of replace, and replace does not say what becomes of them`,
+      {
+        ...counted,
+        hint: 'quote the blank lines in find as they are in the file',
+      },
+    );
   }
   return refuse('patch_ambiguous_indent', `cannot tell how line ${line} of replace is indented in this file's style`, {
     ...counted,

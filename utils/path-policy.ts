@@ -53,7 +53,7 @@ export type NormalizedPath =
 /** A path as shown in a message: at most 80 characters, JSON-quoted when it holds control characters. */
 export function shownPath(p: string): string {
   const short = p.length > 80 ? `${p.slice(0, 40)}…${p.slice(-30)} (${p.length} chars)` : p;
-   
+
   return /[\u0000-\u001f\u007f-\u009f]/.test(short) ? JSON.stringify(short) : short;
 }
 
@@ -68,29 +68,40 @@ export function shownPath(p: string): string {
  */
 export function normalizeRelPath(p: string): NormalizedPath {
   const shown = shownPath(p);
-  if (p.trim() === '' || p.includes('\0')) return { ok: false, code: 'path_invalid', message: `invalid path ${JSON.stringify(shown)}` };
+  if (p.trim() === '' || p.includes('\0'))
+    return { ok: false, code: 'path_invalid', message: `invalid path ${JSON.stringify(shown)}` };
   if (Buffer.byteLength(p) > MAX_PATH_BYTES) {
     return { ok: false, code: 'path_too_long', message: `${shown} is too long (over ${MAX_PATH_BYTES} bytes)` };
   }
   const slashed = p.replace(/\\/g, '/');
   if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed) || slashed.startsWith('~')) {
-    return { ok: false, code: 'path_absolute', message: `${shown} is an absolute path; plan paths are relative to the project root` };
+    return {
+      ok: false,
+      code: 'path_absolute',
+      message: `${shown} is an absolute path; plan paths are relative to the project root`,
+    };
   }
   if (slashed.endsWith('/')) return { ok: false, code: 'path_invalid', message: `${shown} names a folder, not a file` };
   const out: string[] = [];
   for (const segment of slashed.split('/')) {
     if (segment === '' || segment === '.') continue;
     if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) {
-      return { ok: false, code: 'path_too_long', message: `${shown} has a name longer than ${MAX_SEGMENT_BYTES} bytes` };
+      return {
+        ok: false,
+        code: 'path_too_long',
+        message: `${shown} has a name longer than ${MAX_SEGMENT_BYTES} bytes`,
+      };
     }
     if (segment === '..') {
-      if (out.length === 0) return { ok: false, code: 'path_escape', message: `${shown} leads outside the project root` };
+      if (out.length === 0)
+        return { ok: false, code: 'path_escape', message: `${shown} leads outside the project root` };
       out.pop();
     } else {
       out.push(segment);
     }
   }
-  if (out.length === 0) return { ok: false, code: 'path_invalid', message: `${shown} names the project root, not a file` };
+  if (out.length === 0)
+    return { ok: false, code: 'path_invalid', message: `${shown} names the project root, not a file` };
   return { ok: true, path: out.join('/') };
 }
 
@@ -126,7 +137,8 @@ export function controlReason(relPath: string): string | undefined {
   for (let i = 0; i < segments.length; i++) {
     const s = segments[i]!;
     if (CONTROL_DIRS.has(s)) return `it is inside ${s}/, which clawcode never writes`;
-    if (i < segments.length - 1 && VENV_DIRS.has(s)) return `it is inside the virtualenv ${s}/ (installed tools, not source)`;
+    if (i < segments.length - 1 && VENV_DIRS.has(s))
+      return `it is inside the virtualenv ${s}/ (installed tools, not source)`;
     if (s === 'node_modules' && segments[i + 1] === '.bin') return 'it is an installed tool in node_modules/.bin/';
   }
   if (segments[segments.length - 1] === 'pyvenv.cfg') return 'it is the configuration of a virtualenv';
@@ -172,10 +184,11 @@ export function isSecretPath(relPath: string): boolean {
 }
 
 const BINARY_EXT = new Set(
-  ('png jpg jpeg gif bmp ico icns webp avif tif tiff psd svgz pdf zip gz tgz bz2 xz 7z rar zst jar war ear ' +
+  (
+    'png jpg jpeg gif bmp ico icns webp avif tif tiff psd svgz pdf zip gz tgz bz2 xz 7z rar zst jar war ear ' +
     'class dll exe so dylib o a lib obj wasm node woff woff2 ttf otf eot mp3 mp4 m4a wav ogg flac mov avi mkv ' +
-    'webm db sqlite sqlite3 bin dat pyc pyo whl egg deb rpm dmg iso parquet pickle pkl npy npz onnx pt')
-    .split(' '),
+    'webm db sqlite sqlite3 bin dat pyc pyo whl egg deb rpm dmg iso parquet pickle pkl npy npz onnx pt'
+  ).split(' '),
 );
 
 /** Whether a path's extension names a format that is never text (images, archives, objects, media, fonts). */
@@ -197,11 +210,16 @@ export function refuseByName(
   allowControl?: (relPath: string) => boolean,
 ): PathRefusal | undefined {
   const control = controlReason(relPath);
-  if (control && !allowControl?.(relPath)) return { code: 'path_control', message: `${shownPath(shown)} is refused: ${control}` };
+  if (control && !allowControl?.(relPath))
+    return { code: 'path_control', message: `${shownPath(shown)} is refused: ${control}` };
   if (isSecretPath(relPath)) {
-    return { code: 'path_secret', message: `${shownPath(shown)} is a secret file (keys, .env, credentials); clawcode never edits or sends it` };
+    return {
+      code: 'path_secret',
+      message: `${shownPath(shown)} is a secret file (keys, .env, credentials); clawcode never edits or sends it`,
+    };
   }
-  if (isBinaryName(relPath)) return { code: 'path_binary', message: `${shownPath(shown)} is a binary file type; clawcode only patches text` };
+  if (isBinaryName(relPath))
+    return { code: 'path_binary', message: `${shownPath(shown)} is a binary file type; clawcode only patches text` };
   return undefined;
 }
 
@@ -280,7 +298,8 @@ async function firstEscapingLink(root: string, rel: string): Promise<string | un
     current = path.join(current, segments[i]!);
     const info = await lstat(current).catch(() => undefined);
     if (!info) return undefined;
-    if (info.isSymbolicLink() && !isInsideRoot(root, await realLocation(current))) return segments.slice(0, i + 1).join('/');
+    if (info.isSymbolicLink() && !isInsideRoot(root, await realLocation(current)))
+      return segments.slice(0, i + 1).join('/');
   }
   return undefined;
 }
@@ -334,25 +353,43 @@ export async function resolveProjectPath(
   if (!isInsideRoot(realRoot, realAbs)) {
     const link = await firstEscapingLink(realRoot, rel);
     const through = link ? ` through the symlink ${shownPath(link)}` : ' through a symlink';
-    return { ok: false, code: 'path_symlink_escape', message: `${shownPath(p)} leads outside the project root${through}` };
+    return {
+      ok: false,
+      code: 'path_symlink_escape',
+      message: `${shownPath(p)} leads outside the project root${through}`,
+    };
   }
   const realRel = path.relative(realRoot, realAbs).split(path.sep).join('/');
   if (realRel !== rel) {
     const target = refuseByName(realRel, realRel, options.allowControl);
     if (target) {
-      return { ok: false, code: target.code, message: `${shownPath(p)} is a symlink to ${shownPath(realRel)}: ${target.message}` };
+      return {
+        ok: false,
+        code: target.code,
+        message: `${shownPath(p)} is a symlink to ${shownPath(realRel)}: ${target.message}`,
+      };
     }
   }
   const venv = await insideVirtualenv(realRoot, realRel);
-  if (venv) return { ok: false, code: 'path_control', message: `${shownPath(p)} is refused: it is inside the virtualenv ${shownPath(venv)}/` };
+  if (venv)
+    return {
+      ok: false,
+      code: 'path_control',
+      message: `${shownPath(p)} is refused: it is inside the virtualenv ${shownPath(venv)}/`,
+    };
   const info = await stat(realAbs).catch(() => undefined);
   if (!info) {
     if (options.mustExist) return { ok: false, code: 'path_missing', message: `${shownPath(p)} does not exist` };
     return { ok: true, rel, abs, realRel, realAbs, stat: undefined };
   }
-  if (!info.isFile()) return { ok: false, code: 'path_not_file', message: `${shownPath(p)} is ${kindOf(info)}, not a regular file` };
+  if (!info.isFile())
+    return { ok: false, code: 'path_not_file', message: `${shownPath(p)} is ${kindOf(info)}, not a regular file` };
   if (options.sniffBinary && (await hasNulByte(realAbs))) {
-    return { ok: false, code: 'path_binary', message: `${shownPath(p)} holds binary data (NUL bytes); clawcode only patches text` };
+    return {
+      ok: false,
+      code: 'path_binary',
+      message: `${shownPath(p)} holds binary data (NUL bytes); clawcode only patches text`,
+    };
   }
   return { ok: true, rel, abs, realRel, realAbs, stat: info };
 }
@@ -365,7 +402,10 @@ export async function resolveProjectPath(
  * @returns the bytes and whether the file was longer than `maxBytes`; undefined when it is missing,
  *          not a regular file, or unreadable
  */
-export async function readRegularFile(abs: string, maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean } | undefined> {
+export async function readRegularFile(
+  abs: string,
+  maxBytes: number,
+): Promise<{ bytes: Buffer; truncated: boolean } | undefined> {
   const flags = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | (fsConstants.O_NOFOLLOW ?? 0);
   const handle = await open(abs, flags).catch(() => undefined);
   if (!handle) return undefined;

@@ -7,7 +7,14 @@
  */
 import { realpath } from 'node:fs/promises';
 import type { PatchOp } from './plan.js';
-import { normalizeRelPath, resolveProjectPath, shownPath, type NormalizedPath, type PathRefusal, type PathRefusalCode } from './path-policy.js';
+import {
+  normalizeRelPath,
+  resolveProjectPath,
+  shownPath,
+  type NormalizedPath,
+  type PathRefusal,
+  type PathRefusalCode,
+} from './path-policy.js';
 
 export { isSecretPath } from './path-policy.js';
 

@@ -87,7 +87,8 @@ export function shannonEntropy(s: string): number {
 /** Names whose value is a credential: `secret`, `token`, `password`, `passwd`, `pwd`, `key`, `credential`, `auth`. */
 const SECRET_NAME = /secret|token|passw(?:or)?d|pwd|key|credential|auth|private/i;
 /** Names that contain a hint word but hold no credential. */
-const NOT_SECRET_NAME = /key(?:board|word|code|s?name|path|file|id|length|size|up|down|press)|tokens?(?:izer|count|len|type)|author|public/i;
+const NOT_SECRET_NAME =
+  /key(?:board|word|code|s?name|path|file|id|length|size|up|down|press)|tokens?(?:izer|count|len|type)|author|public/i;
 /** Template placeholders are not values: `${X}`, `{{ x }}`, `<password>`, `$VAR`, `%VAR%`. */
 const PLACEHOLDER = /^(?:\$\{.*\}|\{\{.*\}\}|<.*>|\$[A-Za-z_]\w*|%\w+%)$/;
 
@@ -102,32 +103,64 @@ function configLine(m: RegExpExecArray): boolean {
 
 // Own rules: issuer formats we must never miss, and what gitleaks leaves to a generic rule.
 const OWN_RULES: Rule[] = [
-  { kind: 'private_key', re: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----/gd, keywords: ['-----begin'], group: 0, allow: [], multiline: true },
+  {
+    kind: 'private_key',
+    re: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----/dg,
+    keywords: ['-----begin'],
+    group: 0,
+    allow: [],
+    multiline: true,
+  },
   // An AWS secret access key (40 base64 characters) within a few lines after its key id: a credentials
   // file, a CSV export, two environment lines.
   {
     kind: 'aws_secret_key',
-    re: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b[\s\S]{0,300}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gd,
+    re: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b[\s\S]{0,300}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dg,
     keywords: ['akia', 'asia', 'abia', 'acca'],
     group: 1,
     multiline: true,
     allow: [],
-    keep: (secret) => shannonEntropy(secret) >= 3.5 && /[0-9+/]/.test(secret) && /[a-z]/.test(secret) && /[A-Z]/.test(secret),
+    keep: (secret) =>
+      shannonEntropy(secret) >= 3.5 && /[0-9+/]/.test(secret) && /[a-z]/.test(secret) && /[A-Z]/.test(secret),
   },
-  { kind: 'aws_access_key', re: /\b(AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/gd, keywords: ['akia', 'asia', 'abia', 'acca'], group: 0, allow: [] },
-  { kind: 'github_token', re: /\b(gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/gd, keywords: ['gh', 'github_pat_'], group: 0, allow: [] },
-  { kind: 'openai_key', re: /\bsk-(proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}\b/gd, keywords: ['sk-'], group: 0, allow: [] },
-  { kind: 'anthropic_key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}\b/gd, keywords: ['sk-ant-'], group: 0, allow: [] },
-  { kind: 'slack_token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/gd, keywords: ['xox'], group: 0, allow: [] },
-  { kind: 'google_api_key', re: /\bAIza[0-9A-Za-z_-]{35}\b/gd, keywords: ['aiza'], group: 0, allow: [] },
-  { kind: 'stripe_key', re: /\b(sk|rk)_live_[0-9A-Za-z]{16,}\b/gd, keywords: ['_live_'], group: 0, allow: [] },
-  { kind: 'groq_key', re: /\bgsk_[A-Za-z0-9]{40,}\b/gd, keywords: ['gsk_'], group: 0, allow: [] },
-  { kind: 'npm_token', re: /\bnpm_[A-Za-z0-9]{36}\b/gd, keywords: ['npm_'], group: 0, allow: [] },
-  { kind: 'sendgrid_key', re: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/gd, keywords: ['sg.'], group: 0, allow: [] },
+  {
+    kind: 'aws_access_key',
+    re: /\b(AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/dg,
+    keywords: ['akia', 'asia', 'abia', 'acca'],
+    group: 0,
+    allow: [],
+  },
+  {
+    kind: 'github_token',
+    re: /\b(gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/dg,
+    keywords: ['gh', 'github_pat_'],
+    group: 0,
+    allow: [],
+  },
+  {
+    kind: 'openai_key',
+    re: /\bsk-(proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}\b/dg,
+    keywords: ['sk-'],
+    group: 0,
+    allow: [],
+  },
+  { kind: 'anthropic_key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}\b/dg, keywords: ['sk-ant-'], group: 0, allow: [] },
+  { kind: 'slack_token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/dg, keywords: ['xox'], group: 0, allow: [] },
+  { kind: 'google_api_key', re: /\bAIza[0-9A-Za-z_-]{35}\b/dg, keywords: ['aiza'], group: 0, allow: [] },
+  { kind: 'stripe_key', re: /\b(sk|rk)_live_[0-9A-Za-z]{16,}\b/dg, keywords: ['_live_'], group: 0, allow: [] },
+  { kind: 'groq_key', re: /\bgsk_[A-Za-z0-9]{40,}\b/dg, keywords: ['gsk_'], group: 0, allow: [] },
+  { kind: 'npm_token', re: /\bnpm_[A-Za-z0-9]{36}\b/dg, keywords: ['npm_'], group: 0, allow: [] },
+  {
+    kind: 'sendgrid_key',
+    re: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/dg,
+    keywords: ['sg.'],
+    group: 0,
+    allow: [],
+  },
   // The password of `scheme://user:password@host` (database URLs, git remotes, proxies).
   {
     kind: 'url_password',
-    re: /\b[a-z][a-z0-9+.-]{1,30}:\/\/[^\s:/?#@'"`<>]{1,100}:([^\s/?#@'"`]{1,200})@/gdi,
+    re: /\b[a-z][a-z0-9+.-]{1,30}:\/\/[^\s:/?#@'"`<>]{1,100}:([^\s/?#@'"`]{1,200})@/dgi,
     keywords: ['://'],
     group: 1,
     allow: [],
@@ -136,7 +169,7 @@ const OWN_RULES: Rule[] = [
   // A high-entropy value assigned to a credential-like name: `API_SECRET=…`, `token: "…"`, `"password": "…"`.
   {
     kind: 'secret_assignment',
-    re: /(?<![\w$.-])([A-Za-z_$][\w$.-]{0,60})["']?[ \t]*(?::=|=>|=|:)[ \t]*(["'`]?)([\w+/=.~!@#%^*-]{12,200})\2(?![\w+/=.~!@#%^*-])/gd,
+    re: /(?<![\w$.-])([A-Za-z_$][\w$.-]{0,60})["']?[ \t]*(?::=|=>|=|:)[ \t]*(["'`]?)([\w+/=.~!@#%^*-]{12,200})\2(?![\w+/=.~!@#%^*-])/dg,
     keywords: ['secret', 'token', 'pass', 'pwd', 'key', 'credential', 'auth', 'private'],
     group: 3,
     allow: [],
@@ -319,6 +352,8 @@ export function redactSecrets(text: string): { text: string; redactions: Redacti
     counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
   }
   out += text.slice(at);
-  const redactions = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([rule, count]) => ({ kind: all[rule]!.kind, count }));
+  const redactions = [...counts.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([rule, count]) => ({ kind: all[rule]!.kind, count }));
   return { text: out, redactions };
 }

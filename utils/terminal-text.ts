@@ -12,7 +12,6 @@
  * @returns the same text with control characters made visible; identical when there are none
  */
 export function escapeControls(text: string): string {
-   
   return text.replace(/\r(?!\n)|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f]/g, visible);
 }
 
@@ -23,9 +22,9 @@ export function escapeControls(text: string): string {
  * talk to the terminal.
  */
 export function escapeControlsKeepColor(text: string): string {
-   
-  return text.replace(/(\u001b\[[0-9;]*m)|\r(?!\n)|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f]/g, (match, sgr: string | undefined) =>
-    sgr ? sgr : visible(match),
+  return text.replace(
+    /(\u001b\[[0-9;]*m)|\r(?!\n)|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f]/g,
+    (match, sgr: string | undefined) => (sgr ? sgr : visible(match)),
   );
 }
 

@@ -30,10 +30,14 @@ export interface IssueEvidence {
 const SOURCE_EXT = 'py|pyx|[cm]?[jt]sx?|go|rs|rb|java|kt|scala|php|cs|c|cc|cpp|h|hpp|swift|ex|exs|lua|vue|svelte';
 const PY_FRAME = /File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?/g;
 const IPY_FRAME = new RegExp(`(?:^|\\s)(\\S+\\.(?:py|pyx)) in ([\\w<>]+)\\(`, 'gm');
-const JS_FRAME = new RegExp(`\\bat (?:(?:async |new )?([\\w$.<>\\[\\] ]+?) \\()?(?:file://)?([^\\s()'"]+?\\.(?:${SOURCE_EXT})):(\\d+)(?::\\d+)?\\)?`, 'g');
+const JS_FRAME = new RegExp(
+  `\\bat (?:(?:async |new )?([\\w$.<>\\[\\] ]+?) \\()?(?:file://)?([^\\s()'"]+?\\.(?:${SOURCE_EXT})):(\\d+)(?::\\d+)?\\)?`,
+  'g',
+);
 const PATH_LINE = new RegExp(`(?:^|[\\s('"\`])((?:[\\w.~-]+/)*[\\w.-]+\\.(?:${SOURCE_EXT})):(\\d+)(?::\\d+)?`, 'gm');
 const GO_FUNC = /^\s*(?:[\w./-]+\/)?[\w-]+\.(?:\(\*?(\w+)\)\.)?(\w+)\(.*\)\s*$/;
-const ERROR_LINE = /^\s*(?:[\w.]*(?:Error|Exception|Warning|Failure|Fault)|panic|error|fatal|FATAL|ERROR)(?:\[\w+\])?:\s+(.{8,300})$/gm;
+const ERROR_LINE =
+  /^\s*(?:[\w.]*(?:Error|Exception|Warning|Failure|Fault)|panic|error|fatal|FATAL|ERROR)(?:\[\w+\])?:\s+(.{8,300})$/gm;
 // A single quote next to a letter is an apostrophe ("don't … it's"), not a string delimiter.
 const QUOTED = /"([^"\n]{12,200})"|(?<![A-Za-z])'([^'\n]{12,200})'(?![A-Za-z])|`([^`\n]{16,200})`/g;
 const DOTTED = /\b[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*){1,8}\b/g;
@@ -78,7 +82,8 @@ export function readIssue(task: string): IssueEvidence {
     if (loc && fn) addFrame(frames, { path: loc[1]!, line: Number(loc[2]), func: fn[2] });
   }
   for (const m of task.matchAll(PATH_LINE)) {
-    if (!frames.some((f) => f.path.endsWith(m[1]!) && f.line === Number(m[2]))) addFrame(frames, { path: m[1]!, line: Number(m[2]) });
+    if (!frames.some((f) => f.path.endsWith(m[1]!) && f.line === Number(m[2])))
+      addFrame(frames, { path: m[1]!, line: Number(m[2]) });
   }
   const literals: string[] = [];
   const addLiteral = (s: string): void => {
@@ -91,13 +96,22 @@ export function readIssue(task: string): IssueEvidence {
   for (const m of task.matchAll(DOTTED)) {
     const parts = m[0].split('.');
     // `e.g`, `i.e`, file names (`setup.py`) and version-like runs are not module paths.
-    if (parts.some((p) => p.length < 2) || /^(py|js|ts|txt|md|rst|json|html|org|com|io)$/.test(parts[parts.length - 1]!)) continue;
+    if (
+      parts.some((p) => p.length < 2) ||
+      /^(py|js|ts|txt|md|rst|json|html|org|com|io)$/.test(parts[parts.length - 1]!)
+    )
+      continue;
     if (!dotted.some((d) => d.join('.') === m[0])) dotted.push(parts);
   }
   const mentions: string[] = [];
   for (const m of task.matchAll(MENTION)) if (/[/.]/.test(m[1]!) && !mentions.includes(m[1]!)) mentions.push(m[1]!);
   // A pasted log can hold thousands of lines: the first ones say the most and each costs index lookups.
-  return { frames: frames.slice(0, MAX_FRAMES), literals: literals.slice(0, MAX_LITERALS), dotted: dotted.slice(0, MAX_DOTTED), mentions };
+  return {
+    frames: frames.slice(0, MAX_FRAMES),
+    literals: literals.slice(0, MAX_LITERALS),
+    dotted: dotted.slice(0, MAX_DOTTED),
+    mentions,
+  };
 }
 
 /** A place in a project file that the evidence points at. */
@@ -142,7 +156,10 @@ const MIN_WINDOW_WORDS = 3;
  * that is a project path. `/usr/lib/python3/site-packages/requests/models.py` → `requests/models.py`.
  */
 export function resolvePathSuffix(written: string, byBase: ReadonlyMap<string, readonly string[]>): string | undefined {
-  const parts = written.replace(/\\/g, '/').split('/').filter((p) => p !== '' && p !== '.');
+  const parts = written
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((p) => p !== '' && p !== '.');
   const base = parts[parts.length - 1];
   if (!base) return undefined;
   const same = byBase.get(base) ?? [];
@@ -179,7 +196,8 @@ function longestWindow(words: readonly string[], text: string): string | undefin
     if (!text.includes(clean(words.slice(s, e).join(' ')))) continue;
     while (e < words.length && text.includes(clean(words.slice(s, e + 1).join(' ')))) e++;
     const w = clean(words.slice(s, e).join(' '));
-    if (w.length >= MIN_WINDOW_CHARS && /[A-Za-z]{3,}/.test(w) && (best === undefined || w.length > best.length)) best = w;
+    if (w.length >= MIN_WINDOW_CHARS && /[A-Za-z]{3,}/.test(w) && (best === undefined || w.length > best.length))
+      best = w;
   }
   return best;
 }
@@ -193,7 +211,10 @@ function lineAt(text: string, offset: number): number {
 /** 1-based lines where `name` is defined (`def name`, `function name`, `name = function`, `func (r) name`…). */
 export function definitionLines(text: string, name: string): number[] {
   const n = name.replace(/\$/g, '\\$');
-  const re = new RegExp(`^[ \\t]*(?:export\\s+)?(?:default\\s+)?(?:async\\s+)?(?:def|class|function\\*?|func(?:\\s*\\([^)]*\\))?|fn|pub\\s+fn|pub\\s+struct|struct|type|interface|const|let|var)\\s+${n}\\b|^[ \\t]*(?:(?:static|async|public|private|protected|get|set)\\s+)*${n}\\s*(?:=\\s*(?:async\\s*)?(?:function|\\()|\\([^)]*\\)\\s*(?::[^{]*)?\\{)`, 'gm');
+  const re = new RegExp(
+    `^[ \\t]*(?:export\\s+)?(?:default\\s+)?(?:async\\s+)?(?:def|class|function\\*?|func(?:\\s*\\([^)]*\\))?|fn|pub\\s+fn|pub\\s+struct|struct|type|interface|const|let|var)\\s+${n}\\b|^[ \\t]*(?:(?:static|async|public|private|protected|get|set)\\s+)*${n}\\s*(?:=\\s*(?:async\\s*)?(?:function|\\()|\\([^)]*\\)\\s*(?::[^{]*)?\\{)`,
+    'gm',
+  );
   const out: number[] = [];
   for (const m of text.matchAll(re)) out.push(lineAt(text, m.index!));
   return out;
@@ -240,14 +261,15 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
     for (const line of defs) e.anchors.push({ line, weight: 1 });
     if (f.func && defs.length > 0 && !e.focus.includes(f.func)) e.focus.push(f.func);
     // A line number from another version of the file is a weaker hint than a named function.
-    if (f.line !== undefined && f.line <= t.split('\n').length) e.anchors.push({ line: f.line, weight: defs.length > 0 ? 0.3 : 0.6 });
+    if (f.line !== undefined && f.line <= t.split('\n').length)
+      e.anchors.push({ line: f.line, weight: defs.length > 0 ? 0.3 : 0.6 });
   });
   // Dotted module paths: `astropy.io.fits.card.Card` names astropy/io/fits/card.py.
   for (const parts of evidence.dotted) {
     for (let k = parts.length; k >= 2; k--) {
       const mod = parts.slice(0, k).join('/');
       const path = resolvePathSuffix(`${mod}.py`, byBase) ?? resolvePathSuffix(`${mod}/__init__.py`, byBase);
-      if (!path || !path.endsWith(`${mod}.py`) && !path.endsWith(`${mod}/__init__.py`)) continue;
+      if (!path || (!path.endsWith(`${mod}.py`) && !path.endsWith(`${mod}/__init__.py`))) continue;
       const e = get(path);
       e.module = Math.max(e.module, k === parts.length ? 0.5 : 1);
       const t = k < parts.length ? text(path) : null;
@@ -300,8 +322,13 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
     if (tokens.length < 2) continue;
     const candidates = input.pathsWithTokens(tokens).slice(0, LITERAL_CANDIDATES);
     if (candidates.length === 0) continue;
-    const words = literal.split(/\s+/).filter((w) => w !== '').slice(0, MAX_LITERAL_WORDS);
-    const found = candidates.map((p) => ({ p, w: longestWindow(words, text(p) ?? '') })).filter((x): x is { p: string; w: string } => x.w !== undefined);
+    const words = literal
+      .split(/\s+/)
+      .filter((w) => w !== '')
+      .slice(0, MAX_LITERAL_WORDS);
+    const found = candidates
+      .map((p) => ({ p, w: longestWindow(words, text(p) ?? '') }))
+      .filter((x): x is { p: string; w: string } => x.w !== undefined);
     const longest = Math.max(0, ...found.map((x) => x.w.length));
     const hits = found.filter((x) => x.w.length === longest);
     // A short, common window found in many files says little.
@@ -310,7 +337,8 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
       const t = text(p)!;
       const e = get(p);
       e.literal = Math.max(e.literal, Math.min(1, w.length / 30));
-      for (let at = t.indexOf(w); at !== -1 && e.anchors.length < 40; at = t.indexOf(w, at + 1)) e.anchors.push({ line: lineAt(t, at), weight: 1 });
+      for (let at = t.indexOf(w); at !== -1 && e.anchors.length < 40; at = t.indexOf(w, at + 1))
+        e.anchors.push({ line: lineAt(t, at), weight: 1 });
     }
   }
   return out;

@@ -83,7 +83,8 @@ export function termFrequencies(docs: readonly IndexedDoc[], term: string): numb
       continue;
     }
     let n = 0;
-    for (let j = at + needle.length, c = terms.charCodeAt(j); c >= 48 && c <= 57; c = terms.charCodeAt(++j)) n = n * 10 + (c - 48);
+    for (let j = at + needle.length, c = terms.charCodeAt(j); c >= 48 && c <= 57; c = terms.charCodeAt(++j))
+      n = n * 10 + (c - 48);
     out[i] = n;
   }
   return out;
@@ -117,8 +118,24 @@ export function loadIndex(homeDir: string, rootDir: string): Map<string, Indexed
     const blob = buf.toString('latin1', nl + 1);
     let at = 0;
     for (const r of head.rows) {
-      if (!Array.isArray(r) || typeof r[0] !== 'string' || typeof r[1] !== 'number' || typeof r[2] !== 'number' || typeof r[6] !== 'number' || !Array.isArray(r[7])) return new Map();
-      const doc: IndexedDoc = { mtimeMs: r[1], sizeBytes: r[2], kind: r[3], tokens: r[4], lines: r[5], terms: blob.slice(at, at + r[6]), defs: r[7] };
+      if (
+        !Array.isArray(r) ||
+        typeof r[0] !== 'string' ||
+        typeof r[1] !== 'number' ||
+        typeof r[2] !== 'number' ||
+        typeof r[6] !== 'number' ||
+        !Array.isArray(r[7])
+      )
+        return new Map();
+      const doc: IndexedDoc = {
+        mtimeMs: r[1],
+        sizeBytes: r[2],
+        kind: r[3],
+        tokens: r[4],
+        lines: r[5],
+        terms: blob.slice(at, at + r[6]),
+        defs: r[7],
+      };
       if (typeof r[8] === 'string') doc.oid = r[8];
       at += r[6];
       docs.set(r[0], doc);
@@ -149,11 +166,18 @@ export function saveIndex(homeDir: string, rootDir: string, docs: ReadonlyMap<st
     if (Buffer.byteLength(blob, 'utf8') !== blob.length) return;
     mkdirSync(join(homeDir, 'index'), { recursive: true, mode: 0o700 });
     const tmp = `${target}.${process.pid}.tmp`;
-    writeFileSync(tmp, Buffer.concat([Buffer.from(`${JSON.stringify({ version: INDEX_VERSION, root: rootDir, rows })}\n`, 'utf8'), Buffer.from(blob, 'latin1')]));
+    writeFileSync(
+      tmp,
+      Buffer.concat([
+        Buffer.from(`${JSON.stringify({ version: INDEX_VERSION, root: rootDir, rows })}\n`, 'utf8'),
+        Buffer.from(blob, 'latin1'),
+      ]),
+    );
     renameSync(tmp, target);
     // Files of earlier index versions are never read again: do not leave megabytes behind.
     for (let v = 1; v < INDEX_VERSION; v++) {
-      for (const ext of ['json', 'idx']) rmSync(join(homeDir, 'index', `${getProjectHash(rootDir)}.v${v}.${ext}`), { force: true });
+      for (const ext of ['json', 'idx'])
+        rmSync(join(homeDir, 'index', `${getProjectHash(rootDir)}.v${v}.${ext}`), { force: true });
     }
   } catch {
     // read-only home or full disk: the next run re-tokenizes

@@ -29,7 +29,8 @@ export interface ProjectInstructions {
 }
 
 /** Control paths that are instruction files: `.clawcode/instructions.md` at any folder. */
-const isInstructionControlFile = (rel: string): boolean => rel === '.clawcode/instructions.md' || rel.endsWith('/.clawcode/instructions.md');
+const isInstructionControlFile = (rel: string): boolean =>
+  rel === '.clawcode/instructions.md' || rel.endsWith('/.clawcode/instructions.md');
 
 /**
  * Find and read the project's instruction files: AGENTS.md (the cross-tool convention), CLAWCODE.md
@@ -65,7 +66,10 @@ export async function loadInstructions(
   for (const folder of folders) {
     for (const name of INSTRUCTION_FILES) {
       const rel = folder ? posix.join(folder, name) : name;
-      const resolved = await resolveProjectPath(realRoot, rel, { mustExist: true, allowControl: isInstructionControlFile });
+      const resolved = await resolveProjectPath(realRoot, rel, {
+        mustExist: true,
+        allowControl: isInstructionControlFile,
+      });
       if (!resolved.ok) {
         // A missing file is the common case, not a refusal.
         if (resolved.code !== 'path_missing') refused.push({ path: rel, message: resolved.message });

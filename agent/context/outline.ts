@@ -61,7 +61,12 @@ function header(total: number): string {
 }
 
 /** Lines of the map: listed folders with their files, folded ones as counts, folded subtrees deeper than `depth` merged. */
-function renderLines(input: OutlineInput, folders: readonly Folder[], depth: number, sorted = true): { key: string; line: string; rank: number }[] {
+function renderLines(
+  input: OutlineInput,
+  folders: readonly Folder[],
+  depth: number,
+  sorted = true,
+): { key: string; line: string; rank: number }[] {
   const out: { key: string; line: string; rank: number }[] = [];
   const folded = new Map<string, { count: number; rank: number }>();
   for (const f of folders) {
@@ -72,17 +77,22 @@ function renderLines(input: OutlineInput, folders: readonly Folder[], depth: num
     }
     const segs = f.segs;
     let key = f.keys[depth];
-    if (key === undefined) f.keys[depth] = key = segs.length > depth ? `${segs.slice(0, depth).join('/')}/**` : f.dir || './';
+    if (key === undefined)
+      f.keys[depth] = key = segs.length > depth ? `${segs.slice(0, depth).join('/')}/**` : f.dir || './';
     const prev = folded.get(key);
     folded.set(key, { count: (prev?.count ?? 0) + f.files.length, rank: Math.min(prev?.rank ?? Infinity, f.rank) });
   }
-  for (const [key, v] of folded) out.push({ key, line: `${key} (${v.count} file${v.count === 1 ? '' : 's'})`, rank: v.rank });
+  for (const [key, v] of folded)
+    out.push({ key, line: `${key} (${v.count} file${v.count === 1 ? '' : 's'})`, rank: v.rank });
   return sorted ? out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) : out;
 }
 
 /** The folder's line with every file named (and symbols of the top files). */
 function listedLine(input: OutlineInput, f: Folder): string {
-  return `${f.dir || './'} ${[...f.files].sort().map((p) => fileLabel(input, p)).join(', ')}`;
+  return `${f.dir || './'} ${[...f.files]
+    .sort()
+    .map((p) => fileLabel(input, p))
+    .join(', ')}`;
 }
 
 /** The length of `listedLine(input, f)`, without building it (a 9k-file map measures every folder). */
@@ -117,7 +127,17 @@ export function buildOutline(outlineInput: OutlineInput): string {
     const dir = dirOf(p);
     const f = byDir.get(dir);
     if (f) f.files.push(p);
-    else byDir.set(dir, { dir, files: [p], rank, listed: true, line: '', lineLen: 0, segs: dir.split('/').filter((x) => x !== ''), keys: [] });
+    else
+      byDir.set(dir, {
+        dir,
+        files: [p],
+        rank,
+        listed: true,
+        line: '',
+        lineLen: 0,
+        segs: dir.split('/').filter((x) => x !== ''),
+        keys: [],
+      });
   });
   const folders = [...byDir.values()];
   for (const f of folders) f.lineLen = listedLength(input, f);
@@ -131,7 +151,8 @@ export function buildOutline(outlineInput: OutlineInput): string {
       if (f.listed) n += f.lineLen + 1;
       else {
         let key = f.keys[depth];
-        if (key === undefined) f.keys[depth] = key = f.segs.length > depth ? `${f.segs.slice(0, depth).join('/')}/**` : f.dir || './';
+        if (key === undefined)
+          f.keys[depth] = key = f.segs.length > depth ? `${f.segs.slice(0, depth).join('/')}/**` : f.dir || './';
         folded.set(key, (folded.get(key) ?? 0) + f.files.length);
       }
       if (n > input.maxChars) return undefined;
@@ -143,7 +164,10 @@ export function buildOutline(outlineInput: OutlineInput): string {
   if (out !== undefined) return out;
   // Every name is worth more than many symbols: fewer symbols first, then fold.
   const full = input.symbols ?? new Map<string, readonly string[]>();
-  input = { ...input, symbols: new Map([...full].slice(0, FEW_SYMBOL_FILES).map(([p, syms]) => [p, syms.slice(0, FEW_SYMBOLS)])) };
+  input = {
+    ...input,
+    symbols: new Map([...full].slice(0, FEW_SYMBOL_FILES).map(([p, syms]) => [p, syms.slice(0, FEW_SYMBOLS)])),
+  };
   for (const f of folders) {
     if (!f.files.some((p) => full.has(p))) continue;
     f.line = '';
@@ -189,7 +213,11 @@ export function buildOutline(outlineInput: OutlineInput): string {
   const order = lines.map((l, i) => ({ l, i })).sort((a, b) => a.l.rank - b.l.rank);
   for (let keep = order.length - 1; keep >= 0; keep--) {
     const kept = new Set(order.slice(0, keep).map((x) => x.i));
-    const text = join(input, lines.filter((_, i) => kept.has(i)), lines.length - keep);
+    const text = join(
+      input,
+      lines.filter((_, i) => kept.has(i)),
+      lines.length - keep,
+    );
     if (text.length <= input.maxChars) return text;
   }
   return '';

@@ -95,7 +95,12 @@ const NEIGHBOUR_BLOCK = 0.3;
  * anchor's weight times (best block + 1), so a found error message or a frame's function outranks
  * blocks that merely share words; the callers and callees of located functions get a share of that.
  */
-function anchorScores(lines: readonly string[], chunks: readonly LineRange[], scores: number[], c: PackCandidate): number[] {
+function anchorScores(
+  lines: readonly string[],
+  chunks: readonly LineRange[],
+  scores: number[],
+  c: PackCandidate,
+): number[] {
   if (!c.anchors?.length) return scores;
   const top = Math.max(0, ...scores) + 1;
   const out = [...scores];
@@ -124,13 +129,19 @@ function anchorScores(lines: readonly string[], chunks: readonly LineRange[], sc
   const callees = new Set<string>();
   for (const i of located) {
     const [a, b] = chunks[i]!;
-    for (const m of lines.slice(a - 1, b).join('\n').matchAll(/\b([A-Za-z_$][\w$]*)\s*\(/g)) callees.add(m[1]!);
+    for (const m of lines
+      .slice(a - 1, b)
+      .join('\n')
+      .matchAll(/\b([A-Za-z_$][\w$]*)\s*\(/g))
+      callees.add(m[1]!);
   }
   chunks.forEach(([a, b], i) => {
     if (located.has(i)) return;
     const head = lines.slice(a - 1, Math.min(b, a + 2)).join('\n');
     const body = lines.slice(a - 1, b).join('\n');
-    const definesCallee = [...callees].some((n) => new RegExp(`(def|function|func|fn)\\s+${n.replace(/\$/g, '\\$')}\\b`).test(head));
+    const definesCallee = [...callees].some((n) =>
+      new RegExp(`(def|function|func|fn)\\s+${n.replace(/\$/g, '\\$')}\\b`).test(head),
+    );
     const callsFocus = focus.some((n) => new RegExp(`\\b${n.replace(/\$/g, '\\$')}\\s*\\(`).test(body));
     if (definesCallee || callsFocus) out[i]! += NEIGHBOUR_BLOCK * top;
   });
@@ -199,12 +210,16 @@ export function importHeadEnd(lines: readonly string[]): number {
     const quote = doc[1]!;
     const first = lines[from] ?? '';
     let close = first.slice(first.indexOf(quote) + 3).includes(quote) ? from : -1;
-    for (let i = from + 1; close === -1 && i < Math.min(lines.length, from + HEAD_MAX_LINES); i++) if ((lines[i] ?? '').includes(quote)) close = i;
+    for (let i = from + 1; close === -1 && i < Math.min(lines.length, from + HEAD_MAX_LINES); i++)
+      if ((lines[i] ?? '').includes(quote)) close = i;
     if (close !== -1) from = close + 1;
   }
   for (let i = from; i < Math.min(lines.length, from + HEAD_MAX_LINES); i++) {
     const t = (lines[i] ?? '').trim();
-    const isImport = /^(import\b|from\s+\S+\s+import\b|export\s+(\*|\{[^}]*\})\s+from\b|package\s+\w|use\s|require\(|const\s+\S+\s*=\s*require\(|var\s+\S+\s*=\s*require\(|#include|['"]use strict['"])/.test(t);
+    const isImport =
+      /^(import\b|from\s+\S+\s+import\b|export\s+(\*|\{[^}]*\})\s+from\b|package\s+\w|use\s|require\(|const\s+\S+\s*=\s*require\(|var\s+\S+\s*=\s*require\(|#include|['"]use strict['"])/.test(
+        t,
+      );
     if (depth > 0 || isImport) {
       for (const ch of t) depth += ch === '(' || ch === '{' ? 1 : ch === ')' || ch === '}' ? -1 : 0;
       depth = Math.max(0, depth);
@@ -254,7 +269,6 @@ interface Unit {
   range: LineRange | null;
 }
 
-
 /**
  * Pack ranked files under the budget.
  *
@@ -299,13 +313,16 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
       // A file that may go whole offers its blocks too, as a fallback: priced like the whole file,
       // they come right after it and are taken when it no longer fits in what is left
       // (+0.019 hunk recall @18k measured; before, such a file was dropped entirely).
-      const cost = fitsWhole ? costFactor(wholeChars) * FALLBACK_COST : costFactor(f.offsets[range[1]]! - f.offsets[range[0] - 1]!);
+      const cost = fitsWhole
+        ? costFactor(wholeChars) * FALLBACK_COST
+        : costFactor(f.offsets[range[1]]! - f.offsets[range[0] - 1]!);
       units.push({ file: f, value: (value * (s > 0 ? s / best : UNMATCHED_BLOCK)) / cost, range });
     });
     if (fitsWhole) continue;
     const head = importHeadEnd(f.lines);
     if (head > 0) units.push({ file: f, value: (value * HEAD_VALUE) / costFactor(f.offsets[head]!), range: [1, head] });
-    else if (best === 0 && chunks[0]) units.push({ file: f, value: (value * HEAD_VALUE) / costFactor(f.offsets[chunks[0][1]]!), range: chunks[0] });
+    else if (best === 0 && chunks[0])
+      units.push({ file: f, value: (value * HEAD_VALUE) / costFactor(f.offsets[chunks[0][1]]!), range: chunks[0] });
   }
   // One greedy pass by priority. Spreading the budget over more files (a per-file decay) was
   // measured: it raised file recall but lowered hunk recall, since edits cluster in the top files.
@@ -336,7 +353,8 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
   const out: PackedFile[] = [];
   for (const f of files) {
     if (f.whole) out.push({ path: f.c.path, score: f.c.score, ranges: null, text: wholeFileText(f.c.path, f.c.text) });
-    else if (f.ranges.length > 0) out.push({ path: f.c.path, score: f.c.score, ranges: f.ranges, text: rangesText(f.c.path, f.lines, f.ranges) });
+    else if (f.ranges.length > 0)
+      out.push({ path: f.c.path, score: f.c.score, ranges: f.ranges, text: rangesText(f.c.path, f.lines, f.ranges) });
   }
   return out;
 }

@@ -21,16 +21,43 @@ function gitLsFiles(rootDir: string, specs: readonly string[]): Promise<string[]
   return new Promise((done) => {
     execFile(
       'git',
-      ['-C', rootDir, '-c', 'core.quotepath=off', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...specs],
-      { env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' }, maxBuffer: 64 * 1024 * 1024, timeout: 15_000, windowsHide: true },
-      (error, stdout) => done(error ? null : String(stdout).split('\0').filter((p) => p !== '')),
+      [
+        '-C',
+        rootDir,
+        '-c',
+        'core.quotepath=off',
+        'ls-files',
+        '-z',
+        '--cached',
+        '--others',
+        '--exclude-standard',
+        '--',
+        ...specs,
+      ],
+      {
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' },
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 15_000,
+        windowsHide: true,
+      },
+      (error, stdout) =>
+        done(
+          error
+            ? null
+            : String(stdout)
+                .split('\0')
+                .filter((p) => p !== ''),
+        ),
     );
   });
 }
 
 /** A spec as a project-relative pattern: `./src/x.ts` → `src/x.ts`, `src/` → `src`. */
 function normalise(spec: string): string {
-  return spec.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  return spec
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/+$/, '');
 }
 
 /**
@@ -46,7 +73,11 @@ function normalise(spec: string): string {
  * @returns matched paths and the specs that matched nothing sendable
  * @throws never: git missing or failing falls back to glob matching
  */
-export async function resolvePathspecs(rootDir: string, specs: readonly string[], scanned: readonly string[]): Promise<ResolvedPathspecs> {
+export async function resolvePathspecs(
+  rootDir: string,
+  specs: readonly string[],
+  scanned: readonly string[],
+): Promise<ResolvedPathspecs> {
   const allowed = new Set(scanned);
   const paths: string[] = [];
   const seen = new Set<string>();

@@ -88,14 +88,18 @@ const LONG_TASK_CHARS = 300;
  */
 const PATH_ALONE = 0.3;
 
-const TEST_PATH = /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
-const DOC_PATH = /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS|LICENSE|LICENCE|COPYING|NOTICE|AUTHORS|CONTRIBUTORS|CODEOWNERS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
+const TEST_PATH =
+  /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
+const DOC_PATH =
+  /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS|LICENSE|LICENCE|COPYING|NOTICE|AUTHORS|CONTRIBUTORS|CODEOWNERS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
 // On the public benchmark set 0.15 and 0.3 measured +0.01 hunk recall over 0.3 and 0.5.
 const TEST_PRIOR = 0.15;
 const DOC_PRIOR = 0.3;
-const TOOLING_PATH = /^(\.github|\.circleci|\.gitlab|\.vscode|\.devcontainer|\.husky|scripts?|tools?|build|ci)\/|\.(ya?ml|toml|ini|cfg|json|jsonc|lock|mk)$|(^|\/)(Makefile|Dockerfile|Justfile|Rakefile|\.[a-z]+rc(\.[a-z]+)?|[\w-]+\.config\.[a-z]+)$/i;
+const TOOLING_PATH =
+  /^(\.github|\.circleci|\.gitlab|\.vscode|\.devcontainer|\.husky|scripts?|tools?|build|ci)\/|\.(ya?ml|toml|ini|cfg|json|jsonc|lock|mk)$|(^|\/)(Makefile|Dockerfile|Justfile|Rakefile|\.[a-z]+rc(\.[a-z]+)?|[\w-]+\.config\.[a-z]+)$/i;
 const TOOLING_PRIOR = 0.3;
-const TOOLING_WORDS = /\b(ci|workflows?|actions?|builds?|config|configs|configuration|yaml|yml|json|toml|scripts?|tooling|lint|linter|eslint|deps|dependency|dependencies|package|packages|release|releases|docker|makefile|tsconfig|setup|install|versions?|publish)\b/i;
+const TOOLING_WORDS =
+  /\b(ci|workflows?|actions?|builds?|config|configs|configuration|yaml|yml|json|toml|scripts?|tooling|lint|linter|eslint|deps|dependency|dependencies|package|packages|release|releases|docker|makefile|tsconfig|setup|install|versions?|publish)\b/i;
 const TEST_WORDS = /\b(tests?|testing|specs?|fixtures?|e2e|unit|coverage|mocks?)\b/i;
 const DOC_WORDS = /\b(docs?|documentation|readme|examples?|changelog|guide|tutorial|typos?|benchmarks?)\b/i;
 
@@ -137,7 +141,9 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   const evidence = options.evidence;
   const hasEvidence = evidence !== undefined && evidence.size > 0;
   const terms = tokenizeQuery(task).map((t) =>
-    !options.plainBm25 && !t.identifier && task.length >= LONG_TASK_CHARS && (hasEvidence || /```|`[^`\n]+`/.test(task)) ? { ...t, weight: t.weight * PROSE_WEIGHT } : t,
+    !options.plainBm25 && !t.identifier && task.length >= LONG_TASK_CHARS && (hasEvidence || /```|`[^`\n]+`/.test(task))
+      ? { ...t, weight: t.weight * PROSE_WEIGHT }
+      : t,
   );
   const n = docs.length;
   let totalLen = 0;
@@ -165,7 +171,12 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     return s;
   });
   if (options.plainBm25) {
-    const ranked = docs.map((d, i) => ({ path: d.path, score: bm25[i]!, parts: { content: bm25[i]!, path: 0, symbol: 0, prior: 1, neighbour: 0, evidence: 0, pinned: 0 }, doc: d.doc }));
+    const ranked = docs.map((d, i) => ({
+      path: d.path,
+      score: bm25[i]!,
+      parts: { content: bm25[i]!, path: 0, symbol: 0, prior: 1, neighbour: 0, evidence: 0, pinned: 0 },
+      doc: d.doc,
+    }));
     return { ranked: stableSort(ranked), idf, defTerms: new Set(), terms };
   }
   const termSet = new Map(terms.map((t) => [t.term, t]));
@@ -190,7 +201,13 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     let s = 0;
     // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
     // Also as the head of a dotted name (`express.text`, `utils.parse`): a module named in code.
-    if (stem.length >= 3 && stem !== 'index' && stem !== '__init__' && (taskLower.includes(` ${stem} `) || taskLower.includes(` ${stem}.`))) s += maxIdf;
+    if (
+      stem.length >= 3 &&
+      stem !== 'index' &&
+      stem !== '__init__' &&
+      (taskLower.includes(` ${stem} `) || taskLower.includes(` ${stem}.`))
+    )
+      s += maxIdf;
     if (d.path.includes('/') && taskLower.includes(lowerPath)) s += 3 * maxIdf;
     // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
     if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
@@ -235,8 +252,21 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   const [mb, mp, ms] = [maxOf(bm25) || 1, maxOf(pathScore) || 1, Math.max(maxOf(symScore), SYM_DEN * maxIdf) || 1];
   const ranked: RankedFile[] = docs.map((d, i) => {
     const ev = evidence?.get(d.path);
-    const parts: ScoreParts = { content: bm25[i]! / mb, path: pathScore[i]! / mp, symbol: symScore[i]! / ms, prior: pathPrior(d.path, task), neighbour: 0, evidence: ev ? evidenceScore(ev) : 0, pinned: 0 };
-    return { path: d.path, score: (parts.content + W_PATH * parts.path + W_SYM * parts.symbol + W_EVIDENCE * parts.evidence) * parts.prior, parts, doc: d.doc };
+    const parts: ScoreParts = {
+      content: bm25[i]! / mb,
+      path: pathScore[i]! / mp,
+      symbol: symScore[i]! / ms,
+      prior: pathPrior(d.path, task),
+      neighbour: 0,
+      evidence: ev ? evidenceScore(ev) : 0,
+      pinned: 0,
+    };
+    return {
+      path: d.path,
+      score: (parts.content + W_PATH * parts.path + W_SYM * parts.symbol + W_EVIDENCE * parts.evidence) * parts.prior,
+      parts,
+      doc: d.doc,
+    };
   });
   const sorted = stableSort(ranked);
   if (options.importsOf && (sorted[0]?.score ?? 0) > 0) {
@@ -277,7 +307,11 @@ function cachedTf(cache: Map<string, number[]> | undefined, docs: readonly Index
  * Paths of documents holding the most of these lowercased tokens (at least min(3, tokens) of them),
  * most first: where a quoted message can be. Uses the index only; reads no file.
  */
-function pathsWithTokens(docs: readonly RankDoc[], tokens: readonly string[], tfCache?: Map<string, number[]>): string[] {
+function pathsWithTokens(
+  docs: readonly RankDoc[],
+  tokens: readonly string[],
+  tfCache?: Map<string, number[]>,
+): string[] {
   const need = Math.min(3, tokens.length);
   const count = new Uint8Array(docs.length);
   const indexed = docs.map((d) => d.doc);
@@ -424,11 +458,31 @@ export function selectContext(task: string, docs: readonly RankDoc[], options: S
     if (raw === null) continue;
     const text = options.transform ? options.transform(r.path, raw) : raw;
     const ev = evidence.get(r.path);
-    candidates.push({ path: r.path, score: r.score, text, anchors: ev?.anchors, focus: ev?.focus, pinned: r.parts.pinned });
+    candidates.push({
+      path: r.path,
+      score: r.score,
+      text,
+      anchors: ev?.anchors,
+      focus: ev?.focus,
+      pinned: r.parts.pinned,
+    });
     byPath.set(r.path, r);
     offered += text.length;
   }
-  const packed = packContext(candidates, { budgetChars: budget, idf, defTerms, wholeOnly: options.wholeOnly, maxFiles: options.maxFiles });
-  const files: ContextFile[] = packed.map((p) => ({ path: p.path, score: p.score, chars: p.text.length, ranges: p.ranges, text: p.text, parts: byPath.get(p.path)?.parts }));
+  const packed = packContext(candidates, {
+    budgetChars: budget,
+    idf,
+    defTerms,
+    wholeOnly: options.wholeOnly,
+    maxFiles: options.maxFiles,
+  });
+  const files: ContextFile[] = packed.map((p) => ({
+    path: p.path,
+    score: p.score,
+    chars: p.text.length,
+    ranges: p.ranges,
+    text: p.text,
+    parts: byPath.get(p.path)?.parts,
+  }));
   return { files, ranked, idf, usedChars: files.reduce((a, f) => a + f.chars, 0) };
 }

@@ -1,4 +1,3 @@
-
 /**
  * Regions of a large file (hybrid packing: whole small files, verbatim regions of large ones): split
  * a file into whole blocks (top-level functions, classes, methods; at most MAX_CHUNK_LINES lines)
@@ -38,7 +37,12 @@ function splitBlock(lines: readonly string[], from: number, to: number, out: Lin
     if (indentOf(line) !== min || CONTINUATION.test(line.slice(min))) continue;
     // Leading comments and decorators belong to the block below them.
     let s = i;
-    while (s - 1 > starts[starts.length - 1]! && /^\s*(\/\/|#|\*|\/\*|@)/.test(lines[s - 1] ?? '') && indentOf(lines[s - 1] ?? '') === min) s--;
+    while (
+      s - 1 > starts[starts.length - 1]! &&
+      /^\s*(\/\/|#|\*|\/\*|@)/.test(lines[s - 1] ?? '') &&
+      indentOf(lines[s - 1] ?? '') === min
+    )
+      s--;
     if (s > starts[starts.length - 1]!) starts.push(s);
   }
   // Merge tiny pieces into their neighbours so a chunk is a meaningful unit.
@@ -47,14 +51,24 @@ function splitBlock(lines: readonly string[], from: number, to: number, out: Lin
     const s = starts[k]!;
     const e = k + 1 < starts.length ? starts[k + 1]! - 1 : to;
     const last = pieces[pieces.length - 1];
-    if (last && (e - last[0] + 1 <= MAX_CHUNK_LINES) && (e - s + 1 < MIN_CHUNK_LINES || last[1] - last[0] + 1 < MIN_CHUNK_LINES)) last[1] = e;
+    if (
+      last &&
+      e - last[0] + 1 <= MAX_CHUNK_LINES &&
+      (e - s + 1 < MIN_CHUNK_LINES || last[1] - last[0] + 1 < MIN_CHUNK_LINES)
+    )
+      last[1] = e;
     else pieces.push([s, e]);
   }
   if (pieces.length === 1) {
     // No structure to follow (one huge statement or literal): cut at blank lines near the limit.
-    for (let s = from; s <= to; ) {
+    for (let s = from; s <= to;) {
       let e = Math.min(to, s + MAX_CHUNK_LINES - 1);
-      if (e < to) for (let j = e; j > s + MAX_CHUNK_LINES / 2; j--) if ((lines[j] ?? '').trim() === '') { e = j; break; }
+      if (e < to)
+        for (let j = e; j > s + MAX_CHUNK_LINES / 2; j--)
+          if ((lines[j] ?? '').trim() === '') {
+            e = j;
+            break;
+          }
       out.push([s + 1, e + 1]);
       s = e + 1;
     }
@@ -96,11 +110,18 @@ function tokenOffsets(text: string, lower: string, term: string): number[] {
   for (let p = lower.indexOf(term); p !== -1; p = lower.indexOf(term, p + 1)) {
     const before = p === 0 ? 32 : text.charCodeAt(p - 1);
     const first = text.charCodeAt(p);
-    const startOk = !isAlnum(before) || (isUpper(first) && !isUpper(before)) || (isUpper(first) && isUpper(before) && isLower(text.charCodeAt(p + 1)));
+    const startOk =
+      !isAlnum(before) ||
+      (isUpper(first) && !isUpper(before)) ||
+      (isUpper(first) && isUpper(before) && isLower(text.charCodeAt(p + 1)));
     if (!startOk) continue;
     const after = text.charCodeAt(p + term.length);
     const last = text.charCodeAt(p + term.length - 1);
-    const endOk = Number.isNaN(after) || !isAlnum(after) || (isUpper(after) && !isUpper(last)) || (isUpper(after) && isLower(text.charCodeAt(p + term.length + 1)));
+    const endOk =
+      Number.isNaN(after) ||
+      !isAlnum(after) ||
+      (isUpper(after) && !isUpper(last)) ||
+      (isUpper(after) && isLower(text.charCodeAt(p + term.length + 1)));
     if (endOk) out.push(p);
   }
   return out;
@@ -112,7 +133,12 @@ function tokenOffsets(text: string, lower: string, term: string): number[] {
  *
  * @param idf  query term → inverse document frequency from the file ranking
  */
-export function scoreChunks(lines: readonly string[], chunks: readonly LineRange[], idf: ReadonlyMap<string, number>, defTerms: ReadonlySet<string>): number[] {
+export function scoreChunks(
+  lines: readonly string[],
+  chunks: readonly LineRange[],
+  idf: ReadonlyMap<string, number>,
+  defTerms: ReadonlySet<string>,
+): number[] {
   const text = lines.join('\n');
   const lower = text.toLowerCase();
   const lineStart: number[] = [0];
@@ -140,7 +166,10 @@ export function scoreChunks(lines: readonly string[], chunks: readonly LineRange
   }
   const defRes = [...defTerms].map((raw) => {
     const t = raw.replace(/\$/g, '\\$');
-    return { raw, re: new RegExp(`(def|function|class|func|fn|type|interface)\\s+[^\\n]*?\\b${t}\\b|\\b${t}\\s*[=:(]`, 'i') };
+    return {
+      raw,
+      re: new RegExp(`(def|function|class|func|fn|type|interface)\\s+[^\\n]*?\\b${t}\\b|\\b${t}\\s*[=:(]`, 'i'),
+    };
   });
   if (defRes.length > 0) {
     chunks.forEach(([s, e], i) => {

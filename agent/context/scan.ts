@@ -4,7 +4,14 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stat
 import { homedir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { isBinaryName, isControlPath, isInsideRoot, isSecretPath, refuseByName, virtualenvPrefixes } from '../../utils/path-policy.js';
+import {
+  isBinaryName,
+  isControlPath,
+  isInsideRoot,
+  isSecretPath,
+  refuseByName,
+  virtualenvPrefixes,
+} from '../../utils/path-policy.js';
 
 /**
  * Project scanning, with no cap on the number of files: list every file that could be
@@ -15,9 +22,31 @@ import { isBinaryName, isControlPath, isInsideRoot, isSecretPath, refuseByName, 
 
 /** Folders that are never context, at any depth: dependencies, VCS data, build output, caches. */
 export const DEFAULT_IGNORE_DIRS: readonly string[] = [
-  'node_modules', '.git', '.hg', '.svn', 'dist', 'coverage', '.nyc_output', '.next', '.nuxt', '.turbo', '.cache',
-  '.parcel-cache', '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache', '.gradle',
-  '.idea', 'bower_components', 'jspm_packages', '.yarn', '.pnpm-store',
+  'node_modules',
+  '.git',
+  '.hg',
+  '.svn',
+  'dist',
+  'coverage',
+  '.nyc_output',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.cache',
+  '.parcel-cache',
+  '__pycache__',
+  '.venv',
+  'venv',
+  '.tox',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.ruff_cache',
+  '.gradle',
+  '.idea',
+  'bower_components',
+  'jspm_packages',
+  '.yarn',
+  '.pnpm-store',
 ];
 /** Folders ignored only at the project root (`build/` is output there, but `scripts/build/` is source). */
 const ROOT_ONLY_DIRS = ['build'];
@@ -136,7 +165,12 @@ function runGit(rootDir: string, args: string[]): Promise<string[] | null> {
     execFile(
       'git',
       args,
-      { cwd: rootDir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
+      {
+        cwd: rootDir,
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: 'utf8',
+      },
       (err, stdout) => resolvePaths(err ? null : stdout.split('\0').filter((p) => p !== '')),
     );
   });
@@ -239,7 +273,8 @@ function walkFiles(rootDir: string, base: Ignore | null): string[] {
     }
     let rules = parentRules;
     const local = ['.gitignore', '.clawcodeignore'].map((n) => readTextOrNull(join(abs, n))).filter((t) => t !== null);
-    if (local.length > 0) rules = [...parentRules, { prefix: dir === '' ? '' : `${dir}/`, ig: ignore().add(local.join('\n')) }];
+    if (local.length > 0)
+      rules = [...parentRules, { prefix: dir === '' ? '' : `${dir}/`, ig: ignore().add(local.join('\n')) }];
     for (const e of entries) {
       const rel = dir === '' ? e.name : `${dir}/${e.name}`;
       if (e.isDirectory()) {
@@ -296,10 +331,22 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   const rootPrefix = realRoot.endsWith(sep) ? realRoot : realRoot + sep;
   const consider = (rel: string, oid: string | undefined, fromGit: boolean): void => {
     if (isDefaultIgnored(rel) || base?.ignores(rel)) return;
-    if (isControlPath(rel)) { skipped.push({ path: rel, reason: 'control' }); return; }
-    if (isSecretPath(rel)) { skipped.push({ path: rel, reason: 'secret' }); return; }
-    if (isGeneratedPath(rel)) { skipped.push({ path: rel, reason: 'generated' }); return; }
-    if (isBinaryName(rel)) { skipped.push({ path: rel, reason: 'binary' }); return; }
+    if (isControlPath(rel)) {
+      skipped.push({ path: rel, reason: 'control' });
+      return;
+    }
+    if (isSecretPath(rel)) {
+      skipped.push({ path: rel, reason: 'secret' });
+      return;
+    }
+    if (isGeneratedPath(rel)) {
+      skipped.push({ path: rel, reason: 'generated' });
+      return;
+    }
+    if (isBinaryName(rel)) {
+      skipped.push({ path: rel, reason: 'binary' });
+      return;
+    }
     // git paths are normalised and '/'-separated: concatenation is path.join without its cost.
     const absPath = fromGit && sep === '/' ? rootPrefix + rel : join(realRoot, rel);
     const known = oid !== undefined && !options.readContent ? options.knownBlob?.(rel, oid) : undefined;
@@ -314,9 +361,18 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
       if (st.isSymbolicLink()) {
         // Judged by where it leads: `docs/runbook.md -> ../.env` is the secret `.env`.
         const target = realpathSync(absPath);
-        if (!isInsideRoot(realRoot, target)) { skipped.push({ path: rel, reason: 'symlink_outside' }); return; }
+        if (!isInsideRoot(realRoot, target)) {
+          skipped.push({ path: rel, reason: 'symlink_outside' });
+          return;
+        }
         const refused = refuseByName(target.slice(rootPrefix.length).split(sep).join('/'))?.code;
-        if (refused) { skipped.push({ path: rel, reason: refused === 'path_control' ? 'control' : refused === 'path_secret' ? 'secret' : 'binary' }); return; }
+        if (refused) {
+          skipped.push({
+            path: rel,
+            reason: refused === 'path_control' ? 'control' : refused === 'path_secret' ? 'secret' : 'binary',
+          });
+          return;
+        }
         st = statSync(target);
       }
     } catch {
@@ -324,8 +380,14 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     }
     if (st.isDirectory()) return;
     // FIFOs, sockets and devices are never opened: reading one can block forever or never end.
-    if (!st.isFile()) { skipped.push({ path: rel, reason: 'not_file' }); return; }
-    if (st.size > maxBytes) { skipped.push({ path: rel, reason: 'too_large' }); return; }
+    if (!st.isFile()) {
+      skipped.push({ path: rel, reason: 'not_file' });
+      return;
+    }
+    if (st.size > maxBytes) {
+      skipped.push({ path: rel, reason: 'too_large' });
+      return;
+    }
     const file: ScannedFile = { path: rel, absPath, sizeBytes: st.size, mtimeMs: st.mtimeMs };
     if (oid !== undefined) file.oid = oid;
     if (options.readContent) {
@@ -336,7 +398,10 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
         skipped.push({ path: rel, reason: 'unreadable' });
         return;
       }
-      if (cls.kind !== 'text') { skipped.push({ path: rel, reason: cls.kind }); return; }
+      if (cls.kind !== 'text') {
+        skipped.push({ path: rel, reason: cls.kind });
+        return;
+      }
       file.content = cls.text;
     }
     files.push(file);
@@ -353,7 +418,9 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   if (tracked) {
     // `git config --get-regexp` exits 1 when nothing matches: null is "no such settings" here.
     const config = (await gitConfig) ?? [];
-    const attributeFiles = tracked.paths.filter((p) => p === '.gitattributes' || p.endsWith('/.gitattributes')).map((p) => join(realRoot, p));
+    const attributeFiles = tracked.paths
+      .filter((p) => p === '.gitattributes' || p.endsWith('/.gitattributes'))
+      .map((p) => join(realRoot, p));
     // The repository's top level, then info/attributes (relative to this folder unless absolute).
     const [top, infoPath] = ((await gitPaths) ?? [])[0]?.split('\n') ?? [];
     if (infoPath) attributeFiles.push(resolve(realRoot, infoPath));
@@ -365,14 +432,19 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
       }
     }
     const globalFile = config.map((r) => r.split('\n')).find(([k]) => k === 'core.attributesfile')?.[1];
-    attributeFiles.push(globalFile ? resolve(realRoot, globalFile.replace(/^~(?=\/)/, homedir())) : join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'attributes'));
+    attributeFiles.push(
+      globalFile
+        ? resolve(realRoot, globalFile.replace(/^~(?=\/)/, homedir()))
+        : join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'attributes'),
+    );
     const attributes = attributeFiles.map(readTextOrNull).filter((t): t is string => t !== null);
     if (!blobIdsIdentifyBytes(config, attributes)) tracked.blobs.clear();
     for (const rel of tracked.paths) consider(rel, tracked.blobs.get(rel), true);
   }
   const [modified, untracked] = await Promise.all([modifiedListing, untrackedListing]);
   // No git, or an empty listing (a folder ignored by an enclosing repository, or empty): walk it.
-  const listedByGit = tracked !== null && modified !== null && untracked !== null && tracked.paths.length + untracked.length > 0;
+  const listedByGit =
+    tracked !== null && modified !== null && untracked !== null && tracked.paths.length + untracked.length > 0;
   if (listedByGit) {
     const again = new Set(modified.filter((rel) => tracked.blobs.has(rel)));
     if (again.size > 0) {

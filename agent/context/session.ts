@@ -60,6 +60,7 @@ export function clearSession(session: ContextSession): void {
 
 /** The lines `:files` shows: pinned specs, then kept paths. */
 export function describeSession(session: ContextSession): string[] {
-  if (session.pinned.length === 0 && session.kept.length === 0) return ['No files pinned or kept; the next task starts clean.'];
+  if (session.pinned.length === 0 && session.kept.length === 0)
+    return ['No files pinned or kept; the next task starts clean.'];
   return [...session.pinned.map((p) => `pinned  ${p}`), ...session.kept.map((p) => `kept    ${p}`)];
 }

@@ -6,7 +6,26 @@ import { MAX_TOKEN_CHARS, identifierTokens } from './tokenize.js';
  * Python and Go well, and common shapes elsewhere.
  */
 
-const NOT_A_NAME = new Set(['this', 'self', 'if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'else', 'do', 'try', 'with', 'constructor', 'super', 'new', 'typeof', 'await']);
+const NOT_A_NAME = new Set([
+  'this',
+  'self',
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'function',
+  'return',
+  'else',
+  'do',
+  'try',
+  'with',
+  'constructor',
+  'super',
+  'new',
+  'typeof',
+  'await',
+]);
 
 const IMPORT_PATTERNS: RegExp[] = [
   /\bfrom[ \t]+['"]([^'"\n]+)['"]/g,
@@ -42,7 +61,12 @@ const JS_EXT = ['', '.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'
  * @returns matching project paths (0 or more): JS extension/index resolution (and `.js` → `.ts`),
  *          Python relative and absolute modules resolved by path suffix
  */
-export function resolveImport(spec: string, fromPath: string, files: ReadonlySet<string>, bySuffix: (suffix: string) => string[]): string[] {
+export function resolveImport(
+  spec: string,
+  fromPath: string,
+  files: ReadonlySet<string>,
+  bySuffix: (suffix: string) => string[],
+): string[] {
   const dir = posix.dirname(fromPath);
   if (spec.startsWith('./') || spec.startsWith('../')) {
     const base = posix.normalize(posix.join(dir, spec));
@@ -55,7 +79,11 @@ export function resolveImport(spec: string, fromPath: string, files: ReadonlySet
   }
   // Python: leading dots climb from the importing package; otherwise a dotted absolute module.
   const dots = /^\.*/.exec(spec)?.[0].length ?? 0;
-  const modPath = spec.slice(dots).split('.').filter((s) => s !== '').join('/');
+  const modPath = spec
+    .slice(dots)
+    .split('.')
+    .filter((s) => s !== '')
+    .join('/');
   if (dots > 0) {
     let pkg = dir;
     for (let i = 1; i < dots; i++) pkg = posix.dirname(pkg);
@@ -66,9 +94,42 @@ export function resolveImport(spec: string, fromPath: string, files: ReadonlySet
   return [...bySuffix(`${modPath}.py`), ...bySuffix(`${modPath}/__init__.py`)].slice(0, 2);
 }
 
-const DEF_KEYWORDS = new Set(['function', 'class', 'def', 'func', 'fn', 'fun', 'interface', 'enum', 'struct', 'trait', 'namespace', 'type', 'module']);
+const DEF_KEYWORDS = new Set([
+  'function',
+  'class',
+  'def',
+  'func',
+  'fn',
+  'fun',
+  'interface',
+  'enum',
+  'struct',
+  'trait',
+  'namespace',
+  'type',
+  'module',
+]);
 const TOP_LEVEL_KEYWORDS = new Set(['const', 'let', 'var']);
-const MODIFIERS = new Set(['export', 'default', 'declare', 'abstract', 'async', 'static', 'public', 'private', 'protected', 'readonly', 'override', 'get', 'set', 'pub', 'final', 'open', 'internal', 'unsafe']);
+const MODIFIERS = new Set([
+  'export',
+  'default',
+  'declare',
+  'abstract',
+  'async',
+  'static',
+  'public',
+  'private',
+  'protected',
+  'readonly',
+  'override',
+  'get',
+  'set',
+  'pub',
+  'final',
+  'open',
+  'internal',
+  'unsafe',
+]);
 const FUNCTION_VALUE = /^(?:async\s+)?function\b|^(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=>/;
 
 /** Lookup tables by UTF-16 code unit: IDENT's first character class, and the rest. */
@@ -152,7 +213,10 @@ export function analyzeText(text: string): { counts: Map<string, number>; total:
       let k = lineEnd - 1;
       while (k > j && (isBlank(text.charCodeAt(k)) || text.charCodeAt(k) === 13)) k--;
       if (text.charCodeAt(k) === 123) defs.add(ident);
-    } else if ((c === 61 && text.charCodeAt(j + 1) !== 61 && text.charCodeAt(j + 1) !== 62) || (c === 58 && text.charCodeAt(j + 1) !== 58)) {
+    } else if (
+      (c === 61 && text.charCodeAt(j + 1) !== 61 && text.charCodeAt(j + 1) !== 62) ||
+      (c === 58 && text.charCodeAt(j + 1) !== 58)
+    ) {
       let k = j + 1;
       while (isBlank(text.charCodeAt(k))) k++;
       if (FUNCTION_VALUE.test(text.slice(k, Math.min(lineEnd, k + 160))) && ident.length >= 2) defs.add(ident);

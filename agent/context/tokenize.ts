@@ -83,11 +83,12 @@ export function countTokens(text: string): { counts: Map<string, number>; total:
 
 /** English function words and request verbs that say nothing about where code lives. */
 const STOPWORDS = new Set(
-  ('a an and are as at be been but by can could do does for from has have if in into is it its of on or ' +
+  (
+    'a an and are as at be been but by can could do does for from has have if in into is it its of on or ' +
     'so than that the their them then there these this those to was we were when where which while will ' +
     'with without not no yes you your our should would may might also just only all any some more most ' +
-    'new now via per instead already every each other same such after before up down out over under again')
-    .split(' '),
+    'new now via per instead already every each other same such after before up down out over under again'
+  ).split(' '),
 );
 
 /**
@@ -96,10 +97,12 @@ const STOPWORDS = new Set(
  * or "update" can also be real identifiers.
  */
 const GENERIC = new Set(
-  ('fix fixes fixed fixing add adds added adding feat feature features support supports supported update updates ' +
+  (
+    'fix fixes fixed fixing add adds added adding feat feature features support supports supported update updates ' +
     'updated improve improved improves improvement use uses used using make makes allow allows allowed refactor ' +
     'change changes changed remove removes removed bump chore introduce introduces implement implemented ensure ' +
-    'correct correctly properly better avoid issue issues bug bugs possible').split(' '),
+    'correct correctly properly better avoid issue issues bug bugs possible'
+  ).split(' '),
 );
 const GENERIC_WEIGHT = 0.3;
 const VARIANT_WEIGHT = 0.6;
@@ -149,7 +152,8 @@ export function tokenizeQuery(task: string): QueryTerm[] {
   if (VARIANT_WEIGHT > 0) {
     for (const q of [...out.values()]) {
       const one = singular(q.term);
-      if (one && !out.has(one) && !STOPWORDS.has(one)) out.set(one, { term: one, identifier: false, weight: VARIANT_WEIGHT * q.weight });
+      if (one && !out.has(one) && !STOPWORDS.has(one))
+        out.set(one, { term: one, identifier: false, weight: VARIANT_WEIGHT * q.weight });
     }
   }
   return [...out.values()];

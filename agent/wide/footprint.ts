@@ -26,7 +26,10 @@ const MAX_LINE_CHARS = 2000;
  */
 export function compileFootprintPattern(pattern: string): RegExp {
   if (pattern.length === 0 || pattern.length > MAX_PATTERN_CHARS) {
-    throw new UsageError(`Pattern must be 1 to ${MAX_PATTERN_CHARS} characters: ${JSON.stringify(pattern.slice(0, 60))}`, { code: 'footprint_pattern' });
+    throw new UsageError(
+      `Pattern must be 1 to ${MAX_PATTERN_CHARS} characters: ${JSON.stringify(pattern.slice(0, 60))}`,
+      { code: 'footprint_pattern' },
+    );
   }
   if (/\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]/.test(pattern)) {
     throw new UsageError(`Pattern has a repeated group that can take exponential time: ${JSON.stringify(pattern)}`, {
@@ -37,7 +40,9 @@ export function compileFootprintPattern(pattern: string): RegExp {
   try {
     return new RegExp(pattern, 'u');
   } catch (error) {
-    throw new UsageError(`Not a valid regular expression: ${JSON.stringify(pattern)} (${(error as Error).message})`, { code: 'footprint_pattern' });
+    throw new UsageError(`Not a valid regular expression: ${JSON.stringify(pattern)} (${(error as Error).message})`, {
+      code: 'footprint_pattern',
+    });
   }
 }
 

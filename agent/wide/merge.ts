@@ -3,8 +3,7 @@ import type { Shard } from './shards.js';
 
 /** What one shard request produced. */
 export type ShardOutcome =
-  | { shard: Shard; status: 'planned'; plan: Plan }
-  | { shard: Shard; status: 'failed'; error: string; code?: string };
+  { shard: Shard; status: 'planned'; plan: Plan } | { shard: Shard; status: 'failed'; error: string; code?: string };
 
 /** A patch of a shard plan that the merge refused. */
 export interface RefusedShardPatch {
@@ -81,7 +80,8 @@ export function mergeShardPlans(outcomes: readonly ShardOutcome[]): MergedPlan {
       patches.push(patch);
       patchShards.push(index);
     }
-    for (const f of plan.files_to_edit) if (shown.has(f.path) && !filesToEdit.has(f.path)) filesToEdit.set(f.path, f.reason);
+    for (const f of plan.files_to_edit)
+      if (shown.has(f.path) && !filesToEdit.has(f.path)) filesToEdit.set(f.path, f.reason);
     commands.push(...plan.commands);
     notes.push(...plan.agent_notes);
   }

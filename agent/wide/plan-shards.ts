@@ -101,7 +101,11 @@ export interface PlanShardsResult {
 function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
   if (!a) return b;
   if (!b) return a;
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -132,7 +136,10 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * @returns outcomes in shard order, usage summed over every request
  * @throws InterruptedError when `signal` aborts; never for a failed shard (it is an outcome)
  */
-export async function planShards(requests: readonly ShardRequest[], options: PlanShardsOptions): Promise<PlanShardsResult> {
+export async function planShards(
+  requests: readonly ShardRequest[],
+  options: PlanShardsOptions,
+): Promise<PlanShardsResult> {
   const started = performance.now();
   const queue = [...requests];
   const outcomes = new Map<number, ShardOutcome>();
@@ -149,7 +156,12 @@ export async function planShards(requests: readonly ShardRequest[], options: Pla
   const runOne = async (request: ShardRequest): Promise<void> => {
     const index = request.shard.index;
     sent++;
-    options.emitter?.emit('shard_request', { shard: index, shards: total, files: request.shard.files.length, chars: request.chars });
+    options.emitter?.emit('shard_request', {
+      shard: index,
+      shards: total,
+      files: request.shard.files.length,
+      chars: request.chars,
+    });
     try {
       let result = await options.planner(options.provider, options.systemPrompt, request.userPrompt, {
         signal: options.signal,
@@ -181,7 +193,14 @@ export async function planShards(requests: readonly ShardRequest[], options: Pla
       results.set(index, result);
       outcomes.set(index, { shard: request.shard, status: 'planned', plan: result.plan });
       done++;
-      options.emitter?.emit('shard_done', { shard: index, shards: total, done, status: 'planned', patches: result.plan.patches.length, usage: result.usage });
+      options.emitter?.emit('shard_done', {
+        shard: index,
+        shards: total,
+        done,
+        status: 'planned',
+        patches: result.plan.patches.length,
+        usage: result.usage,
+      });
     } catch (error) {
       if (error instanceof InterruptedError || options.signal?.aborted) throw error;
       if (error instanceof ProviderError && error.status === 429 && requeues > 0) {
@@ -195,7 +214,14 @@ export async function planShards(requests: readonly ShardRequest[], options: Pla
       const code = error instanceof ClawcodeError ? error.code : undefined;
       outcomes.set(index, { shard: request.shard, status: 'failed', error: message, code });
       done++;
-      options.emitter?.emit('shard_done', { shard: index, shards: total, done, status: 'failed', patches: 0, error: message });
+      options.emitter?.emit('shard_done', {
+        shard: index,
+        shards: total,
+        done,
+        status: 'failed',
+        patches: 0,
+        error: message,
+      });
     }
   };
 

@@ -19,8 +19,16 @@ export const SCOPE_JSON_SCHEMA: Record<string, unknown> = {
   additionalProperties: false,
   required: ['patterns', 'pathspecs', 'reason'],
   properties: {
-    patterns: { type: 'array', items: { type: 'string' }, description: 'JavaScript regular expressions matching the lines to change' },
-    pathspecs: { type: 'array', items: { type: 'string' }, description: 'project-relative files or folders (a folder ends with /) in scope' },
+    patterns: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'JavaScript regular expressions matching the lines to change',
+    },
+    pathspecs: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'project-relative files or folders (a folder ends with /) in scope',
+    },
     reason: { type: 'string' },
   },
 };
@@ -59,7 +67,10 @@ export function parseScopeAnswer(raw: string): ScopeAnswer {
     throw new UsageError(`The scope reply is not valid JSON (${(error as Error).message})`, { code: 'scope_invalid' });
   }
   const parsed = ScopeAnswerSchema.safeParse(value);
-  if (!parsed.success) throw new UsageError(`The scope reply does not match the scope schema: ${parsed.error.issues[0]?.message ?? ''}`, { code: 'scope_invalid' });
+  if (!parsed.success)
+    throw new UsageError(`The scope reply does not match the scope schema: ${parsed.error.issues[0]?.message ?? ''}`, {
+      code: 'scope_invalid',
+    });
   return parsed.data;
 }
 
@@ -87,7 +98,13 @@ export async function requestScope(
 ): Promise<ScopeResult> {
   const started = performance.now();
   const client = (await loadProviderModule(config.provider)).createClient(config);
-  const request = { system: buildScopeSystemPrompt(), user: buildScopeUserPrompt(task, projectMap), jsonSchema: SCOPE_JSON_SCHEMA };
-  const reply = await withRetries(() => completeWithTimeout(client, config, request, options), { signal: options.signal });
+  const request = {
+    system: buildScopeSystemPrompt(),
+    user: buildScopeUserPrompt(task, projectMap),
+    jsonSchema: SCOPE_JSON_SCHEMA,
+  };
+  const reply = await withRetries(() => completeWithTimeout(client, config, request, options), {
+    signal: options.signal,
+  });
   return { scope: parseScopeAnswer(reply.text), usage: reply.usage, ms: Math.round(performance.now() - started) };
 }

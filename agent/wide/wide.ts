@@ -79,14 +79,22 @@ export async function prepareWideChange(input: WideChangeInput): Promise<Prepare
   const listMaxChars = Math.floor(budget * LIST_SHARE);
   const footprint = files.map((f) => f.path);
   // The scope list rides in every request, so it comes off each shard's content budget.
-  const probe = buildShardRequests({ task: '', shards: [{ index: 0, files: [], chars: 0 }], footprintPaths: footprint, listMaxChars });
+  const probe = buildShardRequests({
+    task: '',
+    shards: [{ index: 0, files: [], chars: 0 }],
+    footprintPaths: footprint,
+    listMaxChars,
+  });
   const listChars = probe[0]!.chars;
   const contentBudgetChars = budget - listChars;
   if (contentBudgetChars < 200) {
-    throw new UsageError(`A budget of ${budget} characters cannot hold the scope of ${footprint.length} files and their text`, {
-      code: 'budget_too_small',
-      hint: 'Raise --budget or narrow --files / --grep.',
-    });
+    throw new UsageError(
+      `A budget of ${budget} characters cannot hold the scope of ${footprint.length} files and their text`,
+      {
+        code: 'budget_too_small',
+        hint: 'Raise --budget or narrow --files / --grep.',
+      },
+    );
   }
   const shards = packShards(files, { contentBudgetChars });
   const requests = buildShardRequests({
@@ -112,7 +120,11 @@ export async function prepareWideChange(input: WideChangeInput): Promise<Prepare
 }
 
 /** Estimated cost in USD of the input tokens of a prepared change, or undefined for an unknown price. */
-export function estimateWideCostUsd(prepared: PreparedWideChange, model: string, overrides?: Readonly<Record<string, ModelPrice>>): number | undefined {
+export function estimateWideCostUsd(
+  prepared: PreparedWideChange,
+  model: string,
+  overrides?: Readonly<Record<string, ModelPrice>>,
+): number | undefined {
   const inputTokens = prepared.estimate.inputTokens;
   return estimateCostUsd(model, { inputTokens, outputTokens: 0, totalTokens: inputTokens }, overrides);
 }
@@ -149,7 +161,10 @@ export interface WideChangeRun {
  * @returns the merged plan (with failed shards and refused patches listed) and its in-memory result
  * @throws InterruptedError when cancelled; IoError when a target cannot be read
  */
-export async function runWideChange(prepared: PreparedWideChange, options: RunWideChangeOptions): Promise<WideChangeRun> {
+export async function runWideChange(
+  prepared: PreparedWideChange,
+  options: RunWideChangeOptions,
+): Promise<WideChangeRun> {
   options.emitter?.emit('footprint', {
     files: prepared.footprint.length,
     shards: prepared.requests.length,
@@ -168,5 +183,12 @@ export async function runWideChange(prepared: PreparedWideChange, options: RunWi
   });
   const merged = mergeShardPlans(result.outcomes);
   const applied = await preparePlan(options.rootDir, merged.plan, options.emitter);
-  return { merged, prepared: applied, usage: result.usage, requests: result.requests, modelMs: result.ms, repairs: result.repairs };
+  return {
+    merged,
+    prepared: applied,
+    usage: result.usage,
+    requests: result.requests,
+    modelMs: result.ms,
+    repairs: result.repairs,
+  };
 }

@@ -28,8 +28,13 @@ afterEach(() => {
 
 function bigFile(fnName: string, filler: number): string {
   const parts: string[] = [];
-  for (let i = 0; i < filler; i++) parts.push(`export function helper${i}(value) {\n  const doubled = value * ${i};\n  return doubled + ${i};\n}\n`);
-  parts.splice(Math.floor(filler / 2), 0, `export function ${fnName}(request) {\n  const retries = request.retryCount;\n  if (retries > 3) {\n    throw new Error('too many retries');\n  }\n  return retries;\n}\n`);
+  for (let i = 0; i < filler; i++)
+    parts.push(`export function helper${i}(value) {\n  const doubled = value * ${i};\n  return doubled + ${i};\n}\n`);
+  parts.splice(
+    Math.floor(filler / 2),
+    0,
+    `export function ${fnName}(request) {\n  const retries = request.retryCount;\n  if (retries > 3) {\n    throw new Error('too many retries');\n  }\n  return retries;\n}\n`,
+  );
   return parts.join('\n');
 }
 
@@ -37,12 +42,22 @@ describe('buildContext', () => {
   it('puts the file that defines the named function first', async () => {
     write('src/retry.ts', 'export function computeRetryDelay(attempt: number) {\n  return 2 ** attempt * 100;\n}\n');
     write('src/http.ts', 'export function send() {\n  return fetch("x");\n}\n');
-    write('test/retry.test.ts', 'import { computeRetryDelay } from "../src/retry";\ntest("retry delay", () => computeRetryDelay(1));\n');
+    write(
+      'test/retry.test.ts',
+      'import { computeRetryDelay } from "../src/retry";\ntest("retry delay", () => computeRetryDelay(1));\n',
+    );
     write('README.md', '# demo\nRetry delay docs.\n');
-    const r = await buildContext({ rootDir: root, task: 'Fix computeRetryDelay overflow for large attempt', budgetChars: 18_000, homeDir: home });
+    const r = await buildContext({
+      rootDir: root,
+      task: 'Fix computeRetryDelay overflow for large attempt',
+      budgetChars: 18_000,
+      homeDir: home,
+    });
     expect(r.files[0]?.path).toBe('src/retry.ts');
     expect(r.files[0]?.ranges).toBeNull();
-    expect(r.files[0]?.text).toContain('export function computeRetryDelay(attempt: number) {\n  return 2 ** attempt * 100;\n}\n');
+    expect(r.files[0]?.text).toContain(
+      'export function computeRetryDelay(attempt: number) {\n  return 2 ** attempt * 100;\n}\n',
+    );
     expect(r.scannedFiles).toBe(4);
     expect(r.fileList).toEqual(['README.md', 'src/http.ts', 'src/retry.ts', 'test/retry.test.ts']);
     expect(r.totalChars).toBe(r.files.reduce((a, f) => a + f.chars, 0) + r.outline.length);
@@ -52,7 +67,12 @@ describe('buildContext', () => {
   it('sends a large file as verbatim regions around the relevant function', async () => {
     const text = bigFile('handleRetryLimit', 400);
     write('lib/big.js', text);
-    const r = await buildContext({ rootDir: root, task: 'handleRetryLimit throws too early', budgetChars: 4000, homeDir: home });
+    const r = await buildContext({
+      rootDir: root,
+      task: 'handleRetryLimit throws too early',
+      budgetChars: 4000,
+      homeDir: home,
+    });
     const f = r.files.find((x) => x.path === 'lib/big.js');
     expect(f?.ranges).not.toBeNull();
     const lines = text.split('\n');
@@ -75,7 +95,12 @@ describe('buildContext', () => {
   it('redacts secrets in sent text and never sends .env files', async () => {
     write('.env', 'OPENAI_API_KEY=sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX1234567890\n');
     write('src/config.ts', 'export const awsKey = "AKIAIOSFODNN7EXAMPLE";\nexport const loadConfig = () => awsKey;\n');
-    const r = await buildContext({ rootDir: root, task: 'loadConfig reads the aws key and api key', budgetChars: 18_000, homeDir: home });
+    const r = await buildContext({
+      rootDir: root,
+      task: 'loadConfig reads the aws key and api key',
+      budgetChars: 18_000,
+      homeDir: home,
+    });
     expect(r.files.map((f) => f.path)).toEqual(['src/config.ts']);
     expect(r.files[0]!.text).toContain('[REDACTED:aws_access_key]');
     expect(r.files[0]!.text).not.toContain('AKIAIOSFODNN7EXAMPLE');
@@ -108,11 +133,15 @@ describe('buildContext', () => {
     git('init', '-q');
     git('add', '.');
     git('commit', '-qm', 'init');
-    expect((await buildContext({ rootDir: root, task: 'beta', budgetChars: 5000, homeDir: home })).indexedFiles).toBe(2);
+    expect((await buildContext({ rootDir: root, task: 'beta', budgetChars: 5000, homeDir: home })).indexedFiles).toBe(
+      2,
+    );
 
     // New mtime, same bytes: git compares the content, finds the blob unchanged, nothing is re-read.
     utimesSync(join(root, 'a.ts'), new Date(), new Date(Date.now() + 5000));
-    expect((await buildContext({ rootDir: root, task: 'beta', budgetChars: 5000, homeDir: home })).indexedFiles).toBe(0);
+    expect((await buildContext({ rootDir: root, task: 'beta', budgetChars: 5000, homeDir: home })).indexedFiles).toBe(
+      0,
+    );
 
     // Same size and mtime, new bytes (what an mtime+size cache cannot see): git reports it modified.
     const before = statSync(join(root, 'b.ts'));
@@ -140,16 +169,30 @@ describe('buildContext', () => {
     write('a.ts', 'export const alpha = 1;\n');
     await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home });
     const file = indexPath(home, root);
-    writeFileSync(file, `${JSON.stringify({ version: INDEX_VERSION, rows: [['a.ts', 'garbage'], ['b.ts', 1, 2]] })}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({
+        version: INDEX_VERSION,
+        rows: [
+          ['a.ts', 'garbage'],
+          ['b.ts', 1, 2],
+        ],
+      })}\n`,
+    );
     const r0 = await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home });
     expect(r0.indexedFiles).toBe(1);
     // A row whose terms run past the end of the file: the whole file is distrusted.
-    writeFileSync(file, `${JSON.stringify({ version: INDEX_VERSION, rows: [['a.ts', 1, 24, 'text', 4, 2, 99, [], 0]] })}\n\nalpha 1\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ version: INDEX_VERSION, rows: [['a.ts', 1, 24, 'text', 4, 2, 99, [], 0]] })}\n\nalpha 1\n`,
+    );
     const r = await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home });
     expect(r.indexedFiles).toBe(1);
     expect(r.files[0]?.path).toBe('a.ts');
     writeFileSync(file, '{ not json');
-    expect((await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home })).files[0]?.path).toBe('a.ts');
+    expect(
+      (await buildContext({ rootDir: root, task: 'alpha', budgetChars: 5000, homeDir: home })).files[0]?.path,
+    ).toBe('a.ts');
   });
 });
 

@@ -2,12 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { checkPlan, hashBytes, makeSavedPlan, readPlanText } from '../../agent/plan-file.js';
 import type { Plan } from '../../llm/types.js';
 
-const plan = (patches: Plan['patches']): Plan => ({ analysis: '', files_to_edit: [], patches, commands: [], agent_notes: [] });
+const plan = (patches: Plan['patches']): Plan => ({
+  analysis: '',
+  files_to_edit: [],
+  patches,
+  commands: [],
+  agent_notes: [],
+});
 
 describe('saved plans', () => {
   it('round-trips through makeSavedPlan and readPlanText with base hashes', () => {
     const p = plan([{ file: 'a.ts', operation: 'replace', find: 'x', replace: 'y' }]);
-    const saved = makeSavedPlan(p, new Map([['a.ts', Buffer.from('x\n')], ['new.ts', null]]), { task: 't', provider: 'openai', model: 'm', now: new Date(0) });
+    const saved = makeSavedPlan(
+      p,
+      new Map([
+        ['a.ts', Buffer.from('x\n')],
+        ['new.ts', null],
+      ]),
+      { task: 't', provider: 'openai', model: 'm', now: new Date(0) },
+    );
     expect(saved.baseHashes).toEqual({ 'a.ts': hashBytes(Buffer.from('x\n')), 'new.ts': null });
     const read = readPlanText(JSON.stringify(saved));
     expect(read.plan).toEqual(p);
@@ -41,18 +54,25 @@ describe('checkPlan', () => {
 
   it('says already applied when the replacement keeps its find (applying again would duplicate the addition)', () => {
     const applied = new Map([['a.ts', 'one\nadded\ntwo\n']]);
-    const checks = checkPlan(plan([{ file: 'a.ts', operation: 'replace', find: 'one\n', replace: 'one\nadded\n' }]), applied);
+    const checks = checkPlan(
+      plan([{ file: 'a.ts', operation: 'replace', find: 'one\n', replace: 'one\nadded\n' }]),
+      applied,
+    );
     expect(checks.map((c) => c.status)).toEqual(['already_applied']);
     // A find left outside the replacement can still apply there.
     const twice = new Map([['a.ts', 'one\nadded\none\n']]);
-    expect(checkPlan(plan([{ file: 'a.ts', operation: 'replace', find: 'one\n', replace: 'one\nadded\n' }]), twice)[0]!.status).not.toBe(
-      'already_applied',
-    );
+    expect(
+      checkPlan(plan([{ file: 'a.ts', operation: 'replace', find: 'one\n', replace: 'one\nadded\n' }]), twice)[0]!
+        .status,
+    ).not.toBe('already_applied');
   });
 
   it('says already applied when the replacement stands re-indented or with CRLF line ends', () => {
     const applied = new Map([['a.py', 'def f():\r\n        return 2\r\n']]);
-    const checks = checkPlan(plan([{ file: 'a.py', operation: 'replace', find: '    return 1\n', replace: '    return 2\n' }]), applied);
+    const checks = checkPlan(
+      plan([{ file: 'a.py', operation: 'replace', find: '    return 1\n', replace: '    return 2\n' }]),
+      applied,
+    );
     expect(checks.map((c) => c.status)).toEqual(['already_applied']);
   });
 

@@ -17,7 +17,13 @@ async function project(files: Record<string, string>): Promise<string> {
   return root;
 }
 
-const plan = (patches: Plan['patches']): Plan => ({ analysis: '', files_to_edit: [], patches, commands: [], agent_notes: [] });
+const plan = (patches: Plan['patches']): Plan => ({
+  analysis: '',
+  files_to_edit: [],
+  patches,
+  commands: [],
+  agent_notes: [],
+});
 const result = (p: Plan, input = 10): PlanResult => ({
   plan: p,
   reply: { text: JSON.stringify(p), model: 'm' },
@@ -52,8 +58,26 @@ describe('repairPlan', () => {
     ]);
     const prepared = await preparePlan(root, first);
     expect(prepared.ok).toBe(false);
-    const { planner, prompts } = scripted([plan([{ file: 'src/f.js', operation: 'replace', find: 'function b() {\n  return 1;', replace: 'function b() {\n  return 2;' }])]);
-    const out = await repairPlan({ rootDir: root, provider, planner, systemPrompt: 's', userPrompt: 'TASK', plan: first, planResult: result(first), prepared });
+    const { planner, prompts } = scripted([
+      plan([
+        {
+          file: 'src/f.js',
+          operation: 'replace',
+          find: 'function b() {\n  return 1;',
+          replace: 'function b() {\n  return 2;',
+        },
+      ]),
+    ]);
+    const out = await repairPlan({
+      rootDir: root,
+      provider,
+      planner,
+      systemPrompt: 's',
+      userPrompt: 'TASK',
+      plan: first,
+      planResult: result(first),
+      prepared,
+    });
     expect(prompts).toHaveLength(1);
     expect(prompts[0]).toContain('## Patch 2 (src/f.js)');
     expect(prompts[0]).not.toContain('## Patch 1');
@@ -70,8 +94,21 @@ describe('repairPlan', () => {
     const first = plan([{ file: 'src/f.js', operation: 'replace', find: 'function c() {', replace: 'x' }]);
     const prepared = await preparePlan(root, first);
     const { planner } = scripted([plan([])]);
-    const out = await repairPlan({ rootDir: root, provider, planner, systemPrompt: 's', userPrompt: 'TASK', plan: first, planResult: result(first), prepared });
-    expect(out?.report).toMatchObject({ patches: [1], applied: false, error: 'the repair reply has 0 patch(es) for 1 refused' });
+    const out = await repairPlan({
+      rootDir: root,
+      provider,
+      planner,
+      systemPrompt: 's',
+      userPrompt: 'TASK',
+      plan: first,
+      planResult: result(first),
+      prepared,
+    });
+    expect(out?.report).toMatchObject({
+      patches: [1],
+      applied: false,
+      error: 'the repair reply has 0 patch(es) for 1 refused',
+    });
     expect(out?.prepared.ok).toBe(false);
     expect(out?.plan).toBe(first);
   });
@@ -80,9 +117,31 @@ describe('repairPlan', () => {
     const root = await project({ 'src/f.js': FILE });
     const good = plan([{ file: 'src/f.js', operation: 'replace', find: 'function a() {', replace: 'function a(x) {' }]);
     const { planner, prompts } = scripted([]);
-    expect(await repairPlan({ rootDir: root, provider, planner, systemPrompt: 's', userPrompt: 'T', plan: good, planResult: result(good), prepared: await preparePlan(root, good) })).toBeUndefined();
+    expect(
+      await repairPlan({
+        rootDir: root,
+        provider,
+        planner,
+        systemPrompt: 's',
+        userPrompt: 'T',
+        plan: good,
+        planResult: result(good),
+        prepared: await preparePlan(root, good),
+      }),
+    ).toBeUndefined();
     const escape = plan([{ file: '../outside.js', operation: 'replace', find: '', replace: 'x' }]);
-    expect(await repairPlan({ rootDir: root, provider, planner, systemPrompt: 's', userPrompt: 'T', plan: escape, planResult: result(escape), prepared: await preparePlan(root, escape) })).toBeUndefined();
+    expect(
+      await repairPlan({
+        rootDir: root,
+        provider,
+        planner,
+        systemPrompt: 's',
+        userPrompt: 'T',
+        plan: escape,
+        planResult: result(escape),
+        prepared: await preparePlan(root, escape),
+      }),
+    ).toBeUndefined();
     expect(prompts).toHaveLength(0);
   });
 });

@@ -172,13 +172,18 @@ describe('runWriteStage: the changes decision', () => {
 const sandboxed = (await detectSandbox()).available;
 
 describe('runWriteStage: commands', () => {
-  it.skipIf(!sandboxed)('runs an auto-approved command (--run-commands) in the sandbox and emits run_tests and command_done', async () => {
-    await writeFile(join(root, 'Makefile'), 'hi:\n\t@echo hi\n');
-    const { report, events } = await stage(plan(['make hi']), { yes: true, runCommands: true });
-    expect(report.commands).toMatchObject([{ command: 'make hi', ran: true, exitCode: 0, sandboxed: true, decision: 'auto-approve' }]);
-    expect(report.commands[0]!.stdout).toBe('hi\n');
-    expect(events).toEqual(['write_file', 'write_file', 'run_tests', 'command_done', 'success']);
-  });
+  it.skipIf(!sandboxed)(
+    'runs an auto-approved command (--run-commands) in the sandbox and emits run_tests and command_done',
+    async () => {
+      await writeFile(join(root, 'Makefile'), 'hi:\n\t@echo hi\n');
+      const { report, events } = await stage(plan(['make hi']), { yes: true, runCommands: true });
+      expect(report.commands).toMatchObject([
+        { command: 'make hi', ran: true, exitCode: 0, sandboxed: true, decision: 'auto-approve' },
+      ]);
+      expect(report.commands[0]!.stdout).toBe('hi\n');
+      expect(events).toEqual(['write_file', 'write_file', 'run_tests', 'command_done', 'success']);
+    },
+  );
 
   it.skipIf(!sandboxed)('asks once for the batch; a no skips every asked command', async () => {
     const questions: CommandQuestion[] = [];
@@ -213,7 +218,14 @@ describe('runWriteStage: commands', () => {
       decisions: { approveCommands: async (q) => (questions.push(q), true) },
     });
     expect(report.commands).toEqual([
-      { command: 'npm publish', ran: false, exitCode: null, skipped: 'denied_by_rule', decision: 'reject', reason: 'matches a deny rule: npm publish' },
+      {
+        command: 'npm publish',
+        ran: false,
+        exitCode: null,
+        skipped: 'denied_by_rule',
+        decision: 'reject',
+        reason: 'matches a deny rule: npm publish',
+      },
     ]);
     expect(questions).toEqual([]);
     expect(notices).toContain('command_refused');
@@ -226,7 +238,9 @@ describe('runWriteStage: commands', () => {
       runCommands: true,
       decisions: { approveCommands: async (q) => (questions.push(q), false) },
     });
-    expect(questions).toEqual([{ type: 'single', command: 'git clean -fdx', reason: 'destructive: git clean deletes untracked files' }]);
+    expect(questions).toEqual([
+      { type: 'single', command: 'git clean -fdx', reason: 'destructive: git clean deletes untracked files' },
+    ]);
     expect(asked.report.commands[0]).toMatchObject({ ran: false, skipped: 'declined' });
 
     await rm(join(home, 'runs'), { recursive: true, force: true });
@@ -249,8 +263,13 @@ describe('approveCommand', () => {
       type: 'reject',
       reason: 'matches a deny rule: npm test',
     });
-    expect(await approveCommand('node -e 1', policy)).toEqual({ type: 'ask-user', reason: 'runs inline code (node -e)' });
-    expect(await approveCommand('git reset --hard', { ...policy, runCommands: true })).toMatchObject({ type: 'ask-user' });
+    expect(await approveCommand('node -e 1', policy)).toEqual({
+      type: 'ask-user',
+      reason: 'runs inline code (node -e)',
+    });
+    expect(await approveCommand('git reset --hard', { ...policy, runCommands: true })).toMatchObject({
+      type: 'ask-user',
+    });
   });
 });
 

@@ -78,7 +78,12 @@ describe('clawcode config add', () => {
     expect(await readConfig(env)).toEqual({
       defaultProvider: 'openrouter',
       providers: {
-        openrouter: { provider: 'openai', preset: 'openrouter', apiKey: 'sk-or-0123456789', model: 'openai/gpt-4.1-mini' },
+        openrouter: {
+          provider: 'openai',
+          preset: 'openrouter',
+          apiKey: 'sk-or-0123456789',
+          model: 'openai/gpt-4.1-mini',
+        },
       },
     });
   });

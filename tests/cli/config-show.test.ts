@@ -18,7 +18,10 @@ beforeEach(async () => {
   await mkdir(join(root, '.clawcode'));
   await writeFile(
     join(home, 'config.json'),
-    JSON.stringify({ defaultProvider: 'openai', providers: { openai: { apiKey: 'sk-userkeyABCDEFGHIJKLMNOP123456' } } }),
+    JSON.stringify({
+      defaultProvider: 'openai',
+      providers: { openai: { apiKey: 'sk-userkeyABCDEFGHIJKLMNOP123456' } },
+    }),
   );
   await writeFile(
     join(root, '.clawcode', 'settings.json'),
@@ -26,7 +29,11 @@ beforeEach(async () => {
   );
   await writeFile(join(root, '.clawcode', 'settings.local.json'), JSON.stringify({ ignore: ['scratch/'] }));
   // The project's allow rule is a grant: these tests show a project the person has trusted.
-  await setProjectTrust(home, root, (await loadSettings({ rootDir: root, env: { CLAWCODE_HOME: home } })).untrusted!.sha256);
+  await setProjectTrust(
+    home,
+    root,
+    (await loadSettings({ rootDir: root, env: { CLAWCODE_HOME: home } })).untrusted!.sha256,
+  );
 });
 
 async function show(options: { env?: NodeJS.ProcessEnv; json?: boolean } = {}): Promise<string> {
@@ -69,13 +76,19 @@ describe('runConfigShow', () => {
   it("shows the provider entry's model when no settings layer names one", async () => {
     await writeFile(
       join(home, 'config.json'),
-      JSON.stringify({ defaultProvider: 'work', providers: { work: { provider: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-userkeyABCDEFGHIJKLMNOP123456' } } }),
+      JSON.stringify({
+        defaultProvider: 'work',
+        providers: { work: { provider: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-userkeyABCDEFGHIJKLMNOP123456' } },
+      }),
     );
     const stdout = new PassThrough();
     let out = '';
     stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     await runConfigShow({ rootDir: root, env: { CLAWCODE_HOME: home }, flags: {}, stdout });
-    const model = out.split('\n').find((l) => l.startsWith('model '))?.split(/\s{2,}/);
+    const model = out
+      .split('\n')
+      .find((l) => l.startsWith('model '))
+      ?.split(/\s{2,}/);
     expect(model).toEqual(['model', 'gpt-4o-mini', `provider entry "work": ${join(home, 'config.json')}`]);
   });
 
@@ -121,7 +134,7 @@ describe('runConfigShow', () => {
     expect(JSON.parse(json).values.verifyCommand).toBe('curl -H "Authorization: Bearer sk-***" http://127.0.0.1/ok');
   });
 
-  it('an untrusted project\'s allow rule is not shown as applied, and the table says why', async () => {
+  it("an untrusted project's allow rule is not shown as applied, and the table says why", async () => {
     await setProjectTrust(home, root, undefined);
     const out = await show();
     expect(out).toMatch(/^commands\s+allow: \(none\); deny: \(none\)\s+default$/m);

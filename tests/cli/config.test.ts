@@ -60,7 +60,10 @@ describe('runOnboarding', () => {
     const config = await done;
     expect(lines[0]).toMatch(/^Welcome to clawcode/);
     expect(lines).toContain('Credentials work.');
-    expect(config).toEqual({ defaultProvider: 'openai', providers: { openai: { provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini' } } });
+    expect(config).toEqual({
+      defaultProvider: 'openai',
+      providers: { openai: { provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini' } },
+    });
     expect(await readConfig(env)).toEqual(config);
     expect(statSync(join(home, 'config.json')).mode & 0o777).toBe(0o600);
     expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models']);
@@ -117,7 +120,14 @@ describe('runOnboarding', () => {
 
   it('add with a preset kind: ollama asks for the URL and model, no key', async () => {
     const check = vi.fn(async () => {});
-    const adding = runConfigCommand({ action: 'add', kind: 'ollama', env: { CLAWCODE_HOME: home }, print, interactive: true, checkCredentials: check });
+    const adding = runConfigCommand({
+      action: 'add',
+      kind: 'ollama',
+      env: { CLAWCODE_HOME: home },
+      print,
+      interactive: true,
+      checkCredentials: check,
+    });
     await waitForScreen('Name for this provider');
     screen.keypress('enter');
     await waitForScreen('Server URL');
@@ -127,9 +137,13 @@ describe('runOnboarding', () => {
     await adding;
     expect(await readConfig({ CLAWCODE_HOME: home })).toEqual({
       defaultProvider: 'ollama',
-      providers: { ollama: { provider: 'openai', preset: 'ollama', baseURL: 'http://localhost:11434/v1', model: 'qwen2.5-coder' } },
+      providers: {
+        ollama: { provider: 'openai', preset: 'ollama', baseURL: 'http://localhost:11434/v1', model: 'qwen2.5-coder' },
+      },
     });
-    expect(check).toHaveBeenCalledWith(expect.objectContaining({ preset: 'ollama', baseURL: 'http://localhost:11434/v1' }));
+    expect(check).toHaveBeenCalledWith(
+      expect.objectContaining({ preset: 'ollama', baseURL: 'http://localhost:11434/v1' }),
+    );
   });
 
   it('skip saves nothing and returns undefined', async () => {
@@ -153,7 +167,16 @@ describe('runOnboarding', () => {
 describe('runConfigCommand', () => {
   it('list prints entries with keys masked and the default starred, without prompting', async () => {
     const env = { CLAWCODE_HOME: home, GROQ_API_KEY: 'gsk_env_0123456789abcdef' };
-    await writeConfig({ defaultProvider: 'local', providers: { local: { provider: 'openai', preset: 'ollama' }, oa: { provider: 'openai', apiKey: 'sk-proj-secret-0123456789' } } }, env);
+    await writeConfig(
+      {
+        defaultProvider: 'local',
+        providers: {
+          local: { provider: 'openai', preset: 'ollama' },
+          oa: { provider: 'openai', apiKey: 'sk-proj-secret-0123456789' },
+        },
+      },
+      env,
+    );
     await runConfigCommand({ action: 'list', env, print, interactive: false });
     const out = lines.join('\n');
     expect(out).toContain('* local  (ollama)  model qwen2.5-coder  http://localhost:11434/v1');
@@ -166,12 +189,20 @@ describe('runConfigCommand', () => {
   });
 
   it('without a terminal, anything but list is a UsageError', async () => {
-    await expect(runConfigCommand({ env: { CLAWCODE_HOME: home }, print, interactive: false })).rejects.toBeInstanceOf(UsageError);
+    await expect(runConfigCommand({ env: { CLAWCODE_HOME: home }, print, interactive: false })).rejects.toBeInstanceOf(
+      UsageError,
+    );
   });
 
   it('set default and remove, through the menu-less actions', async () => {
     const env = { CLAWCODE_HOME: home };
-    await writeConfig({ defaultProvider: 'a', providers: { a: { provider: 'groq', apiKey: 'k1' }, b: { provider: 'gemini', apiKey: 'k2' } } }, env);
+    await writeConfig(
+      {
+        defaultProvider: 'a',
+        providers: { a: { provider: 'groq', apiKey: 'k1' }, b: { provider: 'gemini', apiKey: 'k2' } },
+      },
+      env,
+    );
     await runConfigCommand({ action: 'default', name: 'b', env, print, interactive: true });
     expect((await readConfig(env)).defaultProvider).toBe('b');
     const removing = runConfigCommand({ action: 'remove', name: 'b', env, print, interactive: true });
@@ -179,14 +210,24 @@ describe('runConfigCommand', () => {
     screen.type('y');
     screen.keypress('enter');
     await removing;
-    expect(await readConfig(env)).toEqual({ defaultProvider: 'a', providers: { a: { provider: 'groq', apiKey: 'k1' } } });
+    expect(await readConfig(env)).toEqual({
+      defaultProvider: 'a',
+      providers: { a: { provider: 'groq', apiKey: 'k1' } },
+    });
   });
 
   it('edit keeps the key on an empty answer, re-checks and saves', async () => {
     const env = { CLAWCODE_HOME: home, OPENAI_BASE_URL: `${server.url}/v1` };
     await writeConfig({ providers: { openai: { provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini' } } }, env);
     const check = vi.fn(async () => {});
-    const editing = runConfigCommand({ action: 'edit', name: 'openai', env, print, interactive: true, checkCredentials: check });
+    const editing = runConfigCommand({
+      action: 'edit',
+      name: 'openai',
+      env,
+      print,
+      interactive: true,
+      checkCredentials: check,
+    });
     await waitForScreen('empty keeps the current one');
     screen.keypress('enter');
     await waitForScreen('Model');
@@ -194,13 +235,24 @@ describe('runConfigCommand', () => {
     screen.type('gpt-4.1');
     screen.keypress('enter');
     await editing;
-    expect((await readConfig(env)).providers.openai).toEqual({ provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4.1' });
+    expect((await readConfig(env)).providers.openai).toEqual({
+      provider: 'openai',
+      apiKey: GOOD_KEY,
+      model: 'gpt-4.1',
+    });
     expect(check).toHaveBeenCalledWith(expect.objectContaining({ model: 'gpt-4.1', apiKey: GOOD_KEY }));
   });
 
   it('model options: temperature, JSON mode and output limit are saved and sent on the wire; empty answers remove them', async () => {
     const env = { CLAWCODE_HOME: home };
-    await writeConfig({ providers: { local: { provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini', baseURL: `${server.url}/v1` } } }, env);
+    await writeConfig(
+      {
+        providers: {
+          local: { provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini', baseURL: `${server.url}/v1` },
+        },
+      },
+      env,
+    );
     const tuning = runConfigCommand({ action: 'options', name: 'local', env, print, interactive: true });
     await waitForScreen('Temperature');
     screen.type('3');
@@ -219,7 +271,15 @@ describe('runConfigCommand', () => {
     screen.keypress('enter');
     await tuning;
     const saved = await readConfig(env);
-    expect(saved.providers.local).toEqual({ provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini', baseURL: `${server.url}/v1`, temperature: 0.3, jsonMode: 'json_object', maxOutputTokens: 2048 });
+    expect(saved.providers.local).toEqual({
+      provider: 'openai',
+      apiKey: GOOD_KEY,
+      model: 'gpt-4o-mini',
+      baseURL: `${server.url}/v1`,
+      temperature: 0.3,
+      jsonMode: 'json_object',
+      maxOutputTokens: 2048,
+    });
     expect(lines).toContain('Saved model options of local.');
 
     server.reply(replies.plan(SAMPLE_PLAN));
@@ -239,7 +299,12 @@ describe('runConfigCommand', () => {
     for (let i = 0; i < 4; i++) screen.keypress('backspace');
     screen.keypress('enter');
     await clearing;
-    expect((await readConfig(env)).providers.local).toEqual({ provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini', baseURL: `${server.url}/v1` });
+    expect((await readConfig(env)).providers.local).toEqual({
+      provider: 'openai',
+      apiKey: GOOD_KEY,
+      model: 'gpt-4o-mini',
+      baseURL: `${server.url}/v1`,
+    });
   });
 
   it('a corrupt config is reported and kept unless the person agrees to move it aside', async () => {
@@ -261,9 +326,17 @@ describe('runConfigCommand', () => {
   });
 
   it('formatProviderRow shows env-only rows', () => {
-    expect(formatProviderRow({ name: 'openai', provider: 'openai', model: 'gpt-4o-mini', maskedKey: 'sk-…abcd', keySource: 'OPENAI_API_KEY', isDefault: false, source: 'env' })).toBe(
-      '  openai  (openai)  model gpt-4o-mini  key sk-…abcd from OPENAI_API_KEY  [env only]',
-    );
+    expect(
+      formatProviderRow({
+        name: 'openai',
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        maskedKey: 'sk-…abcd',
+        keySource: 'OPENAI_API_KEY',
+        isDefault: false,
+        source: 'env',
+      }),
+    ).toBe('  openai  (openai)  model gpt-4o-mini  key sk-…abcd from OPENAI_API_KEY  [env only]');
   });
 });
 
@@ -276,7 +349,8 @@ describe('checkCredentialsAndModel (real openai SDK against the loopback server)
       await expect(checkCredentialsAndModel({ ...base, model: 'qwen2.5-coder' })).resolves.toBeUndefined();
       await expect(checkCredentialsAndModel({ ...base, model: 'gpt-5-typo' })).rejects.toMatchObject({
         code: 'model_not_listed',
-        message: 'The key works, but the server lists no model "gpt-5-typo". It lists: gpt-4o-mini, qwen2.5-coder:latest',
+        message:
+          'The key works, but the server lists no model "gpt-5-typo". It lists: gpt-4o-mini, qwen2.5-coder:latest',
       });
     } finally {
       await server.close();

@@ -24,7 +24,10 @@ beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'cc-home-'));
   vi.stubEnv('CLAWCODE_HOME', home);
   mkdirSync(join(root, 'src'));
-  writeFileSync(join(root, 'src/retry.ts'), 'export function computeRetryDelay(attempt: number) {\n  return attempt * 100;\n}\nconst key = "AKIAIOSFODNN7EXAMPLE";\n');
+  writeFileSync(
+    join(root, 'src/retry.ts'),
+    'export function computeRetryDelay(attempt: number) {\n  return attempt * 100;\n}\nconst key = "AKIAIOSFODNN7EXAMPLE";\n',
+  );
   writeFileSync(join(root, 'src/other.ts'), 'export const other = 1;\n');
 });
 afterEach(() => {
@@ -35,7 +38,13 @@ afterEach(() => {
 describe('clawcode context', () => {
   it('prints exactly the DESIGN.md JSON shape with --json', async () => {
     const out = sink();
-    await runContextCommand({ rootDir: root, task: 'computeRetryDelay is too slow', budgetChars: 5000, json: true, stdout: out.stream });
+    await runContextCommand({
+      rootDir: root,
+      task: 'computeRetryDelay is too slow',
+      budgetChars: 5000,
+      json: true,
+      stdout: out.stream,
+    });
     const j = JSON.parse(out.text()) as Record<string, unknown> & { files: Record<string, unknown>[] };
     expect(Object.keys(j).sort()).toEqual(['budget', 'files', 'ms', 'scannedFiles', 'totalChars']);
     expect(Object.keys(j.files[0]!).sort()).toEqual(['chars', 'path', 'ranges', 'score']);
@@ -47,7 +56,13 @@ describe('clawcode context', () => {
 
   it('prints a readable table with reasons and what was redacted', async () => {
     const out = sink();
-    await runContextCommand({ rootDir: root, task: 'computeRetryDelay is too slow', budgetChars: 5000, json: false, stdout: out.stream });
+    await runContextCommand({
+      rootDir: root,
+      task: 'computeRetryDelay is too slow',
+      budgetChars: 5000,
+      json: false,
+      stdout: out.stream,
+    });
     const text = out.text();
     expect(text.split('\n')[0]).toMatch(/^file\s+score\s+chars\s+lines\s+why$/);
     expect(text).toMatch(/src\/retry\.ts\s+\d\.\d{3}\s+\d+\s+whole\s+text [\d.]+, path [\d.]+, defines/);
@@ -60,14 +75,31 @@ describe('formatContextTable', () => {
   it('keeps the columns aligned when a path or a list of line ranges is longer than its column', async () => {
     const { formatContextTable } = await import('../../cli/context.js');
     const file = (path: string, ranges: [number, number][] | null) => ({
-      path, score: 0.5, chars: 100, ranges, parts: { content: 0.5, path: 0, symbol: 0, neighbour: 0, prior: 1 },
+      path,
+      score: 0.5,
+      chars: 100,
+      ranges,
+      parts: { content: 0.5, path: 0, symbol: 0, neighbour: 0, prior: 1 },
     });
     const table = formatContextTable({
       files: [
         file('a.ts', null),
-        file(`src/${'deep/'.repeat(20)}long-name.ts`, [[68, 181], [200, 260], [300, 420], [1000, 1200], [1500, 1600]]),
+        file(`src/${'deep/'.repeat(20)}long-name.ts`, [
+          [68, 181],
+          [200, 260],
+          [300, 420],
+          [1000, 1200],
+          [1500, 1600],
+        ]),
       ] as never,
-      outline: '', fileList: [], totalChars: 200, budget: 18000, scannedFiles: 2, ms: 1, redactions: [], indexedFiles: 0,
+      outline: '',
+      fileList: [],
+      totalChars: 200,
+      budget: 18000,
+      scannedFiles: 2,
+      ms: 1,
+      redactions: [],
+      indexedFiles: 0,
     });
     const rows = table.split('\n').slice(0, 3);
     const starts = rows.map((r) => r.indexOf(r.startsWith('file') ? 'why' : 'text 0.50'));

@@ -24,7 +24,8 @@ beforeEach(async () => {
 
 describe('recent projects', () => {
   it('keeps the 5 most recent, newest first, without duplicates, in recent-projects.json', async () => {
-    for (let i = 0; i < 7; i++) await addRecentProject(join(work, `p${i}`), env(), new Date(Date.UTC(2026, 0, 1, 0, i)));
+    for (let i = 0; i < 7; i++)
+      await addRecentProject(join(work, `p${i}`), env(), new Date(Date.UTC(2026, 0, 1, 0, i)));
     await addRecentProject(join(work, 'p3'), env(), new Date(Date.UTC(2026, 0, 2)));
     const recent = await getRecentProjects(env());
     expect(recent.map((r) => r.path)).toEqual(['p3', 'p6', 'p5', 'p4', 'p2'].map((p) => join(work, p)));
@@ -69,7 +70,10 @@ describe('validateProjectPath', () => {
 });
 
 describe('selectProject', () => {
-  function prompts(pick: (choices: { name: string; value: string }[]) => string, typed = ''): ProjectPrompts & { seen: string[][] } {
+  function prompts(
+    pick: (choices: { name: string; value: string }[]) => string,
+    typed = '',
+  ): ProjectPrompts & { seen: string[][] } {
     const seen: string[][] = [];
     return {
       seen,

@@ -34,7 +34,10 @@ describe('reviewChanges', () => {
   it('y then n keeps only the first hunk and shows each hunk before asking', async () => {
     const p = scripted(['y', 'n']);
     const result = await reviewChanges([{ path: 'a.txt', before, after: twoHunks }], p.io);
-    expect(result).toEqual({ quit: false, accepted: [{ path: 'a.txt', after: before.replace('line 2\n', 'LINE 2\n') }] });
+    expect(result).toEqual({
+      quit: false,
+      accepted: [{ path: 'a.txt', after: before.replace('line 2\n', 'LINE 2\n') }],
+    });
     expect(p.shown).toHaveLength(2);
     expect(p.shown[0]).toContain('a.txt (hunk 1/2)');
     expect(p.shown[0]).toContain('+LINE 2');
@@ -68,7 +71,10 @@ describe('reviewChanges', () => {
 
   it('n on every hunk leaves the file out entirely', async () => {
     const p = scripted(['n', 'n']);
-    expect(await reviewChanges([{ path: 'a.txt', before, after: twoHunks }], p.io)).toEqual({ accepted: [], quit: false });
+    expect(await reviewChanges([{ path: 'a.txt', before, after: twoHunks }], p.io)).toEqual({
+      accepted: [],
+      quit: false,
+    });
   });
 
   it('q quits with nothing accepted, even after earlier yeses', async () => {

@@ -26,13 +26,19 @@ afterEach(async () => {
 
 function capture(): { stream: Writable; text: () => string } {
   let buffer = '';
-  const stream = new Writable({ write(chunk, _enc, done) { buffer += String(chunk); done(); } });
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      buffer += String(chunk);
+      done();
+    },
+  });
   return { stream, text: () => stripVTControlCharacters(buffer) };
 }
 
 async function applied(task: string, files: Record<string, string>): Promise<RunRecord> {
   const changes = [];
-  for (const [path, after] of Object.entries(files)) changes.push({ path, before: await readFile(join(root, path)).catch(() => null), after });
+  for (const [path, after] of Object.entries(files))
+    changes.push({ path, before: await readFile(join(root, path)).catch(() => null), after });
   return applyRun({ rootDir: root, changes, meta: { task, provider: 'openai', model: 'gpt-x' } });
 }
 
@@ -45,7 +51,13 @@ describe('clawcode undo', () => {
     const out = capture();
     const questions: string[] = [];
     const outcome = await runUndoCommand({
-      rootDir: root, interactive: true, stdout: out.stream, confirm: async (q) => { questions.push(q); return true; },
+      rootDir: root,
+      interactive: true,
+      stdout: out.stream,
+      confirm: async (q) => {
+        questions.push(q);
+        return true;
+      },
     });
     expect(outcome).toMatchObject({ status: 'undone', runId: run.runId, exitCode: 0 });
     expect(questions).toEqual(['Undo 2 files?']);
@@ -59,7 +71,12 @@ describe('clawcode undo', () => {
   it('changes nothing when the person declines', async () => {
     await writeFile(join(root, 'a.ts'), 'a0');
     await applied('t', { 'a.ts': 'a1' });
-    const outcome = await runUndoCommand({ rootDir: root, interactive: true, stdout: capture().stream, confirm: async () => false });
+    const outcome = await runUndoCommand({
+      rootDir: root,
+      interactive: true,
+      stdout: capture().stream,
+      confirm: async () => false,
+    });
     expect(outcome.status).toBe('declined');
     expect(await read('a.ts')).toBe('a1');
   });
@@ -71,7 +88,9 @@ describe('clawcode undo', () => {
     await writeFile(join(root, 'b.ts'), 'hand edit');
     const out = capture();
     await expect(runUndoCommand({ rootDir: root, yes: true, stdout: out.stream })).rejects.toMatchObject({
-      code: 'undo_conflict', exitCode: 1, message: expect.stringContaining('b.ts (modified)'),
+      code: 'undo_conflict',
+      exitCode: 1,
+      message: expect.stringContaining('b.ts (modified)'),
     });
     expect(out.text()).toMatch(/changed b\.ts/);
     expect(await read('a.ts')).toBe('a1');
@@ -84,7 +103,9 @@ describe('clawcode undo', () => {
   it('needs --yes when nobody can be asked, and prints JSON under --json', async () => {
     await writeFile(join(root, 'a.ts'), 'a0');
     await applied('t', { 'a.ts': 'a1' });
-    await expect(runUndoCommand({ rootDir: root, interactive: false, stdout: capture().stream })).rejects.toMatchObject({ code: 'confirmation_needed', exitCode: 2 });
+    await expect(runUndoCommand({ rootDir: root, interactive: false, stdout: capture().stream })).rejects.toMatchObject(
+      { code: 'confirmation_needed', exitCode: 2 },
+    );
     const out = capture();
     await runUndoCommand({ rootDir: root, yes: true, json: true, stdout: out.stream });
     expect(JSON.parse(out.text())).toMatchObject({ status: 'undone', restored: ['a.ts'], deleted: [], skipped: [] });
@@ -110,13 +131,20 @@ describe('clawcode undo', () => {
     await applied('t', { 'a.ts': 'a1' });
     const lockPath = await projectLockPath(root, home);
     await mkdir(dirname(lockPath), { recursive: true });
-    await writeFile(lockPath, JSON.stringify({ pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' }));
-    await expect(runUndoCommand({ rootDir: root, yes: true, lockWaitMs: 50, stdout: capture().stream })).rejects.toMatchObject({ code: 'project_locked' });
+    await writeFile(
+      lockPath,
+      JSON.stringify({ pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' }),
+    );
+    await expect(
+      runUndoCommand({ rootDir: root, yes: true, lockWaitMs: 50, stdout: capture().stream }),
+    ).rejects.toMatchObject({ code: 'project_locked' });
     expect(await read('a.ts')).toBe('a1');
   });
 
   it('says there is nothing to undo', async () => {
-    await expect(runUndoCommand({ rootDir: root, yes: true, stdout: capture().stream })).rejects.toMatchObject({ code: 'nothing_to_undo' });
+    await expect(runUndoCommand({ rootDir: root, yes: true, stdout: capture().stream })).rejects.toMatchObject({
+      code: 'nothing_to_undo',
+    });
   });
 });
 
@@ -131,10 +159,18 @@ describe('clawcode history', () => {
     const lines = out.text().trim().split('\n');
     expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}undone\s+2 files {2}\S+ {2}second task$/);
     expect(lines[1]).toMatch(/applied\s+1 file\s+\S+ {2}first task$/);
-    expect(entries.map((e) => [e.task, e.status, e.files.length])).toEqual([['second task', 'undone', 2], ['first task', 'applied', 1]]);
+    expect(entries.map((e) => [e.task, e.status, e.files.length])).toEqual([
+      ['second task', 'undone', 2],
+      ['first task', 'applied', 1],
+    ]);
     const json = capture();
     await runHistoryCommand({ rootDir: root, json: true, stdout: json.stream });
-    expect(JSON.parse(json.text())[1]).toMatchObject({ task: 'first task', provider: 'openai', model: 'gpt-x', files: [{ path: 'a.ts', created: false }] });
+    expect(JSON.parse(json.text())[1]).toMatchObject({
+      task: 'first task',
+      provider: 'openai',
+      model: 'gpt-x',
+      files: [{ path: 'a.ts', created: false }],
+    });
   });
 
   it('says when there are no runs', async () => {
@@ -156,7 +192,11 @@ describe('start-up recovery', () => {
   it('asks, then rolls an interrupted run back', async () => {
     const run = await interrupted();
     const printed: string[] = [];
-    const outcome = await recoverUnfinishedRuns({ rootDir: root, confirm: async () => true, print: (t) => printed.push(stripVTControlCharacters(t)) });
+    const outcome = await recoverUnfinishedRuns({
+      rootDir: root,
+      confirm: async () => true,
+      print: (t) => printed.push(stripVTControlCharacters(t)),
+    });
     expect(outcome.rolledBack).toEqual([{ runId: run.runId, restored: ['a.ts'], deleted: ['new.ts'] }]);
     expect(printed.join('\n')).toMatch(/interrupted while writing files/);
     expect(await readdir(root)).toEqual(['a.ts']);
@@ -186,7 +226,10 @@ describe('start-up recovery', () => {
     const lockPath = await projectLockPath(root, home);
     await mkdir(dirname(lockPath), { recursive: true });
     // The test runner's parent process is alive and is not us: it stands in for a running clawcode.
-    await writeFile(lockPath, JSON.stringify({ pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' }));
+    await writeFile(
+      lockPath,
+      JSON.stringify({ pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' }),
+    );
     const outcome = await recoverUnfinishedRuns({ rootDir: root, confirm: async () => true });
     expect(outcome).toMatchObject({ busy: true, rolledBack: [] });
     expect(await read('a.ts')).toBe('a1');

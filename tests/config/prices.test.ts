@@ -4,7 +4,9 @@ import { estimateCostUsd, findPrice } from '../../config/prices.js';
 describe('estimateCostUsd', () => {
   it('prices a known model per 1M input/output tokens', () => {
     // gpt-4o-mini: $0.15 in, $0.60 out per 1M.
-    expect(estimateCostUsd('gpt-4o-mini', { inputTokens: 1_000_000, outputTokens: 500_000, totalTokens: 1_500_000 })).toBeCloseTo(0.45, 10);
+    expect(
+      estimateCostUsd('gpt-4o-mini', { inputTokens: 1_000_000, outputTokens: 500_000, totalTokens: 1_500_000 }),
+    ).toBeCloseTo(0.45, 10);
   });
 
   it('falls back from a dated snapshot to its base model', () => {
@@ -18,4 +20,3 @@ describe('estimateCostUsd', () => {
     expect(estimateCostUsd('gpt-4o-mini', usage, { 'gpt-4o-mini': { input: 1, output: 1 } })).toBe(2);
   });
 });
-

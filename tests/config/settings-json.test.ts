@@ -13,7 +13,12 @@ const parses = (text: string) => {
 
 describe('locateJsonError', () => {
   it('points at the first offending character with a 1-based line and column', () => {
-    expect(locateJsonError('{\n  "a": 1,\n  b\n}')).toEqual({ offset: 14, line: 3, column: 3, message: `expected a double-quoted string, found 'b'` });
+    expect(locateJsonError('{\n  "a": 1,\n  b\n}')).toEqual({
+      offset: 14,
+      line: 3,
+      column: 3,
+      message: `expected a double-quoted string, found 'b'`,
+    });
     expect(locateJsonError('[1, 2,]')).toMatchObject({ offset: 6, message: `expected a value, found ']'` });
     expect(locateJsonError('{"a": "x\ny"}')).toMatchObject({ line: 1, column: 9 });
     expect(locateJsonError('{} x')).toMatchObject({ column: 4, message: `expected end of file, found 'x'` });

@@ -46,7 +46,10 @@ async function expectError<T extends Error>(promise: Promise<unknown>, type: new
   return error as T;
 }
 
-type Scalars = Pick<SettingsValues, 'provider' | 'model' | 'budgetChars' | 'timeoutMs' | 'verifyCommand' | 'autoCommit'>;
+type Scalars = Pick<
+  SettingsValues,
+  'provider' | 'model' | 'budgetChars' | 'timeoutMs' | 'verifyCommand' | 'autoCommit'
+>;
 const STACK = ['user', 'project', 'local', 'env', 'flag'] as const;
 
 /** Distinct scalar values per layer; autoCommit alternates so every layer flips the one below. */
@@ -88,7 +91,14 @@ async function writeLayers(top: number): Promise<{ env: NodeJS.ProcessEnv; flags
 describe('loadSettings precedence', () => {
   it('uses the defaults when no layer sets anything, and reports the files looked for', async () => {
     const s = await load();
-    expect(s.values).toEqual({ budgetChars: 18000, timeoutMs: 120000, ignore: [], commands: { allow: [], deny: [] }, autoCommit: false, repair: true });
+    expect(s.values).toEqual({
+      budgetChars: 18000,
+      timeoutMs: 120000,
+      ignore: [],
+      commands: { allow: [], deny: [] },
+      autoCommit: false,
+      repair: true,
+    });
     expect(s.sources.budgetChars).toEqual({ layer: 'default', where: 'default' });
     expect(s.sources.ignore).toEqual({ layer: 'default', where: 'default' });
     expect(s.files).toEqual([
@@ -146,7 +156,10 @@ describe('loadSettings precedence', () => {
   });
 
   it('takes config.json defaultProvider as the user provider, below settings.provider', async () => {
-    await writeUser({ defaultProvider: 'azure', providers: { azure: { apiKey: 'sk-userkeysareallowedinthehomeconfig' } } });
+    await writeUser({
+      defaultProvider: 'azure',
+      providers: { azure: { apiKey: 'sk-userkeysareallowedinthehomeconfig' } },
+    });
     expect((await load()).values.provider).toBe('azure');
     expect((await load()).sources.provider).toEqual({ layer: 'user', where: join(home, 'config.json') });
     await writeUser({ defaultProvider: 'azure', providers: {}, settings: { provider: 'gemini' } });
@@ -166,7 +179,9 @@ describe('loadSettings precedence', () => {
     const other = await mkdtemp(join(tmpdir(), 'clawcode-home2-'));
     await writeJson(join(other, 'config.json'), { settings: { model: 'other-model' } });
     expect((await loadSettings({ rootDir: root, env: { CLAWCODE_HOME: home } })).values.model).toBe('home-model');
-    expect((await loadSettings({ rootDir: root, env: { CLAWCODE_HOME: home }, homeDir: other })).values.model).toBe('other-model');
+    expect((await loadSettings({ rootDir: root, env: { CLAWCODE_HOME: home }, homeDir: other })).values.model).toBe(
+      'other-model',
+    );
   });
 });
 
@@ -182,7 +197,11 @@ describe('loadSettings lists', () => {
     const user = { layer: 'user', where: join(home, 'config.json') };
     const project = { layer: 'project', where: '.clawcode/settings.json' };
     const local = { layer: 'local', where: '.clawcode/settings.local.json' };
-    expect(s.sources.ignore).toEqual({ layer: 'flag', where: '--ignore', from: [user, project, local, { layer: 'flag', where: '--ignore' }] });
+    expect(s.sources.ignore).toEqual({
+      layer: 'flag',
+      where: '--ignore',
+      from: [user, project, local, { layer: 'flag', where: '--ignore' }],
+    });
     expect(s.sources.commands).toEqual({
       layer: 'flag',
       where: '--allow/--deny',
@@ -266,7 +285,9 @@ describe('loadSettings errors', () => {
   it('reports bad JSON without quoting the file, so a pasted key is not echoed', async () => {
     await writeLocal('{"model": "x", "k": sk-abcdefghijklmnopqrstuv12 }');
     const e = await expectError(load(), ConfigError);
-    expect(e.message).toBe(`Invalid JSON in .clawcode/settings.local.json at line 1, column 21: expected a value, found 's'`);
+    expect(e.message).toBe(
+      `Invalid JSON in .clawcode/settings.local.json at line 1, column 21: expected a value, found 's'`,
+    );
     expect(e.cause).toBeUndefined();
   });
 
@@ -276,13 +297,17 @@ describe('loadSettings errors', () => {
     expect(e.message).toMatch(/^Invalid JSON in \.clawcode\/settings\.json at line 3, column 3: /);
     expect(e.code).toBe('settings_bad_json');
     await writeProject('{"model": "x"');
-    expect((await expectError(load(), ConfigError)).message).toMatch(/at line 1, column 14: expected ',' or '}', found end of file$/);
+    expect((await expectError(load(), ConfigError)).message).toMatch(
+      /at line 1, column 14: expected ',' or '}', found end of file$/,
+    );
   });
 
   it('reports bad JSON in the user config with its path', async () => {
     await writeUser('{"settings": }');
     const e = await expectError(load(), ConfigError);
-    expect(e.message).toBe(`Invalid JSON in ${join(home, 'config.json')} at line 1, column 14: expected a value, found '}'`);
+    expect(e.message).toBe(
+      `Invalid JSON in ${join(home, 'config.json')} at line 1, column 14: expected a value, found '}'`,
+    );
   });
 
   it('reads an empty settings file as no settings', async () => {
@@ -334,7 +359,14 @@ describe('loadSettings errors', () => {
   });
 
   it('parses environment booleans and numbers, and skips blank variables', async () => {
-    for (const [raw, want] of [['1', true], ['YES', true], ['on', true], ['0', false], ['No', false], ['off', false]] as const) {
+    for (const [raw, want] of [
+      ['1', true],
+      ['YES', true],
+      ['on', true],
+      ['0', false],
+      ['No', false],
+      ['off', false],
+    ] as const) {
       expect((await load({ CLAWCODE_AUTO_COMMIT: raw })).values.autoCommit, raw).toBe(want);
     }
     const s = await load({ CLAWCODE_BUDGET: ' 9000 ', CLAWCODE_MODEL: '  ', CLAWCODE_TIMEOUT_MS: '' });

@@ -13,8 +13,10 @@ const REPLACE = 'exports.CommanderError = CommanderError;\nexports.VERIFIED = tr
 const PLAN = {
   analysis: 'Export a flag.',
   files_to_edit: [{ path: 'lib/error.js', reason: 'flag' }],
-  patches: [{ file: 'lib/error.js', operation: 'replace', find: FIND, replace: REPLACE, replace_all: null, occurrence: null }],
-  commands: ['node -e "require(\'fs\').writeFileSync(\'cmd-ran.txt\', \'1\')"'],
+  patches: [
+    { file: 'lib/error.js', operation: 'replace', find: FIND, replace: REPLACE, replace_all: null, occurrence: null },
+  ],
+  commands: ["node -e \"require('fs').writeFileSync('cmd-ran.txt', '1')\""],
   agent_notes: [],
 };
 
@@ -28,13 +30,20 @@ afterAll(async () => server.close());
 beforeEach(async () => {
   server.reset();
   project = await copyPackageFixture('commander');
-  env = cleanEnv({ CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')), OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${server.url}/v1` });
+  env = cleanEnv({
+    CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')),
+    OPENAI_API_KEY: 'k',
+    OPENAI_BASE_URL: `${server.url}/v1`,
+  });
 });
 
 describe('verify after writing', () => {
   it('--verify-cmd passing keeps the change and reports it', async () => {
     server.reply(replies.plan(PLAN));
-    const result = await runCli(['export a flag', '--dir', project, '--yes', '--json', '--verify-cmd', 'node -e "process.exit(0)"'], { env });
+    const result = await runCli(
+      ['export a flag', '--dir', project, '--yes', '--json', '--verify-cmd', 'node -e "process.exit(0)"'],
+      { env },
+    );
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.verify).toMatchObject({ exitCode: 0, rolledBack: false });
@@ -45,12 +54,26 @@ describe('verify after writing', () => {
     const before = await snapshotTree(project);
     server.reply(replies.plan(PLAN));
     const result = await runCli(
-      ['export a flag', '--dir', project, '--yes', '--run-commands', '--json', '--verify-cmd', 'node -e "process.exit(3)"', '--rollback-on-fail'],
+      [
+        'export a flag',
+        '--dir',
+        project,
+        '--yes',
+        '--run-commands',
+        '--json',
+        '--verify-cmd',
+        'node -e "process.exit(3)"',
+        '--rollback-on-fail',
+      ],
       { env },
     );
     expect(result.code).toBe(4);
     const report = JSON.parse(result.stdout);
-    expect(report).toMatchObject({ status: 'rolled_back', filesWritten: [], verify: { exitCode: 3, rolledBack: true } });
+    expect(report).toMatchObject({
+      status: 'rolled_back',
+      filesWritten: [],
+      verify: { exitCode: 3, rolledBack: true },
+    });
     expect(report.commands[0]).toMatchObject({ ran: false, skipped: 'verify_failed' });
     const after = await snapshotTree(project);
     expect(after.size).toBe(before.size);
@@ -59,7 +82,10 @@ describe('verify after writing', () => {
 
   it('a failing verify without rollback keeps the files, exits 4, and can be undone', async () => {
     server.reply(replies.plan(PLAN));
-    const result = await runCli(['export a flag', '--dir', project, '--yes', '--verify-cmd', 'node -e "process.exit(5)"'], { env });
+    const result = await runCli(
+      ['export a flag', '--dir', project, '--yes', '--verify-cmd', 'node -e "process.exit(5)"'],
+      { env },
+    );
     expect(result.code).toBe(4);
     expect(result.stderr).toMatch(/verify failed/);
     expect(await readFile(join(project, 'lib/error.js'), 'utf8')).toContain('exports.VERIFIED = true;');
@@ -68,7 +94,10 @@ describe('verify after writing', () => {
   });
 
   it('bare --verify uses the test command detected from package.json on a first run', async () => {
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'x', scripts: { test: 'node -e "process.exit(0)"' } }));
+    await writeFile(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'x', scripts: { test: 'node -e "process.exit(0)"' } }),
+    );
     server.reply(replies.plan(PLAN));
     const result = await runCli(['export a flag', '--dir', project, '--yes', '--json', '--verify'], { env });
     expect(result.code).toBe(0);
@@ -84,7 +113,10 @@ describe('verify after writing', () => {
 
 describe('checks before the model call', () => {
   it('--plan-out into a missing folder and --commit outside git fail with exit 2 and no model call', async () => {
-    const planOut = await runCli(['export a flag', '--dir', project, '--dry-run', '--plan-out', join(project, 'no/such/dir/plan.json')], { env });
+    const planOut = await runCli(
+      ['export a flag', '--dir', project, '--dry-run', '--plan-out', join(project, 'no/such/dir/plan.json')],
+      { env },
+    );
     expect(planOut.code).toBe(2);
     expect(planOut.stderr).toMatch(/--plan-out: folder not found/);
     const commit = await runCli(['export a flag', '--dir', project, '--yes', '--commit'], { env });
@@ -131,14 +163,19 @@ describe('checks before the model call', () => {
       `The run was committed as ${committed.slice(0, 10)}; recorded the undo as revert commit ${revert.slice(0, 10)}`,
     );
     expect(await readFile(join(project, 'lib/error.js'), 'utf8')).toBe(original);
-    expect(git('log', '-1', '--format=%B').trim()).toBe(`Revert "export a verified flag"\n\nThis reverts commit ${committed}.`);
+    expect(git('log', '-1', '--format=%B').trim()).toBe(
+      `Revert "export a verified flag"\n\nThis reverts commit ${committed}.`,
+    );
     expect(git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('lib/error.js');
     expect(git('status', '--porcelain')).toBe('');
   });
 
   it('after --rollback-on-fail the summary does not offer an undo', async () => {
     server.reply(replies.plan(PLAN));
-    const result = await runCli(['export a flag', '--dir', project, '--yes', '--verify-cmd', 'node -e "process.exit(3)"', '--rollback-on-fail'], { env });
+    const result = await runCli(
+      ['export a flag', '--dir', project, '--yes', '--verify-cmd', 'node -e "process.exit(3)"', '--rollback-on-fail'],
+      { env },
+    );
     expect(result.code).toBe(4);
     expect(result.stdout).toContain('Rolled back: the files are as they were before this run.');
     expect(result.stdout).toContain('Result: rolled back');

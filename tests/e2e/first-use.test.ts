@@ -11,7 +11,9 @@ import { replies, startProviderServer, type ProviderServer } from '../support/pr
 
 const SOURCE = "export function greet(name) {\n  return 'hello ' + name;\n}\n";
 // Far more than a pipe's buffer (64 KiB), so the CLI is still writing when `head` has left.
-const BIG = Array.from({ length: 4000 }, (_, i) => `export const value${i} = ${i}; // padding to fill the pipe`).join('\n') + '\n';
+const BIG =
+  Array.from({ length: 4000 }, (_, i) => `export const value${i} = ${i}; // padding to fill the pipe`).join('\n') +
+  '\n';
 
 function plan(patches: { file: string; find: string; replace: string }[]) {
   return {
@@ -57,8 +59,8 @@ function throughHead(args: string[], lines: number): Promise<{ head: string; std
     child.stdout.on('data', (d: Buffer) => (head += d.toString('utf8')));
     child.on('error', reject);
     child.on('close', () => {
-      void Promise.all([readFile(join(dir, 'stderr'), 'utf8'), readFile(join(dir, 'code'), 'utf8')]).then(([stderr, code]) =>
-        resolve({ head, stderr, code: Number(code.trim()) }),
+      void Promise.all([readFile(join(dir, 'stderr'), 'utf8'), readFile(join(dir, 'code'), 'utf8')]).then(
+        ([stderr, code]) => resolve({ head, stderr, code: Number(code.trim()) }),
       );
     });
   });
@@ -67,7 +69,10 @@ function throughHead(args: string[], lines: number): Promise<{ head: string; std
 describe('a pipe closed early', () => {
   it('`clawcode "x" --dry-run | head -2` ends quietly with exit 0: no EPIPE, no stack', async () => {
     server.reply(replies.plan(plan([{ file: 'big.js', find: '', replace: BIG }])));
-    const { head, stderr, code } = await throughHead(['add big.js', '--dir', project, '--dry-run', '--provider', 'openai'], 2);
+    const { head, stderr, code } = await throughHead(
+      ['add big.js', '--dir', project, '--dry-run', '--provider', 'openai'],
+      2,
+    );
     expect(head).toBe('Plan: Make the greeting friendlier.\n\n');
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -75,7 +80,10 @@ describe('a pipe closed early', () => {
 
   it('`clawcode "x" --events | head -1` ends quietly with exit 0', async () => {
     server.reply(replies.plan(plan([{ file: 'big.js', find: '', replace: BIG }])));
-    const { head, stderr, code } = await throughHead(['add big.js', '--dir', project, '--events', '--provider', 'openai'], 1);
+    const { head, stderr, code } = await throughHead(
+      ['add big.js', '--dir', project, '--events', '--provider', 'openai'],
+      1,
+    );
     expect(JSON.parse(head).event).toBeTypeOf('string');
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -89,7 +97,9 @@ describe('runs nobody can confirm are refused before the model call', () => {
     const before = await snapshotTree(project);
     const result = await runCli(['apply', file, '--dir', project], { env });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('clawcode: No terminal to confirm in: pass --yes to write the changes, or --dry-run or --json to write nothing.\n');
+    expect(result.stderr).toBe(
+      'clawcode: No terminal to confirm in: pass --yes to write the changes, or --dry-run or --json to write nothing.\n',
+    );
     const after = await snapshotTree(project);
     for (const [path, bytes] of before) expect(after.get(path)?.equals(bytes), path).toBe(true);
     const applied = await runCli(['apply', file, '--dir', project, '--yes'], { env });
@@ -102,31 +112,55 @@ describe('runs nobody can confirm are refused before the model call', () => {
     const result = await runCli(['task', '--dir', project, '--json', '--events', '--yes'], { env });
     expect(result.code).toBe(2);
     // Under --json every error is a JSON document on stdout.
-    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'usage', exitCode: 2, message: '--json and --events both print to stdout; choose one.' });
+    expect(JSON.parse(result.stdout).error).toMatchObject({
+      code: 'usage',
+      exitCode: 2,
+      message: '--json and --events both print to stdout; choose one.',
+    });
     expect(server.completions()).toHaveLength(0);
   });
 });
 
 describe('the --json report', () => {
   it("holds each file's unified diff, also when nothing is written", async () => {
-    server.reply(replies.plan(plan([{ file: 'greet.js', find: "'hello '", replace: "'hi '" }, { file: 'new.txt', find: '', replace: 'new\n' }])));
+    server.reply(
+      replies.plan(
+        plan([
+          { file: 'greet.js', find: "'hello '", replace: "'hi '" },
+          { file: 'new.txt', find: '', replace: 'new\n' },
+        ]),
+      ),
+    );
     const result = await runCli(['friendlier', '--dir', project, '--json', '--provider', 'openai'], { env });
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.status).toBe('not_confirmed');
     expect(report.changes).toEqual([
       {
-        path: 'greet.js', created: false, added: 1, removed: 1,
+        path: 'greet.js',
+        created: false,
+        added: 1,
+        removed: 1,
         diff: "--- a/greet.js\n+++ b/greet.js\n@@ -1,3 +1,3 @@\n export function greet(name) {\n-  return 'hello ' + name;\n+  return 'hi ' + name;\n }\n",
       },
-      { path: 'new.txt', created: true, added: 1, removed: 0, diff: '--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+new\n' },
+      {
+        path: 'new.txt',
+        created: true,
+        added: 1,
+        removed: 0,
+        diff: '--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+new\n',
+      },
     ]);
   });
 });
 
 describe('the summary', () => {
   it('shows no cost for a local server, and "Model: none (saved plan)" for apply -', async () => {
-    server.reply(replies.plan(plan([{ file: 'greet.js', find: "'hello '", replace: "'hi '" }]), { usage: { input: 1000, output: 50 } }));
+    server.reply(
+      replies.plan(plan([{ file: 'greet.js', find: "'hello '", replace: "'hi '" }]), {
+        usage: { input: 1000, output: 50 },
+      }),
+    );
     const task = await runCli(['friendlier', '--dir', project, '--yes', '--provider', 'openai'], { env });
     expect(task.code).toBe(0);
     expect(task.stdout).toMatch(/Model: openai\/gpt-4o-mini · 1,000 in \/ 50 out tokens +│/);
@@ -161,7 +195,13 @@ describe('config subcommands', () => {
   it('`config list`, `config show` and `config default <name>` work without a terminal; `config add` asks for one', async () => {
     await writeFile(
       join(home, 'config.json'),
-      JSON.stringify({ defaultProvider: 'one', providers: { one: { provider: 'openai', model: 'm1', apiKey: 'sk-one-123456' }, two: { provider: 'openai', model: 'm2', apiKey: 'sk-two-123456' } } }),
+      JSON.stringify({
+        defaultProvider: 'one',
+        providers: {
+          one: { provider: 'openai', model: 'm1', apiKey: 'sk-one-123456' },
+          two: { provider: 'openai', model: 'm2', apiKey: 'sk-two-123456' },
+        },
+      }),
       { mode: 0o600 },
     );
     const bare = cleanEnv({ CLAWCODE_HOME: home });
@@ -185,6 +225,8 @@ describe('config subcommands', () => {
     expect(add.stderr.split('\n')[0]).toBe('clawcode: `clawcode config add` needs an interactive terminal');
     const unknown = await runCli(['config', 'frobnicate'], { env: bare });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("'frobnicate' is invalid for argument 'action'. Allowed choices are list, add, edit");
+    expect(unknown.stderr).toContain(
+      "'frobnicate' is invalid for argument 'action'. Allowed choices are list, add, edit",
+    );
   });
 });

@@ -39,7 +39,8 @@ describe('the clawcode home', () => {
     const [hash] = await readdir(join(home, 'runs'));
     const [runId] = await readdir(join(home, 'runs', hash!));
     const runDir = join(home, 'runs', hash!, runId!);
-    for (const dir of [join(home, 'runs'), join(home, 'runs', hash!), runDir, join(home, 'memory')]) expect(await modeOf(dir), dir).toBe(0o700);
+    for (const dir of [join(home, 'runs'), join(home, 'runs', hash!), runDir, join(home, 'memory')])
+      expect(await modeOf(dir), dir).toBe(0o700);
     for (const file of ['pre-0', 'manifest.json']) expect(await modeOf(join(runDir, file)), file).toBe(0o600);
     const [session] = await readdir(join(home, 'memory', 'sessions'));
     expect(await modeOf(join(home, 'memory', 'sessions', session!))).toBe(0o600);

@@ -39,7 +39,13 @@ async function fingerprint(root: string): Promise<Map<string, string>> {
       else if (info.isDirectory()) {
         out.set(rel, 'dir');
         await walk(abs);
-      } else if (info.isFile()) out.set(rel, `${info.mode.toString(8)} ${createHash('sha256').update(await readFile(abs)).digest('hex')}`);
+      } else if (info.isFile())
+        out.set(
+          rel,
+          `${info.mode.toString(8)} ${createHash('sha256')
+            .update(await readFile(abs))
+            .digest('hex')}`,
+        );
       else out.set(rel, 'special');
     }
   }
@@ -87,7 +93,12 @@ beforeAll(async () => {
   await symlink(join(base, 'outside-secret.txt'), join(project, 'AGENTS.md'));
   await symlink('/proc/self/environ', join(project, '.clawcode/instructions.md'));
   execFileSync('mkfifo', [join(project, 'pipe')]);
-  env = cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${server.url}/v1`, HOSTILE_MARKER: ENVIRON_MARKER });
+  env = cleanEnv({
+    CLAWCODE_HOME: home,
+    OPENAI_API_KEY: 'k',
+    OPENAI_BASE_URL: `${server.url}/v1`,
+    HOSTILE_MARKER: ENVIRON_MARKER,
+  });
 });
 afterAll(async () => server.close());
 beforeEach(() => server.reset());
@@ -104,9 +115,15 @@ function plan(file: string, find: string, replace: string): unknown {
 
 const PWNED = (): string => join(sentinel, 'pwned');
 const attacks: [string, () => unknown][] = [
-  ['.git/config (core.fsmonitor runs on the next git call)', () => plan('.git/config', '[core]\n', `[core]\n\tfsmonitor = "touch ${PWNED()}"\n`)],
+  [
+    '.git/config (core.fsmonitor runs on the next git call)',
+    () => plan('.git/config', '[core]\n', `[core]\n\tfsmonitor = "touch ${PWNED()}"\n`),
+  ],
   ['.git/hooks/pre-commit', () => plan('.git/hooks/pre-commit', '', `#!/bin/sh\ntouch ${PWNED()}\n`)],
-  ["a nested repository's .git/config", () => plan('vendor/lib/.git/config', '[core]\n', `[core]\n\tfsmonitor = "touch ${PWNED()}"\n`)],
+  [
+    "a nested repository's .git/config",
+    () => plan('vendor/lib/.git/config', '[core]\n', `[core]\n\tfsmonitor = "touch ${PWNED()}"\n`),
+  ],
   ['.clawcode/settings.json', () => plan('.clawcode/settings.json', '', '{"commands":{"allow":["*"]}}\n')],
   ['node_modules/.bin/x', () => plan('node_modules/.bin/x', 'echo x', `touch ${PWNED()}`)],
   ['.venv/bin/activate', () => plan('.venv/bin/activate', '# activate\n', `touch ${PWNED()}\n`)],
@@ -119,31 +136,41 @@ const attacks: [string, () => unknown][] = [
 ];
 
 describe('hostile plans through `clawcode apply --yes`', () => {
-  it.each(attacks)('refuses %s: exit 3, one short line per refusal, tree, .git and sentinel unchanged', async (_label, make) => {
-    const treeBefore = await fingerprint(project);
-    const sentinelBefore = await fingerprint(sentinel);
-    const planFile = join(work, 'plan.json');
-    await writeFile(planFile, JSON.stringify(make()));
-    const result = await runCli(['apply', planFile, '--yes', '--dir', project], { env, timeoutMs: 15_000 });
-    expect(result.code, result.stdout + result.stderr).toBe(3);
-    for (const line of (result.stdout + result.stderr).split('\n')) expect(line.length).toBeLessThan(300);
-    expect(result.stdout + result.stderr).toMatch(/refused/i);
-    expect(await fingerprint(project)).toEqual(treeBefore);
-    expect(await fingerprint(sentinel)).toEqual(sentinelBefore);
-    // clawcode's own next git call must not run anything a plan planted.
-    gitIn(project, 'status', '--porcelain');
-    expect(await fingerprint(sentinel)).toEqual(sentinelBefore);
-  });
+  it.each(attacks)(
+    'refuses %s: exit 3, one short line per refusal, tree, .git and sentinel unchanged',
+    async (_label, make) => {
+      const treeBefore = await fingerprint(project);
+      const sentinelBefore = await fingerprint(sentinel);
+      const planFile = join(work, 'plan.json');
+      await writeFile(planFile, JSON.stringify(make()));
+      const result = await runCli(['apply', planFile, '--yes', '--dir', project], { env, timeoutMs: 15_000 });
+      expect(result.code, result.stdout + result.stderr).toBe(3);
+      for (const line of (result.stdout + result.stderr).split('\n')) expect(line.length).toBeLessThan(300);
+      expect(result.stdout + result.stderr).toMatch(/refused/i);
+      expect(await fingerprint(project)).toEqual(treeBefore);
+      expect(await fingerprint(sentinel)).toEqual(sentinelBefore);
+      // clawcode's own next git call must not run anything a plan planted.
+      gitIn(project, 'status', '--porcelain');
+      expect(await fingerprint(sentinel)).toEqual(sentinelBefore);
+    },
+  );
 });
 
 describe('a task run never sends planted secrets', () => {
   it('withholds symlinked instruction files, symlinks to .env and redacts tokens in what it sends', async () => {
-    server.reply(replies.plan({ analysis: 'Nothing to do.', files_to_edit: [], patches: [], commands: [], agent_notes: [] }));
-    const result = await runCli(['update the runbook docs and the README, see AGENTS.md', '--dir', project, '--dry-run'], { env, timeoutMs: 20_000 });
+    server.reply(
+      replies.plan({ analysis: 'Nothing to do.', files_to_edit: [], patches: [], commands: [], agent_notes: [] }),
+    );
+    const result = await runCli(
+      ['update the runbook docs and the README, see AGENTS.md', '--dir', project, '--dry-run'],
+      { env, timeoutMs: 20_000 },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(server.completions()).toHaveLength(1);
     const sent = JSON.stringify(server.requests);
     expect(sent).toContain('Run the app.'); // the context did reach the provider
-    expect([ENV_MARKER, OUTSIDE_MARKER, ENVIRON_MARKER, TOKEN, PG_PASSWORD].filter((marker) => sent.includes(marker))).toEqual([]);
+    expect(
+      [ENV_MARKER, OUTSIDE_MARKER, ENVIRON_MARKER, TOKEN, PG_PASSWORD].filter((marker) => sent.includes(marker)),
+    ).toEqual([]);
   });
 });

@@ -11,7 +11,14 @@ const PLAN = {
   analysis: 'Export a version constant.',
   files_to_edit: [{ path: 'lib/error.js', reason: 'constant' }],
   patches: [
-    { file: 'lib/error.js', operation: 'replace', find: "exports.CommanderError = CommanderError;", replace: "exports.CommanderError = CommanderError;\nexports.ERROR_API = 1;", replace_all: null, occurrence: null },
+    {
+      file: 'lib/error.js',
+      operation: 'replace',
+      find: 'exports.CommanderError = CommanderError;',
+      replace: 'exports.CommanderError = CommanderError;\nexports.ERROR_API = 1;',
+      replace_all: null,
+      occurrence: null,
+    },
   ],
   commands: [],
   agent_notes: [],
@@ -59,7 +66,11 @@ describe('clawcode as a library', () => {
     const root = await copyPackageFixture('commander');
     const before = await snapshotTree(root);
     const bad = { ...PLAN, patches: [{ ...PLAN.patches[0]!, find: 'not there' }] };
-    const error = await applyPlan({ rootDir: root, plan: JSON.stringify(bad), homeDir: await mkdtemp(join(tmpdir(), 'h-')) }).catch((e: unknown) => e);
+    const error = await applyPlan({
+      rootDir: root,
+      plan: JSON.stringify(bad),
+      homeDir: await mkdtemp(join(tmpdir(), 'h-')),
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PatchApplyError);
     expect((error as PatchApplyError).exitCode).toBe(3);
     const after = await snapshotTree(root);
@@ -68,7 +79,12 @@ describe('clawcode as a library', () => {
 
   it('selectContext returns the budgeted context', async () => {
     const root = await copyPackageFixture('commander');
-    const context = await selectContext({ rootDir: root, task: 'CommanderError exit code', budgetChars: 6000, homeDir: await mkdtemp(join(tmpdir(), 'h-')) });
+    const context = await selectContext({
+      rootDir: root,
+      task: 'CommanderError exit code',
+      budgetChars: 6000,
+      homeDir: await mkdtemp(join(tmpdir(), 'h-')),
+    });
     expect(context.totalChars).toBeLessThanOrEqual(6000);
     expect(context.files.length).toBeGreaterThan(0);
     expect(context.scannedFiles).toBeGreaterThan(5);

@@ -11,15 +11,26 @@ import { detectSandbox } from '../../utils/sandbox.js';
 // through the real openai SDK against the loopback server. Exact bytes on disk are checked.
 
 const FIND = "    this.flags = flags;\n    this.description = description || '';\n";
-const REPLACE = "    this.flags = flags;\n    this.description = description || '';\n    this.createdAt = Date.now();\n";
+const REPLACE =
+  "    this.flags = flags;\n    this.description = description || '';\n    this.createdAt = Date.now();\n";
 const NEW_FILE = "'use strict';\n\nexports.log = (...args) => console.error('[commander]', ...args);\n";
 
 function plan(overrides: Partial<{ patches: unknown[]; commands: string[] }> = {}) {
   return {
     analysis: 'Record when each option is created, and add a logging helper.',
-    files_to_edit: [{ path: 'lib/option.js', reason: 'timestamp' }, { path: 'lib/log.js', reason: 'new helper' }],
+    files_to_edit: [
+      { path: 'lib/option.js', reason: 'timestamp' },
+      { path: 'lib/log.js', reason: 'new helper' },
+    ],
     patches: overrides.patches ?? [
-      { file: 'lib/option.js', operation: 'replace', find: FIND, replace: REPLACE, replace_all: null, occurrence: null },
+      {
+        file: 'lib/option.js',
+        operation: 'replace',
+        find: FIND,
+        replace: REPLACE,
+        replace_all: null,
+        occurrence: null,
+      },
       { file: 'lib/log.js', operation: 'replace', find: '', replace: NEW_FILE, replace_all: null, occurrence: null },
     ],
     commands: overrides.commands ?? [],
@@ -59,7 +70,17 @@ describe('clawcode "<task>" end to end', () => {
     const before = await snapshotTree(project);
     server.reply(replies.plan(plan(), { usage: { input: 1200, output: 80 } }));
 
-    const result = await runCli(['add a createdAt timestamp in the Option constructor of lib/option.js', '--dir', project, '--yes', '--provider', 'openai'], { env });
+    const result = await runCli(
+      [
+        'add a createdAt timestamp in the Option constructor of lib/option.js',
+        '--dir',
+        project,
+        '--yes',
+        '--provider',
+        'openai',
+      ],
+      { env },
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
 
@@ -68,7 +89,8 @@ describe('clawcode "<task>" end to end', () => {
     expect(await readFile(join(project, 'lib/option.js'), 'utf8')).toBe(original.replace(FIND, () => REPLACE));
     expect(await readFile(join(project, 'lib/log.js'), 'utf8')).toBe(NEW_FILE);
     const after = await snapshotTree(project);
-    for (const [path, bytes] of before) if (path !== 'lib/option.js') expect(after.get(path)?.equals(bytes), path).toBe(true);
+    for (const [path, bytes] of before)
+      if (path !== 'lib/option.js') expect(after.get(path)?.equals(bytes), path).toBe(true);
     expect([...after.keys()].filter((p) => !before.has(p))).toEqual(['lib/log.js']);
 
     // One model call, through the real SDK, with structured output and the task in the prompt.
@@ -120,7 +142,13 @@ describe('clawcode "<task>" end to end', () => {
       ),
     );
     // The one repair round asks for patch 2 again; its reply still does not apply.
-    server.reply(replies.plan(plan({ patches: [{ file: 'lib/help.js', operation: 'replace', find: 'still not in help.js\n', replace: 'x' }] })));
+    server.reply(
+      replies.plan(
+        plan({
+          patches: [{ file: 'lib/help.js', operation: 'replace', find: 'still not in help.js\n', replace: 'x' }],
+        }),
+      ),
+    );
     const result = await runCli(['change things', '--dir', project, '--yes'], { env });
     expect(result.code).toBe(3);
     expect(server.completions()).toHaveLength(2);
@@ -130,32 +158,51 @@ describe('clawcode "<task>" end to end', () => {
     expect(after.size).toBe(before.size);
   });
 
-  it.skipIf(!sandbox.available)('--json prints one report that matches what happened, and runs commands only with --run-commands', async () => {
-    // An allow-listed command (npm run <script>): inline `node -e` code needs a person's yes for each command.
-    const command = 'npm run mark';
-    await addScripts({ mark: `node -e "require('fs').writeFileSync('ran.txt','ok')"` });
-    server.reply(replies.plan(plan({ commands: [command] }), { usage: { input: 1500, output: 90 } }));
-    const result = await runCli(['add a timestamp', '--dir', project, '--yes', '--json'], { env });
-    expect(result.code).toBe(0);
-    const report = JSON.parse(result.stdout);
-    expect(report.status).toBe('applied');
-    expect(report.filesWritten).toEqual(['lib/option.js', 'lib/log.js']);
-    expect(report.patches.map((p: { applied: boolean; strategy: string }) => [p.applied, p.strategy])).toEqual([[true, 'exact'], [true, 'empty_file']]);
-    expect(report.usage).toEqual({ inputTokens: 1500, outputTokens: 90, totalTokens: 1590 });
-    expect(report.commands).toEqual([
-      { command, ran: false, exitCode: null, skipped: 'not_confirmed', decision: 'auto-approve', reason: 'npm run mark runs a project script' },
-    ]);
-    expect(report.runId).toMatch(/\S+/);
-    for (const key of ['contextMs', 'modelMs', 'applyMs', 'writeMs', 'totalMs']) expect(typeof report.timings[key]).toBe('number');
-    expect(report.context.scannedFiles).toBeGreaterThan(5);
-    await expect(readFile(join(project, 'ran.txt'), 'utf8')).rejects.toThrow();
+  it.skipIf(!sandbox.available)(
+    '--json prints one report that matches what happened, and runs commands only with --run-commands',
+    async () => {
+      // An allow-listed command (npm run <script>): inline `node -e` code needs a person's yes for each command.
+      const command = 'npm run mark';
+      await addScripts({ mark: `node -e "require('fs').writeFileSync('ran.txt','ok')"` });
+      server.reply(replies.plan(plan({ commands: [command] }), { usage: { input: 1500, output: 90 } }));
+      const result = await runCli(['add a timestamp', '--dir', project, '--yes', '--json'], { env });
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout);
+      expect(report.status).toBe('applied');
+      expect(report.filesWritten).toEqual(['lib/option.js', 'lib/log.js']);
+      expect(report.patches.map((p: { applied: boolean; strategy: string }) => [p.applied, p.strategy])).toEqual([
+        [true, 'exact'],
+        [true, 'empty_file'],
+      ]);
+      expect(report.usage).toEqual({ inputTokens: 1500, outputTokens: 90, totalTokens: 1590 });
+      expect(report.commands).toEqual([
+        {
+          command,
+          ran: false,
+          exitCode: null,
+          skipped: 'not_confirmed',
+          decision: 'auto-approve',
+          reason: 'npm run mark runs a project script',
+        },
+      ]);
+      expect(report.runId).toMatch(/\S+/);
+      for (const key of ['contextMs', 'modelMs', 'applyMs', 'writeMs', 'totalMs'])
+        expect(typeof report.timings[key]).toBe('number');
+      expect(report.context.scannedFiles).toBeGreaterThan(5);
+      await expect(readFile(join(project, 'ran.txt'), 'utf8')).rejects.toThrow();
 
-    server.reply(replies.plan(plan({ patches: [], commands: [command] })));
-    const withCommands = await runCli(['run it', '--dir', project, '--yes', '--run-commands', '--json'], { env });
-    expect(withCommands.code).toBe(0);
-    expect(JSON.parse(withCommands.stdout).commands[0]).toMatchObject({ command, ran: true, exitCode: 0, sandboxed: true });
-    expect(await readFile(join(project, 'ran.txt'), 'utf8')).toBe('ok');
-  });
+      server.reply(replies.plan(plan({ patches: [], commands: [command] })));
+      const withCommands = await runCli(['run it', '--dir', project, '--yes', '--run-commands', '--json'], { env });
+      expect(withCommands.code).toBe(0);
+      expect(JSON.parse(withCommands.stdout).commands[0]).toMatchObject({
+        command,
+        ran: true,
+        exitCode: 0,
+        sandboxed: true,
+      });
+      expect(await readFile(join(project, 'ran.txt'), 'utf8')).toBe('ok');
+    },
+  );
 
   it.skipIf(!sandbox.available)('a failing command exits 4', async () => {
     await addScripts({ fail: 'node -e "process.exit(7)"' });
@@ -177,7 +224,9 @@ describe('clawcode "<task>" end to end', () => {
   });
 
   it('with no provider and no terminal, exits 1 with one line saying how to configure', async () => {
-    const result = await runCli(['add a timestamp', '--dir', project, '--yes'], { env: cleanEnv({ CLAWCODE_HOME: home }) });
+    const result = await runCli(['add a timestamp', '--dir', project, '--yes'], {
+      env: cleanEnv({ CLAWCODE_HOME: home }),
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/No provider configured: set OPENAI_API_KEY .*clawcode config/);
     expect(result.stdout).toBe('');
@@ -215,12 +264,25 @@ describe('start-up cost', () => {
     for (const flag of ['--version', '--help']) {
       await writeFile(trace, '');
       const result = await runCli([flag], {
-        env: { ...env, CLAWCODE_TRACE_IMPORTS: trace, NODE_OPTIONS: `--import ${join(REPO_ROOT, 'tests/support/trace-imports.mjs')}` },
+        env: {
+          ...env,
+          CLAWCODE_TRACE_IMPORTS: trace,
+          NODE_OPTIONS: `--import ${join(REPO_ROOT, 'tests/support/trace-imports.mjs')}`,
+        },
       });
       expect(result.code).toBe(0);
       const loaded = await readFile(trace, 'utf8');
       expect(loaded).toContain('commander');
-      for (const heavy of ['/openai/', '/groq-sdk/', '/@google/genai/', '/ink/', '/react/', '/ora/', '/boxen/', '/@inquirer/']) {
+      for (const heavy of [
+        '/openai/',
+        '/groq-sdk/',
+        '/@google/genai/',
+        '/ink/',
+        '/react/',
+        '/ora/',
+        '/boxen/',
+        '/@inquirer/',
+      ]) {
         expect(loaded.includes(heavy), `${flag} loaded ${heavy}`).toBe(false);
       }
     }
@@ -235,7 +297,10 @@ describe('interrupting', () => {
     const { CLI_PATH } = await import('../support/fixture.js');
     server.reply({ type: 'hang' });
     const before = await snapshotTree(project);
-    const child = spawn(process.execPath, [CLI_PATH, 'add a timestamp', '--dir', project, '--yes'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_PATH, 'add a timestamp', '--dir', project, '--yes'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     // Wait until the request has reached the server, then interrupt.

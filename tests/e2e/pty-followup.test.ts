@@ -8,10 +8,11 @@ import { useCliInPty } from '../support/pty.js';
 // task's request holds the files the first task edited, `:add` pins more, `:clear` starts clean.
 
 // Large enough that neither file fits beside the other in the 2,600-character budget used below.
-const pad = (word: string): string => Array.from({ length: 24 }, (_, i) => `// ${word} note ${i}: ${'-'.repeat(40)}`).join('\n');
+const pad = (word: string): string =>
+  Array.from({ length: 24 }, (_, i) => `// ${word} note ${i}: ${'-'.repeat(40)}`).join('\n');
 const GREET = `export const greeting = 'hello';\n${pad('greeting')}\n`;
 const EXTRACT = `export function extractionStep(input) {\n  return input.trim();\n}\n${pad('extraction')}\n`;
-const SMALL = "export const limit = 3;\n";
+const SMALL = 'export const limit = 3;\n';
 
 const pty = useCliInPty({
   prefix: 'clawcode-pty-followup-',
@@ -23,7 +24,16 @@ const pty = useCliInPty({
 const plan = {
   analysis: 'Change the greeting.',
   files_to_edit: [{ path: 'src/greet.js', reason: 'the greeting lives here' }],
-  patches: [{ file: 'src/greet.js', operation: 'replace', find: "'hello'", replace: "'hi'", replace_all: null, occurrence: null }],
+  patches: [
+    {
+      file: 'src/greet.js',
+      operation: 'replace',
+      find: "'hello'",
+      replace: "'hi'",
+      replace_all: null,
+      occurrence: null,
+    },
+  ],
   commands: [],
   agent_notes: [],
 };
@@ -32,59 +42,66 @@ const empty = { analysis: 'Nothing to change.', files_to_edit: [], patches: [], 
 /** The user prompt of a recorded chat completion request. */
 function userPrompt(r: RecordedRequest): string {
   const messages = (r.body?.messages ?? []) as { role: string; content: string }[];
-  return messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  return messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
 }
 
 describe('follow-up context in the shell', () => {
-  it('the second task keeps the first task\'s files; :add pins one; :files lists them; :clear starts clean', { timeout: 120_000 }, async () => {
-    pty.server.reply(replies.plan(plan), replies.plan(empty), replies.plan(empty));
-    const s = pty.start(['--shell', '--dir', pty.project, '--provider', 'openai', '--budget', '2600']);
-    await s.waitFor('clawcode:');
-    s.mark();
-    s.write('make the greeting shorter\r');
-    await s.waitFor('Apply these changes to 1 file?');
-    s.mark();
-    s.write('y\r');
-    await s.waitFor('clawcode:');
-    expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(GREET.replace("'hello'", "'hi'"));
-    // The request's size is shown before it is sent.
-    expect(s.output()).toMatch(/Sending [\d,]+ chars \(~[\d,]+ tokens\): context [\d,]+ of 2,600 chars/);
+  it(
+    "the second task keeps the first task's files; :add pins one; :files lists them; :clear starts clean",
+    { timeout: 120_000 },
+    async () => {
+      pty.server.reply(replies.plan(plan), replies.plan(empty), replies.plan(empty));
+      const s = pty.start(['--shell', '--dir', pty.project, '--provider', 'openai', '--budget', '2600']);
+      await s.waitFor('clawcode:');
+      s.mark();
+      s.write('make the greeting shorter\r');
+      await s.waitFor('Apply these changes to 1 file?');
+      s.mark();
+      s.write('y\r');
+      await s.waitFor('clawcode:');
+      expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(GREET.replace("'hello'", "'hi'"));
+      // The request's size is shown before it is sent.
+      expect(s.output()).toMatch(/Sending [\d,]+ chars \(~[\d,]+ tokens\): context [\d,]+ of 2,600 chars/);
 
-    s.mark();
-    s.write(':add src/limits.js\r');
-    await s.waitFor('Pinned src/limits.js');
-    s.mark();
-    s.write(':files\r');
-    await s.waitFor('kept    src/greet.js');
-    expect(s.sinceMark()).toContain('pinned  src/limits.js');
+      s.mark();
+      s.write(':add src/limits.js\r');
+      await s.waitFor('Pinned src/limits.js');
+      s.mark();
+      s.write(':files\r');
+      await s.waitFor('kept    src/greet.js');
+      expect(s.sinceMark()).toContain('pinned  src/limits.js');
 
-    // The follow-up names nothing in greet.js: it is there because the first task edited it.
-    s.mark();
-    s.write('now finish the extraction step\r');
-    await s.waitFor('The plan changes no file.');
-    await s.waitFor('clawcode:');
-    const second = userPrompt(pty.server.completions()[1]!);
-    expect(second).toContain('## src/limits.js (whole file)');
-    expect(second).toContain('## src/greet.js (whole file)');
-    expect(second).toContain("export const greeting = 'hi';");
-    expect(second.indexOf('## src/limits.js')).toBeLessThan(second.indexOf('## src/greet.js'));
+      // The follow-up names nothing in greet.js: it is there because the first task edited it.
+      s.mark();
+      s.write('now finish the extraction step\r');
+      await s.waitFor('The plan changes no file.');
+      await s.waitFor('clawcode:');
+      const second = userPrompt(pty.server.completions()[1]!);
+      expect(second).toContain('## src/limits.js (whole file)');
+      expect(second).toContain('## src/greet.js (whole file)');
+      expect(second).toContain("export const greeting = 'hi';");
+      expect(second.indexOf('## src/limits.js')).toBeLessThan(second.indexOf('## src/greet.js'));
 
-    s.mark();
-    s.write(':clear\r');
-    await s.waitFor('clawcode:');
-    s.mark();
-    s.write(':files\r');
-    await s.waitFor('the next task starts clean');
-    s.mark();
-    s.write('now finish the extraction step\r');
-    await s.waitFor('The plan changes no file.');
-    await s.waitFor('clawcode:');
-    const third = userPrompt(pty.server.completions()[2]!);
-    expect(third).not.toContain('## src/greet.js');
+      s.mark();
+      s.write(':clear\r');
+      await s.waitFor('clawcode:');
+      s.mark();
+      s.write(':files\r');
+      await s.waitFor('the next task starts clean');
+      s.mark();
+      s.write('now finish the extraction step\r');
+      await s.waitFor('The plan changes no file.');
+      await s.waitFor('clawcode:');
+      const third = userPrompt(pty.server.completions()[2]!);
+      expect(third).not.toContain('## src/greet.js');
 
-    s.mark();
-    s.write(':exit\r');
-    await s.waitFor('Bye.');
-    expect(await s.exitCode()).toBe(0);
-  });
+      s.mark();
+      s.write(':exit\r');
+      await s.waitFor('Bye.');
+      expect(await s.exitCode()).toBe(0);
+    },
+  );
 });

@@ -12,40 +12,57 @@ const RUN = `node -e "require('fs').writeFileSync('ran.txt','ran')"`;
 
 const pty = useCliInPty({ prefix: 'clawcode-pty-prompts-', files: { 'src/greet.js': ORIGINAL }, rows: 40 });
 
-const exists = (path: string) => access(join(pty.project, path)).then(() => true, () => false);
+const exists = (path: string) =>
+  access(join(pty.project, path)).then(
+    () => true,
+    () => false,
+  );
 
 describe('yes/no prompts', () => {
-  it('":undo" at a command question is not a yes: the question is asked again and "n" leaves the command unrun', { timeout: 60_000 }, async () => {
-    pty.server.reply(
-      replies.plan({
-        analysis: 'Change the greeting.',
-        files_to_edit: [{ path: 'src/greet.js', reason: 'greeting' }],
-        patches: [{ file: 'src/greet.js', operation: 'replace', find: "'hello'", replace: "'hi'", replace_all: null, occurrence: null }],
-        commands: [RUN],
-        agent_notes: [],
-      }),
-    );
-    const s = pty.start(['shorter greeting', '--dir', pty.project, '--provider', 'openai']);
-    await s.waitFor('Apply these changes to 1 file?');
-    s.mark();
-    s.write('y\r');
-    // Inline code needs a person's yes for that command, and Enter alone means no.
-    await s.waitFor('Run it? (y/N)');
-    s.mark();
-    s.write(':undo\r');
-    await s.waitFor('Answer y (yes) or n (no); Enter means no.');
-    expect(await exists('ran.txt')).toBe(false);
-    s.mark();
-    s.write('\u0015sure\r'); // Ctrl-U clears the line first
-    await s.waitFor('Answer y (yes) or n (no)');
-    expect(await exists('ran.txt')).toBe(false);
-    s.write('\u0015n\r');
-    await s.waitFor('What next?');
-    expect(await exists('ran.txt')).toBe(false);
-    expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(ORIGINAL.replace("'hello'", "'hi'"));
-    s.write('\r');
-    expect(await s.exitCode()).toBe(0);
-  });
+  it(
+    '":undo" at a command question is not a yes: the question is asked again and "n" leaves the command unrun',
+    { timeout: 60_000 },
+    async () => {
+      pty.server.reply(
+        replies.plan({
+          analysis: 'Change the greeting.',
+          files_to_edit: [{ path: 'src/greet.js', reason: 'greeting' }],
+          patches: [
+            {
+              file: 'src/greet.js',
+              operation: 'replace',
+              find: "'hello'",
+              replace: "'hi'",
+              replace_all: null,
+              occurrence: null,
+            },
+          ],
+          commands: [RUN],
+          agent_notes: [],
+        }),
+      );
+      const s = pty.start(['shorter greeting', '--dir', pty.project, '--provider', 'openai']);
+      await s.waitFor('Apply these changes to 1 file?');
+      s.mark();
+      s.write('y\r');
+      // Inline code needs a person's yes for that command, and Enter alone means no.
+      await s.waitFor('Run it? (y/N)');
+      s.mark();
+      s.write(':undo\r');
+      await s.waitFor('Answer y (yes) or n (no); Enter means no.');
+      expect(await exists('ran.txt')).toBe(false);
+      s.mark();
+      s.write('\u0015sure\r'); // Ctrl-U clears the line first
+      await s.waitFor('Answer y (yes) or n (no)');
+      expect(await exists('ran.txt')).toBe(false);
+      s.write('\u0015n\r');
+      await s.waitFor('What next?');
+      expect(await exists('ran.txt')).toBe(false);
+      expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(ORIGINAL.replace("'hello'", "'hi'"));
+      s.write('\r');
+      expect(await s.exitCode()).toBe(0);
+    },
+  );
 });
 
 describe('the spinner', () => {

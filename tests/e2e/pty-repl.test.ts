@@ -35,37 +35,41 @@ async function typeLine(s: PtySession, line: string, expect: string | RegExp) {
 }
 
 describe('clawcode shell in a terminal', () => {
-  it('runs tasks, cancels one with Ctrl-C, recalls history with arrows, and leaves with Ctrl-D', { timeout: 90_000 }, async () => {
-    const s = startRepl();
-    await s.waitFor('clawcode:');
-    await typeLine(s, 'write a.txt hello', 'wrote a.txt');
-    expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('hello\n');
+  it(
+    'runs tasks, cancels one with Ctrl-C, recalls history with arrows, and leaves with Ctrl-D',
+    { timeout: 90_000 },
+    async () => {
+      const s = startRepl();
+      await s.waitFor('clawcode:');
+      await typeLine(s, 'write a.txt hello', 'wrote a.txt');
+      expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('hello\n');
 
-    // Ctrl-C during a task aborts that task only; the prompt comes back.
-    await typeLine(s, 'wait', 'working...');
-    s.mark();
-    s.write('\u0003');
-    await s.waitFor('Task cancelled.');
-    await s.waitFor('clawcode:');
-    await typeLine(s, 'write b.txt second', 'wrote b.txt');
-    expect(await readFile(join(project, 'b.txt'), 'utf8')).toBe('second\n');
+      // Ctrl-C during a task aborts that task only; the prompt comes back.
+      await typeLine(s, 'wait', 'working...');
+      s.mark();
+      s.write('\u0003');
+      await s.waitFor('Task cancelled.');
+      await s.waitFor('clawcode:');
+      await typeLine(s, 'write b.txt second', 'wrote b.txt');
+      expect(await readFile(join(project, 'b.txt'), 'utf8')).toBe('second\n');
 
-    // Up three times: "write b.txt second", "wait", "write a.txt hello".
-    s.mark();
-    s.write(UP + UP + UP);
-    await s.waitFor('write a.txt hello');
-    s.write('\r');
-    await s.waitFor('wrote a.txt');
+      // Up three times: "write b.txt second", "wait", "write a.txt hello".
+      s.mark();
+      s.write(UP + UP + UP);
+      await s.waitFor('write a.txt hello');
+      s.write('\r');
+      await s.waitFor('wrote a.txt');
 
-    // Ctrl-C at an empty prompt only shows a hint; Ctrl-D leaves.
-    s.mark();
-    s.write('\u0003');
-    await s.waitFor('To leave, press Ctrl-C again');
-    s.mark();
-    s.write('\u0004');
-    await s.waitFor('Bye.');
-    expect(await s.exitCode()).toBe(0);
-  });
+      // Ctrl-C at an empty prompt only shows a hint; Ctrl-D leaves.
+      s.mark();
+      s.write('\u0003');
+      await s.waitFor('To leave, press Ctrl-C again');
+      s.mark();
+      s.write('\u0004');
+      await s.waitFor('Bye.');
+      expect(await s.exitCode()).toBe(0);
+    },
+  );
 
   it('keeps history per project across sessions', { timeout: 90_000 }, async () => {
     const first = startRepl();

@@ -15,8 +15,22 @@ const PLAN = {
   analysis: 'Change two lines.',
   files_to_edit: [{ path: 'src/greet.js', reason: 'strings' }],
   patches: [
-    { file: 'src/greet.js', operation: 'replace', find: '// line 2\n', replace: "export const greeting = 'hi';\n", replace_all: null, occurrence: null },
-    { file: 'src/greet.js', operation: 'replace', find: '// line 25\n', replace: "export const farewell = 'bye';\n", replace_all: null, occurrence: null },
+    {
+      file: 'src/greet.js',
+      operation: 'replace',
+      find: '// line 2\n',
+      replace: "export const greeting = 'hi';\n",
+      replace_all: null,
+      occurrence: null,
+    },
+    {
+      file: 'src/greet.js',
+      operation: 'replace',
+      find: '// line 25\n',
+      replace: "export const farewell = 'bye';\n",
+      replace_all: null,
+      occurrence: null,
+    },
   ],
   commands: [RUN],
   agent_notes: [],
@@ -39,54 +53,58 @@ async function type(s: PtySession, text: string) {
 }
 
 describe('the TUI of the built CLI', () => {
-  it('opens on the current project folder without a picker, reviews hunks, shows the command it asks about, and :undo never reaches the model', { timeout: 90_000 }, async () => {
-    pty.server.reply(replies.plan(PLAN));
-    // A recent project elsewhere used to make the picker appear even inside a project folder.
-    const elsewhere = await mkdtemp(join(tmpdir(), 'clawcode-elsewhere-'));
-    await writeFile(
-      join(pty.env.CLAWCODE_HOME!, 'recent-projects.json'),
-      JSON.stringify({ recent: [{ path: elsewhere, lastUsed: new Date().toISOString() }] }),
-    );
-    const s = pty.start(['--provider', 'openai'], 100);
-    await s.waitFor('describe a task');
-    expect(s.output()).not.toContain('Which project?');
-    expect(s.output()).toContain(`│ ${pty.project.split('/').at(-1)}`);
+  it(
+    'opens on the current project folder without a picker, reviews hunks, shows the command it asks about, and :undo never reaches the model',
+    { timeout: 90_000 },
+    async () => {
+      pty.server.reply(replies.plan(PLAN));
+      // A recent project elsewhere used to make the picker appear even inside a project folder.
+      const elsewhere = await mkdtemp(join(tmpdir(), 'clawcode-elsewhere-'));
+      await writeFile(
+        join(pty.env.CLAWCODE_HOME!, 'recent-projects.json'),
+        JSON.stringify({ recent: [{ path: elsewhere, lastUsed: new Date().toISOString() }] }),
+      );
+      const s = pty.start(['--provider', 'openai'], 100);
+      await s.waitFor('describe a task');
+      expect(s.output()).not.toContain('Which project?');
+      expect(s.output()).toContain(`│ ${pty.project.split('/').at(-1)}`);
 
-    await type(s, 'change two lines');
-    await s.waitFor('Apply these changes to 1 file? (y/n/r)');
-    expect(s.sinceMark()).toContain('answer y/n/r');
-    s.mark();
-    s.write('r');
-    await s.waitFor('Apply this hunk to src/greet.js? (y/n/a/s/q)');
-    expect(s.sinceMark()).toContain('src/greet.js (hunk 1/2)');
-    s.mark();
-    s.write('x'); // not an answer: the question stays open
-    s.write('y');
-    await s.waitFor('(hunk 2/2)');
-    s.mark();
-    s.write('n');
-    // Inline code is not on the allow-list: the TUI asks about that one command, naming why.
-    await s.waitFor('Run it? (y/n)');
-    expect(s.sinceMark()).toContain(`$ ${RUN}`);
-    expect(s.sinceMark()).toContain('Needs your yes (runs inline code (node -e))');
-    s.mark();
-    s.write('n');
-    await s.waitFor('ready │');
-    expect(await greet()).toBe(ORIGINAL.replace('// line 2\n', "export const greeting = 'hi';\n"));
+      await type(s, 'change two lines');
+      await s.waitFor('Apply these changes to 1 file? (y/n/r)');
+      expect(s.sinceMark()).toContain('answer y/n/r');
+      s.mark();
+      s.write('r');
+      await s.waitFor('Apply this hunk to src/greet.js? (y/n/a/s/q)');
+      expect(s.sinceMark()).toContain('src/greet.js (hunk 1/2)');
+      s.mark();
+      s.write('x'); // not an answer: the question stays open
+      s.write('y');
+      await s.waitFor('(hunk 2/2)');
+      s.mark();
+      s.write('n');
+      // Inline code is not on the allow-list: the TUI asks about that one command, naming why.
+      await s.waitFor('Run it? (y/n)');
+      expect(s.sinceMark()).toContain(`$ ${RUN}`);
+      expect(s.sinceMark()).toContain('Needs your yes (runs inline code (node -e))');
+      s.mark();
+      s.write('n');
+      await s.waitFor('ready │');
+      expect(await greet()).toBe(ORIGINAL.replace('// line 2\n', "export const greeting = 'hi';\n"));
 
-    await type(s, ':undo');
-    await s.waitFor('Undo 1 file? (y/n)');
-    s.mark();
-    s.write('y');
-    await s.waitFor('Undid run');
-    expect(await greet()).toBe(ORIGINAL);
-    await s.waitFor('ready │');
-    await type(s, ':undoo');
-    await s.waitFor('Unknown command :undoo (not sent to the model)');
-    expect(pty.server.completions()).toHaveLength(1);
+      await type(s, ':undo');
+      await s.waitFor('Undo 1 file? (y/n)');
+      s.mark();
+      s.write('y');
+      await s.waitFor('Undid run');
+      expect(await greet()).toBe(ORIGINAL);
+      await s.waitFor('ready │');
+      await type(s, ':undoo');
+      await s.waitFor('Unknown command :undoo (not sent to the model)');
+      expect(pty.server.completions()).toHaveLength(1);
 
-    await s.waitFor('ready │');
-    s.write('\u0003');
-    expect(await s.exitCode()).toBe(0);
-  });
+      await s.waitFor('ready │');
+      s.write('\u0003');
+      expect(await s.exitCode()).toBe(0);
+    },
+  );
 });

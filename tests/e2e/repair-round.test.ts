@@ -9,12 +9,20 @@ import { replies, startProviderServer, type ProviderServer } from '../support/pr
 // fix whose plan has one made-up find is applied byte-exact after exactly two requests.
 
 const FIND = "    this.flags = flags;\n    this.description = description || '';\n";
-const REPLACE = "    this.flags = flags;\n    this.description = description || '';\n    this.createdAt = Date.now();\n";
+const REPLACE =
+  "    this.flags = flags;\n    this.description = description || '';\n    this.createdAt = Date.now();\n";
 // The model made up an identifier: `this.flagSpec` is nowhere in lib/option.js.
 const WRONG_FIND = "    this.flagSpec = flags;\n    this.description = description || '';\n";
 const NEW_FILE = "'use strict';\n\nexports.log = (...args) => console.error('[commander]', ...args);\n";
 
-const patch = (file: string, find: string, replace: string) => ({ file, operation: 'replace', find, replace, replace_all: null, occurrence: null });
+const patch = (file: string, find: string, replace: string) => ({
+  file,
+  operation: 'replace',
+  find,
+  replace,
+  replace_all: null,
+  occurrence: null,
+});
 const plan = (patches: unknown[]) => ({
   analysis: 'Record when each option is created, and add a logging helper.',
   files_to_edit: [{ path: 'lib/option.js', reason: 'timestamp' }],
@@ -45,7 +53,11 @@ const TASK = 'add a createdAt timestamp in the Option constructor of lib/option.
 describe('the repair round', () => {
   it('sends the refused patch back once and applies the repaired plan byte-exact', async () => {
     const before = await snapshotTree(project);
-    server.reply(replies.plan(plan([patch('lib/log.js', '', NEW_FILE), patch('lib/option.js', WRONG_FIND, REPLACE)]), { usage: { input: 1000, output: 50 } }));
+    server.reply(
+      replies.plan(plan([patch('lib/log.js', '', NEW_FILE), patch('lib/option.js', WRONG_FIND, REPLACE)]), {
+        usage: { input: 1000, output: 50 },
+      }),
+    );
     server.reply(replies.plan(plan([patch('lib/option.js', FIND, REPLACE)]), { usage: { input: 300, output: 20 } }));
 
     const result = await runCli([TASK, '--dir', project, '--yes', '--provider', 'openai', '--json'], { env });
@@ -95,7 +107,10 @@ describe('the repair round', () => {
     const result = await runCli([TASK, '--dir', project, '--yes', '--provider', 'openai', '--events'], { env });
     expect(result.code).toBe(3);
     expect(server.completions()).toHaveLength(2);
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; patches?: number[] });
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; patches?: number[] });
     expect(events.find((e) => e.event === 'repair_request')).toMatchObject({ patches: [1] });
     const after = await snapshotTree(project);
     for (const [path, bytes] of before) expect(after.get(path)?.equals(bytes), path).toBe(true);

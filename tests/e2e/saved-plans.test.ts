@@ -8,12 +8,14 @@ import { replies, startProviderServer, type ProviderServer } from '../support/pr
 // Saved plans and the offline route through the built CLI: --plan-out → check → apply,
 // --print-prompt → a pasted model answer → apply -, and --events JSON lines.
 
-const FIND = "class CommanderError extends Error {\n";
-const REPLACE = "class CommanderError extends Error { // clawcode was here\n";
+const FIND = 'class CommanderError extends Error {\n';
+const REPLACE = 'class CommanderError extends Error { // clawcode was here\n';
 const PLAN = {
   analysis: 'Mark the error class.',
   files_to_edit: [{ path: 'lib/error.js', reason: 'comment' }],
-  patches: [{ file: 'lib/error.js', operation: 'replace', find: FIND, replace: REPLACE, replace_all: null, occurrence: null }],
+  patches: [
+    { file: 'lib/error.js', operation: 'replace', find: FIND, replace: REPLACE, replace_all: null, occurrence: null },
+  ],
   commands: [],
   agent_notes: [],
 };
@@ -31,7 +33,11 @@ beforeEach(async () => {
   server.reset();
   project = await copyPackageFixture('commander');
   work = await mkdtemp(join(tmpdir(), 'clawcode-plans-'));
-  env = cleanEnv({ CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')), OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${server.url}/v1` });
+  env = cleanEnv({
+    CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')),
+    OPENAI_API_KEY: 'k',
+    OPENAI_BASE_URL: `${server.url}/v1`,
+  });
 });
 
 describe('saved plans', () => {
@@ -39,7 +45,10 @@ describe('saved plans', () => {
     const original = await readFile(join(project, 'lib/error.js'), 'utf8');
     const planFile = join(work, 'plan.json');
     server.reply(replies.plan(PLAN));
-    const planned = await runCli(['mark the CommanderError class', '--dir', project, '--dry-run', '--plan-out', planFile], { env });
+    const planned = await runCli(
+      ['mark the CommanderError class', '--dir', project, '--dry-run', '--plan-out', planFile],
+      { env },
+    );
     expect(planned.code).toBe(0);
     const saved = JSON.parse(await readFile(planFile, 'utf8'));
     expect(saved).toMatchObject({ version: 1, task: 'mark the CommanderError class', provider: 'openai' });
@@ -48,7 +57,10 @@ describe('saved plans', () => {
 
     const check = await runCli(['check', planFile, '--dir', project, '--json'], { env });
     expect(check.code).toBe(0);
-    expect(JSON.parse(check.stdout)).toEqual({ ok: true, patches: [{ index: 0, file: 'lib/error.js', status: 'applies', detail: 'exact', baseChanged: false }] });
+    expect(JSON.parse(check.stdout)).toEqual({
+      ok: true,
+      patches: [{ index: 0, file: 'lib/error.js', status: 'applies', detail: 'exact', baseChanged: false }],
+    });
 
     const applied = await runCli(['apply', planFile, '--dir', project, '--yes'], { env });
     expect(applied.code).toBe(0);
@@ -73,7 +85,10 @@ describe('saved plans', () => {
 
   it('check reports a conflict and apply refuses it, writing nothing (exit 3)', async () => {
     const planFile = join(work, 'plan.json');
-    await writeFile(planFile, JSON.stringify({ ...PLAN, patches: [{ ...PLAN.patches[0], find: 'no such text in the file\n' }] }));
+    await writeFile(
+      planFile,
+      JSON.stringify({ ...PLAN, patches: [{ ...PLAN.patches[0], find: 'no such text in the file\n' }] }),
+    );
     const before = await snapshotTree(project);
     const check = await runCli(['check', planFile, '--dir', project], { env });
     expect(check.code).toBe(3);
@@ -86,14 +101,19 @@ describe('saved plans', () => {
 
   it('--print-prompt needs no provider, and a pasted model answer applies from stdin', async () => {
     const noProvider = cleanEnv({ CLAWCODE_HOME: env.CLAWCODE_HOME });
-    const prompt = await runCli(['mark the CommanderError class in lib/error.js', '--dir', project, '--print-prompt'], { env: noProvider });
+    const prompt = await runCli(['mark the CommanderError class in lib/error.js', '--dir', project, '--print-prompt'], {
+      env: noProvider,
+    });
     expect(prompt.code).toBe(0);
     expect(prompt.stdout).toContain('JSON schema');
     expect(prompt.stdout).toContain('# Task\nmark the CommanderError class in lib/error.js');
     expect(prompt.stdout).toContain('lib/error.js');
 
     const answer = `Here you go:\n\`\`\`json\n${JSON.stringify(PLAN, null, 2)}\n\`\`\``;
-    const applied = await runCli(['apply', '-', '--dir', project, '--yes', '--json'], { env: noProvider, input: answer });
+    const applied = await runCli(['apply', '-', '--dir', project, '--yes', '--json'], {
+      env: noProvider,
+      input: answer,
+    });
     expect(applied.code).toBe(0);
     expect(JSON.parse(applied.stdout)).toMatchObject({ status: 'applied', filesWritten: ['lib/error.js'] });
     expect(await readFile(join(project, 'lib/error.js'), 'utf8')).toContain('// clawcode was here');
@@ -101,7 +121,9 @@ describe('saved plans', () => {
 
   it('--print-prompt writes nothing under CLAWCODE_HOME (no memory, no index, no recent projects)', async () => {
     const home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
-    const prompt = await runCli(['mark the CommanderError class', '--dir', project, '--print-prompt'], { env: cleanEnv({ CLAWCODE_HOME: home }) });
+    const prompt = await runCli(['mark the CommanderError class', '--dir', project, '--print-prompt'], {
+      env: cleanEnv({ CLAWCODE_HOME: home }),
+    });
     expect(prompt.code).toBe(0);
     expect(prompt.stdout).toContain('# Task\nmark the CommanderError class');
     expect(await readdir(home)).toEqual([]);
@@ -124,10 +146,23 @@ describe('--events', () => {
     server.reply(replies.plan(PLAN));
     const result = await runCli(['mark the error class', '--dir', project, '--yes', '--events'], { env });
     expect(result.code).toBe(0);
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const names = events.map((e) => e.event);
     expect(names[0]).toBe('planning');
-    for (const name of ['scan', 'context', 'model_request', 'model_reply', 'read_file', 'diffs', 'write_file', 'success']) expect(names).toContain(name);
+    for (const name of [
+      'scan',
+      'context',
+      'model_request',
+      'model_reply',
+      'read_file',
+      'diffs',
+      'write_file',
+      'success',
+    ])
+      expect(names).toContain(name);
     expect(names.at(-1)).toBe('report');
     expect(events.at(-1).report.filesWritten).toEqual(['lib/error.js']);
   });
@@ -153,7 +188,9 @@ describe('clawcode context', () => {
     const table = await runCli(['context', 'CommanderError exit code', '--dir', project, '--budget', '9000'], { env });
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/instructions: AGENTS\.md \(\d+ chars\)/);
-    const json = await runCli(['context', 'CommanderError exit code', '--dir', project, '--budget', '9000', '--json'], { env });
+    const json = await runCli(['context', 'CommanderError exit code', '--dir', project, '--budget', '9000', '--json'], {
+      env,
+    });
     const result = JSON.parse(json.stdout);
     expect(Object.keys(result).sort()).toEqual(['budget', 'files', 'ms', 'scannedFiles', 'totalChars']);
     expect(result.budget).toBe(9000);

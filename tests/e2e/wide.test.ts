@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { applyPlan, planWideChange } from '../../index.js';
 import { cleanEnv, gitIn, runCli, snapshotTree } from '../support/fixture.js';
-import { replies, startProviderServer, type ProviderServer, type RecordedRequest, type ScriptedReply } from '../support/provider-server.js';
+import {
+  replies,
+  startProviderServer,
+  type ProviderServer,
+  type RecordedRequest,
+  type ScriptedReply,
+} from '../support/provider-server.js';
 
 // Wide changes through the built CLI and the real openai SDK against the loopback server: a
 // footprint larger than the budget goes as several plan requests, merged and written once.
@@ -52,8 +58,18 @@ function shownFiles(request: RecordedRequest): string[] {
 function codemod(fail?: (request: RecordedRequest) => boolean): ScriptedReply {
   return (request) => {
     if (fail?.(request)) return replies.status(400, 'This shard is refused by the test.');
-    const patches = shownFiles(request).map((file) => ({ file, operation: 'replace', find: "require('fs')", replace: "require('node:fs')", replace_all: null, occurrence: null }));
-    return replies.plan({ analysis: 'node: prefix', files_to_edit: [], patches, commands: [], agent_notes: [] }, { usage: { input: 700, output: 60 } });
+    const patches = shownFiles(request).map((file) => ({
+      file,
+      operation: 'replace',
+      find: "require('fs')",
+      replace: "require('node:fs')",
+      replace_all: null,
+      occurrence: null,
+    }));
+    return replies.plan(
+      { analysis: 'node: prefix', files_to_edit: [], patches, commands: [], agent_notes: [] },
+      { usage: { input: 700, output: 60 } },
+    );
   };
 }
 
@@ -63,7 +79,21 @@ describe('clawcode --files / --grep / --wide', () => {
   it('shards a footprint over the budget, writes the merged plan once and undoes it in one step', async () => {
     const before = await snapshotTree(project);
     server.setFallback(codemod());
-    const result = await runCli(['use the node: prefix for builtins', '--dir', project, '--files', 'lib', 'src/*.js', '--budget', String(BUDGET), '--yes', '--json'], { env });
+    const result = await runCli(
+      [
+        'use the node: prefix for builtins',
+        '--dir',
+        project,
+        '--files',
+        'lib',
+        'src/*.js',
+        '--budget',
+        String(BUDGET),
+        '--yes',
+        '--json',
+      ],
+      { env },
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
@@ -78,7 +108,8 @@ describe('clawcode --files / --grep / --wide', () => {
       expect(user).not.toContain('TOKEN=');
       expect(user.length).toBeLessThanOrEqual(BUDGET + user.indexOf('# Project files'));
     }
-    for (const p of paths) expect(await readFile(join(project, p), 'utf8')).toBe(NODE_FS(before.get(p)!.toString('utf8')));
+    for (const p of paths)
+      expect(await readFile(join(project, p), 'utf8')).toBe(NODE_FS(before.get(p)!.toString('utf8')));
     expect(await readFile(join(project, '.env'), 'utf8')).toBe("TOKEN=require('fs')\n");
     expect(report.filesWritten.sort()).toEqual(paths.slice().sort());
     expect(report.usage.inputTokens).toBe(700 * calls.length);
@@ -94,14 +125,25 @@ describe('clawcode --files / --grep / --wide', () => {
     const before = await snapshotTree(project);
     const failSrc = (r: RecordedRequest): boolean => shownFiles(r).some((f) => f.startsWith('src/m13'));
     server.setFallback(codemod(failSrc));
-    const args = ['use the node: prefix for builtins', '--dir', project, '--grep', "require\\('fs'\\)", '--budget', String(BUDGET), '--yes'];
+    const args = [
+      'use the node: prefix for builtins',
+      '--dir',
+      project,
+      '--grep',
+      "require\\('fs'\\)",
+      '--budget',
+      String(BUDGET),
+      '--yes',
+    ];
     const refused = await runCli([...args, '--json'], { env });
     expect(refused.code).toBe(3);
     const report = JSON.parse(refused.stdout);
     const failed = report.shards.filter((s: { status: string }) => s.status === 'failed');
     expect(failed).toHaveLength(1);
     expect(failed[0].files).toContain('src/m13.js');
-    expect(report.error).toMatch(/1 of \d+ shards failed; nothing was written \(--partial writes the shards that planned\)/);
+    expect(report.error).toMatch(
+      /1 of \d+ shards failed; nothing was written \(--partial writes the shards that planned\)/,
+    );
     const unchanged = await snapshotTree(project);
     for (const [p, bytes] of before) expect(unchanged.get(p)?.equals(bytes), p).toBe(true);
 
@@ -127,7 +169,10 @@ describe('clawcode --files / --grep / --wide', () => {
       }
       return (codemod() as (r: RecordedRequest) => ScriptedReply)(request);
     });
-    const result = await runCli(['use the node: prefix for builtins', '--dir', project, '--wide', '--budget', String(BUDGET), '--yes', '--json'], { env });
+    const result = await runCli(
+      ['use the node: prefix for builtins', '--dir', project, '--wide', '--budget', String(BUDGET), '--yes', '--json'],
+      { env },
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const calls = server.completions();
@@ -141,7 +186,20 @@ describe('clawcode --files / --grep / --wide', () => {
   });
 
   it('--print-prompt prints every shard request and sends nothing', async () => {
-    const result = await runCli(['use the node: prefix for builtins', '--dir', project, '--files', 'lib', 'src', '--budget', String(BUDGET), '--print-prompt'], { env });
+    const result = await runCli(
+      [
+        'use the node: prefix for builtins',
+        '--dir',
+        project,
+        '--files',
+        'lib',
+        'src',
+        '--budget',
+        String(BUDGET),
+        '--print-prompt',
+      ],
+      { env },
+    );
     expect(result.code).toBe(0);
     const n = (result.stdout.match(/^===== request \d+\/(\d+) =====$/gm) ?? []).length;
     expect(n).toBeGreaterThan(1);
@@ -158,13 +216,31 @@ describe('clawcode --files / --grep / --wide', () => {
 
   it('the library plans the same sharded change and applyPlan writes the merged plan', async () => {
     server.setFallback(codemod());
-    const provider = { provider: 'openai' as const, name: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-test-wide', baseURL: `${server.url}/v1` };
+    const provider = {
+      provider: 'openai' as const,
+      name: 'openai',
+      model: 'gpt-4o-mini',
+      apiKey: 'sk-test-wide',
+      baseURL: `${server.url}/v1`,
+    };
     const events: string[] = [];
-    const { shards, run } = await planWideChange({ rootDir: project, task: 'use the node: prefix', budgetChars: BUDGET, patterns: ["require\\('fs'\\)"], provider, onEvent: (name) => events.push(name) });
+    const { shards, run } = await planWideChange({
+      rootDir: project,
+      task: 'use the node: prefix',
+      budgetChars: BUDGET,
+      patterns: ["require\\('fs'\\)"],
+      provider,
+      onEvent: (name) => events.push(name),
+    });
     expect(shards.requests.length).toBeGreaterThan(1);
     expect(events.filter((e) => e === 'shard_done')).toHaveLength(shards.requests.length);
     expect(run.prepared.ok).toBe(true);
-    const written = await applyPlan({ rootDir: project, plan: run.merged.plan, task: 'use the node: prefix', homeDir: home });
+    const written = await applyPlan({
+      rootDir: project,
+      plan: run.merged.plan,
+      task: 'use the node: prefix',
+      homeDir: home,
+    });
     expect(written.filesWritten.sort()).toEqual(paths.slice().sort());
     expect(await readFile(join(project, 'lib/m0.js'), 'utf8')).toBe(NODE_FS(fileText(0)));
   });
@@ -176,7 +252,14 @@ describe('clawcode --files / --grep / --wide', () => {
       const user = String(request.body.messages[1].content);
       if (user.includes('could not be applied')) {
         repairs.push(request);
-        const patch = { file: 'lib/m3.js', operation: 'replace', find: "require('fs')", replace: "require('node:fs')", replace_all: null, occurrence: null };
+        const patch = {
+          file: 'lib/m3.js',
+          operation: 'replace',
+          find: "require('fs')",
+          replace: "require('node:fs')",
+          replace_all: null,
+          occurrence: null,
+        };
         return replies.plan({ analysis: 'fixed', files_to_edit: [], patches: [patch], commands: [], agent_notes: [] });
       }
       // The shard that shows lib/m3.js first answers with a find the file does not hold.
@@ -190,7 +273,21 @@ describe('clawcode --files / --grep / --wide', () => {
       }));
       return replies.plan({ analysis: 'node: prefix', files_to_edit: [], patches, commands: [], agent_notes: [] });
     });
-    const result = await runCli(['use the node: prefix for builtins', '--dir', project, '--files', 'lib', 'src', '--budget', String(BUDGET), '--yes', '--json'], { env });
+    const result = await runCli(
+      [
+        'use the node: prefix for builtins',
+        '--dir',
+        project,
+        '--files',
+        'lib',
+        'src',
+        '--budget',
+        String(BUDGET),
+        '--yes',
+        '--json',
+      ],
+      { env },
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
@@ -201,6 +298,7 @@ describe('clawcode --files / --grep / --wide', () => {
     expect(repaired).toHaveLength(1);
     expect(repaired[0].files).toContain('lib/m3.js');
     expect(repaired[0].repair.applied).toBe(true);
-    for (const p of paths) expect(await readFile(join(project, p), 'utf8'), p).toBe(NODE_FS(before.get(p)!.toString('utf8')));
+    for (const p of paths)
+      expect(await readFile(join(project, p), 'utf8'), p).toBe(NODE_FS(before.get(p)!.toString('utf8')));
   });
 });

@@ -79,7 +79,11 @@ describe('azure client', () => {
   it('works from env vars alone', async () => {
     const config = resolveProviderConfig({
       config: { providers: {} },
-      env: { AZURE_OPENAI_API_KEY: 'k-0123456789abc', AZURE_OPENAI_ENDPOINT: server.url, AZURE_OPENAI_DEPLOYMENT: 'envdep' },
+      env: {
+        AZURE_OPENAI_API_KEY: 'k-0123456789abc',
+        AZURE_OPENAI_ENDPOINT: server.url,
+        AZURE_OPENAI_DEPLOYMENT: 'envdep',
+      },
     });
     server.reply(replies.plan(SAMPLE_PLAN));
     await getStructuredPlan(config!, 's', 'u', fast);

@@ -52,17 +52,37 @@ function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
 describe('each provider from env vars alone, in a child process', () => {
   it('openai, azure, groq and gemini each plan through their real SDK', async () => {
     const cases: [string, Record<string, string>, string][] = [
-      ['openai', { OPENAI_API_KEY: 'sk-env-openai-0123456789', OPENAI_BASE_URL: `${server.url}/v1` }, '/v1/chat/completions'],
-      ['azure', { AZURE_OPENAI_API_KEY: 'azure-env-0123456789', AZURE_OPENAI_ENDPOINT: server.url, AZURE_OPENAI_DEPLOYMENT: 'dep1' }, '/openai/deployments/dep1/chat/completions'],
+      [
+        'openai',
+        { OPENAI_API_KEY: 'sk-env-openai-0123456789', OPENAI_BASE_URL: `${server.url}/v1` },
+        '/v1/chat/completions',
+      ],
+      [
+        'azure',
+        {
+          AZURE_OPENAI_API_KEY: 'azure-env-0123456789',
+          AZURE_OPENAI_ENDPOINT: server.url,
+          AZURE_OPENAI_DEPLOYMENT: 'dep1',
+        },
+        '/openai/deployments/dep1/chat/completions',
+      ],
       ['groq', { GROQ_API_KEY: 'gsk_env_0123456789', GROQ_BASE_URL: server.url }, '/openai/v1/chat/completions'],
-      ['gemini', { GEMINI_API_KEY: 'AIza-env-0123456789', GEMINI_BASE_URL: server.url }, '/v1beta/models/gemini-2.5-flash:streamGenerateContent'],
+      [
+        'gemini',
+        { GEMINI_API_KEY: 'AIza-env-0123456789', GEMINI_BASE_URL: server.url },
+        '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+      ],
     ];
     const outputs = await Promise.all(
       cases.map(([, vars]) => run(process.execPath, ['--import', 'tsx', script], { cwd: root, env: childEnv(vars) })),
     );
     cases.forEach(([provider, , path], i) => {
       const out = JSON.parse(outputs[i]!.stdout.trim()) as { provider: string; patches: number; usage: unknown };
-      expect(out).toMatchObject({ provider, patches: 1, usage: { inputTokens: 100, outputTokens: 20, totalTokens: 120 } });
+      expect(out).toMatchObject({
+        provider,
+        patches: 1,
+        usage: { inputTokens: 100, outputTokens: 20, totalTokens: 120 },
+      });
       expect(server.completions().some((r) => r.path === path)).toBe(true);
     });
     expect(server.completions()).toHaveLength(4);

@@ -10,14 +10,25 @@ const server = useLoopbackProvider();
 const fast = { retry: { baseDelayMs: 1 } };
 
 function gemini(overrides: Partial<ProviderConfig> = {}): ProviderConfig {
-  return { provider: 'gemini', name: 'gemini', model: 'gemini-2.5-flash', apiKey: 'AIza-test-0123456789', baseURL: server.url, keySource: 'GEMINI_API_KEY', ...overrides };
+  return {
+    provider: 'gemini',
+    name: 'gemini',
+    model: 'gemini-2.5-flash',
+    apiKey: 'AIza-test-0123456789',
+    baseURL: server.url,
+    keySource: 'GEMINI_API_KEY',
+    ...overrides,
+  };
 }
 
 describe('gemini client', () => {
   it('streams with responseJsonSchema, progress and usage', async () => {
     server.reply(replies.plan(SAMPLE_PLAN, { usage: { input: 11, output: 9 } }));
     const progress: number[] = [];
-    const result = await getStructuredPlan(gemini(), 'the system', 'the user', { ...fast, onProgress: (p) => progress.push(p.chars) });
+    const result = await getStructuredPlan(gemini(), 'the system', 'the user', {
+      ...fast,
+      onProgress: (p) => progress.push(p.chars),
+    });
     expect(result.plan.patches).toHaveLength(1);
     expect(result.usage).toEqual({ inputTokens: 11, outputTokens: 9, totalTokens: 20 });
     expect(progress.length).toBeGreaterThan(1);
@@ -25,13 +36,19 @@ describe('gemini client', () => {
     expect(request?.path).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent');
     expect(request?.query.alt).toBe('sse');
     expect(request?.headers['x-goog-api-key']).toBe('AIza-test-0123456789');
-    expect(request?.body.generationConfig).toMatchObject({ responseMimeType: 'application/json', responseJsonSchema: { type: 'object' } });
+    expect(request?.body.generationConfig).toMatchObject({
+      responseMimeType: 'application/json',
+      responseJsonSchema: { type: 'object' },
+    });
     expect(request?.body.systemInstruction.parts[0].text).toBe('the system');
     expect(request?.body.contents[0].parts[0].text).toBe('the user');
   });
 
   it('steps down to JSON mime type only on a 400 about the schema', async () => {
-    server.reply(replies.status(400, 'Invalid JSON payload received. Unknown name "responseJsonSchema" at generation_config'), replies.plan(SAMPLE_PLAN));
+    server.reply(
+      replies.status(400, 'Invalid JSON payload received. Unknown name "responseJsonSchema" at generation_config'),
+      replies.plan(SAMPLE_PLAN),
+    );
     await getStructuredPlan(gemini(), 's', 'u', fast);
     const second = server.completions()[1]?.body.generationConfig;
     expect(second.responseMimeType).toBe('application/json');
@@ -46,7 +63,9 @@ describe('gemini client', () => {
 
   it('a SAFETY stop is reported as a refusal', async () => {
     server.reply({ type: 'text', text: '', finishReason: 'content_filter' });
-    await expect(getStructuredPlan(gemini(), 's', 'u', fast)).rejects.toThrow(/refused the task \(finish reason SAFETY\)/);
+    await expect(getStructuredPlan(gemini(), 's', 'u', fast)).rejects.toThrow(
+      /refused the task \(finish reason SAFETY\)/,
+    );
   });
 
   it('429 RESOURCE_EXHAUSTED with Retry-After is retried; 401 names the key source; 404 the model', async () => {
@@ -54,9 +73,13 @@ describe('gemini client', () => {
     await getStructuredPlan(gemini(), 's', 'u', fast);
     expect(server.completions()).toHaveLength(2);
     server.reply(replies.status(401, 'Request had invalid authentication credentials.'));
-    await expect(getStructuredPlan(gemini(), 's', 'u', fast)).rejects.toThrow(/^Gemini rejected the API key from GEMINI_API_KEY \(HTTP 401\)/);
+    await expect(getStructuredPlan(gemini(), 's', 'u', fast)).rejects.toThrow(
+      /^Gemini rejected the API key from GEMINI_API_KEY \(HTTP 401\)/,
+    );
     server.reply(replies.status(404, 'models/gemini-9 is not found for API version v1beta'));
-    await expect(getStructuredPlan(gemini({ model: 'gemini-9' }), 's', 'u', fast)).rejects.toThrow(/unknown model "gemini-9"/);
+    await expect(getStructuredPlan(gemini({ model: 'gemini-9' }), 's', 'u', fast)).rejects.toThrow(
+      /unknown model "gemini-9"/,
+    );
   });
 
   it('a stream cut halfway is retried', async () => {
@@ -79,17 +102,24 @@ describe('gemini client', () => {
     server.reply(replies.hang());
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
-    await expect(getStructuredPlan(gemini(), 's', 'u', { signal: controller.signal })).rejects.toBeInstanceOf(InterruptedError);
+    await expect(getStructuredPlan(gemini(), 's', 'u', { signal: controller.signal })).rejects.toBeInstanceOf(
+      InterruptedError,
+    );
   });
 
   it('works from GEMINI_API_KEY and GEMINI_BASE_URL alone; credential check rejects an invalid key', async () => {
-    const config = resolveProviderConfig({ config: { providers: {} }, env: { GEMINI_API_KEY: 'AIza-env-0123456789', GEMINI_BASE_URL: server.url } });
+    const config = resolveProviderConfig({
+      config: { providers: {} },
+      env: { GEMINI_API_KEY: 'AIza-env-0123456789', GEMINI_BASE_URL: server.url },
+    });
     server.reply(replies.plan(SAMPLE_PLAN));
     await getStructuredPlan(config!, 's', 'u', fast);
     expect(server.completions()[0]?.headers['x-goog-api-key']).toBe('AIza-env-0123456789');
     const strict = await startProviderServer({ apiKey: 'right-key' });
     try {
-      await expect(checkProviderCredentials({ ...config!, baseURL: strict.url })).rejects.toThrow(/rejected the API key from GEMINI_API_KEY/);
+      await expect(checkProviderCredentials({ ...config!, baseURL: strict.url })).rejects.toThrow(
+        /rejected the API key from GEMINI_API_KEY/,
+      );
       strict.reply(replies.text('OK'));
       await checkProviderCredentials({ ...config!, baseURL: strict.url, apiKey: 'right-key' });
     } finally {

@@ -10,7 +10,15 @@ const server = useLoopbackProvider({ apiKey: 'gsk_good_0123456789', models: ['ll
 const fast = { retry: { baseDelayMs: 1 } };
 
 function groq(overrides: Partial<ProviderConfig> = {}): ProviderConfig {
-  return { provider: 'groq', name: 'groq', model: 'llama-3.3-70b-versatile', apiKey: 'gsk_good_0123456789', baseURL: server.url, keySource: 'GROQ_API_KEY', ...overrides };
+  return {
+    provider: 'groq',
+    name: 'groq',
+    model: 'llama-3.3-70b-versatile',
+    apiKey: 'gsk_good_0123456789',
+    baseURL: server.url,
+    keySource: 'GROQ_API_KEY',
+    ...overrides,
+  };
 }
 
 describe('groq client', () => {
@@ -31,7 +39,10 @@ describe('groq client', () => {
   it('strict json_schema on gpt-oss models', async () => {
     server.reply(replies.plan(SAMPLE_PLAN));
     await getStructuredPlan(groq({ model: 'openai/gpt-oss-120b' }), 's', 'u', fast);
-    expect(server.completions()[0]?.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { strict: true } });
+    expect(server.completions()[0]?.body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { strict: true },
+    });
   });
 
   it('falls back to a streamed prompt-only request after 400s about response_format', async () => {
@@ -43,7 +54,9 @@ describe('groq client', () => {
   });
 
   it('a wrong key is one line naming GROQ_API_KEY', async () => {
-    const error = await getStructuredPlan(groq({ apiKey: 'gsk_bad_0123456789' }), 's', 'u', fast).catch((e: unknown) => e);
+    const error = await getStructuredPlan(groq({ apiKey: 'gsk_bad_0123456789' }), 's', 'u', fast).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).message).toMatch(/^Groq rejected the API key from GROQ_API_KEY \(HTTP 401\)/);
     expect((error as ProviderError).message).not.toContain('gsk_bad');
@@ -58,11 +71,16 @@ describe('groq client', () => {
 
   it('times out a reply that never comes', async () => {
     server.reply(replies.hang());
-    await expect(getStructuredPlan(groq(), 's', 'u', { ...fast, timeoutMs: 150 })).rejects.toThrow(/did not answer within/);
+    await expect(getStructuredPlan(groq(), 's', 'u', { ...fast, timeoutMs: 150 })).rejects.toThrow(
+      /did not answer within/,
+    );
   });
 
   it('works from GROQ_API_KEY and GROQ_BASE_URL alone; credential check lists models', async () => {
-    const config = resolveProviderConfig({ config: { providers: {} }, env: { GROQ_API_KEY: 'gsk_good_0123456789', GROQ_BASE_URL: server.url } });
+    const config = resolveProviderConfig({
+      config: { providers: {} },
+      env: { GROQ_API_KEY: 'gsk_good_0123456789', GROQ_BASE_URL: server.url },
+    });
     expect(config).toMatchObject({ provider: 'groq', model: 'llama-3.3-70b-versatile' });
     server.reply(replies.plan(SAMPLE_PLAN));
     await getStructuredPlan(config!, 's', 'u', fast);

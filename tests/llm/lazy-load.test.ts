@@ -36,12 +36,17 @@ export async function resolve(specifier, context, next) {
 }`,
   );
   const register = join(dir, 'register.mjs');
-  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  writeFileSync(
+    register,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
   const main = join(dir, 'main.mts');
   writeFileSync(main, script);
   await run(process.execPath, ['--import', 'tsx', '--import', pathToFileURL(register).href, main], { cwd: root });
   const urls = readFileSync(log, 'utf8');
-  return ['openai', 'groq-sdk', '@google/genai', '@anthropic-ai/sdk'].filter((pkg) => urls.includes(`/node_modules/${pkg}/`));
+  return ['openai', 'groq-sdk', '@google/genai', '@anthropic-ai/sdk'].filter((pkg) =>
+    urls.includes(`/node_modules/${pkg}/`),
+  );
 }
 
 describe('lazy provider loading', () => {
@@ -49,10 +54,14 @@ describe('lazy provider loading', () => {
     const provider = pathToFileURL(join(root, 'llm/provider.ts')).href;
     expect(await sdksLoadedBy(`await import(${JSON.stringify(provider)});\n`)).toEqual([]);
     expect(
-      await sdksLoadedBy(`const { loadProviderModule } = await import(${JSON.stringify(provider)});\nawait loadProviderModule('groq');\n`),
+      await sdksLoadedBy(
+        `const { loadProviderModule } = await import(${JSON.stringify(provider)});\nawait loadProviderModule('groq');\n`,
+      ),
     ).toEqual(['groq-sdk']);
     expect(
-      await sdksLoadedBy(`const { loadProviderModule } = await import(${JSON.stringify(provider)});\nawait loadProviderModule('anthropic');\n`),
+      await sdksLoadedBy(
+        `const { loadProviderModule } = await import(${JSON.stringify(provider)});\nawait loadProviderModule('anthropic');\n`,
+      ),
     ).toEqual(['@anthropic-ai/sdk']);
   }, 30_000);
 });

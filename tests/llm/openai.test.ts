@@ -10,14 +10,24 @@ const server = useLoopbackProvider();
 const fast = { retry: { baseDelayMs: 1 } };
 
 function openai(overrides: Partial<ProviderConfig> = {}): ProviderConfig {
-  return { provider: 'openai', name: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-test-123456789', baseURL: `${server.url}/v1`, keySource: 'OPENAI_API_KEY', ...overrides };
+  return {
+    provider: 'openai',
+    name: 'openai',
+    model: 'gpt-4o-mini',
+    apiKey: 'sk-test-123456789',
+    baseURL: `${server.url}/v1`,
+    keySource: 'OPENAI_API_KEY',
+    ...overrides,
+  };
 }
 
 describe('openai client through getStructuredPlan', () => {
   it('streams a json_schema request and returns the plan, usage and progress', async () => {
     server.reply(replies.plan(SAMPLE_PLAN, { usage: { input: 120, output: 40 } }));
     const progress: number[] = [];
-    const result = await getStructuredPlan(openai(), 'system prompt', 'user prompt', { onProgress: (p) => progress.push(p.chars) });
+    const result = await getStructuredPlan(openai(), 'system prompt', 'user prompt', {
+      onProgress: (p) => progress.push(p.chars),
+    });
     expect(result.plan.patches[0]).toMatchObject({ file: 'src/a.ts', find: 'hello', replace: 'hello world' });
     expect(result.repaired).toBe(false);
     expect(result.usage).toEqual({ inputTokens: 120, outputTokens: 40, totalTokens: 160 });
@@ -59,11 +69,18 @@ describe('openai client through getStructuredPlan', () => {
     server.reply(replies.responseFormat400(), replies.text('not a plan'), replies.plan(SAMPLE_PLAN));
     const result = await getStructuredPlan(openai(), 's', 'u', fast);
     expect(result.repaired).toBe(true);
-    expect(server.completions().map((r) => r.body.response_format?.type)).toEqual(['json_schema', 'json_object', 'json_object']);
+    expect(server.completions().map((r) => r.body.response_format?.type)).toEqual([
+      'json_schema',
+      'json_object',
+      'json_object',
+    ]);
   });
 
   it('sends exactly one repair request showing the parse error, then succeeds', async () => {
-    server.reply(replies.text('{"analysis": "x", "patches": [{"file": "a"}]}'), replies.plan(SAMPLE_PLAN, { usage: { input: 5, output: 5 } }));
+    server.reply(
+      replies.text('{"analysis": "x", "patches": [{"file": "a"}]}'),
+      replies.plan(SAMPLE_PLAN, { usage: { input: 5, output: 5 } }),
+    );
     const result = await getStructuredPlan(openai(), 's', 'the task', fast);
     expect(result.repaired).toBe(true);
     expect(result.usage).toEqual({ inputTokens: 15, outputTokens: 10, totalTokens: 25 });
@@ -95,7 +112,9 @@ describe('openai client through getStructuredPlan', () => {
 
   it('404 names the model', async () => {
     server.reply(replies.notFound('gpt-nope'));
-    await expect(getStructuredPlan(openai({ model: 'gpt-nope' }), 's', 'u', fast)).rejects.toThrow(/unknown model "gpt-nope"/);
+    await expect(getStructuredPlan(openai({ model: 'gpt-nope' }), 's', 'u', fast)).rejects.toThrow(
+      /unknown model "gpt-nope"/,
+    );
   });
 
   it('400 shows the provider message', async () => {
@@ -154,7 +173,9 @@ describe('openai client through getStructuredPlan', () => {
     server.reply(replies.hang());
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const error = await getStructuredPlan(openai(), 's', 'u', { signal: controller.signal, timeoutMs: 10_000 }).catch((e: unknown) => e);
+    const error = await getStructuredPlan(openai(), 's', 'u', { signal: controller.signal, timeoutMs: 10_000 }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(InterruptedError);
     expect((error as InterruptedError).exitCode).toBe(130);
   });
@@ -177,7 +198,12 @@ describe('openai client through getStructuredPlan', () => {
 describe('OpenAI-compatible presets', () => {
   it('ollama: placeholder key and an explicit temperature', async () => {
     server.reply(replies.plan(SAMPLE_PLAN));
-    await getStructuredPlan({ provider: 'openai', name: 'ollama', preset: 'ollama', model: 'qwen2.5-coder', baseURL: `${server.url}/v1` }, 's', 'u', fast);
+    await getStructuredPlan(
+      { provider: 'openai', name: 'ollama', preset: 'ollama', model: 'qwen2.5-coder', baseURL: `${server.url}/v1` },
+      's',
+      'u',
+      fast,
+    );
     const [request] = server.completions();
     expect(request?.headers.authorization).toBe('Bearer ollama');
     expect(request?.body.temperature).toBe(0.2);
@@ -186,7 +212,12 @@ describe('OpenAI-compatible presets', () => {
 
   it('lmstudio: steps from json_schema straight to prompt-only (it rejects json_object)', async () => {
     server.reply(replies.responseFormat400(), replies.plan(SAMPLE_PLAN));
-    await getStructuredPlan({ provider: 'openai', name: 'lmstudio', preset: 'lmstudio', model: 'm', baseURL: `${server.url}/v1` }, 's', 'u', fast);
+    await getStructuredPlan(
+      { provider: 'openai', name: 'lmstudio', preset: 'lmstudio', model: 'm', baseURL: `${server.url}/v1` },
+      's',
+      'u',
+      fast,
+    );
     expect(server.completions().map((r) => r.body.response_format?.type)).toEqual(['json_schema', undefined]);
   });
 });

@@ -28,7 +28,13 @@ describe('parsePlan', () => {
   });
 
   it('keeps replace_all and occurrence when set', () => {
-    const p = { ...plan, patches: [{ file: 'x.ts', find: 'a', replace: 'b', replace_all: true, occurrence: null }, { file: 'x.ts', find: 'c', replace: 'd', occurrence: 2 }] };
+    const p = {
+      ...plan,
+      patches: [
+        { file: 'x.ts', find: 'a', replace: 'b', replace_all: true, occurrence: null },
+        { file: 'x.ts', find: 'c', replace: 'd', occurrence: 2 },
+      ],
+    };
     const parsed = parsePlan(JSON.stringify(p));
     expect(parsed.patches[0]!.replace_all).toBe(true);
     expect(parsed.patches[1]!.occurrence).toBe(2);
@@ -37,7 +43,13 @@ describe('parsePlan', () => {
 
   it('fills missing optional lists and accepts bare-path files_to_edit', () => {
     const parsed = parsePlan(JSON.stringify({ patches: [], files_to_edit: ['a.ts'] }));
-    expect(parsed).toEqual({ analysis: '', files_to_edit: [{ path: 'a.ts', reason: '' }], patches: [], commands: [], agent_notes: [] });
+    expect(parsed).toEqual({
+      analysis: '',
+      files_to_edit: [{ path: 'a.ts', reason: '' }],
+      patches: [],
+      commands: [],
+      agent_notes: [],
+    });
   });
 
   it('rejects wrong types with the schema path in the message', () => {
@@ -63,8 +75,12 @@ describe('parsePlan', () => {
   });
 
   it('rejects an unknown operation and a non-positive occurrence', () => {
-    expect(() => parsePlan(JSON.stringify({ patches: [{ file: 'a', operation: 'delete', find: '', replace: '' }] }))).toThrowError(/operation/);
-    expect(() => parsePlan(JSON.stringify({ patches: [{ file: 'a', find: 'x', replace: '', occurrence: 0 }] }))).toThrowError(/occurrence/);
+    expect(() =>
+      parsePlan(JSON.stringify({ patches: [{ file: 'a', operation: 'delete', find: '', replace: '' }] })),
+    ).toThrowError(/operation/);
+    expect(() =>
+      parsePlan(JSON.stringify({ patches: [{ file: 'a', find: 'x', replace: '', occurrence: 0 }] })),
+    ).toThrowError(/occurrence/);
   });
 });
 

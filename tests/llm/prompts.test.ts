@@ -18,7 +18,17 @@ describe('prompts', () => {
       outline: 'src/a.ts\nsrc/b.ts',
       files: [
         { path: 'src/a.ts', text: wholeFileText('src/a.ts', text), ranges: null },
-        { path: 'src/b.ts', text: rangesText('src/b.ts', bLines, [[3, 4], [9, 9]]), ranges: [[3, 4], [9, 9]] },
+        {
+          path: 'src/b.ts',
+          text: rangesText('src/b.ts', bLines, [
+            [3, 4],
+            [9, 9],
+          ]),
+          ranges: [
+            [3, 4],
+            [9, 9],
+          ],
+        },
       ],
       memoryContext: '\n\n[Context memory]\nRecent tasks: t1\n',
       instructions: 'Use tabs.',
@@ -28,12 +38,16 @@ describe('prompts', () => {
     expect(u).toContain('[Context memory]\nRecent tasks: t1');
     expect(u).toContain('## src/a.ts (whole file)\n````\n' + text + '````');
     // One header per file; each excerpt's line marker stands outside its fence.
-    expect(u).toContain('## src/b.ts (excerpts: lines 3-4, 9-9 of 12)\n[lines 3-4]\n```\nline 3\nline 4\n```\n[lines 9-9]\n```\nline 9\n```');
+    expect(u).toContain(
+      '## src/b.ts (excerpts: lines 3-4, 9-9 of 12)\n[lines 3-4]\n```\nline 3\nline 4\n```\n[lines 9-9]\n```\nline 9\n```',
+    );
     expect(u.match(/^## /gm)).toHaveLength(2);
     expect(u.indexOf('# Task')).toBeLessThan(u.indexOf('# File contents'));
   });
 
   it('says so when no file content was selected', () => {
-    expect(buildUserPrompt({ task: 't', outline: '', files: [], memoryContext: '' })).toContain('no file content selected');
+    expect(buildUserPrompt({ task: 't', outline: '', files: [], memoryContext: '' })).toContain(
+      'no file content selected',
+    );
   });
 });

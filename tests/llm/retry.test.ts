@@ -4,7 +4,12 @@ import { backoffDelayMs, withRetries } from '../../llm/retry.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { InterruptedError, ProviderError } from '../../utils/errors.js';
 
-const config: ProviderConfig = { provider: 'openai', name: 'openai', model: 'gpt-4o-mini', keySource: 'OPENAI_API_KEY' };
+const config: ProviderConfig = {
+  provider: 'openai',
+  name: 'openai',
+  model: 'gpt-4o-mini',
+  keySource: 'OPENAI_API_KEY',
+};
 
 function retryable(after?: number): ProviderRequestError {
   return new ProviderRequestError('busy', { provider: 'openai', status: 503, retryable: true, retryAfterMs: after });
@@ -13,14 +18,24 @@ function retryable(after?: number): ProviderRequestError {
 describe('withRetries', () => {
   it('retries a retryable error at most twice', async () => {
     let calls = 0;
-    await expect(withRetries(async () => { calls++; throw retryable(0); })).rejects.toThrow('busy');
+    await expect(
+      withRetries(async () => {
+        calls++;
+        throw retryable(0);
+      }),
+    ).rejects.toThrow('busy');
     expect(calls).toBe(3);
   });
 
   it('does not retry a non-retryable error', async () => {
     let calls = 0;
     const fail = new ProviderError('bad key', { provider: 'openai', status: 401 });
-    await expect(withRetries(async () => { calls++; throw fail; })).rejects.toBe(fail);
+    await expect(
+      withRetries(async () => {
+        calls++;
+        throw fail;
+      }),
+    ).rejects.toBe(fail);
     expect(calls).toBe(1);
   });
 
@@ -42,14 +57,26 @@ describe('withRetries', () => {
 
   it('gives up at once on a Retry-After longer than maxRetryAfterMs', async () => {
     let calls = 0;
-    await expect(withRetries(async () => { calls++; throw retryable(120_000); })).rejects.toThrow('busy');
+    await expect(
+      withRetries(async () => {
+        calls++;
+        throw retryable(120_000);
+      }),
+    ).rejects.toThrow('busy');
     expect(calls).toBe(1);
   });
 
   it('an abort during the wait is an InterruptedError', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
-    await expect(withRetries(async () => { throw retryable(10_000); }, { signal: controller.signal, maxRetryAfterMs: 60_000 })).rejects.toBeInstanceOf(InterruptedError);
+    await expect(
+      withRetries(
+        async () => {
+          throw retryable(10_000);
+        },
+        { signal: controller.signal, maxRetryAfterMs: 60_000 },
+      ),
+    ).rejects.toBeInstanceOf(InterruptedError);
   });
 
   it('backoff doubles from the base, is capped, and jitter only shortens it by up to 25 %', () => {
@@ -70,20 +97,43 @@ describe('errors-map', () => {
   });
 
   it('401 names the key source and never the key; an abort maps to InterruptedError', () => {
-    const error = toProviderError({ status: 401, error: { message: 'Incorrect API key provided: sk-abc***xyz' } }, { config });
-    expect(error.message).toBe('OpenAI rejected the API key from OPENAI_API_KEY (HTTP 401): Incorrect API key provided: sk-abc***xyz');
+    const error = toProviderError(
+      { status: 401, error: { message: 'Incorrect API key provided: sk-abc***xyz' } },
+      { config },
+    );
+    expect(error.message).toBe(
+      'OpenAI rejected the API key from OPENAI_API_KEY (HTTP 401): Incorrect API key provided: sk-abc***xyz',
+    );
     expect(toProviderError({ name: 'APIUserAbortError' }, { config })).toBeInstanceOf(InterruptedError);
   });
 
   it('Gemini\'s 400 "API key not valid" is an auth error; genai JSON messages are unwrapped', () => {
-    const genai = { status: 400, message: '{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}' };
-    const error = toProviderError(genai, { config: { ...config, provider: 'gemini', name: 'gemini', keySource: 'GEMINI_API_KEY' } });
-    expect(error.message).toBe('Gemini rejected the API key from GEMINI_API_KEY (HTTP 400): API key not valid. Please pass a valid API key.');
+    const genai = {
+      status: 400,
+      message:
+        '{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}',
+    };
+    const error = toProviderError(genai, {
+      config: { ...config, provider: 'gemini', name: 'gemini', keySource: 'GEMINI_API_KEY' },
+    });
+    expect(error.message).toBe(
+      'Gemini rejected the API key from GEMINI_API_KEY (HTTP 400): API key not valid. Please pass a valid API key.',
+    );
   });
 
   it('recognises 400s about structured output, and only those', () => {
-    expect(isResponseFormatError({ status: 400, error: { message: "'response_format.type' must be 'json_schema' or 'text'" } })).toBe(true);
-    expect(isResponseFormatError({ status: 400, error: { message: 'This model does not support response format `json_schema`' } })).toBe(true);
+    expect(
+      isResponseFormatError({
+        status: 400,
+        error: { message: "'response_format.type' must be 'json_schema' or 'text'" },
+      }),
+    ).toBe(true);
+    expect(
+      isResponseFormatError({
+        status: 400,
+        error: { message: 'This model does not support response format `json_schema`' },
+      }),
+    ).toBe(true);
     expect(isResponseFormatError({ status: 400, error: { message: 'context length exceeded' } })).toBe(false);
     expect(isResponseFormatError({ status: 500, error: { message: 'response_format broke' } })).toBe(false);
   });
@@ -91,8 +141,12 @@ describe('errors-map', () => {
 
 describe('connection errors', () => {
   it('fetch failures are retryable "could not reach"; other surprises are reported once', () => {
-    const refused = new TypeError('fetch failed', { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) });
-    const mapped = toProviderError(refused, { config: { ...config, baseURL: 'http://127.0.0.1:9/v1' } }) as ProviderError;
+    const refused = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }),
+    });
+    const mapped = toProviderError(refused, {
+      config: { ...config, baseURL: 'http://127.0.0.1:9/v1' },
+    }) as ProviderError;
     expect(mapped.message).toBe('Could not reach http://127.0.0.1:9/v1: fetch failed (ECONNREFUSED)');
     expect(mapped.retryable).toBe(true);
     const odd = toProviderError(new Error('Incomplete JSON segment at the end'), { config }) as ProviderError;

@@ -13,25 +13,45 @@ async function project(files: Record<string, string>): Promise<string> {
 describe('detectProjectSummary', () => {
   it('reads framework, test command and language from package.json', async () => {
     const root = await project({
-      'package.json': JSON.stringify({ name: 'shop', type: 'module', scripts: { test: 'vitest run' }, dependencies: { express: '^5' }, devDependencies: { typescript: '5' } }),
+      'package.json': JSON.stringify({
+        name: 'shop',
+        type: 'module',
+        scripts: { test: 'vitest run' },
+        dependencies: { express: '^5' },
+        devDependencies: { typescript: '5' },
+      }),
       'pnpm-lock.yaml': '',
     });
-    expect(await detectProjectSummary(root)).toEqual({ framework: 'Express', testCommand: 'pnpm test', architecture: 'TypeScript ESM package "shop"' });
+    expect(await detectProjectSummary(root)).toEqual({
+      framework: 'Express',
+      testCommand: 'pnpm test',
+      architecture: 'TypeScript ESM package "shop"',
+    });
   });
 
   it('ignores npm init placeholder test scripts', async () => {
-    const root = await project({ 'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }) });
+    const root = await project({
+      'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }),
+    });
     expect((await detectProjectSummary(root)).testCommand).toBeUndefined();
   });
 
   it('detects Python with Flask and pytest', async () => {
-    const root = await project({ 'pyproject.toml': '[project]\ndependencies = ["flask>=3"]\n[tool.pytest.ini_options]\n' });
-    expect(await detectProjectSummary(root)).toEqual({ framework: 'Flask', testCommand: 'pytest', architecture: 'Python package' });
+    const root = await project({
+      'pyproject.toml': '[project]\ndependencies = ["flask>=3"]\n[tool.pytest.ini_options]\n',
+    });
+    expect(await detectProjectSummary(root)).toEqual({
+      framework: 'Flask',
+      testCommand: 'pytest',
+      architecture: 'Python package',
+    });
   });
 
   it('detects Go and Rust', async () => {
     expect(await detectProjectSummary(await project({ 'go.mod': 'module github.com/urfave/cli/v3\n' }))).toEqual({
-      framework: 'Go', testCommand: 'go test ./...', architecture: 'Go module github.com/urfave/cli/v3',
+      framework: 'Go',
+      testCommand: 'go test ./...',
+      architecture: 'Go module github.com/urfave/cli/v3',
     });
     expect((await detectProjectSummary(await project({ 'Cargo.toml': '[package]' }))).testCommand).toBe('cargo test');
   });

@@ -18,7 +18,10 @@ export const CLI_PATH = join(REPO_ROOT, 'dist', 'cli.js');
 export async function copyPackageFixture(name: string): Promise<string> {
   const dest = await mkdtemp(join(tmpdir(), `clawcode-fixture-${name.replace(/\W/g, '_')}-`));
   const src = join(REPO_ROOT, 'node_modules', name);
-  await cp(src, dest, { recursive: true, filter: (from) => !relative(src, from).split(/[\\/]/).includes('node_modules') });
+  await cp(src, dest, {
+    recursive: true,
+    filter: (from) => !relative(src, from).split(/[\\/]/).includes('node_modules'),
+  });
   return dest;
 }
 
@@ -58,8 +61,12 @@ export function cleanEnv(extra: Record<string, string | undefined>): NodeJS.Proc
  * identity configured).
  */
 export const GIT_TEST_ENV: Record<string, string> = {
-  GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@example.invalid', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.invalid',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.invalid',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
 };
 
 /** Run git in `dir` with GIT_TEST_ENV; returns its stdout. @throws when git exits non-zero */
@@ -78,9 +85,16 @@ export interface CliResult {
  * Run the built CLI as a child process (no TTY), feeding `input` on stdin when given.
  * @param timeoutMs  kill the child after this many ms (the test then fails on its exit code)
  */
-export function runCli(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number }): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { env: options.env, cwd: options.cwd ?? REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      env: options.env,
+      cwd: options.cwd ?? REPO_ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));

@@ -6,7 +6,16 @@ import { startProviderServer, type ProviderServer, type ProviderServerOptions } 
 
 /** Env var prefixes the provider SDKs read on their own; scrubbed so tests see only what they set. */
 export const PROVIDER_ENV_PREFIXES = [
-  'OPENAI_', 'AZURE_OPENAI_', 'GROQ_', 'GEMINI_', 'GOOGLE_', 'ANTHROPIC_', 'OPENROUTER_', 'DEEPSEEK_', 'MISTRAL_', 'CLAWCODE_',
+  'OPENAI_',
+  'AZURE_OPENAI_',
+  'GROQ_',
+  'GEMINI_',
+  'GOOGLE_',
+  'ANTHROPIC_',
+  'OPENROUTER_',
+  'DEEPSEEK_',
+  'MISTRAL_',
+  'CLAWCODE_',
 ];
 
 /**
@@ -28,7 +37,16 @@ export function isolateProviderEnv(): { home: string; cleanup: () => void } {
 export const SAMPLE_PLAN = {
   analysis: 'Add a greeting.',
   files_to_edit: [{ path: 'src/a.ts', reason: 'the greeting lives here' }],
-  patches: [{ file: 'src/a.ts', operation: 'replace', find: 'hello', replace: 'hello world', replace_all: null, occurrence: null }],
+  patches: [
+    {
+      file: 'src/a.ts',
+      operation: 'replace',
+      find: 'hello',
+      replace: 'hello world',
+      replace_all: null,
+      occurrence: null,
+    },
+  ],
   commands: [],
   agent_notes: [],
 };

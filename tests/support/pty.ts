@@ -10,7 +10,6 @@ import { startProviderServer, type ProviderServer } from './provider-server.js';
 
 /** Remove ANSI escape sequences (CSI, OSC, single-char escapes) so tests match on plain text. */
 export function stripAnsi(text: string): string {
-   
   return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g, '');
 }
 
@@ -122,7 +121,12 @@ export interface CliInPty {
  * fresh CLAWCODE_HOME, a temp project with `files` (path → text), an env from `cleanEnv` plus
  * `env`, and every session killed afterwards. Call at the top level of a test file.
  */
-export function useCliInPty(options: { prefix: string; files: Record<string, string>; env?: Record<string, string>; rows: number }): CliInPty {
+export function useCliInPty(options: {
+  prefix: string;
+  files: Record<string, string>;
+  env?: Record<string, string>;
+  rows: number;
+}): CliInPty {
   let server: ProviderServer | undefined;
   let project = '';
   let env: NodeJS.ProcessEnv = {};
@@ -147,7 +151,12 @@ export function useCliInPty(options: { prefix: string; files: Record<string, str
       await mkdir(dirname(join(project, path)), { recursive: true });
       await writeFile(join(project, path), text);
     }
-    env = cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'sk-test-pty', OPENAI_BASE_URL: `${ready().url}/v1`, ...options.env });
+    env = cleanEnv({
+      CLAWCODE_HOME: home,
+      OPENAI_API_KEY: 'sk-test-pty',
+      OPENAI_BASE_URL: `${ready().url}/v1`,
+      ...options.env,
+    });
   });
   afterEach(() => sessions.splice(0).forEach((s) => s.kill()));
   return {

@@ -27,7 +27,9 @@ await runInkUI({
       emitter.emit('planning', { task });
       emitter.emit('model_reply', { ms: 5, inputTokens: 321, outputTokens: 12 });
       const before = await readFile(join(rootDir, file), 'utf8').catch(() => '');
-      emitter.emit('diffs', { diffs: [{ file, diff: createTwoFilesPatch(`a/${file}`, `b/${file}`, before, `${text}\n`) }] });
+      emitter.emit('diffs', {
+        diffs: [{ file, diff: createTwoFilesPatch(`a/${file}`, `b/${file}`, before, `${text}\n`) }],
+      });
       await writeFile(join(rootDir, file), `${text}\n`);
       emitter.emit('write_file', { path: file });
       emitter.emit('success', { message: `Applied 1 file`, filesWritten: [file] });

@@ -35,7 +35,9 @@ describe('App', () => {
           tasks.push(task);
           emitter.emit('planning', { task });
           emitter.emit('model_reply', { ms: 12, inputTokens: 100, outputTokens: 40 });
-          emitter.emit('diffs', { diffs: [{ file: 'a.ts', diff: '--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-old\n+new\n' }] });
+          emitter.emit('diffs', {
+            diffs: [{ file: 'a.ts', diff: '--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-old\n+new\n' }],
+          });
           emitter.emit('write_file', { path: 'a.ts' });
           emitter.emit('success', { message: 'Applied 1 file', filesWritten: ['a.ts'] });
         }}
@@ -61,9 +63,15 @@ describe('App', () => {
 
   it('shows a failed task as an error line and stays ready', async () => {
     const { lastFrame, stdin } = render(
-      <App rootDir="/p" provider="x" model="m" emitter={createAgentEmitter()} runTask={async () => {
-        throw new ConfigError('No provider configured');
-      }} />,
+      <App
+        rootDir="/p"
+        provider="x"
+        model="m"
+        emitter={createAgentEmitter()}
+        runTask={async () => {
+          throw new ConfigError('No provider configured');
+        }}
+      />,
     );
     await waitForFrame(lastFrame, 'describe a task');
     stdin.write('go');
@@ -76,10 +84,18 @@ describe('App', () => {
   it('Esc cancels the running task through its AbortSignal', async () => {
     let seen: AbortSignal | undefined;
     const { lastFrame, stdin } = render(
-      <App rootDir="/p" provider="x" model="m" emitter={createAgentEmitter()} runTask={(_task, signal) => {
-        seen = signal;
-        return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
-      }} />,
+      <App
+        rootDir="/p"
+        provider="x"
+        model="m"
+        emitter={createAgentEmitter()}
+        runTask={(_task, signal) => {
+          seen = signal;
+          return new Promise((_resolve, reject) =>
+            signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+          );
+        }}
+      />,
     );
     await waitForFrame(lastFrame, 'describe a task');
     stdin.write('long task');
@@ -96,11 +112,17 @@ describe('App', () => {
     const emitter = createAgentEmitter();
     const answers: boolean[] = [];
     const { lastFrame, stdin } = render(
-      <App rootDir="/p" provider="x" model="m" emitter={emitter} runTask={async (_task, _signal, hooks) => {
-        answers.push(await hooks.confirm('Apply these changes to 1 file?'));
-        answers.push(await hooks.confirm('Run npm test?'));
-        emitter.emit('success', { message: 'applied', filesWritten: ['a.ts'] });
-      }} />,
+      <App
+        rootDir="/p"
+        provider="x"
+        model="m"
+        emitter={emitter}
+        runTask={async (_task, _signal, hooks) => {
+          answers.push(await hooks.confirm('Apply these changes to 1 file?'));
+          answers.push(await hooks.confirm('Run npm test?'));
+          emitter.emit('success', { message: 'applied', filesWritten: ['a.ts'] });
+        }}
+      />,
     );
     await waitForFrame(lastFrame, 'describe a task');
     stdin.write('go');
@@ -117,9 +139,15 @@ describe('App', () => {
   it(':exit leaves the app without running a task', async () => {
     const tasks: string[] = [];
     const { stdin, lastFrame } = render(
-      <App rootDir="/p" provider="x" model="m" emitter={createAgentEmitter()} runTask={async (t) => {
-        tasks.push(t);
-      }} />,
+      <App
+        rootDir="/p"
+        provider="x"
+        model="m"
+        emitter={createAgentEmitter()}
+        runTask={async (t) => {
+          tasks.push(t);
+        }}
+      />,
     );
     await waitForFrame(lastFrame, 'describe a task');
     stdin.write(':exit');

@@ -42,22 +42,30 @@ describe('Logo', () => {
 
 describe('Header and StatusBar', () => {
   it('header names provider, model, project folder and branch', () => {
-    const frame = render(<Header provider="openai" model="gpt-4o-mini" rootDir="/work/shop-api" branch="main" />).lastFrame()!;
+    const frame = render(
+      <Header provider="openai" model="gpt-4o-mini" rootDir="/work/shop-api" branch="main" />,
+    ).lastFrame()!;
     expect(frame).toContain('openai · gpt-4o-mini │ shop-api │ ⎇ main');
   });
 
   it('status bar shows mode, model, tokens and memory', () => {
-    const frame = render(<StatusBar mode="running" model="m1" inputTokens={120} outputTokens={30} memory="memory: 2 tasks" />).lastFrame()!;
+    const frame = render(
+      <StatusBar mode="running" model="m1" inputTokens={120} outputTokens={30} memory="memory: 2 tasks" />,
+    ).lastFrame()!;
     expect(frame).toContain('running │ m1 │ tokens 120↑ 30↓ │ memory: 2 tasks');
     expect(frame).toContain('Esc/Ctrl-C cancel');
   });
 
   it('status bar spins and shows the activity while busy, and neither when ready', async () => {
-    const busy = render(<StatusBar mode="running" model="m" inputTokens={0} outputTokens={0} activity="249 chars received" />);
+    const busy = render(
+      <StatusBar mode="running" model="m" inputTokens={0} outputTokens={0} activity="249 chars received" />,
+    );
     const first = busy.lastFrame()!;
     expect(first).toMatch(/^⠋ running 249 chars received │ m/);
     await until(busy.lastFrame, '⠙ running');
-    const ready = render(<StatusBar mode="ready" model="m" inputTokens={0} outputTokens={0} activity="stale" />).lastFrame()!;
+    const ready = render(
+      <StatusBar mode="ready" model="m" inputTokens={0} outputTokens={0} activity="stale" />,
+    ).lastFrame()!;
     expect(ready).toMatch(/^ready │ m/);
     expect(ready).not.toContain('stale');
   });
@@ -67,19 +75,31 @@ describe('ActivityFeed', () => {
   it('describes agent events as feed lines', () => {
     expect(describeEvent('planning', { task: 'add logging' })).toEqual({ kind: 'step', text: 'Planning: add logging' });
     expect(describeEvent('write_file', { path: 'src/a.ts' })).toEqual({ kind: 'file', text: 'Wrote src/a.ts' });
-    expect(describeEvent('command_done', { command: 'npm test', exitCode: 1 })).toEqual({ kind: 'error', text: 'npm test exited 1' });
+    expect(describeEvent('command_done', { command: 'npm test', exitCode: 1 })).toEqual({
+      kind: 'error',
+      text: 'npm test exited 1',
+    });
     expect(describeEvent('model_progress', { chars: 10 })).toBeNull();
   });
 
   it('shows only the newest items with icons', () => {
     const items = [1, 2, 3, 4].map((i) => ({ id: i, kind: 'file' as const, text: `Read f${i}` }));
-    const frame = render(<ActivityFeed items={[...items, { id: 5, kind: 'error', text: 'boom' }]} maxItems={3} />).lastFrame()!;
+    const frame = render(
+      <ActivityFeed items={[...items, { id: 5, kind: 'error', text: 'boom' }]} maxItems={3} />,
+    ).lastFrame()!;
     expect(frame.split('\n')).toEqual(['▸ Read f3', '▸ Read f4', '✖ boom']);
   });
 });
 
 describe('DiffView', () => {
-  const diff = ['--- a/x.ts', '+++ b/x.ts', '@@ -1,12 +1,12 @@', ...Array.from({ length: 12 }, (_, i) => (i === 5 ? '-old five' : ` line ${i}`)), '+new five', ''].join('\n');
+  const diff = [
+    '--- a/x.ts',
+    '+++ b/x.ts',
+    '@@ -1,12 +1,12 @@',
+    ...Array.from({ length: 12 }, (_, i) => (i === 5 ? '-old five' : ` line ${i}`)),
+    '+new five',
+    '',
+  ].join('\n');
 
   it('colours added and removed lines', () => {
     chalk.level = 1;
@@ -111,7 +131,9 @@ describe('DiffView', () => {
 describe('InputPrompt', () => {
   it('submits typed text on Enter and walks history with the arrows', async () => {
     const submitted: string[] = [];
-    const { lastFrame, stdin } = render(<InputPrompt onSubmit={(v) => submitted.push(v)} history={['first', 'second']} />);
+    const { lastFrame, stdin } = render(
+      <InputPrompt onSubmit={(v) => submitted.push(v)} history={['first', 'second']} />,
+    );
     for (let i = 0; i < 100 && !lastFrame()!.includes('describe a task'); i++) await tick(10);
     stdin.write('fix it');
     await until(lastFrame, 'fix it');

@@ -24,6 +24,10 @@ describe('runInkUI', () => {
       stdout: pipe,
     });
     await expect(run).rejects.toBeInstanceOf(UsageError);
-    await expect(run).rejects.toMatchObject({ code: 'tui_needs_tty', exitCode: 2, hint: expect.stringContaining('clawcode "') });
+    await expect(run).rejects.toMatchObject({
+      code: 'tui_needs_tty',
+      exitCode: 2,
+      hint: expect.stringContaining('clawcode "'),
+    });
   });
 });

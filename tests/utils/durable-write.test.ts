@@ -54,8 +54,9 @@ describe('writeFileDurable', () => {
     const target = join(dir, 'big.ts');
     const original = Buffer.alloc(660_000, 'original ');
     await writeFile(target, original);
-    const error = await writeFileDurable(target, Buffer.alloc(660_001, 'new '), { write: failingWriter(385_024, 'ENOSPC') })
-      .catch((e: unknown) => e);
+    const error = await writeFileDurable(target, Buffer.alloc(660_001, 'new '), {
+      write: failingWriter(385_024, 'ENOSPC'),
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DiskWriteError);
     expect(error).toBeInstanceOf(IoError);
     expect((error as DiskWriteError).code).toBe('disk_full');
@@ -68,8 +69,9 @@ describe('writeFileDurable', () => {
   it('EIO and EDQUOT are typed too; a brand-new target is not left behind', async () => {
     const dir = await tempDir();
     for (const code of ['EIO', 'EDQUOT']) {
-      const error = await writeFileDurable(join(dir, `new-${code}.ts`), 'x'.repeat(10_000), { write: failingWriter(100, code) })
-        .catch((e: unknown) => e);
+      const error = await writeFileDurable(join(dir, `new-${code}.ts`), 'x'.repeat(10_000), {
+        write: failingWriter(100, code),
+      }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DiskWriteError);
       expect((error as DiskWriteError).errno).toBe(code);
     }
@@ -86,7 +88,7 @@ describe('writeFileDurable', () => {
     expect(await readdir(dir)).toEqual(['a.ts']);
   });
 
-  it('keeps the replaced file\'s mode, applies an explicit mode exactly (umask aside), and writes empty files', async () => {
+  it("keeps the replaced file's mode, applies an explicit mode exactly (umask aside), and writes empty files", async () => {
     const dir = await tempDir();
     const script = join(dir, 'run.sh');
     await writeFile(script, '#!/bin/sh\n');

@@ -38,7 +38,9 @@ describe('git helpers', () => {
     expect(await getGitInfo(plain)).toEqual({ isRepo: false, branch: null, topLevel: null });
     expect(await isGitRepo(repo, { gitPath: join(plain, 'no-such-git') })).toBe(false);
     expect(await dirtyFiles(repo, ['app/src/a.ts'], { gitPath: join(plain, 'no-such-git') })).toEqual([]);
-    await expect(commitFiles(repo, ['README.md'], 'x', { gitPath: join(plain, 'no-such-git') })).rejects.toMatchObject({ code: 'git_missing' });
+    await expect(commitFiles(repo, ['README.md'], 'x', { gitPath: join(plain, 'no-such-git') })).rejects.toMatchObject({
+      code: 'git_missing',
+    });
     await expect(commitFiles(plain, ['x'], 'x')).rejects.toMatchObject({ code: 'git_not_a_repo' });
   });
 
@@ -51,7 +53,9 @@ describe('git helpers', () => {
     git('add', 'app/src/b.ts');
     const dirty = await dirtyFiles(project, ['src/a.ts', 'src/b.ts', 'src/new.ts', 'src/clean.ts'], { env: gitEnv });
     expect(dirty.sort((x, y) => x.path.localeCompare(y.path))).toEqual([
-      { path: 'src/a.ts', status: ' M' }, { path: 'src/b.ts', status: 'M ' }, { path: 'src/new.ts', status: '??' },
+      { path: 'src/a.ts', status: ' M' },
+      { path: 'src/b.ts', status: 'M ' },
+      { path: 'src/new.ts', status: '??' },
     ]);
     expect(await dirtyFiles(project, [], { env: gitEnv })).toEqual([]);
   });
@@ -63,11 +67,15 @@ describe('git helpers', () => {
     await writeFile(join(repo, 'README.md'), 'staged by the person');
     git('add', 'README.md');
 
-    const { commit } = await commitFiles(join(repo, 'app'), ['src/a.ts', 'src/created.ts', 'src/b.ts'], 'add logging', { env: gitEnv });
+    const { commit } = await commitFiles(join(repo, 'app'), ['src/a.ts', 'src/created.ts', 'src/b.ts'], 'add logging', {
+      env: gitEnv,
+    });
     expect(commit).toMatch(/^[0-9a-f]{40}$/);
     expect(git('log', '-1', '--format=%s').trim()).toBe('add logging');
     expect(git('show', '--name-status', '--format=', 'HEAD').trim().split('\n').sort()).toEqual([
-      'A\tapp/src/created.ts', 'D\tapp/src/b.ts', 'M\tapp/src/a.ts',
+      'A\tapp/src/created.ts',
+      'D\tapp/src/b.ts',
+      'M\tapp/src/a.ts',
     ]);
     expect(git('diff', '--cached', '--name-only').trim()).toBe('README.md');
     expect(git('show', 'HEAD:app/src/a.ts')).toBe('a1');

@@ -26,7 +26,13 @@ describe('splitHunks', () => {
     expect(hunks[1]).toMatchObject({ oldStart: 15, oldLines: 6, newStart: 15, newLines: 6 });
     expect(hunks[0]!.lines).toContain('-line 2');
     expect(hunks[0]!.lines).toContain('+LINE 2');
-    expect(hunks[1]!.oldText).toBe(lines(20).split('\n').slice(14, 20).map((l) => `${l}\n`).join(''));
+    expect(hunks[1]!.oldText).toBe(
+      lines(20)
+        .split('\n')
+        .slice(14, 20)
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
   });
 
   it('merges changes whose context overlaps', () => {
@@ -48,7 +54,13 @@ describe('applyAcceptedHunks', () => {
   const hunks = splitHunks('a.txt', before, after);
 
   it('accepting all hunks gives after, none gives before', () => {
-    expect(applyAcceptedHunks(before, hunks, hunks.map((h) => h.id))).toBe(after);
+    expect(
+      applyAcceptedHunks(
+        before,
+        hunks,
+        hunks.map((h) => h.id),
+      ),
+    ).toBe(after);
     expect(applyAcceptedHunks(before, hunks, [])).toBe(before);
   });
 
@@ -63,7 +75,13 @@ describe('applyAcceptedHunks', () => {
     const hs = splitHunks('w.txt', b, a);
     expect(hs).toHaveLength(2);
     expect(applyAcceptedHunks(b, hs, [hs[1]!.id])).toBe(b.replace('end', 'END'));
-    expect(applyAcceptedHunks(b, hs, hs.map((h) => h.id))).toBe(a);
+    expect(
+      applyAcceptedHunks(
+        b,
+        hs,
+        hs.map((h) => h.id),
+      ),
+    ).toBe(a);
   });
 
   it('applies a hunk whose newText was edited', () => {
@@ -85,22 +103,32 @@ describe('applyAcceptedHunks', () => {
         return finalNewline || s === '' ? s : s.replace(/\r?\n$/, '');
       });
     fc.assert(
-      fc.property(text, text, fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }), fc.constantFrom(0, 1, 3), (b, a, picks, context) => {
-        const hs = splitHunks('p', b, a, { context });
-        const all = hs.map((h) => h.id);
-        expect(applyAcceptedHunks(b, hs, all)).toBe(a);
-        expect(applyAcceptedHunks(b, hs, [])).toBe(b);
-        const subset = hs.filter((_, i) => picks[i]);
-        const result = applyAcceptedHunks(b, hs, subset.map((h) => h.id));
-        // Applying the chosen hunks from the last to the first, by plain string splicing, must agree.
-        let expected = b;
-        const bl = b === '' ? [] : b.split(/(?<=\n)/);
-        for (const h of [...subset].reverse()) {
-          bl.splice(h.oldStart - 1, h.oldLines, h.newText);
-          expected = bl.join('');
-        }
-        expect(result).toBe(subset.length ? expected : b);
-      }),
+      fc.property(
+        text,
+        text,
+        fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }),
+        fc.constantFrom(0, 1, 3),
+        (b, a, picks, context) => {
+          const hs = splitHunks('p', b, a, { context });
+          const all = hs.map((h) => h.id);
+          expect(applyAcceptedHunks(b, hs, all)).toBe(a);
+          expect(applyAcceptedHunks(b, hs, [])).toBe(b);
+          const subset = hs.filter((_, i) => picks[i]);
+          const result = applyAcceptedHunks(
+            b,
+            hs,
+            subset.map((h) => h.id),
+          );
+          // Applying the chosen hunks from the last to the first, by plain string splicing, must agree.
+          let expected = b;
+          const bl = b === '' ? [] : b.split(/(?<=\n)/);
+          for (const h of [...subset].reverse()) {
+            bl.splice(h.oldStart - 1, h.oldLines, h.newText);
+            expected = bl.join('');
+          }
+          expect(result).toBe(subset.length ? expected : b);
+        },
+      ),
       { numRuns: 400 },
     );
   });

@@ -16,11 +16,15 @@ function intendedOrRefused(content: string, find: string, replace: string, want:
 
 describe('relaxed passes never change what the patch leaves unchanged', () => {
   it('keeps a missing final newline missing (trailing-whitespace and indent passes)', () => {
-    expect(applyPatch('alpha = 1\nbeta_value = 2', 'beta_value = 2  \n', 'beta_value = 3\n').newContent).toBe('alpha = 1\nbeta_value = 3');
-    expect(applyPatch('if x:\n    beta_value = 2', '  beta_value = 2\n', '  beta_value = 3\n').newContent).toBe('if x:\n    beta_value = 3');
-    expect(applyPatch('if x:\n\tbeta_value = 2', '    beta_value = 2\n', '    beta_value = 3\n    gamma = 4\n').newContent).toBe(
-      'if x:\n\tbeta_value = 3\n\tgamma = 4',
+    expect(applyPatch('alpha = 1\nbeta_value = 2', 'beta_value = 2  \n', 'beta_value = 3\n').newContent).toBe(
+      'alpha = 1\nbeta_value = 3',
     );
+    expect(applyPatch('if x:\n    beta_value = 2', '  beta_value = 2\n', '  beta_value = 3\n').newContent).toBe(
+      'if x:\n    beta_value = 3',
+    );
+    expect(
+      applyPatch('if x:\n\tbeta_value = 2', '    beta_value = 2\n', '    beta_value = 3\n    gamma = 4\n').newContent,
+    ).toBe('if x:\n\tbeta_value = 3\n\tgamma = 4');
   });
 
   it('never re-indents a new line inside a raw string whose whitespace is content', () => {
@@ -35,7 +39,11 @@ describe('relaxed passes never change what the patch leaves unchanged', () => {
 
   it('refuses to re-indent a new heredoc line when the find changed tabs to spaces', () => {
     const sh = 'run() {\n\tcat <<EOF\n  line one\n  line two\nEOF\n}\n';
-    const r = applyPatch(sh, 'run() {\n    cat <<EOF\n  line one\n  line two', 'run() {\n    cat <<EOF\n  line one\n  line two\n    line three');
+    const r = applyPatch(
+      sh,
+      'run() {\n    cat <<EOF\n  line one\n  line two',
+      'run() {\n    cat <<EOF\n  line one\n  line two\n    line three',
+    );
     expect(r.newContent ?? '').not.toContain('\tline three');
   });
 
@@ -43,7 +51,9 @@ describe('relaxed passes never change what the patch leaves unchanged', () => {
     const py = 'class A:\n    def f(self):\n        """Doc.\n\n        More.\n        """\n        return 1\n';
     const find = 'def f(self):\n    """Doc.\n\n    More.\n    """\n    return 1';
     const replace = 'def f(self):\n    """Doc.\n\n    More.\n    Even more.\n    """\n    return 1';
-    expect(applyPatch(py, find, replace).newContent).toBe(py.replace('        More.\n', '        More.\n        Even more.\n'));
+    expect(applyPatch(py, find, replace).newContent).toBe(
+      py.replace('        More.\n', '        More.\n        Even more.\n'),
+    );
   });
 
   it('a dedent clamped at a function boundary: a new line with no certain frame is refused', () => {
@@ -54,10 +64,13 @@ describe('relaxed passes never change what the patch leaves unchanged', () => {
   });
 
   it('uneven indentation in find never moves a line the patch leaves unchanged', () => {
-    const js = "export function createLogger(options) {\n  const level = options.level ?? 'info';\n  return async function logger(message) {\n    await write(level, message);\n  };\n}\n";
+    const js =
+      "export function createLogger(options) {\n  const level = options.level ?? 'info';\n  return async function logger(message) {\n    await write(level, message);\n  };\n}\n";
     // First line right, the rest 2 spaces short.
-    const find = "export function createLogger(options) {\nconst level = options.level ?? 'info';\nreturn async function logger(message) {\n  await write(level, message);";
-    const replace = "export function createLogger(options) {\nconst level = options.level ?? 'debug';\nreturn async function logger(message) {\n  await write(level, message);";
+    const find =
+      "export function createLogger(options) {\nconst level = options.level ?? 'info';\nreturn async function logger(message) {\n  await write(level, message);";
+    const replace =
+      "export function createLogger(options) {\nconst level = options.level ?? 'debug';\nreturn async function logger(message) {\n  await write(level, message);";
     const r = applyPatch(js, find, replace);
     if (r.applied) expect(r.newContent).toBe(js.replace("'info'", "'debug'"));
     expect(r.newContent ?? js).toContain('\n  return async function logger(message) {\n');
@@ -65,14 +78,22 @@ describe('relaxed passes never change what the patch leaves unchanged', () => {
 
   it('the unicode-folded pass writes a changed line without the trailing space replace removed', () => {
     const content = 'const title = \u201CHello\u201D;  \nconst count = 1;\n';
-    const r = applyPatch(content, 'const title = "Hello";  \nconst count = 1;', 'const title = "Hello";\nconst count = 2;');
+    const r = applyPatch(
+      content,
+      'const title = "Hello";  \nconst count = 1;',
+      'const title = "Hello";\nconst count = 2;',
+    );
     expect(r).toMatchObject({ applied: true, strategy: 'unicode_folded' });
     expect(r.newContent).toBe('const title = "Hello";\nconst count = 2;\n');
   });
 
-  it('keeps each untouched line\'s own ending in a file with mixed endings', () => {
+  it("keeps each untouched line's own ending in a file with mixed endings", () => {
     const content = 'head\r\nx1 line here\r\nx2 line here\nx3 line here\ntail\r\n';
-    const r = applyPatch(content, 'x1 line here  \nx2 line here\nx3 line here', 'x1 line here\nx2 line here\nX3 line here');
+    const r = applyPatch(
+      content,
+      'x1 line here  \nx2 line here\nx3 line here',
+      'x1 line here\nx2 line here\nX3 line here',
+    );
     expect(r.newContent).toBe('head\r\nx1 line here\r\nx2 line here\nX3 line here\ntail\r\n');
   });
 });
@@ -81,7 +102,10 @@ describe('elision', () => {
   const py = ['def a():', '    x = 1', '    return x', '', 'def b():', '    y = 2', '    return x', ''].join('\n');
 
   it('refuses when a piece fits several spans', () => {
-    expect(applyPatch(py, 'def a():\n    ...\n    return x', 'def a():\n    return 0')).toMatchObject({ applied: false, code: 'patch_ambiguous_find' });
+    expect(applyPatch(py, 'def a():\n    ...\n    return x', 'def a():\n    return 0')).toMatchObject({
+      applied: false,
+      code: 'patch_ambiguous_find',
+    });
   });
 
   it('refuses a short piece that occurs more than once, even when only one placement fits', () => {
@@ -90,7 +114,7 @@ describe('elision', () => {
     expect(r).toMatchObject({ applied: false, code: 'patch_ambiguous_find', strategy: 'elision' });
   });
 
-  it('refuses replace markers that do not repeat find\'s', () => {
+  it("refuses replace markers that do not repeat find's", () => {
     const r = applyPatch(py, 'def b():\n    ...\n    return x', 'def b():\n    # ...\n    return y');
     expect(r).toMatchObject({ applied: false, code: 'patch_elision_unpaired' });
   });
@@ -104,7 +128,8 @@ describe('elision', () => {
 });
 
 describe('passes other tools apply safely', () => {
-  const js = 'function go(a, b) {\n  const total = a * b;\n  if (total > 10) {\n    log("big");\n  }\n  return total;\n}\n';
+  const js =
+    'function go(a, b) {\n  const total = a * b;\n  if (total > 10) {\n    log("big");\n  }\n  return total;\n}\n';
 
   it('whitespace differences inside lines (a=b vs a = b), keeping unchanged lines as the file has them', () => {
     const py = 'def f(a, b):\n    x = a+b\n    if x>1:\n        return x\n';
@@ -116,11 +141,15 @@ describe('passes other tools apply safely', () => {
 
   it('tabs inside a line', () => {
     const go = 'func run() {\n\tx := 1\n\ty := 2\t// second\n}\n';
-    expect(applyPatch(go, '\ty := 2 // second', '\ty := 3 // second').newContent).toBe('func run() {\n\tx := 1\n\ty := 3 // second\n}\n');
+    expect(applyPatch(go, '\ty := 2 // second', '\ty := 3 // second').newContent).toBe(
+      'func run() {\n\tx := 1\n\ty := 3 // second\n}\n',
+    );
   });
 
   it('whitespace around the whole find', () => {
-    expect(applyPatch(js, '   const total = a * b;   ', '   const total = a + b;   ').newContent).toBe(js.replace('a * b', 'a + b'));
+    expect(applyPatch(js, '   const total = a * b;   ', '   const total = a + b;   ').newContent).toBe(
+      js.replace('a * b', 'a + b'),
+    );
   });
 
   it('typographic double quotes in find', () => {
@@ -129,20 +158,50 @@ describe('passes other tools apply safely', () => {
 
   it('line-number prefixes copied from a numbered view, when every line has one', () => {
     const want = js.replace('a * b', 'a + b');
-    expect(applyPatch(js, '2 |   const total = a * b;\n3 |   if (total > 10) {', '  const total = a + b;\n  if (total > 10) {')).toMatchObject({ applied: true, strategy: 'line_numbers', newContent: want });
-    expect(applyPatch(js, '2\t  const total = a * b;\n3\t  if (total > 10) {', '2\t  const total = a + b;\n3\t  if (total > 10) {').newContent).toBe(want);
-    expect(applyPatch(js, '     2→  const total = a * b;\n     3→  if (total > 10) {', '  const total = a + b;\n  if (total > 10) {').newContent).toBe(want);
-    expect(applyPatch(js, '2 |   const total = a * b;\n  if (total > 10) {', '  const total = 0;\n  if (total > 10) {').applied).toBe(false);
-    expect(applyPatch(js, '2 |   const total = a * b;\n7 |   if (total > 10) {', '  const total = 0;\n  if (total > 10) {').applied).toBe(false);
+    expect(
+      applyPatch(
+        js,
+        '2 |   const total = a * b;\n3 |   if (total > 10) {',
+        '  const total = a + b;\n  if (total > 10) {',
+      ),
+    ).toMatchObject({ applied: true, strategy: 'line_numbers', newContent: want });
+    expect(
+      applyPatch(
+        js,
+        '2\t  const total = a * b;\n3\t  if (total > 10) {',
+        '2\t  const total = a + b;\n3\t  if (total > 10) {',
+      ).newContent,
+    ).toBe(want);
+    expect(
+      applyPatch(
+        js,
+        '     2→  const total = a * b;\n     3→  if (total > 10) {',
+        '  const total = a + b;\n  if (total > 10) {',
+      ).newContent,
+    ).toBe(want);
+    expect(
+      applyPatch(js, '2 |   const total = a * b;\n  if (total > 10) {', '  const total = 0;\n  if (total > 10) {')
+        .applied,
+    ).toBe(false);
+    expect(
+      applyPatch(js, '2 |   const total = a * b;\n7 |   if (total > 10) {', '  const total = 0;\n  if (total > 10) {')
+        .applied,
+    ).toBe(false);
   });
 
   it('a CRLF find against an LF file', () => {
-    expect(applyPatch(js, '  const total = a * b;\r\n  if (total > 10) {', '  const total = a + b;\r\n  if (total > 10) {').newContent).toBe(js.replace('a * b', 'a + b'));
+    expect(
+      applyPatch(js, '  const total = a * b;\r\n  if (total > 10) {', '  const total = a + b;\r\n  if (total > 10) {')
+        .newContent,
+    ).toBe(js.replace('a * b', 'a + b'));
   });
 
   it('still refuses ambiguity: two lines equal once inner whitespace is ignored', () => {
     const content = 'const total = a*b;\nother();\nconst total = a * b;\n';
-    expect(applyPatch(content, 'const total = a  *  b;', 'x();')).toMatchObject({ applied: false, code: 'patch_ambiguous_find' });
+    expect(applyPatch(content, 'const total = a  *  b;', 'x();')).toMatchObject({
+      applied: false,
+      code: 'patch_ambiguous_find',
+    });
     expect(applyPatch(js, '  CONST TOTAL = A * B;', '  const total = 1;').applied).toBe(false);
   });
 });

@@ -94,15 +94,25 @@ describe('applyPatches', () => {
   });
 
   it('refuses a second patch on text the first one created', () => {
-    const r = applyPatches(files, [p('src/new.ts', '', 'export {};\n'), p('src/new.ts', 'export {};', 'export { x };')]);
+    const r = applyPatches(files, [
+      p('src/new.ts', '', 'export {};\n'),
+      p('src/new.ts', 'export {};', 'export { x };'),
+    ]);
     expect(r.results.map((x) => x.code)).toEqual([undefined, 'patch_overlap']);
   });
 
   it('passes occurrence and replace_all through', () => {
     const dup = new Map([['x.ts', 'f();\ng();\nf();\n']]);
-    expect(applyPatches(dup, [p('x.ts', 'f();', 'h();')]).results[0]).toMatchObject({ code: 'patch_ambiguous_find', matchLines: [1, 3] });
-    expect(applyPatches(dup, [p('x.ts', 'f();', 'h();', { occurrence: 2 })]).contents.get('x.ts')).toBe('f();\ng();\nh();\n');
-    expect(applyPatches(dup, [p('x.ts', 'f();', 'h();', { replace_all: true })]).contents.get('x.ts')).toBe('h();\ng();\nh();\n');
+    expect(applyPatches(dup, [p('x.ts', 'f();', 'h();')]).results[0]).toMatchObject({
+      code: 'patch_ambiguous_find',
+      matchLines: [1, 3],
+    });
+    expect(applyPatches(dup, [p('x.ts', 'f();', 'h();', { occurrence: 2 })]).contents.get('x.ts')).toBe(
+      'f();\ng();\nh();\n',
+    );
+    expect(applyPatches(dup, [p('x.ts', 'f();', 'h();', { replace_all: true })]).contents.get('x.ts')).toBe(
+      'h();\ng();\nh();\n',
+    );
   });
 
   it('refuses a patch whose span swallows an earlier deletion point', () => {

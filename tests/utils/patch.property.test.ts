@@ -15,24 +15,35 @@ const RUNS = { numRuns: 200 };
 const lineArb = fc
   .tuple(
     fc.constantFrom('', '  ', '    ', '\t', '\t\t'),
-    fc.array(fc.constantFrom('let', 'x', 'y', 'return', 'foo(bar)', '=', '+', '1', 'if', '{', '}', "'s'", '$&', '// note'), { minLength: 1, maxLength: 6 }),
+    fc.array(
+      fc.constantFrom('let', 'x', 'y', 'return', 'foo(bar)', '=', '+', '1', 'if', '{', '}', "'s'", '$&', '// note'),
+      { minLength: 1, maxLength: 6 },
+    ),
     fc.constantFrom('', ';', ' {', ','),
   )
   .map(([indent, words, end]) => indent + words.join(' ') + end);
 
-const fileArb = fc.array(fc.oneof({ weight: 6, arbitrary: lineArb }, { weight: 1, arbitrary: fc.constant('') }), { minLength: 1, maxLength: 40 });
+const fileArb = fc.array(fc.oneof({ weight: 6, arbitrary: lineArb }, { weight: 1, arbitrary: fc.constant('') }), {
+  minLength: 1,
+  maxLength: 40,
+});
 
 /** A file, a block of its lines (as find) and new text for it. */
-const editArb = fileArb.chain((lines) =>
-  fc
-    .tuple(fc.nat(lines.length - 1), fc.integer({ min: 1, max: 6 }), fc.array(lineArb, { minLength: 0, maxLength: 5 }))
-    .map(([start, len, newLines]) => ({
-      lines,
-      start,
-      end: Math.min(lines.length, start + len),
-      replace: newLines.map((l) => `${l} /*new*/`).join('\n'),
-    })),
-)
+const editArb = fileArb
+  .chain((lines) =>
+    fc
+      .tuple(
+        fc.nat(lines.length - 1),
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(lineArb, { minLength: 0, maxLength: 5 }),
+      )
+      .map(([start, len, newLines]) => ({
+        lines,
+        start,
+        end: Math.min(lines.length, start + len),
+        replace: newLines.map((l) => `${l} /*new*/`).join('\n'),
+      })),
+  )
   // Blank lines at the edges of find are a separate rule (patch_ambiguous_blank_edge), tested by example.
   // (Filtered outside `chain`: inside, a file of only blank lines could never pass.)
   .filter(({ lines, start, end }) => lines[start] !== '' && lines[end - 1] !== '');
@@ -65,33 +76,47 @@ describe('patch engine properties', () => {
 
   it('a find that occurs in two places is always refused as ambiguous', () => {
     fc.assert(
-      fc.property(fileArb, fc.array(lineArb, { minLength: 1, maxLength: 4 }), fc.nat(), fc.nat(), (lines, block, i, j) => {
-        const [a, b] = [i % (lines.length + 1), j % (lines.length + 1)].sort((x, y) => x - y) as [number, number];
-        const copy = [...lines.slice(0, a), ...block, ...lines.slice(a, b), ...block, ...lines.slice(b)];
-        const content = copy.join('\n');
-        const find = block.join('\n');
-        fc.pre(find.trim() !== '');
-        const r = applyPatch(content, find, 'replacement();');
-        expect(r.applied).toBe(false);
-        expect(r.code).toBe('patch_ambiguous_find');
-        expect(r.matchCount).toBeGreaterThanOrEqual(2);
-        expect(r.newContent).toBeUndefined();
-      }),
+      fc.property(
+        fileArb,
+        fc.array(lineArb, { minLength: 1, maxLength: 4 }),
+        fc.nat(),
+        fc.nat(),
+        (lines, block, i, j) => {
+          const [a, b] = [i % (lines.length + 1), j % (lines.length + 1)].sort((x, y) => x - y) as [number, number];
+          const copy = [...lines.slice(0, a), ...block, ...lines.slice(a, b), ...block, ...lines.slice(b)];
+          const content = copy.join('\n');
+          const find = block.join('\n');
+          fc.pre(find.trim() !== '');
+          const r = applyPatch(content, find, 'replacement();');
+          expect(r.applied).toBe(false);
+          expect(r.code).toBe('patch_ambiguous_find');
+          expect(r.matchCount).toBeGreaterThanOrEqual(2);
+          expect(r.newContent).toBeUndefined();
+        },
+      ),
       RUNS,
     );
   });
 
   it('the same block at two indentations is refused when find matches neither exactly', () => {
     fc.assert(
-      fc.property(fc.array(lineArb, { minLength: 2, maxLength: 4 }), fc.array(lineArb, { maxLength: 5 }), (block, middle) => {
-        const body = block.map((l) => l.trimStart());
-        fc.pre(body.join('').replace(/\s/g, '').length >= 10 && body.every((l) => l !== ''));
-        const content = [...body.map((l) => `  ${l}`), ...middle.map((l) => `x${l}`), ...body.map((l) => `      ${l}`)].join('\n');
-        const find = body.map((l) => `   ${l}`).join('\n');
-        const r = applyPatch(content, find, 'other();');
-        expect(r.applied).toBe(false);
-        expect(r.code).toBe('patch_ambiguous_find');
-      }),
+      fc.property(
+        fc.array(lineArb, { minLength: 2, maxLength: 4 }),
+        fc.array(lineArb, { maxLength: 5 }),
+        (block, middle) => {
+          const body = block.map((l) => l.trimStart());
+          fc.pre(body.join('').replace(/\s/g, '').length >= 10 && body.every((l) => l !== ''));
+          const content = [
+            ...body.map((l) => `  ${l}`),
+            ...middle.map((l) => `x${l}`),
+            ...body.map((l) => `      ${l}`),
+          ].join('\n');
+          const find = body.map((l) => `   ${l}`).join('\n');
+          const r = applyPatch(content, find, 'other();');
+          expect(r.applied).toBe(false);
+          expect(r.code).toBe('patch_ambiguous_find');
+        },
+      ),
       RUNS,
     );
   });
@@ -143,11 +168,17 @@ const styledFileArb = fc.constantFrom<'spaces' | 'tabs'>('spaces', 'tabs').chain
   const line = fc
     .tuple(
       fc.constantFrom(...indents),
-      fc.array(fc.constantFrom('let', 'x', 'y', 'return', 'foo(bar)', '=', '+', '1', 'if', '{', '}', "'s'", 'a=b', '// it’s'), { minLength: 1, maxLength: 5 }),
+      fc.array(
+        fc.constantFrom('let', 'x', 'y', 'return', 'foo(bar)', '=', '+', '1', 'if', '{', '}', "'s'", 'a=b', '// it’s'),
+        { minLength: 1, maxLength: 5 },
+      ),
       fc.constantFrom('', ';', ' {', ',', '  '),
     )
     .map(([indent, words, end]) => indent + words.join(' ') + end);
-  return fc.array(fc.oneof({ weight: 6, arbitrary: line }, { weight: 1, arbitrary: fc.constant('') }), { minLength: 2, maxLength: 30 });
+  return fc.array(fc.oneof({ weight: 6, arbitrary: line }, { weight: 1, arbitrary: fc.constant('') }), {
+    minLength: 2,
+    maxLength: 30,
+  });
 });
 
 type Drift = 'trailing' | 'shift' | 'dedent' | 'tabs' | 'quotes' | 'uneven' | 'blank' | 'blankBoth' | 'shiftTrailing';
@@ -185,7 +216,17 @@ describe('drifted edits: the intended bytes or a refusal, never other bytes', ()
         fc.nat(),
         fc.integer({ min: 2, max: 6 }),
         fc.array(fc.constantFrom('keep', 'keep', 'change', 'delete', 'insert'), { minLength: 6, maxLength: 6 }),
-        fc.constantFrom<Drift>('trailing', 'shift', 'dedent', 'tabs', 'quotes', 'uneven', 'blank', 'blankBoth', 'shiftTrailing'),
+        fc.constantFrom<Drift>(
+          'trailing',
+          'shift',
+          'dedent',
+          'tabs',
+          'quotes',
+          'uneven',
+          'blank',
+          'blankBoth',
+          'shiftTrailing',
+        ),
         fc.boolean(),
         (lines, at, len, ops, drift, crlf) => {
           const start = at % lines.length;
@@ -207,7 +248,8 @@ describe('drifted edits: the intended bytes or a refusal, never other bytes', ()
           // (Deleting every line of find leaves its last line break: a different, tested rule.)
           fc.pre(intended.length > 0 && intended.join('\n') !== block.join('\n'));
           // Blank lines left out of find (and, for blankBoth, out of replace too).
-          const dropBlank = (ls: string[]) => (drift === 'blank' || drift === 'blankBoth' ? ls.filter((l) => l.trim() !== '') : ls);
+          const dropBlank = (ls: string[]) =>
+            drift === 'blank' || drift === 'blankBoth' ? ls.filter((l) => l.trim() !== '') : ls;
           const find = dropBlank(block.map((l, k) => drifted(l, drift, true, k))).join('\n');
           const replaceLines = intended.map((l, k) => drifted(l, drift, false, k));
           const replace = (drift === 'blankBoth' ? dropBlank(replaceLines) : replaceLines).join('\n');
@@ -226,20 +268,38 @@ describe('drifted edits: the intended bytes or a refusal, never other bytes', ()
 
   it('keeps the ending of every untouched line in a file with mixed line endings', () => {
     fc.assert(
-      fc.property(editArb, fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), ({ lines, start, end, replace }, crlfs) => {
-        const eols = lines.map((_, i) => (crlfs[i] ? '\r\n' : '\n'));
-        const content = lines.map((l, i) => l + eols[i]).join('');
-        const block = lines.slice(start, end);
-        // Keep the first line of the block, change the rest: the kept line keeps its own ending.
-        const find = block.join('\n');
-        const repl = [block[0]!, ...(replace === '' ? [] : replace.split('\n'))].join('\n');
-        fc.pre(find.trim().length >= 10 && countOf(lines.join('\n'), find) === 1 && replace !== '' && repl !== find);
-        const r = applyPatch(content, find, repl);
-        fc.pre(r.applied);
-        const out = r.newContent!;
-        expect(out.startsWith(lines.slice(0, start + 1).map((l, i) => l + eols[i]).join(''))).toBe(true);
-        expect(out.endsWith(lines.slice(end).map((l, i) => l + eols[end + i]).join(''))).toBe(true);
-      }),
+      fc.property(
+        editArb,
+        fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+        ({ lines, start, end, replace }, crlfs) => {
+          const eols = lines.map((_, i) => (crlfs[i] ? '\r\n' : '\n'));
+          const content = lines.map((l, i) => l + eols[i]).join('');
+          const block = lines.slice(start, end);
+          // Keep the first line of the block, change the rest: the kept line keeps its own ending.
+          const find = block.join('\n');
+          const repl = [block[0]!, ...(replace === '' ? [] : replace.split('\n'))].join('\n');
+          fc.pre(find.trim().length >= 10 && countOf(lines.join('\n'), find) === 1 && replace !== '' && repl !== find);
+          const r = applyPatch(content, find, repl);
+          fc.pre(r.applied);
+          const out = r.newContent!;
+          expect(
+            out.startsWith(
+              lines
+                .slice(0, start + 1)
+                .map((l, i) => l + eols[i])
+                .join(''),
+            ),
+          ).toBe(true);
+          expect(
+            out.endsWith(
+              lines
+                .slice(end)
+                .map((l, i) => l + eols[end + i])
+                .join(''),
+            ),
+          ).toBe(true);
+        },
+      ),
       RUNS,
     );
   });

@@ -24,7 +24,14 @@ const js = [
 describe('exact pass', () => {
   it('replaces a unique find and reports its lines', () => {
     const r = applyPatch(js, '  return a + b;', '  return a - b;');
-    expect(r).toMatchObject({ applied: true, strategy: 'exact', startLine: 2, endLine: 2, replacements: 1, matchCount: 1 });
+    expect(r).toMatchObject({
+      applied: true,
+      strategy: 'exact',
+      startLine: 2,
+      endLine: 2,
+      replacements: 1,
+      matchCount: 1,
+    });
     expect(r.newContent).toBe(js.replace('a + b', 'a - b'));
   });
 
@@ -88,14 +95,22 @@ describe('trailing_whitespace pass', () => {
 
 describe('unicode_folded pass', () => {
   it('folds curly quotes, dashes and non-breaking spaces in find', () => {
-    const r = applyPatch(js, '  const msg = \u2018hello\u00A0\u2019 + name;\n  console.log(msg);', "  const msg = 'hi ' + name;\n  console.log(msg);");
+    const r = applyPatch(
+      js,
+      '  const msg = \u2018hello\u00A0\u2019 + name;\n  console.log(msg);',
+      "  const msg = 'hi ' + name;\n  console.log(msg);",
+    );
     expect(r).toMatchObject({ applied: true, strategy: 'unicode_folded', startLine: 6 });
     expect(r.newContent).toContain("const msg = 'hi ' + name;");
   });
 
-  it('keeps the file\'s typographic characters on lines the patch does not change', () => {
+  it("keeps the file's typographic characters on lines the patch does not change", () => {
     const content = 'const title = \u201CHello\u201D; // greeting\nconst count = 1;\nconst done = false;\n';
-    const r = applyPatch(content, 'const title = "Hello"; // greeting\nconst count = 1;', 'const title = "Hello"; // greeting\nconst count = 2;');
+    const r = applyPatch(
+      content,
+      'const title = "Hello"; // greeting\nconst count = 1;',
+      'const title = "Hello"; // greeting\nconst count = 2;',
+    );
     expect(r).toMatchObject({ applied: true, strategy: 'unicode_folded' });
     expect(r.newContent).toBe('const title = \u201CHello\u201D; // greeting\nconst count = 2;\nconst done = false;\n');
   });
@@ -111,23 +126,33 @@ describe('indent_relative pass', () => {
   });
 
   it('matches tabs in find against a space-indented file and writes spaces', () => {
-    const find = 'function greet(name) {\n\tconst msg = \'hello \' + name;\n\tconsole.log(msg);';
-    const replace = 'function greet(name) {\n\tconst msg = \'hello \' + name;\n\tif (msg) {\n\t\tconsole.log(msg);\n\t}';
+    const find = "function greet(name) {\n\tconst msg = 'hello ' + name;\n\tconsole.log(msg);";
+    const replace = "function greet(name) {\n\tconst msg = 'hello ' + name;\n\tif (msg) {\n\t\tconsole.log(msg);\n\t}";
     const r = applyPatch(js, find, replace);
     expect(r).toMatchObject({ applied: true, strategy: 'indent_relative' });
-    expect(r.newContent).toContain("  const msg = 'hello ' + name;\n  if (msg) {\n    console.log(msg);\n  }\n  return msg;");
+    expect(r.newContent).toContain(
+      "  const msg = 'hello ' + name;\n  if (msg) {\n    console.log(msg);\n  }\n  return msg;",
+    );
   });
 
   it('matches spaces in find against a tab-indented file and writes tabs', () => {
     const content = 'class A {\n\tm() {\n\t\treturn 1;\n\t}\n}\n';
-    const r = applyPatch(content, '    m() {\n        return 1;\n    }', '    m() {\n        const v = 1;\n        return v;\n    }');
+    const r = applyPatch(
+      content,
+      '    m() {\n        return 1;\n    }',
+      '    m() {\n        const v = 1;\n        return v;\n    }',
+    );
     expect(r).toMatchObject({ applied: true, strategy: 'indent_relative' });
     expect(r.newContent).toBe('class A {\n\tm() {\n\t\tconst v = 1;\n\t\treturn v;\n\t}\n}\n');
   });
 
   it('refuses when a new line has no certain spelling in a tab file', () => {
     const content = 'class A {\n\tm() {\n\t\treturn 1;\n\t}\n}\n';
-    const r = applyPatch(content, '    m() {\n        return 1;\n    }', '    m() {\n      odd();\n        return 1;\n    }');
+    const r = applyPatch(
+      content,
+      '    m() {\n        return 1;\n    }',
+      '    m() {\n      odd();\n        return 1;\n    }',
+    );
     expect(r).toMatchObject({ applied: false, code: 'patch_ambiguous_indent' });
   });
 });
@@ -135,7 +160,11 @@ describe('indent_relative pass', () => {
 describe('indentation frames', () => {
   it('takes a uniform extra prefix off new lines, tabs included', () => {
     const content = 'func a() {\n\tx := 1\n\treturn x\n}\n';
-    const r = applyPatch(content, '  func a() {\n  \tx := 1', '  func a() {\n  \tx := 1\n  \tif x > 0 {\n  \t\tx++\n  \t}');
+    const r = applyPatch(
+      content,
+      '  func a() {\n  \tx := 1',
+      '  func a() {\n  \tx := 1\n  \tif x > 0 {\n  \t\tx++\n  \t}',
+    );
     expect(r).toMatchObject({ applied: true, strategy: 'indent_relative' });
     expect(r.newContent).toBe('func a() {\n\tx := 1\n\tif x > 0 {\n\t\tx++\n\t}\n\treturn x\n}\n');
   });
@@ -149,8 +178,8 @@ describe('indentation frames', () => {
 
 describe('trimmed_lines pass', () => {
   it('matches when one line has the wrong indentation', () => {
-    const find = 'function greet(name) {\n  const msg = \'hello \' + name;\n      console.log(msg);';
-    const r = applyPatch(js, find, 'function greet(name) {\n  const msg = \'hey \' + name;\n  console.log(msg);');
+    const find = "function greet(name) {\n  const msg = 'hello ' + name;\n      console.log(msg);";
+    const r = applyPatch(js, find, "function greet(name) {\n  const msg = 'hey ' + name;\n  console.log(msg);");
     expect(r).toMatchObject({ applied: true, strategy: 'trimmed_lines', startLine: 5, endLine: 7 });
     expect(r.newContent).toContain("  const msg = 'hey ' + name;\n  console.log(msg);\n  return msg;");
   });
@@ -165,7 +194,17 @@ describe('blank_lines_ignored pass', () => {
 });
 
 describe('elision pass', () => {
-  const py = ['def a():', '    x = 1', '    y = 2', '    z = 3', '    return x', '', 'def b():', '    return 2', ''].join('\n');
+  const py = [
+    'def a():',
+    '    x = 1',
+    '    y = 2',
+    '    z = 3',
+    '    return x',
+    '',
+    'def b():',
+    '    return 2',
+    '',
+  ].join('\n');
 
   it('anchors both ends and replaces the whole span when replace has no marker', () => {
     const r = applyPatch(py, 'def a():\n    ...\n    return x', 'def a():\n    return 1');
@@ -175,7 +214,9 @@ describe('elision pass', () => {
 
   it('keeps the elided middle verbatim when replace repeats the marker', () => {
     const r = applyPatch(py, 'def a():\n    ...\n    return x', 'def a(v):\n    ...\n    return x + v');
-    expect(r.newContent).toBe('def a(v):\n    x = 1\n    y = 2\n    z = 3\n    return x + v\n\ndef b():\n    return 2\n');
+    expect(r.newContent).toBe(
+      'def a(v):\n    x = 1\n    y = 2\n    z = 3\n    return x + v\n\ndef b():\n    return 2\n',
+    );
   });
 
   it('refuses an elision with nothing quoted before the marker', () => {
@@ -197,7 +238,11 @@ describe('elision pass', () => {
 
   it('never picks one of several spans by how much the replacement resembles it', () => {
     const two = 'def a():\n    p = compute_first()\n    return x\n\ndef a():\n    q = compute_second()\n    return x\n';
-    const r = applyPatch(two, 'def a():\n    ...\n    return x', 'def a():\n    q = compute_second()\n    log(q)\n    return x');
+    const r = applyPatch(
+      two,
+      'def a():\n    ...\n    return x',
+      'def a():\n    q = compute_second()\n    log(q)\n    return x',
+    );
     expect(r).toMatchObject({ applied: false, code: 'patch_ambiguous_find', strategy: 'elision' });
   });
 });
@@ -218,15 +263,27 @@ describe('refusals', () => {
   it('refuses an ambiguous exact find with the count and every line', () => {
     const content = 'a();\nb();\na();\nc();\na();\n';
     const r = applyPatch(content, 'a();', 'z();');
-    expect(r).toMatchObject({ applied: false, code: 'patch_ambiguous_find', strategy: 'exact', matchCount: 3, matchLines: [1, 3, 5] });
+    expect(r).toMatchObject({
+      applied: false,
+      code: 'patch_ambiguous_find',
+      strategy: 'exact',
+      matchCount: 3,
+      matchLines: [1, 3, 5],
+    });
     expect(r.error).toContain('3 places');
     expect(r.error).toContain('1, 3, 5');
   });
 
   it('counts locations, not texts: a block at two indentations is ambiguous', () => {
-    const content = 'if (a) {\n  doThing(one);\n  doThing(two);\n}\nif (b) {\n    doThing(one);\n    doThing(two);\n}\n';
+    const content =
+      'if (a) {\n  doThing(one);\n  doThing(two);\n}\nif (b) {\n    doThing(one);\n    doThing(two);\n}\n';
     const r = applyPatch(content, '      doThing(one);\n      doThing(two);', 'x();');
-    expect(r).toMatchObject({ applied: false, code: 'patch_ambiguous_find', strategy: 'indent_relative', matchLines: [2, 6] });
+    expect(r).toMatchObject({
+      applied: false,
+      code: 'patch_ambiguous_find',
+      strategy: 'indent_relative',
+      matchLines: [2, 6],
+    });
   });
 
   it('never falls through to a looser pass after an ambiguous one', () => {
@@ -255,7 +312,11 @@ describe('refusals', () => {
   });
 
   it('empty find only fills a new or empty file', () => {
-    expect(applyPatch('', '', 'hello\n')).toMatchObject({ applied: true, newContent: 'hello\n', strategy: 'empty_file' });
+    expect(applyPatch('', '', 'hello\n')).toMatchObject({
+      applied: true,
+      newContent: 'hello\n',
+      strategy: 'empty_file',
+    });
     expect(applyPatch('\uFEFF', '', 'x')).toMatchObject({ applied: true, newContent: '\uFEFFx' });
     expect(applyPatch('existing\n', '', 'hello\n')).toMatchObject({ applied: false, code: 'patch_empty_find' });
   });
@@ -292,13 +353,18 @@ describe('occurrence and replaceAll', () => {
   });
 
   it('refuses an occurrence past the last match', () => {
-    expect(applyPatch(content, 'log(1);', 'x', { occurrence: 3 })).toMatchObject({ applied: false, code: 'patch_occurrence_out_of_range' });
+    expect(applyPatch(content, 'log(1);', 'x', { occurrence: 3 })).toMatchObject({
+      applied: false,
+      code: 'patch_occurrence_out_of_range',
+    });
   });
 
   it('refuses invalid options', () => {
     expect(applyPatch(content, 'log(1);', 'x', { occurrence: 0 })).toMatchObject({ code: 'patch_invalid_options' });
     expect(applyPatch(content, 'log(1);', 'x', { occurrence: 1.5 })).toMatchObject({ code: 'patch_invalid_options' });
-    expect(applyPatch(content, 'log(1);', 'x', { occurrence: 1, replaceAll: true })).toMatchObject({ code: 'patch_invalid_options' });
+    expect(applyPatch(content, 'log(1);', 'x', { occurrence: 1, replaceAll: true })).toMatchObject({
+      code: 'patch_invalid_options',
+    });
   });
 
   it('writes $ patterns literally in every replaced place', () => {
@@ -307,6 +373,9 @@ describe('occurrence and replaceAll', () => {
   });
 
   it('refuses replaceAll when the matches overlap', () => {
-    expect(applyPatch('aaaa', 'aa', 'b', { replaceAll: true })).toMatchObject({ applied: false, code: 'patch_overlapping_matches' });
+    expect(applyPatch('aaaa', 'aa', 'b', { replaceAll: true })).toMatchObject({
+      applied: false,
+      code: 'patch_overlapping_matches',
+    });
   });
 });

@@ -15,31 +15,70 @@ const op = (file: string): PatchOp => ({ file, operation: 'replace', find: 'a', 
 
 describe('control paths by name', () => {
   it.each([
-    '.git/config', '.git/hooks/pre-commit', 'vendor/lib/.git/config', 'sub/.git', '.GIT/config', '.Git/HEAD',
-    '.git./config', '.git /config', 'git~1/config', '.g\u200cit/config', '.hg/hgrc', '.svn/entries', '.bzr/x', '.jj/repo/x',
-    '.clawcode/settings.json', 'packages/a/.clawcode/settings.json', 'node_modules/.bin/tsc', 'a/node_modules/.bin/x',
-    '.venv/bin/activate', 'venv/bin/python', 'py/.venv/lib/python3.11/site-packages/x.pth', 'env/pyvenv.cfg',
+    '.git/config',
+    '.git/hooks/pre-commit',
+    'vendor/lib/.git/config',
+    'sub/.git',
+    '.GIT/config',
+    '.Git/HEAD',
+    '.git./config',
+    '.git /config',
+    'git~1/config',
+    '.g\u200cit/config',
+    '.hg/hgrc',
+    '.svn/entries',
+    '.bzr/x',
+    '.jj/repo/x',
+    '.clawcode/settings.json',
+    'packages/a/.clawcode/settings.json',
+    'node_modules/.bin/tsc',
+    'a/node_modules/.bin/x',
+    '.venv/bin/activate',
+    'venv/bin/python',
+    'py/.venv/lib/python3.11/site-packages/x.pth',
+    'env/pyvenv.cfg',
   ])('%j is a control path', (p) => expect(controlReason(p)).toBeDefined());
 
-  it.each(['.gitignore', '.github/workflows/ci.yml', 'src/git.ts', 'docs/.gitkeep', 'node_modules/x/index.js', 'venv.md', 'src/venv.ts', '.gitmodules'])(
-    '%j is not a control path',
-    (p) => expect(controlReason(p)).toBeUndefined(),
-  );
+  it.each([
+    '.gitignore',
+    '.github/workflows/ci.yml',
+    'src/git.ts',
+    'docs/.gitkeep',
+    'node_modules/x/index.js',
+    'venv.md',
+    'src/venv.ts',
+    '.gitmodules',
+  ])('%j is not a control path', (p) => expect(controlReason(p)).toBeUndefined());
 });
 
 describe('secret paths: one rule for context and plans', () => {
   it('the scanner and the plan checks use the same rule', () => {
-    for (const p of ['.aws/config', '.docker/config.json', '.gnupg/pubring.kbx', '.env.example', '.envrc', 'x.tfstate', 'src/a.ts']) {
+    for (const p of [
+      '.aws/config',
+      '.docker/config.json',
+      '.gnupg/pubring.kbx',
+      '.env.example',
+      '.envrc',
+      'x.tfstate',
+      'src/a.ts',
+    ]) {
       expect(secretsIsSecretPath(p), p).toBe(isSecretPath(p));
     }
   });
 
-  it.each(['.aws/config', '.docker/config.json', '.gnupg/pubring.kbx', '.envrc', 'infra/prod.tfstate', '.kube/config', '_netrc', 'id_rsa_old'])(
-    '%j is a secret',
-    (p) => expect(isSecretPath(p)).toBe(true),
-  );
-  it.each(['.env.example', '.env.sample', '.env.template', 'app/.env.local.example', '.docker/Dockerfile'])('%j is not a secret', (p) =>
-    expect(isSecretPath(p)).toBe(false),
+  it.each([
+    '.aws/config',
+    '.docker/config.json',
+    '.gnupg/pubring.kbx',
+    '.envrc',
+    'infra/prod.tfstate',
+    '.kube/config',
+    '_netrc',
+    'id_rsa_old',
+  ])('%j is a secret', (p) => expect(isSecretPath(p)).toBe(true));
+  it.each(['.env.example', '.env.sample', '.env.template', 'app/.env.local.example', '.docker/Dockerfile'])(
+    '%j is not a secret',
+    (p) => expect(isSecretPath(p)).toBe(false),
   );
 });
 
@@ -122,7 +161,12 @@ describe('one answer per path across scanner, plan checks and journal', () => {
     for (const [rel, target] of Object.entries(symlinks)) await symlink(target, path.join(root, rel));
     execFileSync('mkfifo', [path.join(root, 'pipe')]);
     const scan = await scanProject(root, { readContent: true });
-    const context = await buildContext({ rootDir: root, task: 'text', budgetChars: 200_000, homeDir: path.join(base, 'home') });
+    const context = await buildContext({
+      rootDir: root,
+      task: 'text',
+      budgetChars: 200_000,
+      homeDir: path.join(base, 'home'),
+    });
     scanned = {
       listed: new Set(scan.fileList),
       skipped: new Map(scan.skipped.map((s) => [s.path, s.reason])),
@@ -149,8 +193,17 @@ describe('one answer per path across scanner, plan checks and journal', () => {
     }
     expect(scanned.listed.has(rel), 'scanner withholds it').toBe(false);
     expect(scanned.sent.has(rel), 'context never sends it').toBe(false);
-    const code = { secret: 'path_secret', control: 'path_control', outside: 'path_symlink_escape', binary: 'path_binary', not_file: 'path_not_file' }[expected];
-    expect(planIssues.map((i) => i.code), 'plan check refuses it').toEqual([code]);
+    const code = {
+      secret: 'path_secret',
+      control: 'path_control',
+      outside: 'path_symlink_escape',
+      binary: 'path_binary',
+      not_file: 'path_not_file',
+    }[expected];
+    expect(
+      planIssues.map((i) => i.code),
+      'plan check refuses it',
+    ).toEqual([code]);
     expect(journal, 'journal refuses it').toMatch(/^Refusing to write/);
     expect(policy).toMatchObject({ ok: false, code });
     // Where the scanner saw the file at all, it says why it held it back (folders like .git are never walked).

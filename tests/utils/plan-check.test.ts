@@ -40,12 +40,23 @@ describe('normalizePlanPath', () => {
 });
 
 describe('isSecretPath', () => {
-  it.each(['.env', '.env.local', 'config/.env.production', 'certs/server.pem', 'tls.key', 'id_rsa', 'id_rsa.pub', 'id_ed25519', '.aws/credentials', 'home/.ssh/config', '.npmrc', '.netrc'])(
-    'treats %s as secret',
-    (p) => expect(isSecretPath(p)).toBe(true),
-  );
-  it.each(['src/env.ts', 'environment.md', 'keyboard.ts', 'src/keys.ts', 'docs/credentials-guide.md', 'monkey.js'])('does not treat %s as secret', (p) =>
-    expect(isSecretPath(p)).toBe(false),
+  it.each([
+    '.env',
+    '.env.local',
+    'config/.env.production',
+    'certs/server.pem',
+    'tls.key',
+    'id_rsa',
+    'id_rsa.pub',
+    'id_ed25519',
+    '.aws/credentials',
+    'home/.ssh/config',
+    '.npmrc',
+    '.netrc',
+  ])('treats %s as secret', (p) => expect(isSecretPath(p)).toBe(true));
+  it.each(['src/env.ts', 'environment.md', 'keyboard.ts', 'src/keys.ts', 'docs/credentials-guide.md', 'monkey.js'])(
+    'does not treat %s as secret',
+    (p) => expect(isSecretPath(p)).toBe(false),
   );
 });
 
@@ -132,7 +143,12 @@ describe('checkPlanPaths', () => {
 
   it('refuses secret files even when they do not exist yet', async () => {
     await writeFile(path.join(root, '.env'), 'TOKEN=x\n');
-    const issues = await checkPlanPaths(root, [op('.env'), op('config/.env.local'), op('keys/server.pem'), op('deploy/id_rsa')]);
+    const issues = await checkPlanPaths(root, [
+      op('.env'),
+      op('config/.env.local'),
+      op('keys/server.pem'),
+      op('deploy/id_rsa'),
+    ]);
     expect(issues.map((i) => i.code)).toEqual(['path_secret', 'path_secret', 'path_secret', 'path_secret']);
   });
 

@@ -12,6 +12,8 @@ describe('escapeControls', () => {
   });
 
   it('the colour-keeping variant keeps SGR sequences only', () => {
-    expect(escapeControlsKeepColor('\u001b[32mok\u001b[39m \u001b[2K\u001b]0;t\u0007')).toBe('\u001b[32mok\u001b[39m \\x1b[2K\\x1b]0;t\\x07');
+    expect(escapeControlsKeepColor('\u001b[32mok\u001b[39m \u001b[2K\u001b]0;t\u0007')).toBe(
+      '\u001b[32mok\u001b[39m \\x1b[2K\\x1b]0;t\\x07',
+    );
   });
 });

@@ -3,18 +3,51 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { DiskWriteError, fsyncDirs, writeFileDurable, type ChunkWriter } from '../durable-write.js';
 import { IoError, PatchApplyError, UsageError } from '../errors.js';
 import {
-  ensureDir, errorMessage, isErrno, JOURNAL_FILE_MODE, listRuns, newRunId, readIfExists, readManifest,
-  pruneRuns, removeCreatedDirs, removeStrayTempFiles, resolveInsideRoot, runDirFor, sha256, writeManifest, writePreImage,
+  ensureDir,
+  errorMessage,
+  isErrno,
+  JOURNAL_FILE_MODE,
+  listRuns,
+  newRunId,
+  readIfExists,
+  readManifest,
+  pruneRuns,
+  removeCreatedDirs,
+  removeStrayTempFiles,
+  resolveInsideRoot,
+  runDirFor,
+  sha256,
+  writeManifest,
+  writePreImage,
   type RunRecord,
 } from './store.js';
 
 export {
-  canonicalRoot, listRuns, PathEscapeError, pruneRuns, RunNotFoundError, newRunId, projectRunsDir, resolveInsideRoot,
-  type RunFileRecord, type RunRecord, type RunStatus, type RunUndoInfo, type RunUndoPlan,
+  canonicalRoot,
+  listRuns,
+  PathEscapeError,
+  pruneRuns,
+  RunNotFoundError,
+  newRunId,
+  projectRunsDir,
+  resolveInsideRoot,
+  type RunFileRecord,
+  type RunRecord,
+  type RunStatus,
+  type RunUndoInfo,
+  type RunUndoPlan,
 } from './store.js';
 export {
-  findInterruptedUndos, finishInterruptedUndo, previewUndo, undoRun, UndoConflictError,
-  type UndoConflict, type UndoConflictKind, type UndoOptions, type UndoPreview, type UndoResult,
+  findInterruptedUndos,
+  finishInterruptedUndo,
+  previewUndo,
+  undoRun,
+  UndoConflictError,
+  type UndoConflict,
+  type UndoConflictKind,
+  type UndoOptions,
+  type UndoPreview,
+  type UndoResult,
 } from './undo.js';
 
 /** One file a run writes. */
@@ -93,7 +126,8 @@ interface Target {
  */
 export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
   const { changes, meta } = options;
-  if (changes.length === 0) throw new UsageError('Nothing to apply: the run has no file changes', { code: 'nothing_to_apply' });
+  if (changes.length === 0)
+    throw new UsageError('Nothing to apply: the run has no file changes', { code: 'nothing_to_apply' });
   const realRoot = await realpath(resolve(options.rootDir)).catch((cause: unknown) => {
     throw new IoError(`Project folder ${options.rootDir} is not readable`, { cause });
   });
@@ -115,9 +149,18 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
   const runDir = runDirFor(realRoot, runId, options.homeDir);
   const now = new Date().toISOString();
   const record: RunRecord = {
-    version: 1, runId, rootDir: realRoot, task: meta.task, provider: meta.provider, model: meta.model,
-    createdAt: now, updatedAt: now, status: 'applying', files: [],
-    createdDirs: await missingDirs(realRoot, targets), runDir,
+    version: 1,
+    runId,
+    rootDir: realRoot,
+    task: meta.task,
+    provider: meta.provider,
+    model: meta.model,
+    createdAt: now,
+    updatedAt: now,
+    status: 'applying',
+    files: [],
+    createdDirs: await missingDirs(realRoot, targets),
+    runDir,
   };
   try {
     await ensureDir(runDir);
@@ -128,8 +171,12 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
         await writeFileDurable(join(runDir, preImage), t.current, { mode: JOURNAL_FILE_MODE, syncFolder: false });
       }
       record.files.push({
-        path: t.rel, beforeHash: t.current === null ? null : sha256(t.current),
-        afterHash: sha256(t.change.after), created: t.current === null, mode: t.mode, preImage,
+        path: t.rel,
+        beforeHash: t.current === null ? null : sha256(t.current),
+        afterHash: sha256(t.change.after),
+        created: t.current === null,
+        mode: t.mode,
+        preImage,
       });
     }
     await writeManifest(record);
@@ -138,10 +185,13 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
     if (cause instanceof DiskWriteError) {
       throw new IoError(`${cause.problem} while writing the run journal in ${runDir}: nothing was changed`, {
-        code: cause.code, cause,
+        code: cause.code,
+        cause,
       });
     }
-    throw new IoError(`Could not write the run journal in ${runDir}: ${errorMessage(cause)}; nothing was written`, { cause });
+    throw new IoError(`Could not write the run journal in ${runDir}: ${errorMessage(cause)}; nothing was written`, {
+      cause,
+    });
   }
 
   const startedMs = Date.now();
@@ -153,7 +203,9 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
       if (!sameBytes(now, t.change.before)) throw new StaleFileError([t.rel]);
       await mkdir(dirname(t.abs), { recursive: true });
       await writeFileDurable(t.abs, Buffer.from(t.change.after, 'utf8'), {
-        mode: t.mode ?? undefined, write: options.writeChunk, syncFolder: false,
+        mode: t.mode ?? undefined,
+        write: options.writeChunk,
+        syncFolder: false,
       });
       options.onWrite?.(record.files[index]?.path ?? t.rel);
     }
@@ -171,7 +223,8 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
       await restoreRun(realRoot, record, startedMs);
     } catch (rollbackError) {
       throw new IoError(`Failed while ${step} and could not roll back: ${errorMessage(rollbackError)}`, {
-        code: 'rollback_failed', cause,
+        code: 'rollback_failed',
+        cause,
         hint: `The journal is kept in ${runDir}; the next clawcode start in this project offers to roll it back.`,
       });
     }
@@ -185,7 +238,10 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
       const rel = targets.find((t) => t.abs === cause.path)?.rel ?? cause.path;
       throw new IoError(`${cause.problem} while writing ${rel}: nothing was changed`, { code: cause.code, cause });
     }
-    throw new IoError(`Failed while ${step}: ${errorMessage(cause)}; every file was restored`, { code: 'apply_failed', cause });
+    throw new IoError(`Failed while ${step}: ${errorMessage(cause)}; every file was restored`, {
+      code: 'apply_failed',
+      cause,
+    });
   }
   // Best effort: a failed prune only leaves old journals behind.
   await pruneRuns(realRoot, { keep: options.keepRuns ?? 100, homeDir: options.homeDir }).catch(() => undefined);
@@ -220,7 +276,11 @@ export interface RollbackResult {
  * @throws UsageError (exit 2) the run is not `applying` (use undo for applied runs)
  * @throws IoError (exit 1) a file could not be restored; the run stays `applying` so it can be retried
  */
-export async function rollbackRun(options: { rootDir: string; runId: string; homeDir?: string }): Promise<RollbackResult> {
+export async function rollbackRun(options: {
+  rootDir: string;
+  runId: string;
+  homeDir?: string;
+}): Promise<RollbackResult> {
   const realRoot = await realpath(resolve(options.rootDir));
   const record = await readManifest(runDirFor(realRoot, options.runId, options.homeDir));
   if (record.status !== 'applying') {
@@ -230,7 +290,10 @@ export async function rollbackRun(options: { rootDir: string; runId: string; hom
   try {
     result = await restoreRun(realRoot, record, Date.parse(record.createdAt));
   } catch (cause) {
-    throw new IoError(`Could not roll back run ${record.runId}: ${errorMessage(cause)}`, { code: 'rollback_failed', cause });
+    throw new IoError(`Could not roll back run ${record.runId}: ${errorMessage(cause)}`, {
+      code: 'rollback_failed',
+      cause,
+    });
   }
   record.status = 'rolled_back';
   record.error ??= 'interrupted while applying';
@@ -274,10 +337,13 @@ async function missingDirs(realRoot: string, targets: readonly Target[]): Promis
   for (const t of targets) {
     let dir = dirname(t.abs);
     while (dir !== realRoot && dir.startsWith(realRoot + sep)) {
-      const exists = await stat(dir).then(() => true, (error: unknown) => {
-        if (isErrno(error, 'ENOENT')) return false;
-        return true; // ENOTDIR and friends: the write will fail and roll back; nothing to remove
-      });
+      const exists = await stat(dir).then(
+        () => true,
+        (error: unknown) => {
+          if (isErrno(error, 'ENOENT')) return false;
+          return true; // ENOTDIR and friends: the write will fail and roll back; nothing to remove
+        },
+      );
       if (exists) break;
       missing.add(relative(realRoot, dir).split(sep).join('/'));
       dir = dirname(dir);

@@ -67,7 +67,10 @@ export async function acquireProjectLock(rootDir: string, options: LockOptions =
   const waitMs = options.waitMs ?? 0;
   const pollMs = options.pollMs ?? 100;
   const owner: LockOwner = {
-    pid: process.pid, hostname: hostname(), since: new Date().toISOString(), rootDir: resolve(rootDir),
+    pid: process.pid,
+    hostname: hostname(),
+    since: new Date().toISOString(),
+    rootDir: resolve(rootDir),
     token: randomBytes(8).toString('hex'),
   };
   const content = JSON.stringify(owner);
@@ -146,7 +149,13 @@ function parseOwner(raw: string): LockOwner | null {
   try {
     const value = JSON.parse(raw) as Partial<LockOwner>;
     if (typeof value.pid === 'number' && typeof value.token === 'string') {
-      return { pid: value.pid, hostname: String(value.hostname ?? ''), since: String(value.since ?? ''), rootDir: String(value.rootDir ?? ''), token: value.token };
+      return {
+        pid: value.pid,
+        hostname: String(value.hostname ?? ''),
+        since: String(value.since ?? ''),
+        rootDir: String(value.rootDir ?? ''),
+        token: value.token,
+      };
     }
   } catch {
     // unreadable lock: treated as stale below

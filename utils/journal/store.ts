@@ -232,7 +232,10 @@ export async function listRuns(rootDir: string, homeDir?: string): Promise<RunRe
  * @param keep  runs to keep, >= 1; `undo` can only reach runs that are kept
  * @returns the removed folder names
  */
-export async function pruneRuns(rootDir: string, options: { keep: number; homeDir?: string; orphanAgeMs?: number }): Promise<string[]> {
+export async function pruneRuns(
+  rootDir: string,
+  options: { keep: number; homeDir?: string; orphanAgeMs?: number },
+): Promise<string[]> {
   const dir = projectRunsDir(await canonicalRoot(rootDir), options.homeDir);
   const names = (await readdir(dir).catch(() => [] as string[])).sort().reverse();
   const removed: string[] = [];
@@ -361,12 +364,17 @@ export async function ensureDir(dir: string): Promise<void> {
  * `syncFolder: false` the caller fsyncs the file's folder afterwards (one fsync per folder for many files).
  */
 export async function writePreImage(
-  record: RunRecord, file: RunFileRecord, abs: string, options: { syncFolder?: boolean } = {},
+  record: RunRecord,
+  file: RunFileRecord,
+  abs: string,
+  options: { syncFolder?: boolean } = {},
 ): Promise<void> {
   if (file.preImage === null) throw new IoError(`Run ${record.runId} has no pre-image for ${file.path}`);
   const bytes = await readFile(join(record.runDir, file.preImage));
   if (sha256(bytes) !== file.beforeHash) {
-    throw new IoError(`The journaled pre-image of ${file.path} in ${record.runDir} is corrupt`, { code: 'journal_corrupt' });
+    throw new IoError(`The journaled pre-image of ${file.path} in ${record.runDir} is corrupt`, {
+      code: 'journal_corrupt',
+    });
   }
   await mkdir(dirname(abs), { recursive: true });
   await writeFileDurable(abs, bytes, { mode: file.mode ?? undefined, syncFolder: options.syncFolder });

@@ -3,8 +3,20 @@ import { dirname, join, resolve } from 'node:path';
 import { DiskWriteError, fsyncDirs, writeFileDurable } from '../durable-write.js';
 import { ClawcodeError, IoError, UsageError } from '../errors.js';
 import {
-  errorMessage, listRuns, readIfExists, readManifest, removeCreatedDirs, removeStrayTempFiles, resolveInsideRoot,
-  RunNotFoundError, runDirFor, sha256, writeManifest, writePreImage, type RunFileRecord, type RunRecord,
+  errorMessage,
+  listRuns,
+  readIfExists,
+  readManifest,
+  removeCreatedDirs,
+  removeStrayTempFiles,
+  resolveInsideRoot,
+  RunNotFoundError,
+  runDirFor,
+  sha256,
+  writeManifest,
+  writePreImage,
+  type RunFileRecord,
+  type RunRecord,
 } from './store.js';
 
 /** How a file of a run differs from what the run wrote. */
@@ -79,12 +91,14 @@ export async function previewUndo(options: UndoOptions): Promise<UndoPreview> {
     });
     if (run.status !== 'applied') {
       throw new ClawcodeError(`Run ${run.runId} is ${run.status.replace('_', ' ')}; only applied runs can be undone`, {
-        code: 'run_not_applied', exitCode: 1,
+        code: 'run_not_applied',
+        exitCode: 1,
       });
     }
   } else {
     run = (await listRuns(realRoot, options.homeDir)).find((r) => r.status === 'applied');
-    if (run === undefined) throw new RunNotFoundError('Nothing to undo: no applied run in this project', { code: 'nothing_to_undo' });
+    if (run === undefined)
+      throw new RunNotFoundError('Nothing to undo: no applied run in this project', { code: 'nothing_to_undo' });
   }
   const restorable: RunFileRecord[] = [];
   const conflicts: UndoConflict[] = [];
@@ -134,7 +148,8 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
       const { abs } = await resolveInsideRoot(realRoot, file.path);
       const bytes = await readIfExists(abs);
       // Re-check right before touching it: the file may have changed since the preview.
-      if (bytes === null || sha256(bytes) !== file.afterHash) throw new UndoConflictError(run.runId, [{ path: file.path, kind: bytes === null ? 'deleted' : 'modified' }]);
+      if (bytes === null || sha256(bytes) !== file.afterHash)
+        throw new UndoConflictError(run.runId, [{ path: file.path, kind: bytes === null ? 'deleted' : 'modified' }]);
       if (file.created) {
         await unlink(abs);
         result.deleted.push(file.path);
@@ -150,23 +165,34 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
     let reverted = true;
     for (const { abs, bytes, file } of done.reverse()) {
       if (file.created) await mkdir(dirname(abs), { recursive: true }).catch(() => undefined);
-      await writeFileDurable(abs, bytes, { mode: file.mode ?? undefined }).catch(() => { reverted = false; });
+      await writeFileDurable(abs, bytes, { mode: file.mode ?? undefined }).catch(() => {
+        reverted = false;
+      });
     }
     if (reverted) {
       run.status = 'applied';
       delete run.undoPlan;
-      reverted = await writeManifest(run).then(() => true, () => false);
+      reverted = await writeManifest(run).then(
+        () => true,
+        () => false,
+      );
     }
     if (!reverted) {
       // The manifest still says `undoing` (or could not say otherwise): recovery will finish the undo.
-      throw new IoError(`Could not undo run ${run.runId} (${errorMessage(cause)}) nor put it back as it was; `
-        + 'the next clawcode start in this project finishes the undo', { code: 'undo_interrupted', cause });
+      throw new IoError(
+        `Could not undo run ${run.runId} (${errorMessage(cause)}) nor put it back as it was; ` +
+          'the next clawcode start in this project finishes the undo',
+        { code: 'undo_interrupted', cause },
+      );
     }
     if (cause instanceof DiskWriteError) {
       throw new IoError(`${cause.problem} while undoing ${step}: nothing was changed`, { code: cause.code, cause });
     }
     if (cause instanceof ClawcodeError) throw cause;
-    throw new IoError(`Could not undo run ${run.runId}: ${errorMessage(cause)}; nothing was changed`, { code: 'undo_failed', cause });
+    throw new IoError(`Could not undo run ${run.runId}: ${errorMessage(cause)}; nothing was changed`, {
+      code: 'undo_failed',
+      cause,
+    });
   }
   await markUndone(realRoot, run, result);
   return result;
@@ -177,7 +203,11 @@ async function markUndone(realRoot: string, run: RunRecord, result: UndoResult):
   await fsyncDirs(run.files.map((f) => dirname(join(realRoot, ...f.path.split('/')))));
   await removeCreatedDirs(realRoot, run.createdDirs);
   run.status = 'undone';
-  run.undo = { at: new Date().toISOString(), restored: [...result.restored, ...result.deleted], skipped: result.skipped };
+  run.undo = {
+    at: new Date().toISOString(),
+    restored: [...result.restored, ...result.deleted],
+    skipped: result.skipped,
+  };
   delete run.undoPlan;
   await writeManifest(run);
 }
@@ -202,9 +232,11 @@ export async function findInterruptedUndos(rootDir: string, homeDir?: string): P
  * @throws UsageError (exit 2) the run is not `undoing`
  * @throws IoError (exit 1) a file could not be restored; the run stays `undoing` so it can be retried
  */
-export async function finishInterruptedUndo(
-  options: { rootDir: string; runId: string; homeDir?: string },
-): Promise<UndoResult> {
+export async function finishInterruptedUndo(options: {
+  rootDir: string;
+  runId: string;
+  homeDir?: string;
+}): Promise<UndoResult> {
   const realRoot = await realpath(resolve(options.rootDir));
   const run = await readManifest(runDirFor(realRoot, options.runId, options.homeDir));
   if (run.status !== 'undoing' || run.undoPlan === undefined) {
@@ -234,7 +266,8 @@ export async function finishInterruptedUndo(
     }
   } catch (cause) {
     throw new IoError(`Could not finish undoing run ${run.runId}: ${errorMessage(cause)}`, {
-      code: 'undo_failed', cause,
+      code: 'undo_failed',
+      cause,
     });
   }
   await markUndone(realRoot, run, result);

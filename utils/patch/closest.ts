@@ -25,7 +25,8 @@ export function closestRegion(model: TextModel, find: string): { startLine: numb
   });
   let best: number | undefined;
   let bestVotes = 0;
-  for (const [start, n] of votes) if (n > bestVotes || (n === bestVotes && best !== undefined && start < best)) [best, bestVotes] = [start, n];
+  for (const [start, n] of votes)
+    if (n > bestVotes || (n === bestVotes && best !== undefined && start < best)) [best, bestVotes] = [start, n];
   if (best === undefined) best = byWords(model, findLines);
   if (best === undefined) return undefined;
   const last = model.lines.length;

@@ -10,7 +10,16 @@
  */
 import type { PassOutcome } from './match.js';
 import { renderCandidate } from './render.js';
-import { type Candidate, contentKey, foldedKey, lineKeys, nonWsLength, SHORT_FIND_CHARS, spanCandidate, type TextModel } from './text.js';
+import {
+  type Candidate,
+  contentKey,
+  foldedKey,
+  lineKeys,
+  nonWsLength,
+  SHORT_FIND_CHARS,
+  spanCandidate,
+  type TextModel,
+} from './text.js';
 
 /**
  * A line that only says "something was left out here": `...` or `…`, optionally inside a line comment
@@ -53,7 +62,10 @@ export function locateElision(
   const replMarkerLines = replLines.filter(isElisionMarker);
   // Markers in replace mean "keep the elided text" only when they repeat find's marker lines exactly;
   // otherwise a `...` in replace may be literal code (a Python stub, a docstring example).
-  if (replMarkers !== 0 && (replMarkers !== findMarkers.length || replMarkerLines.some((l, i) => l !== findMarkers[i]))) {
+  if (
+    replMarkers !== 0 &&
+    (replMarkers !== findMarkers.length || replMarkerLines.some((l, i) => l !== findMarkers[i]))
+  ) {
     return {
       strategy: 'elision',
       refusal: {
@@ -66,9 +78,13 @@ export function locateElision(
   const occurrences = segments.map((s) => segmentOccurrences(model, s.lines));
   // A short piece (`}`, `return x`) that occurs more than once anchors nothing: a drifted piece would land on
   // another copy of it. Longer pieces may repeat as long as the placement of all pieces together is unique.
-  const weak = segments.findIndex((seg, k) => occurrences[k]!.length > 1 && nonWsLength(seg.lines.join('')) < SHORT_FIND_CHARS);
+  const weak = segments.findIndex(
+    (seg, k) => occurrences[k]!.length > 1 && nonWsLength(seg.lines.join('')) < SHORT_FIND_CHARS,
+  );
   if (weak >= 0) {
-    const spans = occurrences[weak]!.slice(0, 20).map((i) => spanCandidate(model, i, i + segments[weak]!.lines.length - 1, ''));
+    const spans = occurrences[weak]!.slice(0, 20).map((i) =>
+      spanCandidate(model, i, i + segments[weak]!.lines.length - 1, ''),
+    );
     return { strategy: 'elision', candidates: spans, truncated: occurrences[weak]!.length > 20 };
   }
   const { readings, truncated } = enumerateReadings(model, segments, occurrences);

@@ -68,7 +68,11 @@ export function buildIndentMap(
       relations.push((r) => missing + r);
     }
   }
-  for (const u of TAB_WIDTHS) relations.push((r) => tabsToSpaces(r, u), (r, fresh) => spacesToTabs(r, u, fresh));
+  for (const u of TAB_WIDTHS)
+    relations.push(
+      (r) => tabsToSpaces(r, u),
+      (r, fresh) => spacesToTabs(r, u, fresh),
+    );
   if (shift) relations.push(shift);
   let best: ((indent: string, fresh: boolean) => string | undefined) | undefined;
   let bestFit = -1;
@@ -151,7 +155,8 @@ function columnShift(
 ): ((indent: string, fresh: boolean) => string) | undefined {
   const findTabs = matched.some(([f]) => f.includes('\t')) || replaceIndents.some((r) => r.includes('\t'));
   const fileIndents = matched.map(([, g]) => g);
-  const fileTabs = fileIndents.some((g) => g.includes('\t')) || (fileIndents.every((g) => g === '') && fileUsesTabs(model));
+  const fileTabs =
+    fileIndents.some((g) => g.includes('\t')) || (fileIndents.every((g) => g === '') && fileUsesTabs(model));
   const combos: [number, number][] = [];
   if (findTabs && !fileTabs) for (const u of TAB_WIDTHS) combos.push([u, 1]);
   else if (!findTabs && fileTabs) for (const u of TAB_WIDTHS) combos.push([1, u]);

@@ -57,8 +57,15 @@ export type MatchStrategy =
 
 /** What a pass found: its locations, or a refusal that must stop the cascade. */
 export type PassOutcome =
-  | { strategy: MatchStrategy; candidates: Candidate[]; /** More locations exist than were listed. */ truncated?: boolean }
-  | { strategy: MatchStrategy; refusal: { code: 'patch_elision_unanchored' | 'patch_elision_unpaired'; message: string } };
+  | {
+      strategy: MatchStrategy;
+      candidates: Candidate[];
+      /** More locations exist than were listed. */ truncated?: boolean;
+    }
+  | {
+      strategy: MatchStrategy;
+      refusal: { code: 'patch_elision_unanchored' | 'patch_elision_unpaired'; message: string };
+    };
 
 export { SHORT_FIND_CHARS } from './text.js';
 /** Per-line trimming needs 2 non-blank lines or this many non-whitespace characters (a shorter single line is too easily found by trimming). */
@@ -147,7 +154,12 @@ interface LinePass {
   eligible?: (findLines: readonly string[]) => boolean;
   /** Lines where find's first line could start. */
   starts: (model: TextModel, findLines: readonly string[]) => readonly number[];
-  match: (model: TextModel, findLines: readonly string[], replLines: readonly string[], start: number) => LineMatch | undefined;
+  match: (
+    model: TextModel,
+    findLines: readonly string[],
+    replLines: readonly string[],
+    start: number,
+  ) => LineMatch | undefined;
 }
 
 /** A window of consecutive lines whose keys equal find's keys, mapped one to one. */
@@ -198,10 +210,15 @@ const LINE_PASSES: readonly LinePass[] = [
       const m = windowMatch(window, fl.map(squashKey), 0);
       if (m) Object.assign(m, { first: i, last: i + fl.length - 1, map: fl.map((_, j) => i + j) });
       if (!m) return undefined;
-      const pairs = fl.flatMap((l, j): [string, string][] => (l.trim() === '' ? [] : [[indentOf(l), keys.indent[i + j]!]]));
+      const pairs = fl.flatMap((l, j): [string, string][] =>
+        l.trim() === '' ? [] : [[indentOf(l), keys.indent[i + j]!]],
+      );
       const indent = buildIndentMap(model, pairs, rl.map(indentOf), false);
       // Wide or tab runs inside lines that differ from the file's: new lines may carry the same drift.
-      const drift = fl.some((l, j) => l.trim() !== model.lines[i + j]!.trim() && WIDE_RUN.test(`${l.trim()}\n${model.lines[i + j]!.trim()}`));
+      const drift = fl.some(
+        (l, j) =>
+          l.trim() !== model.lines[i + j]!.trim() && WIDE_RUN.test(`${l.trim()}\n${model.lines[i + j]!.trim()}`),
+      );
       return indent ? { ...m, indent: identity(pairs) ? undefined : indent, inlineDrift: drift } : undefined;
     },
   },
@@ -209,7 +226,10 @@ const LINE_PASSES: readonly LinePass[] = [
 
 /** Lines holding the longest word of `line` (folded), ascending: where a whitespace-insensitive match can be. */
 function linesWithWord(model: TextModel, line: string): number[] {
-  const longest = (foldUnicode(line).match(/[\p{L}\p{N}_$]+/gu) ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
+  const longest = (foldUnicode(line).match(/[\p{L}\p{N}_$]+/gu) ?? []).reduce(
+    (a, b) => (b.length > a.length ? b : a),
+    '',
+  );
   if (longest === '') return [];
   const folded = lineKeys(model).foldedText();
   const out: number[] = [];
@@ -246,14 +266,24 @@ function reindented(
   }
   const indent = buildIndentMap(model, pairs, rl.map(indentOf), strict);
   if (!indent) return undefined;
-  return { first: i, last: i + fl.length - 1, map: fl.map((_, j) => i + j), indent: identity(pairs) ? undefined : indent };
+  return {
+    first: i,
+    last: i + fl.length - 1,
+    map: fl.map((_, j) => i + j),
+    indent: identity(pairs) ? undefined : indent,
+  };
 }
 
 /**
  * Non-blank lines equal in order, any blank lines between them in the file or in find. Blank file lines the
  * find left out are put back into the find the renderer sees (they may be kept, never removed).
  */
-function blankTolerant(model: TextModel, fl: readonly string[], rl: readonly string[], i: number): LineMatch | undefined {
+function blankTolerant(
+  model: TextModel,
+  fl: readonly string[],
+  rl: readonly string[],
+  i: number,
+): LineMatch | undefined {
   const keys = lineKeys(model);
   const pairs: [string, string][] = [];
   const lines: string[] = [];
@@ -344,7 +374,8 @@ function inlineSubstring(model: TextModel, core: string, rcore: string): PassOut
   const matches: { index: number; length: number }[] = [];
   for (const i of lines) {
     const base = model.lineStarts[i]!;
-    for (const m of folded.slice(base, base + model.lines[i]!.length).matchAll(re)) matches.push({ index: base + m.index, length: m[0].length });
+    for (const m of folded.slice(base, base + model.lines[i]!.length).matchAll(re))
+      matches.push({ index: base + m.index, length: m[0].length });
   }
   for (const m of matches) {
     const start = m.index;
@@ -420,7 +451,14 @@ function substringCandidates(
     if (atLineEnd && end < w.length && w[end] !== '\n') continue;
     // A multi-line find that starts with part of a line's indentation is a re-indented block, not text:
     // its new lines have no certain frame (the line passes decide).
-    if (multiLine && (needle[0] === ' ' || needle[0] === '\t') && at > 0 && w[at - 1] !== '\n' && /^[ \t]*$/.test(w.slice(model.lineStarts[lineAt(model, at)]!, at))) continue;
+    if (
+      multiLine &&
+      (needle[0] === ' ' || needle[0] === '\t') &&
+      at > 0 &&
+      w[at - 1] !== '\n' &&
+      /^[ \t]*$/.test(w.slice(model.lineStarts[lineAt(model, at)]!, at))
+    )
+      continue;
     out.push({ start: at, end, firstLine: lineAt(model, at), lastLine: lineAt(model, Math.max(at, end - 1)), text });
   }
   return out;

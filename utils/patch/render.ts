@@ -70,7 +70,8 @@ export function lineSteps(findLines: readonly string[], replLines: readonly stri
   let head = 0;
   while (head < fk.length && head < rk.length && fk[head] === rk[head]) head++;
   let tail = 0;
-  while (tail < fk.length - head && tail < rk.length - head && fk[fk.length - 1 - tail] === rk[rk.length - 1 - tail]) tail++;
+  while (tail < fk.length - head && tail < rk.length - head && fk[fk.length - 1 - tail] === rk[rk.length - 1 - tail])
+    tail++;
   const parts = [
     ...(head > 0 ? [{ count: head, value: fk.slice(0, head) }] : []),
     ...diffArrays(fk.slice(head, fk.length - tail), rk.slice(head, rk.length - tail)),
@@ -121,7 +122,9 @@ export function renderMatch(
   replLines: readonly string[],
   match: LineMatch,
 ): Rendered {
-  const steps = match.fileOnly?.size ? slideToKeep(lineSteps(findLines, replLines), findLines, match.fileOnly) : lineSteps(findLines, replLines);
+  const steps = match.fileOnly?.size
+    ? slideToKeep(lineSteps(findLines, replLines), findLines, match.fileOnly)
+    : lineSteps(findLines, replLines);
   const out: string[] = [];
   const sources: (number | undefined)[] = [];
   const emitFile = (from: number, to: number): void => {
@@ -138,7 +141,10 @@ export function renderMatch(
   const outerTrail = /[ \t]+$/.exec(lastFind)?.[0] ?? '';
   const trimLast =
     findLines.length === 1 &&
-    outerTrail !== '' && lastAt >= 0 && !model.lines[lastAt]!.endsWith(outerTrail) && (replLines[replLines.length - 1] ?? '').endsWith(outerTrail)
+    outerTrail !== '' &&
+    lastAt >= 0 &&
+    !model.lines[lastAt]!.endsWith(outerTrail) &&
+    (replLines[replLines.length - 1] ?? '').endsWith(outerTrail)
       ? replLines.length - 1
       : -1;
   let literal: readonly boolean[] | undefined;
@@ -165,7 +171,10 @@ export function renderMatch(
       literal ??= model.literal ??= literalLines(model.lines);
       // Evidence: quoted string lines whose indentation the find wrote differently (and the relation maps).
       const lead = (l: string) => l.slice(0, l.length - l.trimStart().length);
-      const inside = match.map.filter((at, j) => at >= 0 && literal![at] && findLines[j]!.trim() !== '' && lead(findLines[j]!) !== lead(model.lines[at]!));
+      const inside = match.map.filter(
+        (at, j) =>
+          at >= 0 && literal![at] && findLines[j]!.trim() !== '' && lead(findLines[j]!) !== lead(model.lines[at]!),
+      );
       literalPairs = { fit: match.map.every((at, j) => at < 0 || !literal![at] || !outlier(j)), seen: inside.length };
     }
     const a = given.slice(0, given.length - given.trimStart().length);
@@ -193,11 +202,15 @@ export function renderMatch(
         break;
       }
     }
-    let added = step.added.map((k) => (k === trimLast ? replLines[k]!.slice(0, replLines[k]!.length - outerTrail.length) : replLines[k]!));
+    let added = step.added.map((k) =>
+      k === trimLast ? replLines[k]!.slice(0, replLines[k]!.length - outerTrail.length) : replLines[k]!,
+    );
     const addedIndex = [...step.added];
     // New lines moved into the file's frame.
     if (indent) {
-      const anchors = [...step.removed.filter((j) => !step.added.some((k) => contentKey(replLines[k]!) === contentKey(findLines[j]!)))];
+      const anchors = [
+        ...step.removed.filter((j) => !step.added.some((k) => contentKey(replLines[k]!) === contentKey(findLines[j]!))),
+      ];
       const before = steps[s - 1];
       const after = steps[s + 1];
       if (before && 'keep' in before) anchors.push(before.keep);
@@ -210,7 +223,8 @@ export function renderMatch(
         if (line === undefined) return { uncertain: 'indent', line: addedIndex[a]! + 1 };
         if (line !== added[a]) {
           replLiteral ??= literalLines(replLines);
-          if ((replLiteral[addedIndex[a]!] || touchesLiteral(prev + 1, next)) && !literalSafe(added[a]!, line)) return { uncertain: 'literal', line: addedIndex[a]! + 1 };
+          if ((replLiteral[addedIndex[a]!] || touchesLiteral(prev + 1, next)) && !literalSafe(added[a]!, line))
+            return { uncertain: 'literal', line: addedIndex[a]! + 1 };
         }
         moved.push(line);
       }
@@ -229,11 +243,16 @@ export function renderMatch(
     // unsure, and so it is when the hunk could slide (it removes a line equal to a kept line next to it, so
     // which of the equal lines goes, and so where the blank line ends up, is not known).
     const removedSet = new Set(step.removed);
-    const neighbours = [steps[s - 1], steps[s + 1]].flatMap((n) => (n && 'keep' in n ? [sameKey(findLines[n.keep]!)] : []));
+    const neighbours = [steps[s - 1], steps[s + 1]].flatMap((n) =>
+      n && 'keep' in n ? [sameKey(findLines[n.keep]!)] : [],
+    );
     // Also unsure when replace has no blank line at all: it may leave blank lines out as find did.
     const slides = step.removed.some((j) => neighbours.includes(sameKey(findLines[j]!)));
     const unsure = slides || !replLines.some((l) => l.trim() === '');
-    if (step.removed.some((j) => match.fileOnly?.has(j) && (unsure || !(removedSet.has(j - 1) && removedSet.has(j + 1))))) return { uncertain: 'blank', line: (addedIndex[0] ?? 0) + 1 };
+    if (
+      step.removed.some((j) => match.fileOnly?.has(j) && (unsure || !(removedSet.has(j - 1) && removedSet.has(j + 1))))
+    )
+      return { uncertain: 'blank', line: (addedIndex[0] ?? 0) + 1 };
     pushNew(out, sources, added);
     prev = next - 1;
   }
@@ -254,7 +273,15 @@ function slideToKeep(steps: Step[], findLines: readonly string[], fileOnly: Read
     for (;;) {
       const before = steps[s - 1];
       const last = h.removed[h.removed.length - 1];
-      if (last === undefined || !fileOnly.has(last) || !before || !('keep' in before) || !blank(before.keep) || fileOnly.has(before.keep)) break;
+      if (
+        last === undefined ||
+        !fileOnly.has(last) ||
+        !before ||
+        !('keep' in before) ||
+        !blank(before.keep) ||
+        fileOnly.has(before.keep)
+      )
+        break;
       // keep(b), remove(x…, f)  ⇒  remove(b, x…), keep(f)
       steps[s - 1] = { removed: [before.keep, ...h.removed.slice(0, -1)], added: [] };
       steps[s] = { keep: last, at: before.at };
@@ -267,7 +294,15 @@ function slideToKeep(steps: Step[], findLines: readonly string[], fileOnly: Read
     if ('keep' in h || h.added.length > 0) continue;
     const after = steps[s + 1];
     const first = h.removed[0];
-    if (first === undefined || !fileOnly.has(first) || !after || !('keep' in after) || !blank(after.keep) || fileOnly.has(after.keep)) continue;
+    if (
+      first === undefined ||
+      !fileOnly.has(first) ||
+      !after ||
+      !('keep' in after) ||
+      !blank(after.keep) ||
+      fileOnly.has(after.keep)
+    )
+      continue;
     // remove(f, x…), keep(b)  ⇒  keep(f), remove(x…, b)
     steps[s] = { keep: first, at: after.at };
     steps[s + 1] = { removed: [...h.removed.slice(1), after.keep], added: [] };
@@ -283,10 +318,19 @@ function pushNew(out: string[], sources: (number | undefined)[], lines: readonly
 }
 
 /** A line match as a candidate: the replacement rendered under the invariant, or marked uncertain. */
-export function renderCandidate(model: TextModel, findLines: readonly string[], replLines: readonly string[], m: LineMatch): Candidate {
+export function renderCandidate(
+  model: TextModel,
+  findLines: readonly string[],
+  replLines: readonly string[],
+  m: LineMatch,
+): Candidate {
   const rendered = renderMatch(model, m.lines ?? findLines, replLines, m);
   if ('uncertain' in rendered) {
-    return { ...spanCandidate(model, m.first, m.last, ''), uncertain: rendered.uncertain, uncertainLine: rendered.line };
+    return {
+      ...spanCandidate(model, m.first, m.last, ''),
+      uncertain: rendered.uncertain,
+      uncertainLine: rendered.line,
+    };
   }
   return { ...spanCandidate(model, m.first, m.last, rendered.text), sources: rendered.sources };
 }

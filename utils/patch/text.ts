@@ -128,14 +128,48 @@ function countBelow(sorted: readonly number[], value: number): number {
 // Typographic characters models swap in for ASCII ones (Codex `seek_sequence.rs` list, plus U+2212 and
 // the odd spaces). Zero-width characters and the BOM are dropped.
 const FOLD: Record<string, string> = {
-  '\u2018': "'", '\u2019': "'", '\u201A': "'", '\u201B': "'", '\u2032': "'",
-  '\u201C': '"', '\u201D': '"', '\u201E': '"', '\u201F': '"', '\u2033': '"', '\u00AB': '"', '\u00BB': '"',
-  '\u2010': '-', '\u2011': '-', '\u2012': '-', '\u2013': '-', '\u2014': '-', '\u2015': '-', '\u2212': '-',
-  '\u00A0': ' ', '\u2002': ' ', '\u2003': ' ', '\u2004': ' ', '\u2005': ' ', '\u2006': ' ', '\u2007': ' ',
-  '\u2008': ' ', '\u2009': ' ', '\u200A': ' ', '\u202F': ' ', '\u205F': ' ', '\u3000': ' ', '\u2000': ' ',
-  '\u2001': ' ', '\u200B': '', '\u200C': '', '\u200D': '', '\u2060': '', '\uFEFF': '',
+  '\u2018': "'",
+  '\u2019': "'",
+  '\u201A': "'",
+  '\u201B': "'",
+  '\u2032': "'",
+  '\u201C': '"',
+  '\u201D': '"',
+  '\u201E': '"',
+  '\u201F': '"',
+  '\u2033': '"',
+  '\u00AB': '"',
+  '\u00BB': '"',
+  '\u2010': '-',
+  '\u2011': '-',
+  '\u2012': '-',
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u2015': '-',
+  '\u2212': '-',
+  '\u00A0': ' ',
+  '\u2002': ' ',
+  '\u2003': ' ',
+  '\u2004': ' ',
+  '\u2005': ' ',
+  '\u2006': ' ',
+  '\u2007': ' ',
+  '\u2008': ' ',
+  '\u2009': ' ',
+  '\u200A': ' ',
+  '\u202F': ' ',
+  '\u205F': ' ',
+  '\u3000': ' ',
+  '\u2000': ' ',
+  '\u2001': ' ',
+  '\u200B': '',
+  '\u200C': '',
+  '\u200D': '',
+  '\u2060': '',
+  '\uFEFF': '',
 };
-const FOLD_CLASS = '[\u2018\u2019\u201A\u201B\u2032\u201C-\u201F\u2033\u00AB\u00BB\u2010-\u2015\u2212\u00A0\u2000-\u200D\u202F\u205F\u2060\u3000\uFEFF]';
+const FOLD_CLASS =
+  '[\u2018\u2019\u201A\u201B\u2032\u201C-\u201F\u2033\u00AB\u00BB\u2010-\u2015\u2212\u00A0\u2000-\u200D\u202F\u205F\u2060\u3000\uFEFF]';
 const FOLD_RE = new RegExp(FOLD_CLASS, 'g');
 const FOLD_TEST = new RegExp(FOLD_CLASS);
 
@@ -192,7 +226,10 @@ export function lineKeys(model: TextModel): LineKeys {
     content,
     indent,
     byContent,
-    foldedText: () => (foldedText ??= FOLD_TEST.test(model.w) ? model.w.replace(FOLD_RE, (c) => (FOLD[c]?.length === 1 ? FOLD[c]! : c)) : model.w),
+    foldedText: () =>
+      (foldedText ??= FOLD_TEST.test(model.w)
+        ? model.w.replace(FOLD_RE, (c) => (FOLD[c]?.length === 1 ? FOLD[c]! : c))
+        : model.w),
   };
   return model.keys;
 }
@@ -203,7 +240,9 @@ export function lineKeys(model: TextModel): LineKeys {
  */
 export function squashKey(s: string): string {
   const t = foldUnicode(s).trim();
-  return t.replace(/[ \t]+/g, (run, at: number) => (WORD.test(t[at - 1] ?? '') && WORD.test(t[at + run.length] ?? '') ? ' ' : ''));
+  return t.replace(/[ \t]+/g, (run, at: number) =>
+    WORD.test(t[at - 1] ?? '') && WORD.test(t[at + run.length] ?? '') ? ' ' : '',
+  );
 }
 const WORD = /[\p{L}\p{N}_$]/u;
 
@@ -243,4 +282,3 @@ export interface Candidate {
 export function spanCandidate(model: TextModel, first: number, last: number, text: string): Candidate {
   return { start: model.lineStarts[first]!, end: lineEnd(model, last), firstLine: first, lastLine: last, text };
 }
-

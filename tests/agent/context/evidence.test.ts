@@ -16,17 +16,21 @@ describe('readIssue', () => {
       "thread 'main' panicked at src/lib.rs:7:9:",
     ].join('\n');
     const { frames } = readIssue(text);
-    expect(frames).toEqual(expect.arrayContaining([
-      { path: '/usr/lib/python3/site-packages/pkg/models.py', line: 42, func: 'send' },
-      { path: '~/code/pkg/pkg/wcs.py', line: 1354, func: 'wcs_pix2world' },
-      { path: 'src/options.ts', line: 12, func: 'parseOptions' },
-      { path: '/home/me/app/server.go', line: 88, func: 'Serve' },
-      { path: 'src/lib.rs', line: 7 },
-    ]));
+    expect(frames).toEqual(
+      expect.arrayContaining([
+        { path: '/usr/lib/python3/site-packages/pkg/models.py', line: 42, func: 'send' },
+        { path: '~/code/pkg/pkg/wcs.py', line: 1354, func: 'wcs_pix2world' },
+        { path: 'src/options.ts', line: 12, func: 'parseOptions' },
+        { path: '/home/me/app/server.go', line: 88, func: 'Serve' },
+        { path: 'src/lib.rs', line: 7 },
+      ]),
+    );
   });
 
   it('takes error messages and quoted strings as literals, not apostrophes', () => {
-    const ev = readIssue("I don't think it's right.\nValueError: Unrecognized QDP line: read serr 1 2\nIt says \"File must be opened in binary mode\".");
+    const ev = readIssue(
+      'I don\'t think it\'s right.\nValueError: Unrecognized QDP line: read serr 1 2\nIt says "File must be opened in binary mode".',
+    );
     expect(ev.literals).toEqual(['Unrecognized QDP line: read serr 1 2', 'File must be opened in binary mode']);
   });
 
@@ -45,7 +49,12 @@ describe('locateEvidence', () => {
   };
   const paths = Object.keys(files);
   const run = (task: string) =>
-    locateEvidence({ evidence: readIssue(task), paths, readText: (p) => files[p] ?? null, pathsWithTokens: () => paths });
+    locateEvidence({
+      evidence: readIssue(task),
+      paths,
+      readText: (p) => files[p] ?? null,
+      pathsWithTokens: () => paths,
+    });
 
   it('resolves a frame from another machine by path suffix, anchored at the frame function', () => {
     const r = run('File "/opt/venv/lib/site-packages/pkg/models.py", line 99, in send');
@@ -66,7 +75,10 @@ describe('locateEvidence', () => {
   });
 
   it('anchors the class a constructor error names (RST.__init__())', () => {
-    const texts: Record<string, string> = { 'pkg/rst.py': 'import x\n\nclass RST(Base):\n    def __init__(self):\n        pass\n', 'pkg/ui.py': 'def write():\n    RST()\n' };
+    const texts: Record<string, string> = {
+      'pkg/rst.py': 'import x\n\nclass RST(Base):\n    def __init__(self):\n        pass\n',
+      'pkg/ui.py': 'def write():\n    RST()\n',
+    };
     const r = locateEvidence({
       evidence: readIssue("TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'"),
       paths: Object.keys(texts),
@@ -94,20 +106,35 @@ describe('locateEvidence', () => {
 describe('selectContext with evidence', () => {
   it('sends the region of a large file where the quoted error is raised, not the regions sharing words', () => {
     const blocks: string[] = [];
-    for (let i = 0; i < 120; i++) blocks.push(`def parse_${i}(line):\n    # parse the line of the table\n    table = line.split()\n    return table\n`);
-    blocks.splice(90, 0, 'def check(line):\n    if not line:\n        raise ValueError(f"Unrecognized QDP line: {line}")\n    return line\n');
+    for (let i = 0; i < 120; i++)
+      blocks.push(
+        `def parse_${i}(line):\n    # parse the line of the table\n    table = line.split()\n    return table\n`,
+      );
+    blocks.splice(
+      90,
+      0,
+      'def check(line):\n    if not line:\n        raise ValueError(f"Unrecognized QDP line: {line}")\n    return line\n',
+    );
     const big = blocks.join('\n');
     const docs: RankDoc[] = [{ path: 'pkg/qdp.py', doc: indexText(big, 0, big.length) }];
-    const task = 'Reading a table fails: the parser does not parse lines.\n\nValueError: Unrecognized QDP line: read serr 1 2\n';
+    const task =
+      'Reading a table fails: the parser does not parse lines.\n\nValueError: Unrecognized QDP line: read serr 1 2\n';
     const sel = selectContext(task, docs, { budgetChars: 3000, readText: () => big });
     const raise = big.split('\n').findIndex((l) => l.includes('raise ValueError')) + 1;
     expect(sel.files[0]!.ranges!.some(([a, b]) => a <= raise && raise <= b)).toBe(true);
   });
 
   it('sends pinned files first, whole, even when they match nothing', () => {
-    const texts: Record<string, string> = { 'src/a.ts': 'export const retry = 1;\n', 'src/b.ts': 'export const unrelated = 2;\n' };
+    const texts: Record<string, string> = {
+      'src/a.ts': 'export const retry = 1;\n',
+      'src/b.ts': 'export const unrelated = 2;\n',
+    };
     const docs: RankDoc[] = Object.entries(texts).map(([path, t]) => ({ path, doc: indexText(t, 0, t.length) }));
-    const sel = selectContext('fix retry', docs, { budgetChars: 5000, readText: (p) => texts[p] ?? null, pinned: ['src/b.ts'] });
+    const sel = selectContext('fix retry', docs, {
+      budgetChars: 5000,
+      readText: (p) => texts[p] ?? null,
+      pinned: ['src/b.ts'],
+    });
     expect(sel.files[0]).toMatchObject({ path: 'src/b.ts', ranges: null });
     expect(sel.files[0]!.parts?.pinned).toBe(2);
   });

@@ -17,7 +17,14 @@ async function project(files: Record<string, string>): Promise<string> {
 describe('loadInstructions', () => {
   it('finds nothing in a project without instruction files', async () => {
     const root = await project({ 'src/a.ts': 'x' });
-    expect(await loadInstructions(root, ['src'])).toEqual({ text: '', files: [], chars: 0, truncated: false, refused: [], redactions: [] });
+    expect(await loadInstructions(root, ['src'])).toEqual({
+      text: '',
+      files: [],
+      chars: 0,
+      truncated: false,
+      refused: [],
+      redactions: [],
+    });
   });
 
   it('reads AGENTS.md, CLAWCODE.md and .clawcode/instructions.md at the root, then nested files on the way to the target', async () => {
@@ -60,7 +67,12 @@ describe('loadInstructions under the path policy', () => {
     const found = await loadInstructions(root, ['pkg', 'docs']);
     expect(found.files).toEqual(['docs/CLAWCODE.md']);
     expect(found.text).toBe('From docs/CLAWCODE.md:\nUse tabs.');
-    expect(found.refused.map((r) => r.path)).toEqual(['AGENTS.md', 'CLAWCODE.md', '.clawcode/instructions.md', 'pkg/AGENTS.md']);
+    expect(found.refused.map((r) => r.path)).toEqual([
+      'AGENTS.md',
+      'CLAWCODE.md',
+      '.clawcode/instructions.md',
+      'pkg/AGENTS.md',
+    ]);
     expect(found.refused[3]!.message).toMatch(/secret/);
   });
 
@@ -69,11 +81,15 @@ describe('loadInstructions under the path policy', () => {
     execFileSync('mkfifo', [join(root, 'AGENTS.md')]);
     const found = await loadInstructions(root, []);
     expect(found.files).toEqual(['CLAWCODE.md']);
-    expect(found.refused).toEqual([{ path: 'AGENTS.md', message: 'AGENTS.md is a FIFO (named pipe), not a regular file' }]);
+    expect(found.refused).toEqual([
+      { path: 'AGENTS.md', message: 'AGENTS.md is a FIFO (named pipe), not a regular file' },
+    ]);
   });
 
   it('redacts secrets written in an instruction file', async () => {
-    const root = await project({ 'AGENTS.md': 'Deploy with GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345 set.' });
+    const root = await project({
+      'AGENTS.md': 'Deploy with GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345 set.',
+    });
     const found = await loadInstructions(root, []);
     expect(found.text).not.toContain('ghp_0123456789');
     expect(found.text).toContain('[REDACTED:');

@@ -7,7 +7,11 @@ function accounted(map: string): number {
   for (const line of map.split('\n').slice(1)) {
     const folded = /\((\d+) files?\)$/.exec(line);
     if (folded) n += Number(folded[1]);
-    else if (line.trim() !== '') n += line.slice(line.indexOf(' ') + 1).replace(/ \(defines [^)]*\)/g, '').split(', ').length;
+    else if (line.trim() !== '')
+      n += line
+        .slice(line.indexOf(' ') + 1)
+        .replace(/ \(defines [^)]*\)/g, '')
+        .split(', ').length;
   }
   return n;
 }
@@ -18,8 +22,15 @@ describe('buildOutline', () => {
   paths.unshift('src/core/retry.ts', 'src/core/http.ts');
 
   it('lists every path, folded by folder, with symbols, when it fits', () => {
-    const map = buildOutline({ paths: ['src/a.ts', 'src/b.ts', 'README.md'], sent: new Set(['src/a.ts']), symbols: new Map([['src/b.ts', ['parse', 'emit']]]), maxChars: 1000 });
-    expect(map).toBe('Project files (3; * = shown above; (N files) = folded):\n./ README.md\nsrc/ a.ts*, b.ts (defines parse, emit)\n');
+    const map = buildOutline({
+      paths: ['src/a.ts', 'src/b.ts', 'README.md'],
+      sent: new Set(['src/a.ts']),
+      symbols: new Map([['src/b.ts', ['parse', 'emit']]]),
+      maxChars: 1000,
+    });
+    expect(map).toBe(
+      'Project files (3; * = shown above; (N files) = folded):\n./ README.md\nsrc/ a.ts*, b.ts (defines parse, emit)\n',
+    );
   });
 
   it('folds the least relevant folders first and still accounts for every file within the cap', () => {

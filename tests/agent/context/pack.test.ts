@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { closeGaps, fenceFor, importHeadEnd, mergeRanges, packContext, rangesText, wholeFileText } from '../../../agent/context/pack.js';
+import {
+  closeGaps,
+  fenceFor,
+  importHeadEnd,
+  mergeRanges,
+  packContext,
+  rangesText,
+  wholeFileText,
+} from '../../../agent/context/pack.js';
 import { chunkLines, MAX_CHUNK_LINES } from '../../../agent/context/regions.js';
 
 function pyFile(n: number): string {
@@ -27,8 +35,31 @@ describe('chunkLines', () => {
 
 describe('closeGaps', () => {
   it('joins ranges separated by at most the gap, keeps the others apart', () => {
-    expect(closeGaps([[1, 5], [8, 10], [40, 50]], 2)).toEqual([[1, 10], [40, 50]]);
-    expect(closeGaps([[1, 5], [9, 10]], 2)).toEqual([[1, 5], [9, 10]]);
+    expect(
+      closeGaps(
+        [
+          [1, 5],
+          [8, 10],
+          [40, 50],
+        ],
+        2,
+      ),
+    ).toEqual([
+      [1, 10],
+      [40, 50],
+    ]);
+    expect(
+      closeGaps(
+        [
+          [1, 5],
+          [9, 10],
+        ],
+        2,
+      ),
+    ).toEqual([
+      [1, 5],
+      [9, 10],
+    ]);
     expect(closeGaps([], 25)).toEqual([]);
   });
 });
@@ -38,7 +69,10 @@ describe('packContext', () => {
     const big = pyFile(300);
     const small = 'def tiny():\n    return 1\n';
     const files = packContext(
-      [{ path: 'big.py', score: 1, text: big }, { path: 'small.py', score: 0.5, text: small }],
+      [
+        { path: 'big.py', score: 1, text: big },
+        { path: 'small.py', score: 0.5, text: small },
+      ],
       { budgetChars: 4000, idf: new Map([['func_150', 5]]), defTerms: new Set(['func_150']) },
     );
     expect(files.map((f) => f.path)).toEqual(['big.py', 'small.py']);
@@ -60,43 +94,96 @@ describe('packContext', () => {
     const b = pyFile(20).replace('def func_15(x):', 'def target_fn(x):');
     const budget = Math.ceil(wholeFileText('a.py', a).length * 2.3);
     const files = packContext(
-      [{ path: 'a.py', score: 1, text: a }, { path: 'c.py', score: 0.95, text: a }, { path: 'b.py', score: 0.5, text: b }],
-      { budgetChars: budget, idf: new Map([['target_fn', 5], ['func_1', 1]]), defTerms: new Set(['target_fn']) },
+      [
+        { path: 'a.py', score: 1, text: a },
+        { path: 'c.py', score: 0.95, text: a },
+        { path: 'b.py', score: 0.5, text: b },
+      ],
+      {
+        budgetChars: budget,
+        idf: new Map([
+          ['target_fn', 5],
+          ['func_1', 1],
+        ]),
+        defTerms: new Set(['target_fn']),
+      },
     );
-    expect(files.slice(0, 2).map((f) => [f.path, f.ranges])).toEqual([['a.py', null], ['c.py', null]]);
+    expect(files.slice(0, 2).map((f) => [f.path, f.ranges])).toEqual([
+      ['a.py', null],
+      ['c.py', null],
+    ]);
     const def = b.split('\n').indexOf('def target_fn(x):') + 1;
     expect(files[2]?.path).toBe('b.py');
     expect(files[2]!.ranges!.some(([s, e]) => s <= def && def + 2 <= e)).toBe(true);
   });
 
-  it('never exceeds the budget, and each region is the file\'s own lines (property)', () => {
+  it("never exceeds the budget, and each region is the file's own lines (property)", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 1, max: 400 }), fc.integer({ min: 0, max: 399 }), (budget, n, target) => {
-        const text = pyFile(n);
-        const lines = text.split('\n');
-        const files = packContext([{ path: 'm.py', score: 1, text }, { path: 'n.py', score: 0.9, text: pyFile(3) }], {
-          budgetChars: budget,
-          idf: new Map([[`func_${target}`, 3], ['helper', 0.2]]),
-          defTerms: new Set([`func_${target}`]),
-        });
-        const used = files.reduce((a, f) => a + f.text.length, 0);
-        expect(used).toBeLessThanOrEqual(budget);
-        for (const f of files) {
-          if (f.path !== 'm.py' || f.ranges === null) continue;
-          expect(f.ranges).toEqual(mergeRanges(f.ranges));
-          for (const [a, b] of f.ranges) expect(f.text).toContain(excerptBlock(lines, a, b));
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 20_000 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.integer({ min: 0, max: 399 }),
+        (budget, n, target) => {
+          const text = pyFile(n);
+          const lines = text.split('\n');
+          const files = packContext(
+            [
+              { path: 'm.py', score: 1, text },
+              { path: 'n.py', score: 0.9, text: pyFile(3) },
+            ],
+            {
+              budgetChars: budget,
+              idf: new Map([
+                [`func_${target}`, 3],
+                ['helper', 0.2],
+              ]),
+              defTerms: new Set([`func_${target}`]),
+            },
+          );
+          const used = files.reduce((a, f) => a + f.text.length, 0);
+          expect(used).toBeLessThanOrEqual(budget);
+          for (const f of files) {
+            if (f.path !== 'm.py' || f.ranges === null) continue;
+            expect(f.ranges).toEqual(mergeRanges(f.ranges));
+            for (const [a, b] of f.ranges) expect(f.text).toContain(excerptBlock(lines, a, b));
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it('finds the import head of JS, Python and Go files', () => {
-    expect(importHeadEnd(["'use strict';", '', "import a from './a.js';", 'import {', '  b,', "} from './b.js';", '', 'export const x = 1;'])).toBe(6);
+    expect(
+      importHeadEnd([
+        "'use strict';",
+        '',
+        "import a from './a.js';",
+        'import {',
+        '  b,',
+        "} from './b.js';",
+        '',
+        'export const x = 1;',
+      ]),
+    ).toBe(6);
     expect(importHeadEnd(['"""Doc."""', 'import os', 'from x import (', '    y,', ')', 'def f():'])).toBe(5);
     expect(importHeadEnd(['package cli', '', 'import (', '\t"fmt"', ')', 'func X() {}'])).toBe(5);
     // A multi-line module docstring before the imports (requests, flask, astropy modules).
-    const doc = ['# -*- coding: utf-8 -*-', '', '"""', 'requests.models', '~~~~~~~~~~~~~~~', '', 'The primary objects.', '"""', '', 'import collections', 'import socket', '', 'class Request:'];
+    const doc = [
+      '# -*- coding: utf-8 -*-',
+      '',
+      '"""',
+      'requests.models',
+      '~~~~~~~~~~~~~~~',
+      '',
+      'The primary objects.',
+      '"""',
+      '',
+      'import collections',
+      'import socket',
+      '',
+      'class Request:',
+    ];
     expect(importHeadEnd(doc)).toBe(11);
     expect(importHeadEnd(['const x = 1;'])).toBe(0);
   });

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveMentions, resolvePathspecs } from '../../../agent/context/pins.js';
-import { clearSession, createContextSession, describeSession, dropFile, pinFile, rememberTask } from '../../../agent/context/session.js';
+import {
+  clearSession,
+  createContextSession,
+  describeSession,
+  dropFile,
+  pinFile,
+  rememberTask,
+} from '../../../agent/context/session.js';
 import { gitIn } from '../../support/fixture.js';
 
 let root: string;
@@ -23,7 +30,10 @@ describe('resolvePathspecs', () => {
   it('matches files, folders and globs without git, only among scanned files', async () => {
     expect(await resolvePathspecs(root, ['src/a.ts'], scanned)).toEqual({ paths: ['src/a.ts'], unmatched: [] });
     expect((await resolvePathspecs(root, ['src'], scanned)).paths).toEqual(['src/a.ts', 'src/b.ts', 'src/deep/c.ts']);
-    expect((await resolvePathspecs(root, ['*.md', './src/deep/'], scanned)).paths).toEqual(['docs/x.md', 'src/deep/c.ts']);
+    expect((await resolvePathspecs(root, ['*.md', './src/deep/'], scanned)).paths).toEqual([
+      'docs/x.md',
+      'src/deep/c.ts',
+    ]);
   });
 
   it('refuses secrets, paths outside the root and names that match nothing', async () => {
@@ -36,7 +46,11 @@ describe('resolvePathspecs', () => {
     git('init', '-q');
     git('add', 'src', 'docs');
     git('commit', '-qm', 'init');
-    expect((await resolvePathspecs(root, ['src/*.ts'], scanned)).paths).toEqual(['src/a.ts', 'src/b.ts', 'src/deep/c.ts']);
+    expect((await resolvePathspecs(root, ['src/*.ts'], scanned)).paths).toEqual([
+      'src/a.ts',
+      'src/b.ts',
+      'src/deep/c.ts',
+    ]);
     expect((await resolvePathspecs(root, [':(glob)src/*.ts'], scanned)).paths).toEqual(['src/a.ts', 'src/b.ts']);
     expect((await resolvePathspecs(root, ['.env'], scanned)).unmatched).toEqual(['.env']);
   });
@@ -44,14 +58,20 @@ describe('resolvePathspecs', () => {
 
 describe('resolveMentions', () => {
   it('takes an exact path or a unique suffix, skips the rest', () => {
-    expect(resolveMentions(['src/a.ts', 'c.ts', 'x.ts', '.env'], [...scanned, 'lib/x.ts', 'app/x.ts'])).toEqual(['src/a.ts', 'src/deep/c.ts']);
+    expect(resolveMentions(['src/a.ts', 'c.ts', 'x.ts', '.env'], [...scanned, 'lib/x.ts', 'app/x.ts'])).toEqual([
+      'src/a.ts',
+      'src/deep/c.ts',
+    ]);
   });
 });
 
 describe('context session', () => {
   it('keeps the files a task planned or wrote, pins and drops, and clears', () => {
     const s = createContextSession(['src/a.ts']);
-    rememberTask(s, { plan: { files_to_edit: [{ path: 'src/b.ts' }], patches: [{ file: 'src/b.ts' }, { file: 'src/new.ts' }] }, filesWritten: ['src/b.ts'] });
+    rememberTask(s, {
+      plan: { files_to_edit: [{ path: 'src/b.ts' }], patches: [{ file: 'src/b.ts' }, { file: 'src/new.ts' }] },
+      filesWritten: ['src/b.ts'],
+    });
     expect(s).toEqual({ pinned: ['src/a.ts'], kept: ['src/b.ts', 'src/new.ts'] });
     rememberTask(s, { plan: null, filesWritten: [] });
     expect(s.kept).toEqual(['src/b.ts', 'src/new.ts']);

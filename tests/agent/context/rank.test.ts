@@ -9,9 +9,12 @@ function docs(files: Record<string, string>): { list: RankDoc[]; texts: Map<stri
 
 const TREE = {
   'src/router.ts': 'export class Router {\n  addRoute(path: string) {\n    this.routes.push(path);\n  }\n}\n',
-  'src/cookies.ts': 'export function parseCookie(header: string) {\n  return header.split(";").map((c) => c.trim());\n}\nexport function serializeCookie(name: string, value: string) {\n  return `${name}=${value}`;\n}\n',
-  'src/session.ts': 'import { parseCookie } from "./cookies";\nexport function loadSession(header: string) {\n  return parseCookie(header)[0];\n}\n',
-  'test/cookies.test.ts': 'import { parseCookie } from "../src/cookies";\ntest("parse cookie", () => parseCookie("a=1; b=2"));\ntest("cookie cookie cookie", () => 1);\n',
+  'src/cookies.ts':
+    'export function parseCookie(header: string) {\n  return header.split(";").map((c) => c.trim());\n}\nexport function serializeCookie(name: string, value: string) {\n  return `${name}=${value}`;\n}\n',
+  'src/session.ts':
+    'import { parseCookie } from "./cookies";\nexport function loadSession(header: string) {\n  return parseCookie(header)[0];\n}\n',
+  'test/cookies.test.ts':
+    'import { parseCookie } from "../src/cookies";\ntest("parse cookie", () => parseCookie("a=1; b=2"));\ntest("cookie cookie cookie", () => 1);\n',
   'docs/cookies.md': '# Cookies\nparseCookie reads the cookie header. Cookie cookie cookie.\n',
 };
 
@@ -34,12 +37,20 @@ describe('rankFiles', () => {
   });
 
   it('demotes CI, build scripts and config files unless the task is about them', () => {
-    for (const p of ['.github/workflows/test.yml', 'scripts/build.go', 'package.json', 'Makefile', 'vite.config.ts', '.eslintrc.cjs']) {
+    for (const p of [
+      '.github/workflows/test.yml',
+      'scripts/build.go',
+      'package.json',
+      'Makefile',
+      'vite.config.ts',
+      '.eslintrc.cjs',
+    ]) {
       expect(pathPrior(p, 'handle cookie parsing errors')).toBeLessThan(1);
     }
     expect(pathPrior('.github/workflows/test.yml', 'run the CI workflow on node 22')).toBe(1);
     expect(pathPrior('package.json', 'update dependencies')).toBe(1);
-    for (const p of ['src/flask/config.py', 'src/build/index.ts', 'lib/tools/parse.js']) expect(pathPrior(p, 'handle cookie parsing errors')).toBe(1);
+    for (const p of ['src/flask/config.py', 'src/build/index.ts', 'lib/tools/parse.js'])
+      expect(pathPrior(p, 'handle cookie parsing errors')).toBe(1);
   });
 
   it('uses path tokens: a task naming the router finds router.ts', () => {
@@ -62,7 +73,14 @@ describe('rankFiles', () => {
   });
 
   it('gives import neighbours of top files a bonus below the top ranks', () => {
-    const { list } = docs({ ...TREE, 'src/a.ts': 'loadSession loadSession', 'src/b.ts': 'x', 'src/c.ts': 'y', 'src/d.ts': 'z', 'src/e.ts': 'w' });
+    const { list } = docs({
+      ...TREE,
+      'src/a.ts': 'loadSession loadSession',
+      'src/b.ts': 'x',
+      'src/c.ts': 'y',
+      'src/d.ts': 'z',
+      'src/e.ts': 'w',
+    });
     const r = rankFiles('loadSession', list, { importsOf: (p) => (p === 'src/session.ts' ? ['src/cookies.ts'] : []) });
     const cookies = r.ranked.find((x) => x.path === 'src/cookies.ts');
     expect(cookies?.parts.neighbour).toBeGreaterThan(0);
@@ -73,7 +91,10 @@ describe('selectContext', () => {
   it('returns nothing it cannot fit and never exceeds the budget', () => {
     const { list, texts } = docs(TREE);
     for (const budget of [0, 10, 100, 200, 400, 800, 5000]) {
-      const sel = selectContext('cookie parse session router', list, { budgetChars: budget, readText: (p) => texts.get(p) ?? null });
+      const sel = selectContext('cookie parse session router', list, {
+        budgetChars: budget,
+        readText: (p) => texts.get(p) ?? null,
+      });
       expect(sel.usedChars).toBeLessThanOrEqual(budget);
       expect(sel.usedChars).toBe(sel.files.reduce((a, f) => a + f.text.length, 0));
     }
@@ -81,7 +102,11 @@ describe('selectContext', () => {
 
   it('applies the transform (redaction) before measuring', () => {
     const { list, texts } = docs(TREE);
-    const sel = selectContext('parseCookie', list, { budgetChars: 5000, readText: (p) => texts.get(p) ?? null, transform: (_p, t) => t.replace(/cookie/gi, 'c') });
+    const sel = selectContext('parseCookie', list, {
+      budgetChars: 5000,
+      readText: (p) => texts.get(p) ?? null,
+      transform: (_p, t) => t.replace(/cookie/gi, 'c'),
+    });
     expect(sel.files[0]?.text.split('\n').slice(1).join('\n')).not.toMatch(/cookie/i);
     expect(sel.files[0]?.chars).toBe(sel.files[0]?.text.length);
   });
@@ -97,7 +122,9 @@ describe('selectContext', () => {
     const sel = selectContext('parseCookie', list, { budgetChars: 50_000, readText: (p) => texts.get(p) ?? null });
     const paths = sel.files.map((f) => f.path);
     expect(paths).toContain('src/unrelated.ts');
-    const minMatched = Math.min(...sel.files.filter((f) => f.path !== 'src/unrelated.ts' && f.path !== 'src/router.ts').map((f) => f.score));
+    const minMatched = Math.min(
+      ...sel.files.filter((f) => f.path !== 'src/unrelated.ts' && f.path !== 'src/router.ts').map((f) => f.score),
+    );
     expect(sel.files.find((f) => f.path === 'src/unrelated.ts')!.score).toBeLessThan(minMatched);
   });
 });

@@ -40,7 +40,14 @@ describe('scanProject without git', () => {
     write('other/tmp-3.ts', 'x');
     const r = await scanProject(root);
     expect(r.git).toBe(false);
-    expect(r.fileList).toEqual(['.gitignore', 'app.ts', 'other/tmp-3.ts', 'pkg/.gitignore', 'pkg/keep.log', 'pkg/src/real.ts']);
+    expect(r.fileList).toEqual([
+      '.gitignore',
+      'app.ts',
+      'other/tmp-3.ts',
+      'pkg/.gitignore',
+      'pkg/keep.log',
+      'pkg/src/real.ts',
+    ]);
   });
 
   it('skips default folders, .clawcodeignore patterns and extra patterns', async () => {
@@ -65,7 +72,12 @@ describe('scanProject without git', () => {
     write('src/app.ts', 'x');
     const r = await scanProject(root);
     expect(r.fileList).toEqual(['.env.example', 'src/app.ts']);
-    expect(r.skipped.filter((s) => s.reason === 'secret').map((s) => s.path).sort()).toEqual(['.env', '.env.production', 'certs/server.pem', 'credentials.json', 'keys/id_rsa']);
+    expect(
+      r.skipped
+        .filter((s) => s.reason === 'secret')
+        .map((s) => s.path)
+        .sort(),
+    ).toEqual(['.env', '.env.production', 'certs/server.pem', 'credentials.json', 'keys/id_rsa']);
   });
 
   it('skips lockfiles, minified bundles, binaries, non-UTF-8 and huge files', async () => {
@@ -81,7 +93,14 @@ describe('scanProject without git', () => {
     expect(r.fileList).toEqual(['ok.ts']);
     expect(r.files[0]?.content).toBe('export const ok = 1;\n');
     const reasons = Object.fromEntries(r.skipped.map((s) => [s.path, s.reason]));
-    expect(reasons).toMatchObject({ 'package-lock.json': 'generated', 'public/app.min.js': 'generated', 'logo.png': 'binary', 'data.bin2': 'binary', 'latin1.txt': 'non_utf8', 'huge.ts': 'too_large' });
+    expect(reasons).toMatchObject({
+      'package-lock.json': 'generated',
+      'public/app.min.js': 'generated',
+      'logo.png': 'binary',
+      'data.bin2': 'binary',
+      'latin1.txt': 'non_utf8',
+      'huge.ts': 'too_large',
+    });
     expect(reasons['minified.js']).toBe('too_large');
   });
 
@@ -146,7 +165,8 @@ describe('scanProject in a git work tree', () => {
 
 describe('scanProject: when a blob id stands for the bytes on disk', () => {
   const git = (...args: string[]): string => gitIn(root, ...args);
-  const oids = async (dir: string) => Object.fromEntries((await scanProject(dir, { knownBlob: () => undefined })).files.map((f) => [f.path, f.oid]));
+  const oids = async (dir: string) =>
+    Object.fromEntries((await scanProject(dir, { knownBlob: () => undefined })).files.map((f) => [f.path, f.oid]));
 
   it('gives executable files a blob id too, and survives a folder on a tracked path turned into a file', async () => {
     write('run.sh', '#!/bin/sh\necho hi\n');
@@ -197,7 +217,8 @@ describe('content rules', () => {
   });
 
   it('recognises generated paths but not ordinary sources', () => {
-    for (const p of ['yarn.lock', 'a/pnpm-lock.yaml', 'x.min.js', 'a/b.js.map', 'api_pb2.py', 'go.sum']) expect(isGeneratedPath(p)).toBe(true);
+    for (const p of ['yarn.lock', 'a/pnpm-lock.yaml', 'x.min.js', 'a/b.js.map', 'api_pb2.py', 'go.sum'])
+      expect(isGeneratedPath(p)).toBe(true);
     for (const p of ['src/lock.ts', 'minify.js', 'index.d.ts', 'go.mod']) expect(isGeneratedPath(p)).toBe(false);
   });
 });

@@ -33,26 +33,52 @@ describe('analyzeText', () => {
       '// the function name here is prose, and so is this class of things',
     ].join('\n');
     const defs = new Set(analyzeText(text).defs);
-    for (const d of ['loadConfig', 'Router', 'addRoute', 'Options', 'Hook', 'retryDelay', 'sendFile', 'handle', 'parse', 'stringify', 'api']) expect(defs, d).toContain(d);
+    for (const d of [
+      'loadConfig',
+      'Router',
+      'addRoute',
+      'Options',
+      'Hook',
+      'retryDelay',
+      'sendFile',
+      'handle',
+      'parse',
+      'stringify',
+      'api',
+    ])
+      expect(defs, d).toContain(d);
     for (const d of ['local', 'if', 'name', 'of', 'Base']) expect(defs, d).not.toContain(d);
   });
 
   it('finds Python and Go definitions, including Go methods', () => {
-    const py = 'class Flask(App):\n    def register_error_handler(self, code):\n        pass\n\nasync def main():\n    pass\n';
+    const py =
+      'class Flask(App):\n    def register_error_handler(self, code):\n        pass\n\nasync def main():\n    pass\n';
     expect(analyzeText(py).defs).toEqual(['Flask', 'register_error_handler', 'main']);
-    const go = 'package cli\n\ntype Command struct {\n}\n\nfunc (cmd *Command) Run(ctx context.Context) error {\n}\n\nfunc helpCommand() {}\n';
+    const go =
+      'package cli\n\ntype Command struct {\n}\n\nfunc (cmd *Command) Run(ctx context.Context) error {\n}\n\nfunc helpCommand() {}\n';
     expect(analyzeText(go).defs).toEqual(['Command', 'Run', 'helpCommand']);
   });
 });
 
 describe('imports', () => {
-  const files = new Set(['src/a.ts', 'src/lib/index.ts', 'src/b.js', 'pkg/flask/app.py', 'pkg/flask/json/__init__.py', 'pkg/flask/helpers.py']);
+  const files = new Set([
+    'src/a.ts',
+    'src/lib/index.ts',
+    'src/b.js',
+    'pkg/flask/app.py',
+    'pkg/flask/json/__init__.py',
+    'pkg/flask/helpers.py',
+  ]);
   const bySuffix = (suffix: string): string[] => [...files].filter((p) => p === suffix || p.endsWith(`/${suffix}`));
 
   it('extracts relative JS specifiers and Python modules', () => {
     const js = 'import a from "./a.js";\nconst b = require("./b");\nimport x from "react";\nexport * from "./lib";\n';
     expect(extractImports(js)).toEqual(['./a.js', 'react', './lib', './b']);
-    expect(extractImports('from .helpers import x\nimport flask.json\nfrom . import app\n')).toEqual(['.helpers', '.', 'flask.json']);
+    expect(extractImports('from .helpers import x\nimport flask.json\nfrom . import app\n')).toEqual([
+      '.helpers',
+      '.',
+      'flask.json',
+    ]);
   });
 
   it('resolves JS extensions, index files, .js → .ts, and Python packages', () => {

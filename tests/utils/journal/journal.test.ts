@@ -1,10 +1,30 @@
-import { chmod, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  realpath,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  applyRun, findUnfinishedRuns, listRuns, PathEscapeError, pruneRuns, resolveInsideRoot, rollbackRun, StaleFileError, type FileChange,
+  applyRun,
+  findUnfinishedRuns,
+  listRuns,
+  PathEscapeError,
+  pruneRuns,
+  resolveInsideRoot,
+  rollbackRun,
+  StaleFileError,
+  type FileChange,
 } from '../../../utils/journal/journal.js';
 import { getProjectHash } from '../../../memory/project-hash.js';
 import { readManifest, writeManifest } from '../../../utils/journal/store.js';
@@ -52,14 +72,22 @@ describe('applyRun', () => {
       await change('bin/run.sh', '#!/bin/sh\necho new\n'),
       await change('src/deep/new.ts', 'export const x = 1;\n'),
     ];
-    const run = await applyRun({ rootDir: root, changes, meta: { task: 'edit things', provider: 'openai', model: 'm' } });
+    const run = await applyRun({
+      rootDir: root,
+      changes,
+      meta: { task: 'edit things', provider: 'openai', model: 'm' },
+    });
 
     expect(run.status).toBe('applied');
     expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('new a\n');
     expect(await readFile(join(root, 'src/deep/new.ts'), 'utf8')).toBe('export const x = 1;\n');
     expect((await stat(join(root, 'bin/run.sh'))).mode & 0o777).toBe(0o755);
     expect(run.createdDirs).toEqual(['src', 'src/deep']);
-    expect(run.files.map((f) => [f.path, f.created])).toEqual([['a.ts', false], ['bin/run.sh', false], ['src/deep/new.ts', true]]);
+    expect(run.files.map((f) => [f.path, f.created])).toEqual([
+      ['a.ts', false],
+      ['bin/run.sh', false],
+      ['src/deep/new.ts', true],
+    ]);
     expect(run.files[2]?.beforeHash).toBeNull();
     expect(run.runDir.startsWith(join(home, 'runs'))).toBe(true);
     const stored = await readManifest(run.runDir);
@@ -72,7 +100,9 @@ describe('applyRun', () => {
     await seed({ 'a.ts': '0' });
     const ids: string[] = [];
     for (let i = 1; i <= 3; i += 1) {
-      ids.push((await applyRun({ rootDir: root, changes: [await change('a.ts', String(i))], meta: { task: `t${i}` } })).runId);
+      ids.push(
+        (await applyRun({ rootDir: root, changes: [await change('a.ts', String(i))], meta: { task: `t${i}` } })).runId,
+      );
     }
     expect([...ids].sort()).toEqual(ids);
     expect((await listRuns(root)).map((r) => r.task)).toEqual(['t3', 't2', 't1']);
@@ -82,7 +112,9 @@ describe('applyRun', () => {
     await seed({ 'a.ts': 'old a', 'b.ts': 'old b' });
     const changes = [await change('a.ts', 'new a'), await change('b.ts', 'new b')];
     await writeFile(join(root, 'b.ts'), 'edited meanwhile');
-    await expect(applyRun({ rootDir: root, changes, meta: { task: 't' }, homeDir: home })).rejects.toBeInstanceOf(StaleFileError);
+    await expect(applyRun({ rootDir: root, changes, meta: { task: 't' }, homeDir: home })).rejects.toBeInstanceOf(
+      StaleFileError,
+    );
     expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('old a');
     expect(await readFile(join(root, 'b.ts'), 'utf8')).toBe('edited meanwhile');
     expect(await listRuns(root, home)).toEqual([]);
@@ -91,13 +123,20 @@ describe('applyRun', () => {
   it('refuses a new file that appeared meanwhile', async () => {
     const changes = [await change('n.ts', 'mine')];
     await seed({ 'n.ts': 'someone else' });
-    await expect(applyRun({ rootDir: root, changes, meta: { task: 't' } })).rejects.toMatchObject({ code: 'file_changed_since_plan', exitCode: 3 });
+    await expect(applyRun({ rootDir: root, changes, meta: { task: 't' } })).rejects.toMatchObject({
+      code: 'file_changed_since_plan',
+      exitCode: 3,
+    });
     expect(await readFile(join(root, 'n.ts'), 'utf8')).toBe('someone else');
   });
 
   it('rolls back the files already written when a later write fails', async () => {
-    await seed({ 'a.ts': 'old a', 'blocker': 'a file, not a folder' });
-    const changes = [await change('a.ts', 'new a'), await change('fresh/one.ts', 'one'), await change('blocker/x.ts', 'x')];
+    await seed({ 'a.ts': 'old a', blocker: 'a file, not a folder' });
+    const changes = [
+      await change('a.ts', 'new a'),
+      await change('fresh/one.ts', 'one'),
+      await change('blocker/x.ts', 'x'),
+    ];
     const error = await applyRun({ rootDir: root, changes, meta: { task: 't' } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'apply_failed', exitCode: 1 });
     expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('old a');
@@ -129,7 +168,9 @@ describe('applyRun', () => {
       await seed({ 'ok.ts': 'old' });
       await symlink(outside, join(root, 'linked'));
       const changes = [await change('ok.ts', 'new'), { path: 'linked/evil.ts', before: null, after: 'pwned' }];
-      await expect(applyRun({ rootDir: root, changes, meta: { task: 't' } })).rejects.toMatchObject({ code: 'path_escape' });
+      await expect(applyRun({ rootDir: root, changes, meta: { task: 't' } })).rejects.toMatchObject({
+        code: 'path_escape',
+      });
       expect(await readdir(outside)).toEqual([]);
       expect(await readFile(join(root, 'ok.ts'), 'utf8')).toBe('old');
     });
@@ -145,7 +186,11 @@ describe('applyRun', () => {
     it('allows a symlinked folder inside the root', async () => {
       await seed({ 'real/a.ts': 'old' });
       await symlink(join(root, 'real'), join(root, 'alias'));
-      await applyRun({ rootDir: root, changes: [{ path: 'alias/a.ts', before: Buffer.from('old'), after: 'new' }], meta: { task: 't' } });
+      await applyRun({
+        rootDir: root,
+        changes: [{ path: 'alias/a.ts', before: Buffer.from('old'), after: 'new' }],
+        meta: { task: 't' },
+      });
       expect(await readFile(join(root, 'real/a.ts'), 'utf8')).toBe('new');
     });
   });
@@ -157,7 +202,12 @@ describe('applyRun', () => {
     await writeFile(join(orphan, 'pre-0'), 'pre-image of a run that died before its manifest');
     await utimes(orphan, new Date(2000, 0, 1), new Date(2000, 0, 1));
     for (let i = 1; i <= 4; i += 1) {
-      await applyRun({ rootDir: root, changes: [await change('a.ts', String(i))], meta: { task: `t${i}` }, keepRuns: 2 });
+      await applyRun({
+        rootDir: root,
+        changes: [await change('a.ts', String(i))],
+        meta: { task: `t${i}` },
+        keepRuns: 2,
+      });
     }
     expect((await listRuns(root)).map((r) => r.task)).toEqual(['t4', 't3']);
     expect(await readdir(join(home, 'runs', getProjectHash(root)))).toHaveLength(2);
@@ -190,7 +240,10 @@ describe('applyRun', () => {
   it('refuses a path listed twice', async () => {
     await seed({ 'a.ts': 'x' });
     const changes = [await change('a.ts', 'y'), await change('./a.ts', 'z')];
-    await expect(applyRun({ rootDir: root, changes, meta: { task: 't' } })).rejects.toMatchObject({ code: 'duplicate_path', exitCode: 2 });
+    await expect(applyRun({ rootDir: root, changes, meta: { task: 't' } })).rejects.toMatchObject({
+      code: 'duplicate_path',
+      exitCode: 2,
+    });
     expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('x');
   });
 });
@@ -203,7 +256,10 @@ describe('recovery', () => {
     const run = await applyRun({
       rootDir: root,
       changes: [
-        await change('a.ts', 'new a'), await change('b.ts', 'new b'), await change('n/new.ts', 'n'), await change('c.ts', 'new c'),
+        await change('a.ts', 'new a'),
+        await change('b.ts', 'new b'),
+        await change('n/new.ts', 'n'),
+        await change('c.ts', 'new c'),
       ],
       meta: { task: 'interrupted' },
     });
@@ -231,7 +287,9 @@ describe('recovery', () => {
   it('will not roll back a run that is not unfinished', async () => {
     await seed({ 'a.ts': 'old' });
     const run = await applyRun({ rootDir: root, changes: [await change('a.ts', 'new')], meta: { task: 't' } });
-    await expect(rollbackRun({ rootDir: root, runId: run.runId })).rejects.toMatchObject({ code: 'run_not_unfinished' });
+    await expect(rollbackRun({ rootDir: root, runId: run.runId })).rejects.toMatchObject({
+      code: 'run_not_unfinished',
+    });
     await expect(rollbackRun({ rootDir: root, runId: '../../etc' })).rejects.toMatchObject({ code: 'bad_run_id' });
   });
 });
@@ -249,7 +307,8 @@ describe('applyRun on a device that fills up', () => {
         written = 0;
       }
       if (files < failAt) return (await handle.write(buffer, offset, length, position)).bytesWritten;
-      if (written >= okBytes) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      if (written >= okBytes)
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
       const take = Math.min(length, okBytes - written, 4096);
       written += take;
       return (await handle.write(buffer, offset, take, position)).bytesWritten;
@@ -259,9 +318,17 @@ describe('applyRun on a device that fills up', () => {
   it('ENOSPC on the second file: every file keeps its old bytes, no temp file, one-line disk_full error, run rolled back', async () => {
     await seed({ 'a.ts': 'old a\n', 'src/x.ts': 'old x\n'.repeat(1000), 'c.ts': 'old c\n' });
     const before = await treeOf(root);
-    const changes = [await change('a.ts', 'new a\n'), await change('src/x.ts', 'new x\n'.repeat(2000)), await change('c.ts', 'new c\n')];
-    const error = await applyRun({ rootDir: root, changes, meta: { task: 'fill' }, writeChunk: fillsUpOnFile(2, 9000) })
-      .catch((e: unknown) => e as IoError);
+    const changes = [
+      await change('a.ts', 'new a\n'),
+      await change('src/x.ts', 'new x\n'.repeat(2000)),
+      await change('c.ts', 'new c\n'),
+    ];
+    const error = await applyRun({
+      rootDir: root,
+      changes,
+      meta: { task: 'fill' },
+      writeChunk: fillsUpOnFile(2, 9000),
+    }).catch((e: unknown) => e as IoError);
     expect(error).toBeInstanceOf(IoError);
     expect((error as IoError).code).toBe('disk_full');
     expect((error as IoError).message).toBe('Disk full while writing src/x.ts: nothing was changed');
@@ -278,7 +345,12 @@ describe('applyRun on a device that fills up', () => {
   it('short writes on every file still write every byte', async () => {
     await seed({ 'a.ts': 'old a\n' });
     const big = 'line of text\n'.repeat(50_000);
-    const run = await applyRun({ rootDir: root, changes: [await change('a.ts', big)], meta: { task: 't' }, writeChunk: fillsUpOnFile(1, 1e9) });
+    const run = await applyRun({
+      rootDir: root,
+      changes: [await change('a.ts', big)],
+      meta: { task: 't' },
+      writeChunk: fillsUpOnFile(1, 1e9),
+    });
     expect(run.status).toBe('applied');
     expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe(big);
   });
@@ -286,7 +358,8 @@ describe('applyRun on a device that fills up', () => {
   it('journal folders are 0700 and pre-images and manifests 0600', async () => {
     await seed({ 'a.ts': 'API_KEY=secret\n' });
     const run = await applyRun({ rootDir: root, changes: [await change('a.ts', 'x\n')], meta: { task: 't' } });
-    for (const name of ['pre-0', 'manifest.json']) expect((await stat(join(run.runDir, name))).mode & 0o777).toBe(0o600);
+    for (const name of ['pre-0', 'manifest.json'])
+      expect((await stat(join(run.runDir, name))).mode & 0o777).toBe(0o600);
     expect((await stat(run.runDir)).mode & 0o777).toBe(0o700);
     expect((await stat(join(run.runDir, '..'))).mode & 0o777).toBe(0o700);
   });

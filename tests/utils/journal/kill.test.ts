@@ -37,15 +37,21 @@ async function makeFixture(): Promise<Fixture> {
   const newFiles = new Map<string, string>();
   for (let i = 0; i < 40; i += 1) {
     const path = `src/mod${i % 5}/file${i}.ts`;
-    const bytes = i === 7 ? Buffer.from([0, 255, 1, 254, 10]) : Buffer.from(`export const v${i} = ${i};\n`.repeat(50 + i));
+    const bytes =
+      i === 7 ? Buffer.from([0, 255, 1, 254, 10]) : Buffer.from(`export const v${i} = ${i};\n`.repeat(50 + i));
     await mkdir(join(root, `src/mod${i % 5}`), { recursive: true });
     await writeFile(join(root, path), bytes);
     oldFiles.set(path, bytes);
     newFiles.set(path, `export const v${i} = ${i * 100}; // changed\n`.repeat(60 + i));
   }
   await chmod(join(root, 'src/mod0/file0.ts'), 0o755);
-  for (let i = 0; i < 20; i += 1) newFiles.set(`gen/part${i % 4}/deep/new${i}.ts`, `export const n${i} = true;\n`.repeat(40));
-  const changes = [...newFiles].map(([path, after]) => ({ path, before: oldFiles.get(path)?.toString('base64') ?? null, after }));
+  for (let i = 0; i < 20; i += 1)
+    newFiles.set(`gen/part${i % 4}/deep/new${i}.ts`, `export const n${i} = true;\n`.repeat(40));
+  const changes = [...newFiles].map(([path, after]) => ({
+    path,
+    before: oldFiles.get(path)?.toString('base64') ?? null,
+    after,
+  }));
   const changesPath = join(home, 'changes.json');
   await writeFile(changesPath, JSON.stringify(changes));
   return { root, home, changesPath, oldFiles, newFiles };
@@ -58,7 +64,10 @@ async function snapshot(dir: string): Promise<Map<string, string>> {
     const full = join(entry.parentPath, entry.name);
     const rel = full.slice(dir.length + 1);
     const mode = ((await stat(full)).mode & 0o777).toString(8);
-    out.set(entry.isDirectory() ? `${rel}/` : rel, entry.isDirectory() ? mode : `${mode}:${(await readFile(full)).toString('base64')}`);
+    out.set(
+      entry.isDirectory() ? `${rel}/` : rel,
+      entry.isDirectory() ? mode : `${mode}:${(await readFile(full)).toString('base64')}`,
+    );
   }
   return out;
 }
@@ -73,12 +82,15 @@ interface KillPlan {
 function runChild(fx: Fixture, kill?: KillPlan): Promise<{ killed: boolean; applyMs?: number }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', childScript, fx.root, fx.home, fx.changesPath], {
-      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     let err = '';
     let armed = false;
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (kill === undefined || armed || !out.startsWith('ready\n')) return;
@@ -104,7 +116,8 @@ describe('a many-file run killed with SIGKILL', () => {
     const before = await snapshot(calibration.root);
     const full = await runChild(calibration);
     expect(full.killed).toBe(false);
-    for (const [path, text] of calibration.newFiles) expect(await readFile(join(calibration.root, path), 'utf8')).toBe(text);
+    for (const [path, text] of calibration.newFiles)
+      expect(await readFile(join(calibration.root, path), 'utf8')).toBe(text);
     await undoRun({ rootDir: calibration.root, homeDir: calibration.home });
     expect(await snapshot(calibration.root)).toEqual(before);
     const applyMs = Math.max(full.applyMs ?? 50, 5);
@@ -116,9 +129,10 @@ describe('a many-file run killed with SIGKILL', () => {
       // Odd iterations aim anywhere in the run (a random time after "ready"); even ones aim into the
       // write phase, right after a random file, where the tree is half written. Counting writes
       // instead of ms keeps the aim true however loaded the machine is.
-      const kill: KillPlan = i % 2 === 0
-        ? { afterWrites: 1 + Math.floor(Math.random() * (fx.newFiles.size - 10)), delayMs: 0 }
-        : { afterWrites: 0, delayMs: Math.floor(Math.random() * applyMs * 1.2) };
+      const kill: KillPlan =
+        i % 2 === 0
+          ? { afterWrites: 1 + Math.floor(Math.random() * (fx.newFiles.size - 10)), delayMs: 0 }
+          : { afterWrites: 0, delayMs: Math.floor(Math.random() * applyMs * 1.2) };
       const where = `kill ${kill.delayMs} ms after write ${kill.afterWrites}`;
       const { killed } = await runChild(fx, kill);
 
@@ -136,7 +150,9 @@ describe('a many-file run killed with SIGKILL', () => {
       const runs = await listRuns(fx.root, fx.home);
       const applied = runs.find((r) => r.status === 'applied');
       if (applied) await undoRun({ rootDir: fx.root, homeDir: fx.home });
-      outcomes.push(!killed ? 'finished' : unfinished.length > 0 ? 'mid-apply' : applied ? 'after-apply' : 'before-journal');
+      outcomes.push(
+        !killed ? 'finished' : unfinished.length > 0 ? 'mid-apply' : applied ? 'after-apply' : 'before-journal',
+      );
       expect(await snapshot(fx.root), `tree after recovery, ${where}`).toEqual(original);
     }
     // Kills must land mid-apply; a run of only clean finishes would prove little.

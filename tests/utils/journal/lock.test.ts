@@ -5,7 +5,12 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { acquireProjectLock, ProjectLockedError, projectLockPath, readProjectLock } from '../../../utils/journal/lock.js';
+import {
+  acquireProjectLock,
+  ProjectLockedError,
+  projectLockPath,
+  readProjectLock,
+} from '../../../utils/journal/lock.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 let root: string;
@@ -21,13 +26,25 @@ afterEach(async () => {
   await Promise.all([root, home].map((d) => rm(d, { recursive: true, force: true })));
 });
 
-function startHolder(holdMs: number): { child: ChildProcessByStdio<null, Readable, Readable>; locked: Promise<void>; exited: Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'tests/support/journal-lock-child.ts'), root, home, String(holdMs)], {
-    cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function startHolder(holdMs: number): {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  locked: Promise<void>;
+  exited: Promise<void>;
+} {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(repoRoot, 'tests/support/journal-lock-child.ts'), root, home, String(holdMs)],
+    {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const locked = new Promise<void>((res, rej) => {
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); if (out.includes('locked')) res(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('locked')) res();
+    });
     child.on('exit', () => rej(new Error(`holder exited before locking: ${out}`)));
   });
   const exited = new Promise<void>((res) => child.on('exit', () => res()));
@@ -77,18 +94,26 @@ describe('acquireProjectLock', () => {
   it('serialises two waiters in one process', async () => {
     const order: string[] = [];
     const first = await acquireProjectLock(root);
-    const second = acquireProjectLock(root, { waitMs: 5000, pollMs: 10 }).then((release) => { order.push('second'); return release; });
+    const second = acquireProjectLock(root, { waitMs: 5000, pollMs: 10 }).then((release) => {
+      order.push('second');
+      return release;
+    });
     await new Promise((res) => setTimeout(res, 100));
     order.push('first done');
     await first();
-    await (await second)();
+    await (
+      await second
+    )();
     expect(order).toEqual(['first done', 'second']);
   });
 
   it('recovers a stale lock left by a dead process', async () => {
     const pid = await deadPid();
     await mkdir(dirname(await projectLockPath(root, home)), { recursive: true });
-    await writeFile(await projectLockPath(root, home), JSON.stringify({ pid, hostname: hostname(), since: 'x', rootDir: root, token: 'old' }));
+    await writeFile(
+      await projectLockPath(root, home),
+      JSON.stringify({ pid, hostname: hostname(), since: 'x', rootDir: root, token: 'old' }),
+    );
     const release = await acquireProjectLock(root, { waitMs: 0 });
     expect((await readProjectLock(root))?.pid).toBe(process.pid);
     await release();

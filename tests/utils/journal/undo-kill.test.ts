@@ -42,7 +42,10 @@ async function snapshot(dir: string): Promise<Map<string, string>> {
     const full = join(entry.parentPath, entry.name);
     const rel = full.slice(dir.length + 1);
     const mode = ((await stat(full)).mode & 0o777).toString(8);
-    out.set(entry.isDirectory() ? `${rel}/` : rel, entry.isDirectory() ? mode : `${mode}:${(await readFile(full)).toString('base64')}`);
+    out.set(
+      entry.isDirectory() ? `${rel}/` : rel,
+      entry.isDirectory() ? mode : `${mode}:${(await readFile(full)).toString('base64')}`,
+    );
   }
   return out;
 }
@@ -57,21 +60,29 @@ async function makeFixture(): Promise<Fixture> {
   await writeFile(join(root, 'base.ts'), 'export const base = 0;\n');
   for (let i = 0; i < 40; i += 1) {
     const path = `src/mod${i % 5}/file${i}.ts`;
-    const bytes = i === 7 ? Buffer.from([0, 255, 1, 254, 10]) : Buffer.from(`export const v${i} = ${i};\n`.repeat(50 + i));
+    const bytes =
+      i === 7 ? Buffer.from([0, 255, 1, 254, 10]) : Buffer.from(`export const v${i} = ${i};\n`.repeat(50 + i));
     await mkdir(join(root, `src/mod${i % 5}`), { recursive: true });
     await writeFile(join(root, path), bytes);
     oldFiles.set(path, bytes);
     newFiles.set(path, `export const v${i} = ${i * 100}; // changed\n`.repeat(60 + i));
   }
   await chmod(join(root, 'src/mod0/file0.ts'), 0o755);
-  for (let i = 0; i < 20; i += 1) newFiles.set(`gen/part${i % 4}/deep/new${i}.ts`, `export const n${i} = true;\n`.repeat(40));
+  for (let i = 0; i < 20; i += 1)
+    newFiles.set(`gen/part${i % 4}/deep/new${i}.ts`, `export const n${i} = true;\n`.repeat(40));
   const original = await snapshot(root);
   await applyRun({
-    rootDir: root, homeDir: home, meta: { task: 'first' },
+    rootDir: root,
+    homeDir: home,
+    meta: { task: 'first' },
     changes: [{ path: 'base.ts', before: Buffer.from('export const base = 0;\n'), after: 'export const base = 1;\n' }],
   });
   const afterFirst = await snapshot(root);
-  const changes: FileChange[] = [...newFiles].map(([path, after]) => ({ path, before: oldFiles.get(path) ?? null, after }));
+  const changes: FileChange[] = [...newFiles].map(([path, after]) => ({
+    path,
+    before: oldFiles.get(path) ?? null,
+    after,
+  }));
   await applyRun({ rootDir: root, homeDir: home, changes, meta: { task: 'second' } });
   const afterSecond = await snapshot(root);
   return { root, home, original, afterFirst, afterSecond, oldFiles, newFiles };
@@ -85,12 +96,15 @@ interface KillPlan {
 function runUndoChild(fx: Fixture, kill?: KillPlan): Promise<{ killed: boolean; undoMs?: number }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', childScript, fx.root, fx.home], {
-      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     let err = '';
     let armed = false;
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (kill === undefined || armed || !out.startsWith('ready\n')) return;
@@ -120,9 +134,10 @@ describe('an undo killed with SIGKILL', () => {
     const outcomes: string[] = [];
     for (let i = 0; i < 6; i += 1) {
       const fx = await makeFixture();
-      const kill: KillPlan = i % 2 === 0
-        ? { afterRestores: 1 + Math.floor(Math.random() * (fx.newFiles.size - 10)), delayMs: 0 }
-        : { afterRestores: 0, delayMs: Math.floor(Math.random() * undoMs * 1.2) };
+      const kill: KillPlan =
+        i % 2 === 0
+          ? { afterRestores: 1 + Math.floor(Math.random() * (fx.newFiles.size - 10)), delayMs: 0 }
+          : { afterRestores: 0, delayMs: Math.floor(Math.random() * undoMs * 1.2) };
       const where = `kill ${kill.delayMs} ms after restore ${kill.afterRestores}`;
       const { killed } = await runUndoChild(fx, kill);
 
@@ -141,7 +156,10 @@ describe('an undo killed with SIGKILL', () => {
       const fullyUndone = JSON.stringify([...tree]) === JSON.stringify([...fx.afterFirst]);
       const untouched = JSON.stringify([...tree]) === JSON.stringify([...fx.afterSecond]);
       expect(fullyUndone || untouched, `tree after recovery, ${where}`).toBe(true);
-      expect((await listRuns(fx.root, fx.home)).map((r) => r.status)).toEqual([fullyUndone ? 'undone' : 'applied', 'applied']);
+      expect((await listRuns(fx.root, fx.home)).map((r) => r.status)).toEqual([
+        fullyUndone ? 'undone' : 'applied',
+        'applied',
+      ]);
       outcomes.push(!killed ? 'finished' : interrupted ? 'mid-undo' : fullyUndone ? 'after-undo' : 'before-journal');
 
       // A following undo works: it takes the next applied run.

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  applyRun, findInterruptedUndos, finishInterruptedUndo, listRuns, previewUndo, UndoConflictError, undoRun,
+  applyRun,
+  findInterruptedUndos,
+  finishInterruptedUndo,
+  listRuns,
+  previewUndo,
+  UndoConflictError,
+  undoRun,
 } from '../../../utils/journal/journal.js';
 import { readManifest, writeManifest } from '../../../utils/journal/store.js';
 
@@ -42,7 +48,10 @@ describe('undoRun', () => {
     expect(await read('a.ts')).toBe('a1');
     expect((await stat(join(root, 'a.ts'))).mode & 0o777).toBe(0o640);
     expect(await readdir(root)).toEqual(['a.ts']);
-    expect((await listRuns(root)).map((r) => [r.task, r.status])).toEqual([['second', 'undone'], ['first', 'applied']]);
+    expect((await listRuns(root)).map((r) => [r.task, r.status])).toEqual([
+      ['second', 'undone'],
+      ['first', 'applied'],
+    ]);
 
     // The next undo takes the next applied run.
     await undoRun({ rootDir: root });
@@ -58,7 +67,9 @@ describe('undoRun', () => {
     await undoRun({ rootDir: root, runId: first.runId });
     expect([await read('a.ts'), await read('b.ts')]).toEqual(['a0', 'b1']);
     await expect(undoRun({ rootDir: root, runId: first.runId })).rejects.toMatchObject({ code: 'run_not_applied' });
-    await expect(undoRun({ rootDir: root, runId: '20990101T000000000Z-0000abcdef' })).rejects.toMatchObject({ code: 'run_not_found' });
+    await expect(undoRun({ rootDir: root, runId: '20990101T000000000Z-0000abcdef' })).rejects.toMatchObject({
+      code: 'run_not_found',
+    });
   });
 
   it('refuses, listing them, when files changed since the run, and changes nothing', async () => {
@@ -70,7 +81,10 @@ describe('undoRun', () => {
 
     const error = await undoRun({ rootDir: root }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UndoConflictError);
-    expect((error as UndoConflictError).conflicts).toEqual([{ path: 'b.ts', kind: 'modified' }, { path: 'c.ts', kind: 'deleted' }]);
+    expect((error as UndoConflictError).conflicts).toEqual([
+      { path: 'b.ts', kind: 'modified' },
+      { path: 'c.ts', kind: 'deleted' },
+    ]);
     expect((error as UndoConflictError).message).toMatch(/b\.ts \(modified\), c\.ts \(deleted\)/);
     expect([await read('a.ts'), await read('b.ts')]).toEqual(['a1', 'edited by hand']);
     expect((await listRuns(root))[0]?.status).toBe('applied');
@@ -97,7 +111,11 @@ describe('undoRun', () => {
     await symlink(root, alias);
     try {
       await writeFile(join(root, 'a.ts'), 'a0');
-      await applyRun({ rootDir: alias, changes: [{ path: 'a.ts', before: Buffer.from('a0'), after: 'a1' }], meta: { task: 'via alias' } });
+      await applyRun({
+        rootDir: alias,
+        changes: [{ path: 'a.ts', before: Buffer.from('a0'), after: 'a1' }],
+        meta: { task: 'via alias' },
+      });
       expect((await listRuns(root)).map((r) => r.task)).toEqual(['via alias']);
       expect((await listRuns(alias)).map((r) => r.task)).toEqual(['via alias']);
       await undoRun({ rootDir: alias });
@@ -134,15 +152,21 @@ describe('an interrupted undo', () => {
     await expect(undoRun({ rootDir: root })).rejects.toMatchObject({ code: 'nothing_to_undo' });
     const result = await finishInterruptedUndo({ rootDir: root, runId: applied.runId });
     expect(result).toMatchObject({ restored: ['a.ts'], deleted: ['gen/new.ts'], skipped: ['b.ts'] });
-    expect([await read('a.ts'), await read('b.ts'), await read('c.ts')]).toEqual(['a0', 'edited after the crash', 'c0']);
+    expect([await read('a.ts'), await read('b.ts'), await read('c.ts')]).toEqual([
+      'a0',
+      'edited after the crash',
+      'c0',
+    ]);
     expect((await readdir(root)).sort()).toEqual(['a.ts', 'b.ts', 'c.ts']);
     const [after] = await listRuns(root);
     expect(after).toMatchObject({ status: 'undone', undo: { skipped: ['b.ts'] } });
     expect(after?.undoPlan).toBeUndefined();
-    await expect(finishInterruptedUndo({ rootDir: root, runId: applied.runId })).rejects.toMatchObject({ code: 'run_not_undoing' });
+    await expect(finishInterruptedUndo({ rootDir: root, runId: applied.runId })).rejects.toMatchObject({
+      code: 'run_not_undoing',
+    });
   });
 
-  it('a restore that fails midway puts the run\'s bytes back and leaves the run applied, not undoing', async () => {
+  it("a restore that fails midway puts the run's bytes back and leaves the run applied, not undoing", async () => {
     await writeFile(join(root, 'a.ts'), 'a0');
     await writeFile(join(root, 'b.ts'), 'b0');
     const applied = await run('two', { 'a.ts': 'a1', 'b.ts': 'b1' });
