@@ -4,7 +4,13 @@ import type { PlannedChange } from '../agent/executor.js';
 import { buildOutline } from '../agent/context/outline.js';
 import { resolvePathspecs, unmatchedPinError } from '../agent/context/pins.js';
 import type { Planner } from '../agent/runner.js';
-import { estimateWideCostUsd, prepareWideChange, runWideChange, type PreparedWideChange } from '../agent/wide/wide.js';
+import {
+  estimateWideCostUsd,
+  prepareWideChange,
+  runWideChange,
+  type PreparedWideChange,
+  type WideChangeRun,
+} from '../agent/wide/wide.js';
 import { makeSavedPlan } from '../agent/plan-file.js';
 import { estimateCostUsd } from '../config/prices.js';
 import type { Usage } from '../llm/types.js';
@@ -152,73 +158,14 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
     const { executeTask } = await import('./flow.js');
     return executeTask({ ...options, wide: undefined });
   }
-  const cost = estimateWideCostUsd(prepared, options.provider.model);
-  const shardsWord = `${prepared.requests.length} shard${prepared.requests.length === 1 ? '' : 's'}`;
-  out(
-    chalk.bold(
-      `Footprint: ${prepared.footprint.length} file${prepared.footprint.length === 1 ? '' : 's'}, ${shardsWord}`,
-    ) +
-      chalk.dim(
-        ` · ~${prepared.estimate.inputTokens.toLocaleString('en-US')} input tokens${cost === undefined ? '' : ` · ~$${cost.toFixed(4)}`}`,
-      ),
-  );
-  if (options.interactive && !options.yes && !options.dryRun) {
-    const go = await (options.confirm ?? confirmPrompt)(
-      `Send ${prepared.requests.length} plan request${prepared.requests.length === 1 ? '' : 's'}?`,
-    );
-    if (!go) {
-      out(chalk.yellow('Not sent; nothing was changed.'));
-      return emptyReport(options, prepared, 'declined', 0, scopeUsage, performance.now() - started);
-    }
+  if (!(await confirmFootprint(options, prepared, out))) {
+    out(chalk.yellow('Not sent; nothing was changed.'));
+    return emptyReport(options, prepared, 'declined', 0, scopeUsage, performance.now() - started);
   }
-
-  const planner: Planner =
-    options.planner ??
-    (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
-  const progress =
-    options.json || !options.stderr.isTTY ? undefined : await shardSpinner(options, prepared.requests.length);
-  let run;
-  try {
-    run = await runWideChange(prepared, {
-      rootDir: options.rootDir,
-      provider: options.provider,
-      planner,
-      concurrency: options.wide.concurrency,
-      repair: options.repair,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      emitter: options.emitter,
-    });
-  } finally {
-    progress?.stop();
-  }
+  const run = await planAllShards(options, prepared);
   const usage = addUsage(scopeUsage, run.usage);
-  const shards: ShardReport[] = prepared.requests.map((r) => {
-    const failed = run.merged.failed.find((f) => f.shard === r.shard.index);
-    const patches = run.merged.patchShards.filter((s) => s === r.shard.index).length;
-    const repair = run.repairs.get(r.shard.index);
-    return {
-      index: r.shard.index,
-      files: [...new Set(r.shard.files.map((f) => f.path))],
-      chars: r.chars,
-      status: failed ? 'failed' : 'planned',
-      patches,
-      ...(failed ? { error: failed.error } : {}),
-      ...(repair
-        ? { repair: { patches: repair.patches, firstError: repair.firstError, applied: repair.applied } }
-        : {}),
-    };
-  });
-  for (const s of shards.filter((x) => x.status === 'failed'))
-    out(chalk.red(`Shard ${s.index + 1}/${shards.length} failed: ${s.error}`));
-  for (const s of shards.filter((x) => x.repair)) {
-    out(
-      chalk.dim(
-        `Shard ${s.index + 1}: repair round for patch ${s.repair!.patches.map((n) => `#${n}`).join(', ')} after ${s.repair!.firstError}`,
-      ),
-    );
-  }
-  for (const r of run.merged.refused) out(chalk.yellow(`Dropped a patch: ${r.message}`));
+  const shards = shardReports(prepared, run);
+  printShardOutcomes(shards, run, out);
 
   const model = options.provider.model;
   const base = {
@@ -241,35 +188,117 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
       totalMs: Math.round(performance.now() - started),
     },
   };
-  if (options.planOut)
-    await savePlan(
-      options.planOut,
-      makeSavedPlan(run.merged.plan, run.prepared.targets, {
-        task: options.task,
-        provider: options.provider.name,
-        model,
-        usage: usage ?? null,
-      }),
-      out,
-    );
+  if (options.planOut) {
+    const meta = { task: options.task, provider: options.provider.name, model, usage: usage ?? null };
+    await savePlan(options.planOut, makeSavedPlan(run.merged.plan, run.prepared.targets, meta), out);
+  }
+  if (run.merged.failed.length > 0 && !options.dryRun && !(await writeWhatPlanned(options, shards, run))) {
+    const failed = `${run.merged.failed.length} of ${shards.length} shards failed`;
+    const error = `${failed}; nothing was written${options.interactive ? '' : ' (--partial writes the shards that planned)'}`;
+    const timings = { ...base.timings, writeMs: 0, commandsMs: 0 };
+    return { ...base, timings, status: 'failed', exitCode: 3, filesWritten: [], commands: [], error };
+  }
+  if (run.prepared.ok && run.prepared.changes.length > 0) {
+    out(`${chalk.bold('Changes by folder:')}\n${folderSummary(run.prepared.changes)}`);
+  }
+  return writeWithConsole(base, run.prepared, options, started);
+}
 
-  if (run.merged.failed.length > 0 && !options.dryRun) {
-    const planned = shards.length - run.merged.failed.length;
-    let writeSome = Boolean(options.wide.partial);
-    if (!writeSome && options.interactive && planned > 0 && run.prepared.ok) {
-      writeSome = await (options.confirm ?? confirmPrompt)(
-        `${run.merged.failed.length} of ${shards.length} shards failed. Review and write the ${planned} that planned?`,
-      );
-    }
-    if (!writeSome) {
-      const error = `${run.merged.failed.length} of ${shards.length} shards failed; nothing was written${options.interactive ? '' : ' (--partial writes the shards that planned)'}`;
-      const timings = { ...base.timings, writeMs: 0, commandsMs: 0 };
-      return { ...base, timings, status: 'failed', exitCode: 3, filesWritten: [], commands: [], error };
+/**
+ * Show the footprint (files, shards, estimated input tokens and cost) and, in a terminal without
+ * `--yes` or `--dry-run`, ask before any plan request is sent.
+ *
+ * @returns false when the person said no
+ */
+async function confirmFootprint(
+  options: TaskOptions,
+  prepared: PreparedWideChange,
+  out: (text: string) => void,
+): Promise<boolean> {
+  const n = prepared.requests.length;
+  const files = prepared.footprint.length;
+  const cost = estimateWideCostUsd(prepared, options.provider.model);
+  const tokens = prepared.estimate.inputTokens.toLocaleString('en-US');
+  out(
+    chalk.bold(`Footprint: ${files} file${files === 1 ? '' : 's'}, ${n} shard${n === 1 ? '' : 's'}`) +
+      chalk.dim(` · ~${tokens} input tokens${cost === undefined ? '' : ` · ~$${cost.toFixed(4)}`}`),
+  );
+  if (!options.interactive || options.yes || options.dryRun) return true;
+  return (options.confirm ?? confirmPrompt)(`Send ${n} plan request${n === 1 ? '' : 's'}?`);
+}
+
+/** Every shard request, with progress on stderr in a terminal; the merged plan applied in memory. */
+async function planAllShards(
+  options: TaskOptions & { wide: WideOptions },
+  prepared: PreparedWideChange,
+): Promise<WideChangeRun> {
+  const planner: Planner =
+    options.planner ??
+    (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
+  const progress =
+    options.json || !options.stderr.isTTY ? undefined : await shardSpinner(options, prepared.requests.length);
+  try {
+    return await runWideChange(prepared, {
+      rootDir: options.rootDir,
+      provider: options.provider,
+      planner,
+      concurrency: options.wide.concurrency,
+      repair: options.repair,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      emitter: options.emitter,
+    });
+  } finally {
+    progress?.stop();
+  }
+}
+
+/** One report entry per shard request: its files, size, status, patches kept and repair round. */
+function shardReports(prepared: PreparedWideChange, run: WideChangeRun): ShardReport[] {
+  return prepared.requests.map((r) => {
+    const failed = run.merged.failed.find((f) => f.shard === r.shard.index);
+    const repair = run.repairs.get(r.shard.index);
+    return {
+      index: r.shard.index,
+      files: [...new Set(r.shard.files.map((f) => f.path))],
+      chars: r.chars,
+      status: failed ? 'failed' : 'planned',
+      patches: run.merged.patchShards.filter((s) => s === r.shard.index).length,
+      ...(failed ? { error: failed.error } : {}),
+      ...(repair
+        ? { repair: { patches: repair.patches, firstError: repair.firstError, applied: repair.applied } }
+        : {}),
+    };
+  });
+}
+
+/** Failed shards, repair rounds and patches dropped for leaving their shard, one line each. */
+function printShardOutcomes(shards: readonly ShardReport[], run: WideChangeRun, out: (text: string) => void): void {
+  for (const s of shards) {
+    if (s.status === 'failed') out(chalk.red(`Shard ${s.index + 1}/${shards.length} failed: ${s.error}`));
+    if (s.repair) {
+      const which = s.repair.patches.map((n) => `#${n}`).join(', ');
+      out(chalk.dim(`Shard ${s.index + 1}: repair round for patch ${which} after ${s.repair.firstError}`));
     }
   }
-  if (run.prepared.ok && run.prepared.changes.length > 0)
-    out(`${chalk.bold('Changes by folder:')}\n${folderSummary(run.prepared.changes)}`);
-  return writeWithConsole(base, run.prepared, options, started);
+  for (const r of run.merged.refused) out(chalk.yellow(`Dropped a patch: ${r.message}`));
+}
+
+/**
+ * Some shards failed: write the ones that planned? Yes with `--partial`; in a terminal the person
+ * decides (when the rest applies); otherwise no.
+ */
+async function writeWhatPlanned(
+  options: TaskOptions & { wide: WideOptions },
+  shards: readonly ShardReport[],
+  run: WideChangeRun,
+): Promise<boolean> {
+  if (options.wide.partial) return true;
+  const planned = shards.length - run.merged.failed.length;
+  if (!options.interactive || planned === 0 || !run.prepared.ok) return false;
+  return (options.confirm ?? confirmPrompt)(
+    `${run.merged.failed.length} of ${shards.length} shards failed. Review and write the ${planned} that planned?`,
+  );
 }
 
 function emptyReport(

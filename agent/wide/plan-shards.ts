@@ -149,56 +149,28 @@ export async function planShards(
   let sent = 0;
   let limit = Math.max(1, Math.floor(options.concurrency ?? 4));
   let requeues = options.requeueBudget ?? 2;
-  let active = 0;
   let done = 0;
   const total = requests.length;
+  const finish = (request: ShardRequest, outcome: ShardOutcome, patches: number, extra: object): void => {
+    outcomes.set(request.shard.index, outcome);
+    done++;
+    const status = outcome.status;
+    options.emitter?.emit('shard_done', { shard: request.shard.index, shards: total, done, status, patches, ...extra });
+  };
 
   const runOne = async (request: ShardRequest): Promise<void> => {
-    const index = request.shard.index;
     sent++;
-    options.emitter?.emit('shard_request', {
-      shard: index,
-      shards: total,
-      files: request.shard.files.length,
-      chars: request.chars,
-    });
+    const { shard, chars } = request;
+    options.emitter?.emit('shard_request', { shard: shard.index, shards: total, files: shard.files.length, chars });
     try {
-      let result = await options.planner(options.provider, options.systemPrompt, request.userPrompt, {
-        signal: options.signal,
-        timeoutMs: options.timeoutMs,
-      });
-      if (options.rootDir && options.repair !== false) {
-        const prepared = await preparePlan(options.rootDir, result.plan);
-        const repaired = await repairPlan({
-          rootDir: options.rootDir,
-          provider: options.provider,
-          planner: options.planner,
-          systemPrompt: options.systemPrompt,
-          userPrompt: request.userPrompt,
-          plan: result.plan,
-          planResult: result,
-          prepared,
-          emitter: options.emitter,
-          signal: options.signal,
-          timeoutMs: options.timeoutMs,
-        });
-        if (repaired) {
-          sent++;
-          repairs.set(index, repaired.report);
-          // Usage of both requests is summed in the repaired result; the plan is the repaired one if it applied.
-          result = { ...repaired.planResult, plan: repaired.plan };
-        }
+      const { result, repair } = await requestShardPlan(request, options);
+      if (repair) {
+        sent++;
+        repairs.set(shard.index, repair);
       }
       usage = addUsage(usage, result.usage);
-      results.set(index, result);
-      outcomes.set(index, { shard: request.shard, status: 'planned', plan: result.plan });
-      done++;
-      options.emitter?.emit('shard_done', {
-        shard: index,
-        shards: total,
-        done,
-        status: 'planned',
-        patches: result.plan.patches.length,
+      results.set(shard.index, result);
+      finish(request, { shard, status: 'planned', plan: result.plan }, result.plan.patches.length, {
         usage: result.usage,
       });
     } catch (error) {
@@ -212,28 +184,73 @@ export async function planShards(
       }
       const message = error instanceof Error ? error.message : String(error);
       const code = error instanceof ClawcodeError ? error.code : undefined;
-      outcomes.set(index, { shard: request.shard, status: 'failed', error: message, code });
-      done++;
-      options.emitter?.emit('shard_done', {
-        shard: index,
-        shards: total,
-        done,
-        status: 'failed',
-        patches: 0,
-        error: message,
-      });
+      finish(request, { shard, status: 'failed', error: message, code }, 0, { error: message });
     }
   };
 
-  await new Promise<void>((resolve, reject) => {
+  await runPool(queue, () => limit, runOne);
+  return {
+    outcomes: requests.map((r) => outcomes.get(r.shard.index)!),
+    results,
+    repairs,
+    usage,
+    requests: sent,
+    ms: Math.round(performance.now() - started),
+  };
+}
+
+/**
+ * One shard's plan request and, when its patches do not apply in memory (with `rootDir`), the one
+ * repair round of that shard.
+ *
+ * @returns the plan result to use (the repaired plan when the repair applied; usage of both requests
+ *          summed) and the repair report when a repair request was sent
+ * @throws whatever the planner throws (ProviderError, InterruptedError, PlanParseError)
+ */
+async function requestShardPlan(
+  request: ShardRequest,
+  options: PlanShardsOptions,
+): Promise<{ result: PlanResult; repair?: RepairReport }> {
+  const result = await options.planner(options.provider, options.systemPrompt, request.userPrompt, {
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+  });
+  if (!options.rootDir || options.repair === false) return { result };
+  const repaired = await repairPlan({
+    rootDir: options.rootDir,
+    provider: options.provider,
+    planner: options.planner,
+    systemPrompt: options.systemPrompt,
+    userPrompt: request.userPrompt,
+    plan: result.plan,
+    planResult: result,
+    prepared: await preparePlan(options.rootDir, result.plan),
+    emitter: options.emitter,
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+  });
+  if (!repaired) return { result };
+  return { result: { ...repaired.planResult, plan: repaired.plan }, repair: repaired.report };
+}
+
+/**
+ * Work through `queue` with at most `limit()` items in flight (read again each time a slot frees, so
+ * the limit can drop while the pool runs); `work` may push more items onto the queue.
+ *
+ * @returns when the queue is empty and nothing is in flight
+ * @throws the first error `work` throws (items in flight then finish on their own)
+ */
+function runPool<T>(queue: T[], limit: () => number, work: (item: T) => Promise<void>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let active = 0;
     let failed = false;
     const pump = (): void => {
       if (failed) return;
       if (queue.length === 0 && active === 0) return resolve();
-      while (active < limit && queue.length > 0) {
+      while (active < limit() && queue.length > 0) {
         const next = queue.shift()!;
         active++;
-        runOne(next).then(
+        work(next).then(
           () => {
             active--;
             pump();
@@ -247,13 +264,4 @@ export async function planShards(
     };
     pump();
   });
-
-  return {
-    outcomes: requests.map((r) => outcomes.get(r.shard.index)!),
-    results,
-    repairs,
-    usage,
-    requests: sent,
-    ms: Math.round(performance.now() - started),
-  };
 }
