@@ -88,8 +88,9 @@ async function prepare(
   let paths: string[] = [];
   let scope;
   let scopeUsage: Usage | undefined;
+  // One scan serves the pathspecs, the scope request's map and the footprint.
+  const scan = await scanProject(options.rootDir, { extraIgnore: options.extraIgnore });
   if (wide.files?.length || (wide.scope && !wide.grep?.length)) {
-    const scan = await scanProject(options.rootDir, { extraIgnore: options.extraIgnore });
     if (wide.files?.length) {
       const resolved = await resolvePathspecs(options.rootDir, wide.files, scan.fileList);
       if (resolved.unmatched.length > 0) {
@@ -118,6 +119,7 @@ async function prepare(
   }
   const prepared = await prepareWideChange({
     rootDir: options.rootDir,
+    scan,
     task: options.task,
     budgetChars: options.budgetChars,
     paths,

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { estimateCostUsd, type ModelPrice } from '../../config/prices.js';
 import { buildSystemPrompt } from '../../llm/prompts.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
-import { scanProject, type ScanOptions } from '../context/scan.js';
+import { scanProject, type ScanOptions, type ScanResult } from '../context/scan.js';
 import { UsageError } from '../../utils/errors.js';
 import type { AgentEmitter } from '../events.js';
 import { preparePlan, type PreparedPlan } from '../executor.js';
@@ -42,6 +42,8 @@ export interface WideChangeInput {
   instructions?: string;
   memoryContext?: string;
   extraIgnore?: ScanOptions['extraIgnore'];
+  /** the project's scan when the caller already has one (it is not repeated) */
+  scan?: ScanResult;
 }
 
 /** Everything computed before the first plan request: the person confirms on this. */
@@ -64,7 +66,7 @@ export interface PreparedWideChange {
 export async function prepareWideChange(input: WideChangeInput): Promise<PreparedWideChange> {
   const started = performance.now();
   const rootDir = resolve(input.rootDir);
-  const scan = await scanProject(rootDir, { extraIgnore: input.extraIgnore });
+  const scan = input.scan ?? (await scanProject(rootDir, { extraIgnore: input.extraIgnore }));
   const candidatePaths = scan.files.map((f) => f.path);
   const paths = new Set([...(input.paths ?? []), ...pathsUnder(input.scope?.pathspecs ?? [], candidatePaths)]);
   const patterns = [...(input.patterns ?? []), ...(input.scope?.patterns ?? [])];
