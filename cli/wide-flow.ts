@@ -1,10 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
-import type { PlannedChange } from '../agent/executor.js';
 import { buildOutline } from '../agent/context/outline.js';
 import { resolvePathspecs, unmatchedPinError } from '../agent/context/pins.js';
 import type { Planner } from '../agent/runner.js';
-import { estimateWideCostUsd, prepareWideChange, runWideChange, type PreparedWideChange } from '../agent/wide/wide.js';
+import {
+  estimateWideCostUsd,
+  prepareWideChange,
+  runWideChange,
+  type PreparedWideChange,
+  type WideChangeRun,
+} from '../agent/wide/wide.js';
 import { makeSavedPlan } from '../agent/plan-file.js';
 import { estimateCostUsd } from '../config/prices.js';
 import type { Usage } from '../llm/types.js';
@@ -14,6 +19,14 @@ import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import { confirmPrompt } from './ask.js';
 import { patchReport, savePlan, writeWithConsole, type TaskOptions, type TaskReport } from './flow.js';
 import { formatUsage } from './render.js';
+import {
+  addUsage,
+  emptyReport,
+  folderSummary,
+  printShardOutcomes,
+  shardReports,
+  type ShardReport,
+} from './wide-report.js';
 
 /** The wide-change flags of one task. */
 export interface WideOptions {
@@ -29,44 +42,8 @@ export interface WideOptions {
   partial?: boolean;
 }
 
-/** One shard in the `--json` report. */
-export interface ShardReport {
-  index: number;
-  files: string[];
-  /** characters of the request's user message */
-  chars: number;
-  status: 'planned' | 'failed';
-  patches: number;
-  error?: string;
-  /** the shard's repair round, when its patches did not apply at first */
-  repair?: { patches: number[]; firstError: string; applied: boolean };
-}
-
 /** Share of the budget the project map of a scope request may take. */
 const SCOPE_MAP_SHARE = 1;
-
-/** Group changed files by folder: `folder/  N files  +added −removed`, for the review's first screen. */
-export function folderSummary(changes: readonly Pick<PlannedChange, 'path' | 'diff'>[]): string {
-  const byFolder = new Map<string, { files: number; added: number; removed: number }>();
-  for (const c of changes) {
-    const folder = c.path.includes('/') ? c.path.slice(0, c.path.lastIndexOf('/') + 1) : './';
-    const row = byFolder.get(folder) ?? { files: 0, added: 0, removed: 0 };
-    row.files++;
-    for (const line of c.diff.split('\n')) {
-      if (line.startsWith('+') && !line.startsWith('+++')) row.added++;
-      else if (line.startsWith('-') && !line.startsWith('---')) row.removed++;
-    }
-    byFolder.set(folder, row);
-  }
-  const width = Math.max(...[...byFolder.keys()].map((k) => k.length));
-  return [...byFolder]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(
-      ([folder, r]) =>
-        `  ${folder.padEnd(width)}  ${String(r.files).padStart(3)} file${r.files === 1 ? ' ' : 's'}  +${r.added} −${r.removed}`,
-    )
-    .join('\n');
-}
 
 /**
  * The footprint of a wide task: `--files` resolved through git pathspecs (only scanned candidates),
@@ -122,16 +99,6 @@ async function prepare(
   return { prepared, scopeUsage };
 }
 
-function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-}
-
 /**
  * A wide change with console UX: footprint and estimate, a confirmation before any plan request
  * (unless `--yes`, `--json` or a dry run), one request per shard with progress, the merged plan
@@ -152,16 +119,7 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
     const { executeTask } = await import('./flow.js');
     return executeTask({ ...options, wide: undefined });
   }
-  const cost = estimateWideCostUsd(prepared, options.provider.model);
-  const shardsWord = `${prepared.requests.length} shard${prepared.requests.length === 1 ? '' : 's'}`;
-  out(
-    chalk.bold(
-      `Footprint: ${prepared.footprint.length} file${prepared.footprint.length === 1 ? '' : 's'}, ${shardsWord}`,
-    ) +
-      chalk.dim(
-        ` · ~${prepared.estimate.inputTokens.toLocaleString('en-US')} input tokens${cost === undefined ? '' : ` · ~$${cost.toFixed(4)}`}`,
-      ),
-  );
+  printFootprint(prepared, options.provider.model, out);
   if (options.interactive && !options.yes && !options.dryRun) {
     const go = await (options.confirm ?? confirmPrompt)(
       `Send ${prepared.requests.length} plan request${prepared.requests.length === 1 ? '' : 's'}?`,
@@ -172,53 +130,10 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
     }
   }
 
-  const planner: Planner =
-    options.planner ??
-    (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
-  const progress =
-    options.json || !options.stderr.isTTY ? undefined : await shardSpinner(options, prepared.requests.length);
-  let run;
-  try {
-    run = await runWideChange(prepared, {
-      rootDir: options.rootDir,
-      provider: options.provider,
-      planner,
-      concurrency: options.wide.concurrency,
-      repair: options.repair,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      emitter: options.emitter,
-    });
-  } finally {
-    progress?.stop();
-  }
+  const run = await planWithProgress(options, prepared);
   const usage = addUsage(scopeUsage, run.usage);
-  const shards: ShardReport[] = prepared.requests.map((r) => {
-    const failed = run.merged.failed.find((f) => f.shard === r.shard.index);
-    const patches = run.merged.patchShards.filter((s) => s === r.shard.index).length;
-    const repair = run.repairs.get(r.shard.index);
-    return {
-      index: r.shard.index,
-      files: [...new Set(r.shard.files.map((f) => f.path))],
-      chars: r.chars,
-      status: failed ? 'failed' : 'planned',
-      patches,
-      ...(failed ? { error: failed.error } : {}),
-      ...(repair
-        ? { repair: { patches: repair.patches, firstError: repair.firstError, applied: repair.applied } }
-        : {}),
-    };
-  });
-  for (const s of shards.filter((x) => x.status === 'failed'))
-    out(chalk.red(`Shard ${s.index + 1}/${shards.length} failed: ${s.error}`));
-  for (const s of shards.filter((x) => x.repair)) {
-    out(
-      chalk.dim(
-        `Shard ${s.index + 1}: repair round for patch ${s.repair!.patches.map((n) => `#${n}`).join(', ')} after ${s.repair!.firstError}`,
-      ),
-    );
-  }
-  for (const r of run.merged.refused) out(chalk.yellow(`Dropped a patch: ${r.message}`));
+  const shards = shardReports(prepared, run);
+  printShardOutcomes(shards, run, out);
 
   const model = options.provider.model;
   const base = {
@@ -254,17 +169,10 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
     );
 
   if (run.merged.failed.length > 0 && !options.dryRun) {
-    const planned = shards.length - run.merged.failed.length;
-    let writeSome = Boolean(options.wide.partial);
-    if (!writeSome && options.interactive && planned > 0 && run.prepared.ok) {
-      writeSome = await (options.confirm ?? confirmPrompt)(
-        `${run.merged.failed.length} of ${shards.length} shards failed. Review and write the ${planned} that planned?`,
-      );
-    }
-    if (!writeSome) {
-      const error = `${run.merged.failed.length} of ${shards.length} shards failed; nothing was written${options.interactive ? '' : ' (--partial writes the shards that planned)'}`;
+    const refused = await refuseFailedShards(options, run, shards);
+    if (refused) {
       const timings = { ...base.timings, writeMs: 0, commandsMs: 0 };
-      return { ...base, timings, status: 'failed', exitCode: 3, filesWritten: [], commands: [], error };
+      return { ...base, timings, status: 'failed', exitCode: 3, filesWritten: [], commands: [], error: refused };
     }
   }
   if (run.prepared.ok && run.prepared.changes.length > 0)
@@ -272,49 +180,68 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
   return writeWithConsole(base, run.prepared, options, started);
 }
 
-function emptyReport(
-  options: TaskOptions,
+/** The footprint line: files, shards, estimated input tokens and cost. */
+function printFootprint(prepared: PreparedWideChange, model: string, out: (text: string) => void): void {
+  const cost = estimateWideCostUsd(prepared, model);
+  const shardsWord = `${prepared.requests.length} shard${prepared.requests.length === 1 ? '' : 's'}`;
+  out(
+    chalk.bold(
+      `Footprint: ${prepared.footprint.length} file${prepared.footprint.length === 1 ? '' : 's'}, ${shardsWord}`,
+    ) +
+      chalk.dim(
+        ` · ~${prepared.estimate.inputTokens.toLocaleString('en-US')} input tokens${cost === undefined ? '' : ` · ~$${cost.toFixed(4)}`}`,
+      ),
+  );
+}
+
+/**
+ * One plan request per shard (agent/wide/wide.ts `runWideChange`), with a progress spinner on a terminal.
+ * @returns the merged run
+ * @throws what runWideChange throws (InterruptedError when the signal aborts)
+ */
+async function planWithProgress(
+  options: TaskOptions & { wide: WideOptions },
   prepared: PreparedWideChange,
-  status: TaskReport['status'],
-  exitCode: number,
-  usage: Usage | undefined,
-  ms: number,
-): TaskReport {
-  return {
-    task: options.task,
-    status,
-    exitCode,
-    provider: options.provider.name,
-    providerId: options.provider.provider,
-    model: options.provider.model,
-    plan: { analysis: '', files_to_edit: [], patches: [], commands: [], agent_notes: [] },
-    repaired: false,
-    patches: [],
-    pathIssues: [],
-    changes: [],
-    filesWritten: [],
-    commands: [],
-    usage: usage ?? null,
-    costUsd: null,
-    context: { files: [], totalChars: 0, budget: options.budgetChars, scannedFiles: 0 },
-    shards: prepared.requests.map((r) => ({
-      index: r.shard.index,
-      files: [...new Set(r.shard.files.map((f) => f.path))],
-      chars: r.chars,
-      status: 'failed',
-      patches: 0,
-      error: 'not sent',
-    })),
-    timings: {
-      contextMs: prepared.ms,
-      promptMs: 0,
-      modelMs: 0,
-      applyMs: 0,
-      totalMs: Math.round(ms),
-      writeMs: 0,
-      commandsMs: 0,
-    },
-  };
+): Promise<WideChangeRun> {
+  const planner: Planner =
+    options.planner ??
+    (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
+  const progress =
+    options.json || !options.stderr.isTTY ? undefined : await shardSpinner(options, prepared.requests.length);
+  try {
+    return await runWideChange(prepared, {
+      rootDir: options.rootDir,
+      provider: options.provider,
+      planner,
+      concurrency: options.wide.concurrency,
+      repair: options.repair,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      emitter: options.emitter,
+    });
+  } finally {
+    progress?.stop();
+  }
+}
+
+/**
+ * When shards failed: write the ones that planned only with `--partial`, or when a person says so.
+ * @returns the error for the report when nothing is to be written, else undefined
+ */
+async function refuseFailedShards(
+  options: TaskOptions & { wide: WideOptions },
+  run: WideChangeRun,
+  shards: readonly ShardReport[],
+): Promise<string | undefined> {
+  const planned = shards.length - run.merged.failed.length;
+  let writeSome = Boolean(options.wide.partial);
+  if (!writeSome && options.interactive && planned > 0 && run.prepared.ok) {
+    writeSome = await (options.confirm ?? confirmPrompt)(
+      `${run.merged.failed.length} of ${shards.length} shards failed. Review and write the ${planned} that planned?`,
+    );
+  }
+  if (writeSome) return undefined;
+  return `${run.merged.failed.length} of ${shards.length} shards failed; nothing was written${options.interactive ? '' : ' (--partial writes the shards that planned)'}`;
 }
 
 /** Shard progress on stderr in a terminal: shards done/total, tokens and cost so far. */
