@@ -102,7 +102,7 @@ export interface TaskReport {
   commit?: string;
   timings: AgentRun['timings'] & { writeMs: number; commandsMs: number };
   /** Wide changes: one entry per shard request. */
-  shards?: import('./wide-flow.js').ShardReport[];
+  shards?: import('./wide-report.js').ShardReport[];
   error?: string;
 }
 

@@ -6,11 +6,15 @@ import { loadSettings } from '../config/settings.js';
 import { loadSessionMemory } from '../memory/memory.js';
 import { getGitInfo } from '../utils/git.js';
 import { withProjectLock } from '../utils/journal/lock.js';
-import type { ProviderConfig } from '../llm/types.js';
 import { executeTask } from './flow.js';
-import { addRecentProject } from './projects.js';
-import { resolveProvider, settingsFlags, taskSettings } from './task-command.js';
-import { loadTrustedSettings } from './trust-prompt.js';
+import {
+  budgetForProvider,
+  loadTaskSettings,
+  openTaskSession,
+  resolveProvider,
+  settingsFlags,
+  taskSettings,
+} from './session.js';
 import { resolveProjectRoot } from './project-root.js';
 import type { ReviewableChange } from './review-terminal.js';
 import type { ReviewAnswer } from './review.js';
@@ -27,8 +31,7 @@ interface TuiTaskHooks {
   print(line: string): void;
 }
 import { escapeControls } from '../utils/terminal-text.js';
-import { createContextSession, rememberTask } from '../agent/context/session.js';
-import { budgetFor } from '../config/model-budget.js';
+import { rememberTask } from '../agent/context/session.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */
 function sink(): NodeJS.WritableStream {
@@ -41,19 +44,13 @@ function sink(): NodeJS.WritableStream {
  */
 export async function runShell(flags: TaskFlags): Promise<void> {
   let rootDir = await resolveProjectRoot(flags.dir);
-  await addRecentProject(rootDir).catch(() => undefined);
-  let settings = await loadTrustedSettings({
-    rootDir,
-    env: process.env,
-    flags: settingsFlags(flags),
-    interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
-  });
   // Piped input still works line by line, but nobody can be asked: then plans are shown, not written.
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  let provider: ProviderConfig = await resolveProvider(settings.values, terminal);
+  const session = await openTaskSession(rootDir, flags, terminal);
+  let { settings, provider } = session;
+  const { files } = session;
   const { runRepl } = await import('./repl.js');
   const { reviewInTerminal } = await import('./review-terminal.js');
-  const files = createContextSession(flags.files);
   await runRepl({
     rootDir,
     files,
@@ -63,7 +60,7 @@ export async function runShell(flags: TaskFlags): Promise<void> {
       const report = await withProjectLock(rootDir, { waitMs: 10_000 }, () =>
         executeTask({
           ...taskSettings(flags, settings.values),
-          budgetChars: budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider),
+          budgetChars: budgetForProvider(settings, provider),
           files: files.pinned,
           kept: files.kept,
           rootDir,
@@ -93,12 +90,7 @@ export async function runShell(flags: TaskFlags): Promise<void> {
     chooseProject: async (current) => {
       const { selectProject } = await import('./projects.js');
       rootDir = await selectProject({ cwd: current });
-      settings = await loadTrustedSettings({
-        rootDir,
-        env: process.env,
-        flags: settingsFlags(flags),
-        interactive: false,
-      });
+      settings = await loadTaskSettings(rootDir, flags, false);
       return rootDir;
     },
     undo: async (root) => {
@@ -132,17 +124,9 @@ async function pickProject(): Promise<string> {
 export async function runTui(flags: TaskFlags): Promise<void> {
   // Without --dir, pick the project: recent ones, marked subfolders, other.
   const rootDir = flags.dir ? await resolveProjectRoot(flags.dir) : await pickProject();
-  await addRecentProject(rootDir).catch(() => undefined);
-  const settings = await loadTrustedSettings({
-    rootDir,
-    env: process.env,
-    flags: settingsFlags(flags),
-    interactive: true,
-  });
-  const provider = await resolveProvider(settings.values, true);
+  const { settings, provider, files } = await openTaskSession(rootDir, flags, true);
   const [git, memory] = await Promise.all([getGitInfo(rootDir), loadSessionMemory(rootDir)]);
   const emitter = createAgentEmitter();
-  const files = createContextSession(flags.files);
   const { runInkUI } = await (await import('../ui/load-ui.js')).loadInkUI();
   await runInkUI({
     rootDir,
@@ -158,7 +142,7 @@ export async function runTui(flags: TaskFlags): Promise<void> {
       const report = await withProjectLock(rootDir, { waitMs: 10_000 }, () =>
         executeTask({
           ...taskSettings(flags, settings.values),
-          budgetChars: budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider),
+          budgetChars: budgetForProvider(settings, provider),
           files: files.pinned,
           kept: files.kept,
           rootDir,

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { basename, resolve } from 'node:path';
-import chalk, { Chalk } from 'chalk';
+import chalk, { Chalk, type ChalkInstance } from 'chalk';
 import { ClawcodeError } from '../utils/errors.js';
 import { appendHistory, loadHistory } from './history-file.js';
 import { isPromptExit } from './interrupt.js';
@@ -78,6 +78,23 @@ function isCancel(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'AbortError' || isPromptExit(error);
 }
 
+/** The REPL's running state and its output, shared by the loop and the `:command` handlers. */
+interface ReplSession {
+  options: ReplOptions;
+  env: NodeJS.ProcessEnv;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  isTty: boolean;
+  paint: ChalkInstance;
+  say: (text: string) => void;
+  /** The project tasks run against; `:project` changes it. */
+  rootDir: string;
+  /** The project's input history, oldest first. */
+  history: string[];
+  /** Piped input's lines (undefined on a terminal). */
+  pipedLines?: AsyncIterator<string>;
+}
+
 /**
  * The `clawcode --shell` REPL: a readline loop where each line is a task, or a `:command`.
  * History (arrow keys) is kept per project in `<CLAWCODE_HOME>/history/<projectHash>`.
@@ -98,193 +115,224 @@ export async function runRepl(options: ReplOptions): Promise<void> {
   // Colour only on a terminal and never under NO_COLOR (no-color.org; chalk 5 ignores it by itself).
   const paint = new Chalk({ level: isTty && !env.NO_COLOR ? chalk.level : 0 });
   const say = (text: string) => output.write(`${text}\n`);
-  let rootDir = resolve(options.rootDir);
-  let history = await loadHistory(rootDir, env);
-  let interruptedOnce = false;
+  const rootDir = resolve(options.rootDir);
+  const history = await loadHistory(rootDir, env);
 
   say(`${paint.bold('clawcode shell')} in ${rootDir}`);
   if (options.banner) say(paint.dim(options.banner));
   say(paint.dim('Type a task, :help for commands, Ctrl-D to leave.'));
 
-  const promptText = () => `${paint.cyan(`clawcode:${basename(rootDir)}`)}${paint.dim('>')} `;
-
   // Piped input: one interface for the session, whose async iterator buffers lines, so a chunk holding
   // several lines loses none of them while a task runs.
   const piped = isTty ? undefined : createInterface({ input, terminal: false });
   const pipedLines = piped?.[Symbol.asyncIterator]();
-
-  const readLine = async (): Promise<ReadResult> => {
-    if (pipedLines) {
-      output.write(promptText());
-      const next = await pipedLines.next();
-      if (next.done) return { kind: 'eof' };
-      output.write(`${next.value}\n`);
-      return { kind: 'line', line: next.value };
-    }
-    // A terminal: a fresh interface per prompt, closed while the task runs (see the docstring).
-    return new Promise<ReadResult>((resolveRead) => {
-      const rl = createInterface({
-        input,
-        output,
-        terminal: true,
-        // readline wants newest first; the file is oldest first like bash's.
-        history: [...history].reverse(),
-        historySize: 500,
-        removeHistoryDuplicates: true,
-      });
-      let done = false;
-      const finish = (result: ReadResult) => {
-        if (done) return;
-        done = true;
-        rl.close();
-        resolveRead(result);
-      };
-      rl.on('line', (line) => finish({ kind: 'line', line }));
-      rl.on('SIGINT', () => {
-        const hadText = rl.line.length > 0;
-        output.write(hadText ? '^C\n' : '\n');
-        finish({ kind: 'interrupt', hadText });
-      });
-      rl.on('close', () => finish({ kind: 'eof' }));
-      rl.setPrompt(promptText());
-      rl.prompt();
-    });
-  };
-
-  const runOne = async (task: string) => {
-    const controller = new AbortController();
-    let presses = 0;
-    const onSigint = () => {
-      presses += 1;
-      if (presses === 1) {
-        say(paint.yellow('\nCancelling the task… (Ctrl-C again to quit clawcode)'));
-        controller.abort();
-      } else {
-        process.exit(130);
-      }
-    };
-    process.on('SIGINT', onSigint);
-    try {
-      await options.runTask(task, controller.signal, { rootDir });
-      if (controller.signal.aborted) say(paint.yellow('Task cancelled.'));
-    } catch (error) {
-      if (controller.signal.aborted || isCancel(error)) say(paint.yellow('Task cancelled.'));
-      else showError(error);
-    } finally {
-      process.off('SIGINT', onSigint);
-    }
-  };
-
-  const showError = (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
-    say(paint.red(`✖ ${message}`));
-    const hint = error instanceof ClawcodeError ? error.hint : undefined;
-    if (hint) say(paint.dim(`  ${hint}`));
-  };
-
-  const guarded = async (action: () => Promise<void>) => {
-    try {
-      await action();
-    } catch (error) {
-      if (isCancel(error)) say(paint.yellow('Cancelled.'));
-      else showError(error);
-    }
-  };
+  const session: ReplSession = { options, env, input, output, isTty, paint, say, rootDir, history, pipedLines };
 
   try {
-    await loop();
+    await loop(session);
   } finally {
     piped?.close();
   }
   say('Bye.');
+}
 
-  async function loop(): Promise<void> {
-    for (;;) {
-      const read = await readLine();
-      if (read.kind === 'eof') return;
-      if (read.kind === 'interrupt') {
-        if (read.hadText) {
-          interruptedOnce = false;
-          continue;
-        }
-        if (interruptedOnce) return;
-        interruptedOnce = true;
-        say(paint.dim('(To leave, press Ctrl-C again, Ctrl-D, or type :exit)'));
+/** Read lines and run them until the person leaves: Ctrl-D, `:exit`, or Ctrl-C twice at an empty prompt. */
+async function loop(session: ReplSession): Promise<void> {
+  const { say, paint } = session;
+  let interruptedOnce = false;
+  for (;;) {
+    const read = await readLine(session);
+    if (read.kind === 'eof') return;
+    if (read.kind === 'interrupt') {
+      if (read.hadText) {
+        interruptedOnce = false;
         continue;
       }
-      interruptedOnce = false;
-      const line = read.line.trim();
-      if (!line) continue;
-      const [command, ...rest] = line.split(/\s+/);
-      // Leaving is not worth recalling: the next session's first Up should bring back real work.
-      if (!EXIT_COMMANDS.has(command ?? '')) history = await appendHistory(rootDir, line, env);
-      const arg = rest.join(' ') || undefined;
-      switch (command) {
-        case ':exit':
-        case ':quit':
-        case ':q':
-          return;
-        case ':help':
-          say(HELP);
-          continue;
-        case ':clear':
-          if (isTty) output.write('\u001b[2J\u001b[3J\u001b[H');
-          if (options.files) clearSession(options.files);
-          continue;
-        case ':add':
-        case ':drop':
-        case ':files':
-          if (options.files) filesCommand(options.files, command, rest, say);
-          else say('Pinning files is not available here.');
-          continue;
-        case ':provider':
-          if (!options.switchProvider) {
-            say('Switching providers is not available here.');
-            continue;
-          }
-          await guarded(async () => {
-            const label = await options.switchProvider!(arg);
-            say(`Provider: ${label ?? arg ?? 'changed'}`);
-          });
-          continue;
-        case ':undo':
-          if (!options.undo) {
-            say('Undo is not available yet.');
-            continue;
-          }
-          await guarded(async () => {
-            const msg = await options.undo!(rootDir);
-            if (msg) say(msg);
-          });
-          continue;
-        case ':project':
-          await guarded(async () => {
-            let next: string;
-            if (arg) {
-              const verdict = await validateProjectPath(arg, rootDir);
-              if (verdict !== true) {
-                say(paint.red(`✖ ${verdict}`));
-                return;
-              }
-              next = resolve(rootDir, arg);
-            } else if (options.chooseProject) {
-              next = await options.chooseProject(rootDir);
-            } else {
-              say('Usage: :project <path>');
-              return;
-            }
-            rootDir = next;
-            history = await loadHistory(rootDir, env);
-            say(`Project: ${rootDir}`);
-          });
-          continue;
-        default:
-          if (command?.startsWith(':')) {
-            say(`Unknown command ${command}. Type :help for the list.`);
-            continue;
-          }
-          await runOne(line);
-      }
+      if (interruptedOnce) return;
+      interruptedOnce = true;
+      say(paint.dim('(To leave, press Ctrl-C again, Ctrl-D, or type :exit)'));
+      continue;
     }
+    interruptedOnce = false;
+    const line = read.line.trim();
+    if (!line) continue;
+    const [command, ...rest] = line.split(/\s+/);
+    // Leaving is not worth recalling: the next session's first Up should bring back real work.
+    if (!EXIT_COMMANDS.has(command ?? '')) session.history = await appendHistory(session.rootDir, line, session.env);
+    if (command?.startsWith(':')) {
+      if ((await runColonCommand(session, command, rest)) === 'exit') return;
+    } else {
+      await runOne(session, line);
+    }
+  }
+}
+
+/** The prompt: the project folder's name. */
+function promptText({ paint, rootDir }: ReplSession): string {
+  return `${paint.cyan(`clawcode:${basename(rootDir)}`)}${paint.dim('>')} `;
+}
+
+/** The next line: from the piped input (echoed after the prompt), or from a terminal prompt with history. */
+async function readLine(session: ReplSession): Promise<ReadResult> {
+  const { output, pipedLines } = session;
+  if (pipedLines) {
+    output.write(promptText(session));
+    const next = await pipedLines.next();
+    if (next.done) return { kind: 'eof' };
+    output.write(`${next.value}\n`);
+    return { kind: 'line', line: next.value };
+  }
+  // A terminal: a fresh interface per prompt, closed while the task runs (see runRepl's docstring).
+  return new Promise<ReadResult>((resolveRead) => {
+    const rl = createInterface({
+      input: session.input,
+      output,
+      terminal: true,
+      // readline wants newest first; the file is oldest first like bash's.
+      history: [...session.history].reverse(),
+      historySize: 500,
+      removeHistoryDuplicates: true,
+    });
+    let done = false;
+    const finish = (result: ReadResult) => {
+      if (done) return;
+      done = true;
+      rl.close();
+      resolveRead(result);
+    };
+    rl.on('line', (line) => finish({ kind: 'line', line }));
+    rl.on('SIGINT', () => {
+      const hadText = rl.line.length > 0;
+      output.write(hadText ? '^C\n' : '\n');
+      finish({ kind: 'interrupt', hadText });
+    });
+    rl.on('close', () => finish({ kind: 'eof' }));
+    rl.setPrompt(promptText(session));
+    rl.prompt();
+  });
+}
+
+/**
+ * One `:command` line (`command` starts with a colon; `rest` are its words). Failures of the callbacks
+ * are shown, never thrown.
+ * @returns 'exit' for `:exit`, `:quit` and `:q`, else 'done'
+ */
+async function runColonCommand(
+  session: ReplSession,
+  command: string,
+  rest: readonly string[],
+): Promise<'exit' | 'done'> {
+  const { options, say } = session;
+  const arg = rest.join(' ') || undefined;
+  switch (command) {
+    case ':exit':
+    case ':quit':
+    case ':q':
+      return 'exit';
+    case ':help':
+      say(HELP);
+      break;
+    case ':clear':
+      if (session.isTty) session.output.write('\u001b[2J\u001b[3J\u001b[H');
+      if (options.files) clearSession(options.files);
+      break;
+    case ':add':
+    case ':drop':
+    case ':files':
+      if (options.files) filesCommand(options.files, command, rest, say);
+      else say('Pinning files is not available here.');
+      break;
+    case ':provider': {
+      const switchProvider = options.switchProvider;
+      if (!switchProvider) say('Switching providers is not available here.');
+      else
+        await guarded(session, async () => {
+          const label = await switchProvider(arg);
+          say(`Provider: ${label ?? arg ?? 'changed'}`);
+        });
+      break;
+    }
+    case ':undo': {
+      const undo = options.undo;
+      if (!undo) say('Undo is not available yet.');
+      else
+        await guarded(session, async () => {
+          const msg = await undo(session.rootDir);
+          if (msg) say(msg);
+        });
+      break;
+    }
+    case ':project':
+      await guarded(session, () => switchProject(session, arg));
+      break;
+    default:
+      say(`Unknown command ${command}. Type :help for the list.`);
+  }
+  return 'done';
+}
+
+/** `:project [path]`: move the session to the folder at `arg` (checked first), or to the one picked. */
+async function switchProject(session: ReplSession, arg: string | undefined): Promise<void> {
+  const { say, paint, options } = session;
+  let next: string;
+  if (arg) {
+    const verdict = await validateProjectPath(arg, session.rootDir);
+    if (verdict !== true) {
+      say(paint.red(`✖ ${verdict}`));
+      return;
+    }
+    next = resolve(session.rootDir, arg);
+  } else if (options.chooseProject) {
+    next = await options.chooseProject(session.rootDir);
+  } else {
+    say('Usage: :project <path>');
+    return;
+  }
+  session.rootDir = next;
+  session.history = await loadHistory(session.rootDir, session.env);
+  say(`Project: ${session.rootDir}`);
+}
+
+/** Run one task; the first Ctrl-C aborts its signal, a second one quits clawcode (exit 130). */
+async function runOne(session: ReplSession, task: string): Promise<void> {
+  const { say, paint } = session;
+  const controller = new AbortController();
+  let presses = 0;
+  const onSigint = () => {
+    presses += 1;
+    if (presses === 1) {
+      say(paint.yellow('\nCancelling the task… (Ctrl-C again to quit clawcode)'));
+      controller.abort();
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    await session.options.runTask(task, controller.signal, { rootDir: session.rootDir });
+    if (controller.signal.aborted) say(paint.yellow('Task cancelled.'));
+  } catch (error) {
+    if (controller.signal.aborted || isCancel(error)) say(paint.yellow('Task cancelled.'));
+    else showError(session, error);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/** An error as one red line, and its hint under it. */
+function showError({ say, paint }: ReplSession, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  say(paint.red(`✖ ${message}`));
+  const hint = error instanceof ClawcodeError ? error.hint : undefined;
+  if (hint) say(paint.dim(`  ${hint}`));
+}
+
+/** Run a `:command`'s action, showing its failure (or "Cancelled.") instead of throwing. */
+async function guarded(session: ReplSession, action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    if (isCancel(error)) session.say(session.paint.yellow('Cancelled.'));
+    else showError(session, error);
   }
 }

@@ -2,10 +2,8 @@ import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import chalk from 'chalk';
 import type { TaskFlags } from '../cli.js';
-import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../utils/errors.js';
-import { readConfig, resolveProviderConfig } from '../config/config.js';
-import { warnIfConfigOpen } from './home-permissions.js';
-import { type ResolvedSettings, type SettingsValues } from '../config/settings.js';
+import { ClawcodeError, InterruptedError, UsageError } from '../utils/errors.js';
+import { type ResolvedSettings } from '../config/settings.js';
 import { isGitRepo } from '../utils/git.js';
 import { detectProjectSummary } from '../memory/project-summary.js';
 import { isPromptExit, withInterrupt } from './interrupt.js';
@@ -17,81 +15,9 @@ import type { WideOptions } from './wide-flow.js';
 import { resolveProjectRoot } from './project-root.js';
 import { withLockedProject } from './recover.js';
 import { askText } from './ask.js';
-import { addRecentProject } from './projects.js';
-import { loadTrustedSettings } from './trust-prompt.js';
 import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
-import { createContextSession, rememberTask } from '../agent/context/session.js';
-import { budgetFor } from '../config/model-budget.js';
-
-/** The flags that are also settings, in settings terms (config/settings.ts). */
-export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
-  const out: Partial<SettingsValues> = {};
-  if (flags.provider) out.provider = flags.provider;
-  if (flags.model) out.model = flags.model;
-  if (flags.budget) out.budgetChars = flags.budget;
-  if (flags.timeout) out.timeoutMs = flags.timeout;
-  if (flags.verifyCmd) out.verifyCommand = flags.verifyCmd;
-  if (flags.commit) out.autoCommit = true;
-  if (flags.repair === false) out.repair = false;
-  return out;
-}
-
-/**
- * The task options that come from flags and merged settings, shared by every surface that runs
- * tasks (single task, --shell, --ui): budget, ignore patterns, command rules, timeout, dry run, yes.
- */
-export function taskSettings(flags: TaskFlags, values: SettingsValues) {
-  return {
-    budgetChars: values.budgetChars,
-    extraIgnore: values.ignore,
-    commandRules: values.commands,
-    timeoutMs: values.timeoutMs,
-    dryRun: Boolean(flags.dryRun),
-    yes: Boolean(flags.yes),
-    runCommands: Boolean(flags.runCommands),
-    allowNetwork: Boolean(flags.allowNetwork),
-    repair: values.repair,
-  };
-}
-
-/**
- * Find the provider to use: flags and settings, then config entries and environment
- * (config/config.ts); with none and a terminal, run the guided onboarding once.
- * @throws ConfigError when no provider is configured and nobody can be asked
- */
-export async function resolveProvider(
-  settings: SettingsValues,
-  interactive: boolean,
-  env = process.env,
-): Promise<ProviderConfig> {
-  await warnIfConfigOpen(env);
-  const config = await readConfig(env);
-  const found = resolveProviderConfig({ config, env, provider: settings.provider, model: settings.model });
-  if (found) return found;
-  if (interactive && !settings.provider) {
-    const { runOnboarding } = await import('./config.js');
-    await runOnboarding({});
-    const again = resolveProviderConfig({
-      config: await readConfig(env),
-      env,
-      provider: settings.provider,
-      model: settings.model,
-    });
-    if (again) return again;
-  }
-  if (settings.provider) {
-    throw new ConfigError(`Provider "${settings.provider}" is not configured.`, {
-      code: 'provider_not_configured',
-      hint: 'Run `clawcode config` to add it, or set its environment variables (e.g. OPENAI_API_KEY and OPENAI_BASE_URL).',
-    });
-  }
-  throw new ConfigError(
-    'No provider configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server), or run `clawcode config`.',
-    {
-      code: 'no_provider',
-    },
-  );
-}
+import { createContextSession, rememberTask, type ContextSession } from '../agent/context/session.js';
+import { budgetForProvider, loadTaskSettings, rememberProject, resolveProvider, taskSettings } from './session.js';
 
 /** `--events`: one JSON line per pipeline event on stdout. */
 function eventsToStdout(emitter: AgentEmitter): void {
@@ -173,9 +99,9 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   const rootDir = await resolveProjectRoot(flags.dir);
   const machine = Boolean(flags.json || flags.events);
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !machine);
-  const settings = await loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive });
+  const settings = await loadTaskSettings(rootDir, flags, interactive);
   // A convenience: never fail a task over it; --print-prompt leaves no trace under the clawcode home.
-  if (!flags.printPrompt) await addRecentProject(rootDir).catch(() => undefined);
+  if (!flags.printPrompt) await rememberProject(rootDir);
   if (!task) {
     if (!interactive)
       throw new UsageError('No task given.', { hint: 'Usage: clawcode "add logging to the api" [--dir path] [--yes]' });
@@ -183,7 +109,58 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
     if (!task) return 0;
   }
   const wide = wideOptions(flags);
-  if (flags.printPrompt && wide) {
+  if (flags.printPrompt) {
+    await printPrompts({ task, flags, settings, rootDir, wide, machine });
+    return 0;
+  }
+  const verify = await verifyCommandFor(flags, settings, rootDir);
+  await checkBeforePlanning(flags, settings.values.autoCommit, rootDir);
+  const provider = await resolveProvider(settings.values, interactive);
+  const budgetChars = budgetForProvider(settings, provider);
+  // Follow-ups of the What-next loop keep the pins and the files the previous task planned or edited.
+  const files = createContextSession(flags.files);
+  const emitter = createAgentEmitter();
+  if (flags.events) eventsToStdout(emitter);
+  const run: TaskRun = {
+    flags,
+    rootDir,
+    settings,
+    provider,
+    budgetChars,
+    files,
+    emitter,
+    verify,
+    wide,
+    machine,
+    interactive,
+  };
+  const loop = interactive && !flags.yes;
+
+  let exitCode = 0;
+  for (;;) {
+    try {
+      exitCode = await runOneTask(run, task);
+    } catch (error) {
+      if (!loop) throw error;
+      exitCode = await showTaskFailure(error, Boolean(flags.debug));
+    }
+    if (!loop) return exitCode;
+    task = await askText('What next? (empty to quit)');
+    if (!task) return exitCode;
+  }
+}
+
+/** `--print-prompt`: print the prompts of a wide change (one per shard), or else the one prompt of the task. */
+async function printPrompts(options: {
+  task: string;
+  flags: TaskFlags;
+  settings: ResolvedSettings;
+  rootDir: string;
+  wide: WideOptions | undefined;
+  machine: boolean;
+}): Promise<void> {
+  const { task, flags, settings, rootDir, wide, machine } = options;
+  if (wide) {
     const { printWidePrompts } = await import('./wide-flow.js');
     const provider = { provider: 'openai' as const, name: 'none', model: '' };
     const printed = await printWidePrompts({
@@ -198,79 +175,85 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
       stderr: process.stderr,
       wide,
     });
-    if (printed) return 0;
+    if (printed) return;
   }
-  if (flags.printPrompt) {
-    const { printPrompt } = await import('./print-prompt.js');
-    await printPrompt({
-      rootDir,
-      task,
-      budgetChars: settings.values.budgetChars,
-      extraIgnore: settings.values.ignore,
-      files: flags.files,
-      json: machine,
-      stdout: process.stdout,
-    });
-    return 0;
-  }
-  const verify = await verifyCommandFor(flags, settings, rootDir);
-  await checkBeforePlanning(flags, settings.values.autoCommit, rootDir);
-  const provider = await resolveProvider(settings.values, interactive);
-  const budgetChars = budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider);
-  // Follow-ups of the What-next loop keep the pins and the files the previous task planned or edited.
-  const files = createContextSession(flags.files);
-  const emitter = createAgentEmitter();
-  if (flags.events) eventsToStdout(emitter);
-  const loop = interactive && !flags.yes;
+  const { printPrompt } = await import('./print-prompt.js');
+  await printPrompt({
+    rootDir,
+    task,
+    budgetChars: settings.values.budgetChars,
+    extraIgnore: settings.values.ignore,
+    files: flags.files,
+    json: machine,
+    stdout: process.stdout,
+  });
+}
 
-  let exitCode = 0;
-  for (;;) {
-    try {
-      const report = await withInterrupt((signal) =>
-        withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () =>
-          executeTask({
-            ...taskSettings(flags, settings.values),
-            budgetChars,
-            files: files.pinned,
-            kept: files.kept,
-            rootDir,
-            task,
-            provider,
-            json: machine,
-            debug: Boolean(flags.debug),
-            interactive,
-            signal,
-            emitter,
-            stdout: process.stdout,
-            stderr: process.stderr,
-            planOut: flags.planOut,
-            verify,
-            rollbackOnFail: Boolean(flags.rollbackOnFail),
-            commit: settings.values.autoCommit,
-            wide,
-            ...(interactive ? { review: await reviewer() } : {}),
-          }),
-        ),
-      );
-      exitCode = report.exitCode;
-      rememberTask(files, report);
-      if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report }) + '\n');
-      else if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-      else if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(report.error)}\n`);
-    } catch (error) {
-      if (!loop) throw error;
-      if (isPromptExit(error) || error instanceof InterruptedError) {
-        process.stderr.write(chalk.yellow('Cancelled; nothing more was done.\n'));
-        exitCode = 130;
-      } else {
-        await showErrorBox(error, Boolean(flags.debug));
-        exitCode = error instanceof ClawcodeError ? error.exitCode : 1;
-      }
-    }
-    if (!loop) return exitCode;
-    task = await askText('What next? (empty to quit)');
-    if (!task) return exitCode;
+/** What every task of one `runTaskCommand` shares. */
+interface TaskRun {
+  flags: TaskFlags;
+  rootDir: string;
+  settings: ResolvedSettings;
+  provider: ProviderConfig;
+  budgetChars: number;
+  files: ContextSession;
+  emitter: AgentEmitter;
+  verify: string | undefined;
+  wide: WideOptions | undefined;
+  /** `--json` or `--events`. */
+  machine: boolean;
+  interactive: boolean;
+}
+
+/**
+ * Run one task under the project lock (Ctrl-C aborts it), keep its files for the next task, and print its
+ * report: an event line (`--events`), JSON (`--json`) or its error line.
+ * @returns the task's exit code
+ * @throws what the flow throws (InterruptedError on Ctrl-C, the lock's and the flow's errors)
+ */
+async function runOneTask(run: TaskRun, task: string): Promise<number> {
+  const { flags, rootDir, settings, files, interactive } = run;
+  const report = await withInterrupt((signal) =>
+    withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () =>
+      executeTask({
+        ...taskSettings(flags, settings.values),
+        budgetChars: run.budgetChars,
+        files: files.pinned,
+        kept: files.kept,
+        rootDir,
+        task,
+        provider: run.provider,
+        json: run.machine,
+        debug: Boolean(flags.debug),
+        interactive,
+        signal,
+        emitter: run.emitter,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        planOut: flags.planOut,
+        verify: run.verify,
+        rollbackOnFail: Boolean(flags.rollbackOnFail),
+        commit: settings.values.autoCommit,
+        wide: run.wide,
+        ...(interactive ? { review: await reviewer() } : {}),
+      }),
+    ),
+  );
+  rememberTask(files, report);
+  if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report }) + '\n');
+  else if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(report.error)}\n`);
+  return report.exitCode;
+}
+
+/** Show a failed task of the What-next loop, which goes on; returns its exit code (130 when cancelled). */
+async function showTaskFailure(error: unknown, debug: boolean): Promise<number> {
+  if (isPromptExit(error) || error instanceof InterruptedError) {
+    process.stderr.write(chalk.yellow('Cancelled; nothing more was done.\n'));
+    return 130;
   }
+  await showErrorBox(error, debug);
+  return error instanceof ClawcodeError ? error.exitCode : 1;
 }
 
 /** The per-hunk review (cli/review.ts) as the flow's `review` callback. */

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
-import type { PlannedChange } from '../agent/executor.js';
 import { buildOutline } from '../agent/context/outline.js';
 import { resolvePathspecs, unmatchedPinError } from '../agent/context/pins.js';
 import type { Planner } from '../agent/runner.js';
@@ -20,6 +19,14 @@ import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import { confirmPrompt } from './ask.js';
 import { patchReport, savePlan, writeWithConsole, type TaskOptions, type TaskReport } from './flow.js';
 import { formatUsage } from './render.js';
+import {
+  addUsage,
+  emptyReport,
+  folderSummary,
+  printShardOutcomes,
+  shardReports,
+  type ShardReport,
+} from './wide-report.js';
 
 /** The wide-change flags of one task. */
 export interface WideOptions {
@@ -35,44 +42,8 @@ export interface WideOptions {
   partial?: boolean;
 }
 
-/** One shard in the `--json` report. */
-export interface ShardReport {
-  index: number;
-  files: string[];
-  /** characters of the request's user message */
-  chars: number;
-  status: 'planned' | 'failed';
-  patches: number;
-  error?: string;
-  /** the shard's repair round, when its patches did not apply at first */
-  repair?: { patches: number[]; firstError: string; applied: boolean };
-}
-
 /** Share of the budget the project map of a scope request may take. */
 const SCOPE_MAP_SHARE = 1;
-
-/** Group changed files by folder: `folder/  N files  +added −removed`, for the review's first screen. */
-export function folderSummary(changes: readonly Pick<PlannedChange, 'path' | 'diff'>[]): string {
-  const byFolder = new Map<string, { files: number; added: number; removed: number }>();
-  for (const c of changes) {
-    const folder = c.path.includes('/') ? c.path.slice(0, c.path.lastIndexOf('/') + 1) : './';
-    const row = byFolder.get(folder) ?? { files: 0, added: 0, removed: 0 };
-    row.files++;
-    for (const line of c.diff.split('\n')) {
-      if (line.startsWith('+') && !line.startsWith('+++')) row.added++;
-      else if (line.startsWith('-') && !line.startsWith('---')) row.removed++;
-    }
-    byFolder.set(folder, row);
-  }
-  const width = Math.max(...[...byFolder.keys()].map((k) => k.length));
-  return [...byFolder]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(
-      ([folder, r]) =>
-        `  ${folder.padEnd(width)}  ${String(r.files).padStart(3)} file${r.files === 1 ? ' ' : 's'}  +${r.added} −${r.removed}`,
-    )
-    .join('\n');
-}
 
 /**
  * The footprint of a wide task: `--files` resolved through git pathspecs (only scanned candidates),
@@ -128,16 +99,6 @@ async function prepare(
     extraIgnore: options.extraIgnore,
   });
   return { prepared, scopeUsage };
-}
-
-function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
 }
 
 /**
@@ -255,37 +216,6 @@ async function planAllShards(
   }
 }
 
-/** One report entry per shard request: its files, size, status, patches kept and repair round. */
-function shardReports(prepared: PreparedWideChange, run: WideChangeRun): ShardReport[] {
-  return prepared.requests.map((r) => {
-    const failed = run.merged.failed.find((f) => f.shard === r.shard.index);
-    const repair = run.repairs.get(r.shard.index);
-    return {
-      index: r.shard.index,
-      files: [...new Set(r.shard.files.map((f) => f.path))],
-      chars: r.chars,
-      status: failed ? 'failed' : 'planned',
-      patches: run.merged.patchShards.filter((s) => s === r.shard.index).length,
-      ...(failed ? { error: failed.error } : {}),
-      ...(repair
-        ? { repair: { patches: repair.patches, firstError: repair.firstError, applied: repair.applied } }
-        : {}),
-    };
-  });
-}
-
-/** Failed shards, repair rounds and patches dropped for leaving their shard, one line each. */
-function printShardOutcomes(shards: readonly ShardReport[], run: WideChangeRun, out: (text: string) => void): void {
-  for (const s of shards) {
-    if (s.status === 'failed') out(chalk.red(`Shard ${s.index + 1}/${shards.length} failed: ${s.error}`));
-    if (s.repair) {
-      const which = s.repair.patches.map((n) => `#${n}`).join(', ');
-      out(chalk.dim(`Shard ${s.index + 1}: repair round for patch ${which} after ${s.repair.firstError}`));
-    }
-  }
-  for (const r of run.merged.refused) out(chalk.yellow(`Dropped a patch: ${r.message}`));
-}
-
 /**
  * Some shards failed: write the ones that planned? Yes with `--partial`; in a terminal the person
  * decides (when the rest applies); otherwise no.
@@ -301,51 +231,6 @@ async function writeWhatPlanned(
   return (options.confirm ?? confirmPrompt)(
     `${run.merged.failed.length} of ${shards.length} shards failed. Review and write the ${planned} that planned?`,
   );
-}
-
-function emptyReport(
-  options: TaskOptions,
-  prepared: PreparedWideChange,
-  status: TaskReport['status'],
-  exitCode: number,
-  usage: Usage | undefined,
-  ms: number,
-): TaskReport {
-  return {
-    task: options.task,
-    status,
-    exitCode,
-    provider: options.provider.name,
-    providerId: options.provider.provider,
-    model: options.provider.model,
-    plan: { analysis: '', files_to_edit: [], patches: [], commands: [], agent_notes: [] },
-    repaired: false,
-    patches: [],
-    pathIssues: [],
-    changes: [],
-    filesWritten: [],
-    commands: [],
-    usage: usage ?? null,
-    costUsd: null,
-    context: { files: [], totalChars: 0, budget: options.budgetChars, scannedFiles: 0 },
-    shards: prepared.requests.map((r) => ({
-      index: r.shard.index,
-      files: [...new Set(r.shard.files.map((f) => f.path))],
-      chars: r.chars,
-      status: 'failed',
-      patches: 0,
-      error: 'not sent',
-    })),
-    timings: {
-      contextMs: prepared.ms,
-      promptMs: 0,
-      modelMs: 0,
-      applyMs: 0,
-      totalMs: Math.round(ms),
-      writeMs: 0,
-      commandsMs: 0,
-    },
-  };
 }
 
 /** Shard progress on stderr in a terminal: shards done/total, tokens and cost so far. */

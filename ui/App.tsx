@@ -69,38 +69,23 @@ function isCancel(error: unknown): boolean {
   return e?.exitCode === 130 || e?.name === 'AbortError' || e?.name === 'ExitPromptError';
 }
 
+/** The answer that means "no": `n`, else `q`, else the last choice. */
+function noAnswer(q: Question): string {
+  return (
+    q.choices.find((c) => c.key === 'n')?.key ?? q.choices.find((c) => c.key === 'q')?.key ?? q.choices.at(-1)!.key
+  );
+}
+
 /**
- * The TUI: Logo → Header → ActivityFeed → DiffView (when a plan has diffs) → StatusBar →
- * InputPrompt. Agent events feed the activity list; Enter runs a task; Esc or Ctrl-C cancels a running
- * task; Ctrl-C when idle (or `:exit`) leaves.
+ * The activity feed, the diff pane, the token totals and the activity line, fed by the agent's events.
+ * @returns them, with `push` (add a feed line, controls shown as text) and `setDiffs` for the task hooks
  */
-export function App(props: AppProps) {
-  const { exit } = useApp();
-  const { focus } = useFocusManager();
-  const { stdout } = useStdout();
-  const columns = stdout.columns || 80;
-  const rows = stdout.rows || 24;
+function useAgentFeed(emitter: AgentEmitter) {
   const [items, setItems] = useState<FeedItem[]>([]);
   const [diffs, setDiffs] = useState<FileDiff[]>([]);
-  const [mode, setMode] = useState<UiMode>('ready');
   const [tokens, setTokens] = useState({ input: 0, output: 0 });
   const [activity, setActivity] = useState<string | undefined>(undefined);
-  const [history, setHistory] = useState<string[]>([...(props.history ?? [])]);
   const nextId = useRef(0);
-  const controller = useRef<AbortController | null>(null);
-  const [question, setQuestion] = useState<Question | null>(null);
-  const answerRef = useRef<{ resolve: (key: string) => void; question: Question } | null>(null);
-
-  /** Answer the open question with `key` (one of its choices). */
-  const answer = useCallback((key: string) => {
-    const open = answerRef.current;
-    answerRef.current = null;
-    setQuestion(null);
-    open?.resolve(key);
-  }, []);
-  /** The answer that means "no": `n`, else `q`, else the last choice. */
-  const noAnswer = (q: Question): string =>
-    q.choices.find((c) => c.key === 'n')?.key ?? q.choices.find((c) => c.key === 'q')?.key ?? q.choices.at(-1)!.key;
 
   const push = useCallback((kind: FeedKind, text: string) => {
     const id = nextId.current++;
@@ -110,7 +95,7 @@ export function App(props: AppProps) {
 
   useEffect(
     () =>
-      props.emitter.onAny((name, payload) => {
+      emitter.onAny((name, payload) => {
         if (name === 'diffs') setDiffs([...(payload as { diffs: FileDiff[] }).diffs]);
         if (name === 'model_progress') setActivity(`${(payload as { chars: number }).chars} chars received`);
         else if (name === 'model_request') setActivity('waiting for the provider');
@@ -122,15 +107,37 @@ export function App(props: AppProps) {
         const line = describeEvent(name, payload);
         if (line) push(line.kind, line.text);
       }),
-    [props.emitter, push],
+    [emitter, push],
   );
+  return { items, diffs, setDiffs, tokens, activity, push };
+}
 
-  const cancel = useCallback(() => {
-    if (!controller.current || controller.current.signal.aborted) return;
-    setMode('cancelling');
-    controller.current.abort();
+/** The open question and its pending answer; `answer(key)` closes it with `key`. */
+function useQuestion() {
+  const [question, setQuestion] = useState<Question | null>(null);
+  const answerRef = useRef<{ resolve: (key: string) => void; question: Question } | null>(null);
+  const answer = useCallback((key: string) => {
+    const open = answerRef.current;
+    answerRef.current = null;
+    setQuestion(null);
+    open?.resolve(key);
   }, []);
+  return { question, setQuestion, answerRef, answer };
+}
 
+/**
+ * The keys of the TUI: an open question takes its answer keys (Enter: the first choice; Esc: no; Ctrl-C:
+ * no, and cancel the task); otherwise Esc cancels a running task and Ctrl-C cancels it or, when idle, leaves.
+ */
+function useTuiKeys(options: {
+  answerRef: ReturnType<typeof useQuestion>['answerRef'];
+  answer: (key: string) => void;
+  controller: { current: AbortController | null };
+  cancel: () => void;
+}): void {
+  const { answerRef, answer, controller, cancel } = options;
+  const { exit } = useApp();
+  const { focus } = useFocusManager();
   useInput((input, key) => {
     if (answerRef.current) {
       const q = answerRef.current.question;
@@ -156,6 +163,134 @@ export function App(props: AppProps) {
       focus('input');
     }
   });
+}
+
+/**
+ * Rows for the parts of the screen: whether the logo shows, the feed's rows and the diff window's height.
+ * @param rows  the terminal's height; `items` and `diffs` the feed and diff lengths; `question` the open one
+ */
+function screenLayout(rows: number, items: number, diffs: number, question: Question | null) {
+  // The logo is a splash: once work shows, its 5 rows go to the feed and the diff (unless the terminal is tall).
+  const showLogo = rows >= 36 || (rows >= 16 && items === 0);
+  // Rows left for the feed and the diff once the fixed parts (logo, header, status, input box) are drawn.
+  const free = Math.max(4, rows - (showLogo ? 5 : 0) - 1 - 1 - 3 - 1);
+  // The question box grows by its detail lines (and a legend line when it offers more than y/n).
+  const questionExtra = question ? question.details.length + (question.choices.length > 2 ? 1 : 0) : 0;
+  const room = Math.max(4, free - questionExtra);
+  // With a diff, the feed keeps its last lines (at most 40% of the room) and the diff box takes the
+  // rest of the screen; its box adds 3 rows (two borders and its footer) to its window.
+  const feedRows = diffs > 0 ? Math.max(2, Math.min(items || 1, Math.floor(room * 0.4))) : room;
+  const diffHeight = diffs > 0 ? Math.max(3, room - feedRows - 3) : 0;
+  return { showLogo, feedRows, diffHeight };
+}
+
+/**
+ * What a `:` line shows instead of running: the help for `:help`, an error for any command but a
+ * runnable `:undo` (so a typo never reaches the model).
+ * @returns the feed line, or undefined to run the line (a task, or `:undo` when offered)
+ */
+function commandNotice(task: string, canUndo: boolean): { kind: FeedKind; text: string } | undefined {
+  // `:` starts a TUI command, never a task: nothing typed as `:undo` (or a typo of it) reaches the model.
+  if (!task.startsWith(':')) return undefined;
+  if (task === ':help') return { kind: 'step', text: HELP };
+  if (task !== ':undo' || !canUndo)
+    return { kind: 'error', text: `Unknown command ${task} (not sent to the model). ${HELP}` };
+  return undefined;
+}
+
+/**
+ * The hooks one run gets: a question opens through `open` (at once answered "no" once `signal` aborted)
+ * and puts the mode back to running when answered; diffs go to the pane, lines to the feed.
+ */
+function taskHooks(options: {
+  signal: AbortSignal;
+  open: (question: Question, resolve: (key: string) => void) => void;
+  setMode: (mode: UiMode) => void;
+  setDiffs: (diffs: FileDiff[]) => void;
+  push: (kind: FeedKind, text: string) => void;
+}): TuiTaskHooks {
+  const { signal, open, setMode, setDiffs, push } = options;
+  const choose = (message: string, choices: readonly TuiChoice[], details: readonly string[] = []) =>
+    new Promise<string>((resolve) => {
+      const q: Question = {
+        message: escapeControlsKeepColor(message),
+        choices,
+        details: details.map(escapeControls),
+      };
+      if (signal.aborted) return resolve(noAnswer(q));
+      // Deferred: the Enter that submitted the task is still being dispatched to the other
+      // input handlers, and must not answer the question as well.
+      queueMicrotask(() => open(q, resolve));
+    }).finally(() => {
+      if (!signal.aborted) setMode('running');
+    });
+  return {
+    choose,
+    confirm: async (message, details) => (await choose(message, YES_NO, details)) === 'y',
+    showDiff: (next) => setDiffs([...next]),
+    print: (line) => push('step', line),
+  };
+}
+
+/** Show in the feed how a run ended: "Task cancelled." when it was, its error when it failed; never rejects. */
+function feedOutcome(run: Promise<void>, signal: AbortSignal, push: (kind: FeedKind, text: string) => void) {
+  return run.then(
+    () => {
+      if (signal.aborted) push('error', 'Task cancelled.');
+    },
+    (error: unknown) => {
+      if (signal.aborted || isCancel(error)) push('error', 'Task cancelled.');
+      else push('error', error instanceof Error ? error.message : String(error));
+    },
+  );
+}
+
+/** The open question: its message and keys, its detail lines, and a legend when it offers more than y/n. */
+function QuestionBox({ question }: { question: Question }) {
+  return (
+    <Box borderStyle="round" borderColor="yellow" paddingX={1} flexDirection="column">
+      <Text wrap="truncate-end">
+        <Text color="yellow">? </Text>
+        <Text bold>{question.message}</Text>
+        <Text dimColor> ({question.choices.map((c) => c.key).join('/')})</Text>
+      </Text>
+      {question.details.map((line, i) => (
+        <Text key={i} wrap="truncate-end">
+          {line}
+        </Text>
+      ))}
+      {question.choices.length > 2 ? (
+        <Text dimColor wrap="truncate-end">
+          {question.choices.map((c) => `${c.key} ${c.label}`).join(' · ')}
+        </Text>
+      ) : null}
+    </Box>
+  );
+}
+
+/**
+ * The TUI: Logo → Header → ActivityFeed → DiffView (when a plan has diffs) → StatusBar →
+ * InputPrompt. Agent events feed the activity list; Enter runs a task; Esc or Ctrl-C cancels a running
+ * task; Ctrl-C when idle (or `:exit`) leaves.
+ */
+export function App(props: AppProps) {
+  const { exit } = useApp();
+  const { focus } = useFocusManager();
+  const { stdout } = useStdout();
+  const columns = stdout.columns || 80;
+  const rows = stdout.rows || 24;
+  const { items, diffs, setDiffs, tokens, activity, push } = useAgentFeed(props.emitter);
+  const [mode, setMode] = useState<UiMode>('ready');
+  const [history, setHistory] = useState<string[]>([...(props.history ?? [])]);
+  const controller = useRef<AbortController | null>(null);
+  const { question, setQuestion, answerRef, answer } = useQuestion();
+
+  const cancel = useCallback(() => {
+    if (!controller.current || controller.current.signal.aborted) return;
+    setMode('cancelling');
+    controller.current.abort();
+  }, []);
+  useTuiKeys({ answerRef, answer, controller, cancel });
 
   const submit = useCallback(
     (task: string) => {
@@ -167,78 +302,33 @@ export function App(props: AppProps) {
       setHistory((h) => (h.at(-1) === task ? h : [...h, task]));
       props.onSubmitted?.(task);
       push('task', task);
-      // `:` starts a TUI command, never a task: nothing typed as `:undo` (or a typo of it) reaches the model.
-      if (task.startsWith(':')) {
-        if (task === ':help') {
-          push('step', HELP);
-          return;
-        }
-        if (task !== ':undo' || !props.undo) {
-          push('error', `Unknown command ${task} (not sent to the model). ${HELP}`);
-          return;
-        }
+      const notice = commandNotice(task, Boolean(props.undo));
+      if (notice) {
+        push(notice.kind, notice.text);
+        return;
       }
       const ac = new AbortController();
       controller.current = ac;
       setMode('running');
-      const choose = (message: string, choices: readonly TuiChoice[], details: readonly string[] = []) =>
-        new Promise<string>((resolve) => {
-          const q: Question = {
-            message: escapeControlsKeepColor(message),
-            choices,
-            details: details.map(escapeControls),
-          };
-          if (ac.signal.aborted) return resolve(noAnswer(q));
-          // Deferred: the Enter that submitted the task is still being dispatched to the other
-          // input handlers, and must not answer the question as well.
-          queueMicrotask(() => {
-            answerRef.current = { resolve, question: q };
-            setQuestion(q);
-            setMode('asking');
-          });
-        }).finally(() => {
-          if (!ac.signal.aborted) setMode('running');
-        });
-      const hooks: TuiTaskHooks = {
-        choose,
-        confirm: async (message, details) => (await choose(message, YES_NO, details)) === 'y',
-        showDiff: (next) => setDiffs([...next]),
-        print: (line) => push('step', line),
+      const open = (q: Question, resolve: (key: string) => void) => {
+        answerRef.current = { resolve, question: q };
+        setQuestion(q);
+        setMode('asking');
       };
+      const hooks = taskHooks({ signal: ac.signal, open, setMode, setDiffs, push });
       setDiffs([]);
       const run = task === ':undo' && props.undo ? props.undo(ac.signal, hooks) : props.runTask(task, ac.signal, hooks);
-      run
-        .then(
-          () => {
-            if (ac.signal.aborted) push('error', 'Task cancelled.');
-          },
-          (error: unknown) => {
-            if (ac.signal.aborted || isCancel(error)) push('error', 'Task cancelled.');
-            else push('error', error instanceof Error ? error.message : String(error));
-          },
-        )
-        .finally(() => {
-          if (answerRef.current) answer(noAnswer(answerRef.current.question));
-          controller.current = null;
-          setMode('ready');
-          focus('input');
-        });
+      void feedOutcome(run, ac.signal, push).finally(() => {
+        if (answerRef.current) answer(noAnswer(answerRef.current.question));
+        controller.current = null;
+        setMode('ready');
+        focus('input');
+      });
     },
     [answer, exit, focus, props, push],
   );
 
-  // The logo is a splash: once work shows, its 5 rows go to the feed and the diff (unless the terminal is tall).
-  const showLogo = rows >= 36 || (rows >= 16 && items.length === 0);
-  // Rows left for the feed and the diff once the fixed parts (logo, header, status, input box) are drawn.
-  const free = Math.max(4, rows - (showLogo ? 5 : 0) - 1 - 1 - 3 - 1);
-  // The question box grows by its detail lines (and a legend line when it offers more than y/n).
-  const questionExtra = question ? question.details.length + (question.choices.length > 2 ? 1 : 0) : 0;
-  const room = Math.max(4, free - questionExtra);
-  // With a diff, the feed keeps its last lines (at most 40% of the room) and the diff box takes the
-  // rest of the screen; its box adds 3 rows (two borders and its footer) to its window.
-  const feedRows = diffs.length > 0 ? Math.max(2, Math.min(items.length || 1, Math.floor(room * 0.4))) : room;
-  const diffHeight = diffs.length > 0 ? Math.max(3, room - feedRows - 3) : 0;
-
+  const { showLogo, feedRows, diffHeight } = screenLayout(rows, items.length, diffs.length, question);
   return (
     <Box flexDirection="column" width={columns}>
       {showLogo ? <Logo columns={columns} /> : null}
@@ -255,23 +345,7 @@ export function App(props: AppProps) {
         memory={props.memory}
       />
       {question ? (
-        <Box borderStyle="round" borderColor="yellow" paddingX={1} flexDirection="column">
-          <Text wrap="truncate-end">
-            <Text color="yellow">? </Text>
-            <Text bold>{question.message}</Text>
-            <Text dimColor> ({question.choices.map((c) => c.key).join('/')})</Text>
-          </Text>
-          {question.details.map((line, i) => (
-            <Text key={i} wrap="truncate-end">
-              {line}
-            </Text>
-          ))}
-          {question.choices.length > 2 ? (
-            <Text dimColor wrap="truncate-end">
-              {question.choices.map((c) => `${c.key} ${c.label}`).join(' · ')}
-            </Text>
-          ) : null}
-        </Box>
+        <QuestionBox question={question} />
       ) : (
         <InputPrompt onSubmit={submit} history={history} disabled={mode !== 'ready'} />
       )}

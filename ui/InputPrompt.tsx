@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { Box, Text, useFocus, useInput, useStdout } from 'ink';
+import { Box, Text, useFocus, useInput, useStdout, type Key } from 'ink';
 
 /** Props of the task input; `history` is oldest first (as kept on disk). */
 export interface InputPromptProps {
@@ -33,6 +33,60 @@ function wordStart(text: string, at: number): number {
   return i;
 }
 
+/** A line of the input and its cursor (an index into the line). */
+interface Line {
+  value: string;
+  cursor: number;
+}
+
+/**
+ * The line after an editing key: cursor moves, deletions, typed or pasted text.
+ * @returns the new line, or undefined when the key is not an editing key or changes nothing
+ */
+function editLine({ value: current, cursor }: Line, input: string, key: Key): Line | undefined {
+  const at = (value: string, to = value.length): Line => ({ value, cursor: to });
+  if (key.leftArrow || (key.ctrl && input === 'b')) return at(current, before(current, cursor));
+  if (key.rightArrow || (key.ctrl && input === 'f')) return at(current, after(current, cursor));
+  if (key.home || (key.ctrl && input === 'a')) return at(current, 0);
+  if (key.end || (key.ctrl && input === 'e')) return at(current, current.length);
+  if (key.meta && input === 'b') return at(current, wordStart(current, cursor));
+  if (key.backspace || key.delete) {
+    // Terminals send DEL (0x7f) for Backspace, and Ink 6 reports it and the Delete key alike, so
+    // both erase leftwards (Ctrl-K erases to the right).
+    const from = before(current, cursor);
+    return from < cursor ? at(current.slice(0, from) + current.slice(cursor), from) : undefined;
+  }
+  if (key.ctrl && input === 'u') return at(current.slice(cursor), 0);
+  if (key.ctrl && input === 'k') return at(current.slice(0, cursor), cursor);
+  if (key.ctrl && input === 'w') {
+    const from = wordStart(current, cursor);
+    return at(current.slice(0, from) + current.slice(cursor), from);
+  }
+  if (key.ctrl || key.meta || key.tab || key.escape || key.pageUp || key.pageDown) return undefined;
+  // Pasted text arrives as one chunk; keep it on one line.
+  if (!input) return undefined;
+  // Control characters (a pasted escape sequence, a raw Ctrl key) never belong in a task line.
+  const text = input.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+  if (!text) return undefined;
+  return at(current.slice(0, cursor) + text + current.slice(cursor), cursor + text.length);
+}
+
+/** The line with its cursor shown inverse; a line longer than the box scrolls to keep the cursor in view. */
+function CursorLine({ value, cursor }: Line) {
+  // Border, padding and "❯ " take 6 columns; a long line scrolls so the cursor stays in view.
+  const { stdout } = useStdout();
+  const room = Math.max(8, (stdout.columns || 80) - 6);
+  const start = cursor + 1 > room ? cursor + 1 - room : 0;
+  const at = after(value, cursor);
+  return (
+    <Text wrap="truncate-end">
+      {value.slice(start, cursor)}
+      <Text inverse>{at > cursor ? value.slice(cursor, at) : ' '}</Text>
+      {value.slice(at, start + room)}
+    </Text>
+  );
+}
+
 /**
  * A one-line text input with a cursor, readline-style: type or paste at the cursor, ←/→ (Ctrl-B/F)
  * move, Home/End (Ctrl-A/E) jump, Backspace deletes before the cursor, Ctrl-W the word before it,
@@ -63,7 +117,7 @@ export function InputPrompt({
   useInput((input, key) => {
     const { active, history, onSubmit } = live.current;
     if (!active) return;
-    const { value: current, cursor, back } = state.current;
+    const { value: current, back } = state.current;
     if (key.return) {
       const task = current.trim();
       if (!task) return;
@@ -86,40 +140,11 @@ export function InputPrompt({
       set(line, line.length, next);
       return;
     }
-    if (key.leftArrow || (key.ctrl && input === 'b')) return set(current, before(current, cursor));
-    if (key.rightArrow || (key.ctrl && input === 'f')) return set(current, after(current, cursor));
-    if (key.home || (key.ctrl && input === 'a')) return set(current, 0);
-    if (key.end || (key.ctrl && input === 'e')) return set(current, current.length);
-    if (key.meta && input === 'b') return set(current, wordStart(current, cursor));
-    if (key.backspace || key.delete) {
-      // Terminals send DEL (0x7f) for Backspace, and Ink 6 reports it and the Delete key alike, so
-      // both erase leftwards (Ctrl-K erases to the right).
-      const from = before(current, cursor);
-      if (from < cursor) set(current.slice(0, from) + current.slice(cursor), from);
-      return;
-    }
-    if (key.ctrl && input === 'u') return set(current.slice(cursor), 0);
-    if (key.ctrl && input === 'k') return set(current.slice(0, cursor), cursor);
-    if (key.ctrl && input === 'w') {
-      const from = wordStart(current, cursor);
-      return set(current.slice(0, from) + current.slice(cursor), from);
-    }
-    if (key.ctrl || key.meta || key.tab || key.escape || key.pageUp || key.pageDown) return;
-    // Pasted text arrives as one chunk; keep it on one line.
-    if (input) {
-      // Control characters (a pasted escape sequence, a raw Ctrl key) never belong in a task line.
-      const text = input.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
-      if (!text) return;
-      set(current.slice(0, cursor) + text + current.slice(cursor), cursor + text.length);
-    }
+    const edited = editLine(state.current, input, key);
+    if (edited) set(edited.value, edited.cursor);
   });
 
   const { value, cursor } = shown;
-  // Border, padding and "❯ " take 6 columns; a long line scrolls so the cursor stays in view.
-  const { stdout } = useStdout();
-  const room = Math.max(8, (stdout.columns || 80) - 6);
-  const start = cursor + 1 > room ? cursor + 1 - room : 0;
-  const at = after(value, cursor);
   return (
     <Box borderStyle="round" borderColor={isFocused && !disabled ? 'cyan' : 'gray'} paddingX={1}>
       <Text color="cyan">❯ </Text>
@@ -128,11 +153,7 @@ export function InputPrompt({
       ) : !isFocused ? (
         <Text dimColor>(Tab to type a task)</Text>
       ) : value ? (
-        <Text wrap="truncate-end">
-          {value.slice(start, cursor)}
-          <Text inverse>{at > cursor ? value.slice(cursor, at) : ' '}</Text>
-          {value.slice(at, start + room)}
-        </Text>
+        <CursorLine value={value} cursor={cursor} />
       ) : (
         <Text dimColor>
           <Text inverse> </Text>

@@ -1,0 +1,264 @@
+// The subcommands of the entry (cli.ts), registered on its commander program. Like the entry, every action
+// imports its module lazily, so `--version` and `--help` load commander and nothing heavy.
+import { Argument, type Command } from 'commander';
+import { DEFAULT_BUDGET_CHARS } from '../utils/defaults.js';
+import { MIN_BUDGET_CHARS, refuseUnanswerableRun, wholeNumberAtLeast } from './flag-checks.js';
+
+/** How the entry reports an error: as JSON (`--json`) and with stack traces (`--debug`); actions set them. */
+export interface OutputModes {
+  json: boolean;
+  debug: boolean;
+}
+
+const budgetFlag = wholeNumberAtLeast('--budget', MIN_BUDGET_CHARS, 'characters');
+
+/**
+ * Register `clawcode config [action] [name]` on `program`: the provider entries, their options, the merged settings.
+ * Sets `modes.json` from `--json` before running.
+ */
+export function addConfigCommand(program: Command, modes: OutputModes): void {
+  program
+    .command('config')
+    .description('list, add, edit, remove or choose the default provider, set its model options, or show the settings')
+    .addArgument(
+      new Argument('[action]', 'what to do (default: a menu in a terminal)').choices([
+        'list',
+        'add',
+        'edit',
+        'remove',
+        'default',
+        'options',
+        'show',
+      ]),
+    )
+    .argument('[name]', 'provider entry (edit, remove, default, options) or provider kind (add, e.g. ollama)')
+    .option('--show', 'print the merged settings and where each value comes from (same as `config show`)')
+    .option('-d, --dir <path>', 'project root (for show)')
+    .option('--json', 'with show: print JSON')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  clawcode config list\n  clawcode config add ollama\n  clawcode config default work\n  clawcode config show --json',
+    )
+    .action(
+      async (
+        action: string | undefined,
+        name: string | undefined,
+        flags: { show?: boolean; dir?: string; json?: boolean },
+      ) => {
+        modes.json = Boolean(flags.json);
+        if (flags.show || action === 'show') {
+          const [{ runConfigShow }, { resolveProjectRoot }] = await Promise.all([
+            import('./config-show.js'),
+            import('./project-root.js'),
+          ]);
+          await runConfigShow({
+            rootDir: await resolveProjectRoot(flags.dir),
+            env: process.env,
+            flags: {},
+            stdout: process.stdout,
+            json: Boolean(flags.json),
+          });
+          return;
+        }
+        const { runConfigCommand } = await import('./config.js');
+        type Action = 'list' | 'add' | 'edit' | 'remove' | 'default' | 'options';
+        await runConfigCommand({
+          ...(action ? { action: action as Action } : {}),
+          ...(name && action === 'add' ? { kind: name } : name ? { name } : {}),
+        });
+      },
+    );
+}
+
+/**
+ * Register the commands over a saved plan on `program`: `apply <plan>` (write it, no model call) and
+ * `check <plan>` (does it still apply?). Each sets `modes.json` from `--json` and the exit code.
+ */
+export function addPlanFileCommands(program: Command, modes: OutputModes): void {
+  program
+    .command('apply')
+    .description('apply a saved plan (from --plan-out, or a model answer) with no model call')
+    .argument('<plan>', 'plan file, or - for standard input')
+    .option('-d, --dir <path>', 'project root')
+    .option('--dry-run', 'show the diffs, write nothing')
+    .option('-y, --yes', 'write without asking')
+    .option('--run-commands', "run the plan's allow-listed build/test commands without asking, in the sandbox")
+    .option('--allow-network', 'let the commands use the network in the sandbox')
+    .option('--json', 'print one JSON report; never prompt')
+    .action(
+      async (
+        source: string,
+        flags: {
+          dir?: string;
+          dryRun?: boolean;
+          yes?: boolean;
+          runCommands?: boolean;
+          allowNetwork?: boolean;
+          json?: boolean;
+        },
+      ) => {
+        modes.json = Boolean(flags.json);
+        // A plan read from standard input leaves no terminal to answer on, as in the apply command itself.
+        refuseUnanswerableRun('apply', flags, Boolean(process.stdin.isTTY && process.stdout.isTTY && source !== '-'));
+        const { runApplyCommand } = await import('./apply-command.js');
+        process.exitCode = await runApplyCommand(source, flags);
+      },
+    );
+
+  program
+    .command('check')
+    .description('check a saved plan against the current files: applies / already applied / conflict / ambiguous')
+    .argument('<plan>', 'plan file, or - for standard input')
+    .option('-d, --dir <path>', 'project root')
+    .option('--json', 'print JSON')
+    .action(async (source: string, flags: { dir?: string; json?: boolean }) => {
+      modes.json = Boolean(flags.json);
+      const { runCheckCommand } = await import('./apply-command.js');
+      process.exitCode = await runCheckCommand(source, flags);
+    });
+}
+
+/**
+ * Register the project setup commands on `program`: `init` (a starter AGENTS.md) and `trust` (the project's
+ * .clawcode settings); trust sets the exit code.
+ */
+export function addSetupCommands(program: Command): void {
+  program
+    .command('init')
+    .description('write a starter AGENTS.md from what is detected (never overwrites)')
+    .option('-d, --dir <path>', 'project root')
+    .action(async (flags: { dir?: string }) => {
+      const [{ runInitCommand }, { resolveProjectRoot }] = await Promise.all([
+        import('./init-command.js'),
+        import('./project-root.js'),
+      ]);
+      await runInitCommand({ rootDir: await resolveProjectRoot(flags.dir), stdout: process.stdout });
+    });
+
+  program
+    .command('trust')
+    .description(
+      "trust this project's .clawcode settings (verify command, allow rules, auto-commit, provider) as they are now",
+    )
+    .option('-d, --dir <path>', 'project root')
+    .option('--revoke', 'stop trusting them')
+    .action(async (flags: { dir?: string; revoke?: boolean }) => {
+      const [{ runTrustCommand }, { resolveProjectRoot }] = await Promise.all([
+        import('./trust-prompt.js'),
+        import('./project-root.js'),
+      ]);
+      process.exitCode = await runTrustCommand({
+        rootDir: await resolveProjectRoot(flags.dir),
+        revoke: Boolean(flags.revoke),
+        stdout: process.stdout,
+      });
+    });
+}
+
+/**
+ * Register `clawcode context <task...>` on `program`: the context that would be sent for a task, then exit 0.
+ * Sets `modes.json` from `--json`.
+ */
+export function addContextCommand(program: Command, modes: OutputModes): void {
+  program
+    .command('context')
+    .description('show the context that would be sent for a task')
+    .argument('<task...>', 'the task')
+    .option('-d, --dir <path>', 'project root')
+    .option(
+      '--budget <chars>',
+      `context budget in characters (default ${DEFAULT_BUDGET_CHARS}, or settings; at least ${MIN_BUDGET_CHARS})`,
+      budgetFlag,
+    )
+    .option('--files <pathspec...>', 'pin these files into the context first')
+    .option('--json', 'print JSON')
+    .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean; files?: string[] }) => {
+      modes.json = Boolean(flags.json);
+      const [{ runContextCommand }, { resolveProjectRoot }, { loadSettings }] = await Promise.all([
+        import('./context.js'),
+        import('./project-root.js'),
+        import('../config/settings.js'),
+      ]);
+      const rootDir = await resolveProjectRoot(flags.dir);
+      const settings = await loadSettings({
+        rootDir,
+        env: process.env,
+        flags: flags.budget ? { budgetChars: flags.budget } : {},
+      });
+      await runContextCommand({
+        rootDir,
+        task: taskWords.join(' '),
+        budgetChars: settings.values.budgetChars,
+        extraIgnore: settings.values.ignore,
+        files: flags.files,
+        json: Boolean(flags.json),
+        stdout: process.stdout,
+      });
+      // Read-only and fully awaited: once the output is flushed, leave without Node's environment
+      // teardown (about 30 ms with a large repository's index in the heap).
+      await new Promise<void>((resolveFlush) => process.stdout.write('', () => resolveFlush()));
+      process.exit(0);
+    });
+}
+
+/**
+ * Register the commands over what clawcode keeps of a project on `program`: `undo [runId]`, `memory [clear]` and
+ * `history`. Each sets `modes.json` from `--json`; undo sets the exit code.
+ */
+export function addRunCommands(program: Command, modes: OutputModes): void {
+  program
+    .command('undo')
+    .description('restore the files of the last (or named) run')
+    .argument('[runId]', 'run to undo (default: the last one)')
+    .option('-d, --dir <path>', 'project root')
+    .option('-y, --yes', 'do not ask')
+    .option('--force', 'restore the files not changed since the run, leave the others')
+    .option('--json', 'print JSON, never prompt')
+    .action(
+      async (runId: string | undefined, flags: { dir?: string; yes?: boolean; force?: boolean; json?: boolean }) => {
+        modes.json = Boolean(flags.json);
+        const [{ runUndoCommand }, { resolveProjectRoot }] = await Promise.all([
+          import('./undo.js'),
+          import('./project-root.js'),
+        ]);
+        const outcome = await runUndoCommand({
+          rootDir: await resolveProjectRoot(flags.dir),
+          runId,
+          yes: Boolean(flags.yes),
+          force: Boolean(flags.force),
+          json: Boolean(flags.json),
+          interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json),
+        });
+        process.exitCode = outcome.exitCode;
+      },
+    );
+
+  program
+    .command('memory')
+    .description('list what clawcode remembers about this project (notes, recent tasks); `memory clear` forgets it')
+    .argument('[action]', '"clear" to forget')
+    .option('-d, --dir <path>', 'project root')
+    .option('--json', 'print JSON')
+    .action(async (action: string | undefined, flags: { dir?: string; json?: boolean }) => {
+      modes.json = Boolean(flags.json);
+      const [{ runMemoryCommand }, { resolveProjectRoot }] = await Promise.all([
+        import('./memory-command.js'),
+        import('./project-root.js'),
+      ]);
+      await runMemoryCommand({ rootDir: await resolveProjectRoot(flags.dir), action, json: Boolean(flags.json) });
+    });
+
+  program
+    .command('history')
+    .description('list the runs of this project')
+    .option('-d, --dir <path>', 'project root')
+    .option('--json', 'print JSON')
+    .action(async (flags: { dir?: string; json?: boolean }) => {
+      modes.json = Boolean(flags.json);
+      const [{ runHistoryCommand }, { resolveProjectRoot }] = await Promise.all([
+        import('./history.js'),
+        import('./project-root.js'),
+      ]);
+      await runHistoryCommand({ rootDir: await resolveProjectRoot(flags.dir), json: Boolean(flags.json) });
+    });
+}
