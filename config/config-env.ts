@@ -7,7 +7,8 @@ import type { ProviderEntry } from './config.js';
  */
 
 /** A value with its whitespace trimmed, or undefined when it is missing or blank. */
-export const nonEmpty = (value: string | undefined): string | undefined => (value && value.trim() ? value.trim() : undefined);
+export const nonEmpty = (value: string | undefined): string | undefined =>
+  value && value.trim() ? value.trim() : undefined;
 
 /**
  * What env vars supply for one backend, and where the key came from.
