@@ -8,7 +8,7 @@ import { readIssue } from './context/evidence.js';
 import { buildOutline, outlineSizeBound } from './context/outline.js';
 import { resolveMentions, resolvePathspecs, unmatchedPinError } from './context/pins.js';
 import { extractImports, resolveImport } from './context/symbols.js';
-import { selectContext, type ContextFile, type RankDoc } from './context/rank.js';
+import { selectContext, type ContextFile, type RankDoc, type RankedFile } from './context/rank.js';
 
 export type { ContextFile } from './context/rank.js';
 
@@ -101,75 +101,21 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     },
   });
   options.onScan?.({ files: scan.files.length, ms: Math.round(performance.now() - started) });
-  const index = new Map<string, IndexedDoc>();
-  const stale: ScannedFile[] = [];
-  let learned = 0;
-  for (const f of scan.files) {
-    const doc = cached.get(f.path);
-    // With git, an entry indexed from a blob is fresh exactly while git reports that blob unmodified;
-    // otherwise (no git, or indexed while modified) mtime and size decide.
-    const fresh =
-      doc !== undefined &&
-      (scan.git && doc.oid !== undefined
-        ? doc.oid === f.oid
-        : doc.mtimeMs === f.mtimeMs && doc.sizeBytes === f.sizeBytes);
-    if (!fresh) stale.push(f);
-    else if (f.oid !== undefined && doc.oid === undefined) {
-      // Indexed while modified, committed since: keep the entry, learn its blob id (saved below).
-      index.set(f.path, { ...doc, oid: f.oid });
-      learned++;
-    } else index.set(f.path, doc);
-  }
-  // One thread: a worker-thread split was measured slower here (7.7k files: 0.68 s vs 0.57 s).
-  for (const f of stale) index.set(f.path, indexFile(f.absPath, f.mtimeMs, f.sizeBytes, f.oid));
-  const indexed = stale.length;
-  const changed = indexed > 0 || learned > 0 || cached.size !== index.size;
+  const { index, indexed, changed } = refreshIndex(scan.files, scan.git, cached);
   if (changed && options.cacheIndex !== false) saveIndex(home, rootDir, index);
 
   const docs: RankDoc[] = [];
   for (const [path, doc] of index) if (doc.kind === 'text') docs.push({ path, doc });
   const fileSet = new Set(docs.map((d) => d.path));
-  // Paths by file name, for resolving imports by suffix; built on the first import resolved.
-  let byBase: Map<string, string[]> | undefined;
-  const bySuffix = (suffix: string): string[] => {
-    if (!byBase) {
-      byBase = new Map();
-      for (const p of fileSet) {
-        const base = p.slice(p.lastIndexOf('/') + 1);
-        const same = byBase.get(base);
-        if (same) same.push(p);
-        else byBase.set(base, [p]);
-      }
-    }
-    return (byBase.get(suffix.slice(suffix.lastIndexOf('/') + 1)) ?? []).filter(
-      (p) => p === suffix || p.endsWith(`/${suffix}`),
-    );
-  };
-
-  const readText = (path: string): string | null => {
-    try {
-      const cls = classifyContent(readFileSync(join(rootDir, path)));
-      return cls.kind === 'text' ? cls.text : null;
-    } catch {
-      return null;
-    }
-  };
+  const bySuffix = suffixLookup(fileSet);
+  const readText = (path: string): string | null => readProjectText(rootDir, path);
   const redactionsByPath = new Map<string, { kind: string; count: number }[]>();
   const outlineReserve = Math.min(
     Math.floor(budget * MAP_RESERVE),
     MAP_RESERVE_MAX_CHARS,
     outlineSizeBound(docs.map((d) => d.path)),
   );
-  const fromSpecs = options.files?.length
-    ? await resolvePathspecs(rootDir, options.files, [...fileSet].sort())
-    : { paths: [], unmatched: [] };
-  if (fromSpecs.unmatched.length > 0) {
-    throw unmatchedPinError(fromSpecs.unmatched);
-  }
-  const mentions = readIssue(options.task).mentions;
-  const pinned = [
-    ...new Set([...fromSpecs.paths, ...(mentions.length > 0 ? resolveMentions(mentions, [...fileSet]) : [])]),
-  ];
+  const pinned = await resolvePins(rootDir, options, fileSet);
   const selection = selectContext(options.task, docs, {
     pinned,
     kept: (options.kept ?? []).filter((p) => fileSet.has(p) && !pinned.includes(p)),
@@ -186,16 +132,10 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   });
 
   const sent = new Set(selection.files.map((f) => f.path));
-  const symbols = new Map<string, string[]>();
-  for (const r of selection.ranked) {
-    if (symbols.size >= SYMBOL_FILES || r.score <= 0) break;
-    if (!sent.has(r.path) && r.doc.defs.length > 0) symbols.set(r.path, r.doc.defs.slice(0, SYMBOLS_PER_FILE));
-  }
-  const ranked = selection.ranked.map((r) => r.path);
   const outline = buildOutline({
-    paths: ranked,
+    paths: selection.ranked.map((r) => r.path),
     sent,
-    symbols,
+    symbols: outlineSymbols(selection.ranked, sent),
     maxChars: Math.min(budget - selection.usedChars, Math.floor(budget * MAP_SHARE)),
   });
   const redactions = selection.files.flatMap((f) =>
@@ -213,4 +153,102 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     indexedFiles: indexed,
     pinned,
   };
+}
+
+/**
+ * The index for the scanned files: cached entries that are still fresh, the rest tokenized again.
+ *
+ * @param files   the scan's candidate files
+ * @param git     whether git listed them (then a blob id decides freshness, else mtime and size)
+ * @param cached  the index as loaded from disk
+ * @returns the refreshed index, how many files were tokenized, and whether it differs from `cached`
+ */
+function refreshIndex(
+  files: readonly ScannedFile[],
+  git: boolean,
+  cached: ReadonlyMap<string, IndexedDoc>,
+): { index: Map<string, IndexedDoc>; indexed: number; changed: boolean } {
+  const index = new Map<string, IndexedDoc>();
+  const stale: ScannedFile[] = [];
+  let learned = 0;
+  for (const f of files) {
+    const doc = cached.get(f.path);
+    // With git, an entry indexed from a blob is fresh exactly while git reports that blob unmodified;
+    // otherwise (no git, or indexed while modified) mtime and size decide.
+    const fresh =
+      doc !== undefined &&
+      (git && doc.oid !== undefined ? doc.oid === f.oid : doc.mtimeMs === f.mtimeMs && doc.sizeBytes === f.sizeBytes);
+    if (!fresh) stale.push(f);
+    else if (f.oid !== undefined && doc.oid === undefined) {
+      // Indexed while modified, committed since: keep the entry, learn its blob id (saved by the caller).
+      index.set(f.path, { ...doc, oid: f.oid });
+      learned++;
+    } else index.set(f.path, doc);
+  }
+  // One thread: a worker-thread split was measured slower here (7.7k files: 0.68 s vs 0.57 s).
+  for (const f of stale) index.set(f.path, indexFile(f.absPath, f.mtimeMs, f.sizeBytes, f.oid));
+  const indexed = stale.length;
+  return { index, indexed, changed: indexed > 0 || learned > 0 || cached.size !== index.size };
+}
+
+/**
+ * Paths by file name, for resolving imports by suffix: the returned function gives the paths equal
+ * to `suffix` or ending in `/suffix`. The name map is built on the first call.
+ */
+function suffixLookup(fileSet: ReadonlySet<string>): (suffix: string) => string[] {
+  let byBase: Map<string, string[]> | undefined;
+  return (suffix) => {
+    if (!byBase) {
+      byBase = new Map();
+      for (const p of fileSet) {
+        const base = p.slice(p.lastIndexOf('/') + 1);
+        const same = byBase.get(base);
+        if (same) same.push(p);
+        else byBase.set(base, [p]);
+      }
+    }
+    return (byBase.get(suffix.slice(suffix.lastIndexOf('/') + 1)) ?? []).filter(
+      (p) => p === suffix || p.endsWith(`/${suffix}`),
+    );
+  };
+}
+
+/** A project file's text, or null when it cannot be read or is not UTF-8 text. */
+function readProjectText(rootDir: string, path: string): string | null {
+  try {
+    const cls = classifyContent(readFileSync(join(rootDir, path)));
+    return cls.kind === 'text' ? cls.text : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The pinned paths: the `files` specs' matches first, then the task's `@path` mentions, each once.
+ *
+ * @throws UsageError (from `unmatchedPinError`) when a spec matches no file of `fileSet`
+ */
+async function resolvePins(
+  rootDir: string,
+  options: BuildContextOptions,
+  fileSet: ReadonlySet<string>,
+): Promise<string[]> {
+  const fromSpecs = options.files?.length
+    ? await resolvePathspecs(rootDir, options.files, [...fileSet].sort())
+    : { paths: [], unmatched: [] };
+  if (fromSpecs.unmatched.length > 0) {
+    throw unmatchedPinError(fromSpecs.unmatched);
+  }
+  const mentions = readIssue(options.task).mentions;
+  return [...new Set([...fromSpecs.paths, ...(mentions.length > 0 ? resolveMentions(mentions, [...fileSet]) : [])])];
+}
+
+/** Symbols the outline shows: for up to SYMBOL_FILES matched files not sent, their first definitions. */
+function outlineSymbols(ranked: readonly RankedFile[], sent: ReadonlySet<string>): Map<string, string[]> {
+  const symbols = new Map<string, string[]>();
+  for (const r of ranked) {
+    if (symbols.size >= SYMBOL_FILES || r.score <= 0) break;
+    if (!sent.has(r.path) && r.doc.defs.length > 0) symbols.set(r.path, r.doc.defs.slice(0, SYMBOLS_PER_FILE));
+  }
+  return symbols;
 }

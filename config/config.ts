@@ -7,6 +7,7 @@ import { ConfigError, UsageError } from '../utils/errors.js';
 import { clawcodeHome, configPath } from './paths.js';
 import type { ModelPrice } from './prices.js';
 import { defaultModelFor, findRegistryEntry, PROVIDER_REGISTRY } from './registry.js';
+import { envConfigures, fromEnv, nonEmpty } from './config-env.js';
 
 /**
  * The user config, `$CLAWCODE_HOME/config.json` (default `~/.clawcode/config.json`), and provider
@@ -171,53 +172,6 @@ export function maskKey(key: string | undefined): string {
   if (!key) return '(none)';
   if (key.length <= 12) return '****';
   return `${key.slice(0, 3)}…${key.slice(-4)}`;
-}
-
-const nonEmpty = (value: string | undefined): string | undefined => (value && value.trim() ? value.trim() : undefined);
-
-/** What env vars supply for one backend, and where the key came from. */
-function fromEnv(provider: ProviderId, env: NodeJS.ProcessEnv): Partial<ProviderEntry> & { keySource?: string } {
-  switch (provider) {
-    case 'openai': {
-      const apiKey = nonEmpty(env.OPENAI_API_KEY);
-      return { apiKey, baseURL: nonEmpty(env.OPENAI_BASE_URL), keySource: apiKey ? 'OPENAI_API_KEY' : undefined };
-    }
-    case 'azure': {
-      const apiKey = nonEmpty(env.AZURE_OPENAI_API_KEY);
-      return {
-        apiKey,
-        endpoint: nonEmpty(env.AZURE_OPENAI_ENDPOINT),
-        deployment: nonEmpty(env.AZURE_OPENAI_DEPLOYMENT),
-        apiVersion: nonEmpty(env.AZURE_OPENAI_API_VERSION) ?? nonEmpty(env.OPENAI_API_VERSION),
-        keySource: apiKey ? 'AZURE_OPENAI_API_KEY' : undefined,
-      };
-    }
-    case 'groq': {
-      const apiKey = nonEmpty(env.GROQ_API_KEY);
-      return { apiKey, baseURL: nonEmpty(env.GROQ_BASE_URL), keySource: apiKey ? 'GROQ_API_KEY' : undefined };
-    }
-    case 'gemini': {
-      const gemini = nonEmpty(env.GEMINI_API_KEY);
-      const google = nonEmpty(env.GOOGLE_API_KEY);
-      return {
-        apiKey: gemini ?? google,
-        baseURL: nonEmpty(env.GEMINI_BASE_URL) ?? nonEmpty(env.GOOGLE_GEMINI_BASE_URL),
-        keySource: gemini ? 'GEMINI_API_KEY' : google ? 'GOOGLE_API_KEY' : undefined,
-      };
-    }
-    case 'anthropic': {
-      const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
-      return { apiKey, baseURL: nonEmpty(env.ANTHROPIC_BASE_URL), keySource: apiKey ? 'ANTHROPIC_API_KEY' : undefined };
-    }
-  }
-}
-
-/** Whether the environment alone configures a backend (the minimum it needs to make a call). */
-function envConfigures(provider: ProviderId, env: NodeJS.ProcessEnv): boolean {
-  const e = fromEnv(provider, env);
-  if (provider === 'openai') return Boolean(e.apiKey || e.baseURL);
-  if (provider === 'azure') return Boolean(e.apiKey && e.endpoint);
-  return Boolean(e.apiKey);
 }
 
 /** The backends, in the order env-only detection tries them. */

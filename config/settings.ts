@@ -1,15 +1,16 @@
-import { appendFile, readFile, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import ignore from 'ignore';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { ConfigError, IoError, UsageError } from '../utils/errors.js';
 import { DEFAULT_BUDGET_CHARS, DEFAULT_TIMEOUT_MS } from '../utils/defaults.js';
 import { clawcodeHome } from './paths.js';
 import { locateJsonError } from './settings-json.js';
 import { findSecret } from './settings-secrets.js';
 import { applyProjectTrust, hashProjectSettings, readTrustStore, type UntrustedSettings } from './trust.js';
+import { LOCAL_SETTINGS_FILE } from './settings-gitignore.js';
 
 export { commandMatchesRule, type CommandRules } from './settings-commands.js';
 export { maskSecrets } from './settings-secrets.js';
+export { ensureLocalSettingsIgnored, LOCAL_SETTINGS_FILE } from './settings-gitignore.js';
 export type { UntrustedSettings } from './trust.js';
 
 /**
@@ -68,8 +69,6 @@ export type ResolvedSettings = {
 
 /** Project settings file, relative to the project root; meant to be committed. */
 export const PROJECT_SETTINGS_FILE = '.clawcode/settings.json';
-/** Personal project settings file, relative to the project root; git-ignored (see ensureLocalSettingsIgnored). */
-export const LOCAL_SETTINGS_FILE = '.clawcode/settings.local.json';
 
 /** Built-in defaults (layer 'default'), from utils/defaults.ts, which `clawcode --help` prints too. */
 export const DEFAULT_SETTINGS: Readonly<SettingsValues> = Object.freeze({
@@ -381,47 +380,4 @@ function validateFlags(flags: Partial<SettingsValues>): LayerValues {
     }
   }
   return flags;
-}
-
-/**
- * Add `.clawcode/settings.local.json` to `<rootDir>/.gitignore` when the project is inside a git repository
- * (a `.git` folder or file in rootDir or an ancestor) and that .gitignore does not already ignore the path
- * (checked with the `ignore` package, so `.clawcode/` or a glob counts). Creates .gitignore if missing.
- *
- * @returns true when the line was added, false when nothing was written
- * @throws IoError when .gitignore cannot be read or written
- */
-export async function ensureLocalSettingsIgnored(rootDir: string): Promise<boolean> {
-  const root = resolve(rootDir);
-  if (!(await insideGitRepo(root))) return false;
-  const gitignorePath = join(root, '.gitignore');
-  let text = '';
-  try {
-    text = await readFile(gitignorePath, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new IoError(`Cannot read ${gitignorePath}: ${(error as Error).message}`, { cause: error });
-    }
-  }
-  if (ignore().add(text).ignores(LOCAL_SETTINGS_FILE)) return false;
-  const prefix = text === '' || text.endsWith('\n') ? '' : '\n';
-  try {
-    await appendFile(gitignorePath, `${prefix}${LOCAL_SETTINGS_FILE}\n`);
-  } catch (error) {
-    throw new IoError(`Cannot write ${gitignorePath}: ${(error as Error).message}`, { cause: error });
-  }
-  return true;
-}
-
-async function insideGitRepo(dir: string): Promise<boolean> {
-  for (let current = dir; ; current = dirname(current)) {
-    if (
-      await stat(join(current, '.git')).then(
-        () => true,
-        () => false,
-      )
-    )
-      return true;
-    if (dirname(current) === current) return false;
-  }
 }

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { IoError } from './errors.js';
 import { sandboxArgs, type SandboxPolicy } from './sandbox.js';
 
@@ -76,48 +77,18 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       windowsHide: true,
     });
     let timedOut = false;
-    let graceTimer: NodeJS.Timeout | undefined;
-    const kill = (): void => {
-      const send = (sig: NodeJS.Signals): void => {
-        try {
-          if (groupKill && child.pid !== undefined) process.kill(-child.pid, sig);
-          else child.kill(sig);
-        } catch {
-          // already gone
-        }
-      };
-      send('SIGTERM');
-      graceTimer = setTimeout(() => send('SIGKILL'), KILL_GRACE_MS);
-      graceTimer.unref();
-    };
+    const killer = processKiller(child, groupKill);
     const timer = setTimeout(() => {
       timedOut = true;
-      kill();
+      killer.kill();
     }, timeoutMs);
-    const onParentExit = (): void => {
-      try {
-        if (groupKill && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
+    const onParentExit = (): void => killer.killGroupNow();
     process.on('exit', onParentExit);
-    const onAbort = (): void => kill();
-    if (options.signal?.aborted) kill();
+    const onAbort = (): void => killer.kill();
+    if (options.signal?.aborted) killer.kill();
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      out.push(chunk);
-      both.push(chunk);
-      options.onOutput?.(chunk, 'stdout');
-    });
-    child.stderr.on('data', (chunk: string) => {
-      err.push(chunk);
-      both.push(chunk);
-      options.onOutput?.(chunk, 'stderr');
-    });
+    captureOutput(child, out, err, both, options.onOutput);
     child.on('error', (cause) => {
       sandboxed?.cleanup();
       clearTimeout(timer);
@@ -134,7 +105,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       sandboxed?.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
-      if (graceTimer) clearTimeout(graceTimer);
+      killer.cancelGrace();
       options.signal?.removeEventListener('abort', onAbort);
       resolvePromise({
         command,
@@ -148,6 +119,68 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
         ms: Math.round(performance.now() - started),
       });
     });
+  });
+}
+
+/** How a running command is ended. */
+interface ProcessKiller {
+  /** SIGTERM now, SIGKILL after KILL_GRACE_MS (an unref'd timer) */
+  kill(): void;
+  /** SIGKILL the process group at once (from the parent's `exit` handler; only with a group) */
+  killGroupNow(): void;
+  /** stop the pending SIGKILL of the last `kill()` */
+  cancelGrace(): void;
+}
+
+/** Ways to end `child`: its whole process group when `groupKill`, else the child alone. */
+function processKiller(child: ChildProcess, groupKill: boolean): ProcessKiller {
+  let graceTimer: NodeJS.Timeout | undefined;
+  const send = (sig: NodeJS.Signals): void => {
+    try {
+      if (groupKill && child.pid !== undefined) process.kill(-child.pid, sig);
+      else child.kill(sig);
+    } catch {
+      // already gone
+    }
+  };
+  return {
+    kill: () => {
+      send('SIGTERM');
+      graceTimer = setTimeout(() => send('SIGKILL'), KILL_GRACE_MS);
+      graceTimer.unref();
+    },
+    killGroupNow: () => {
+      try {
+        if (groupKill && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
+    cancelGrace: () => {
+      if (graceTimer) clearTimeout(graceTimer);
+    },
+  };
+}
+
+/** Decode both streams as UTF-8 into `out` / `err` and, in arrival order, `both` and `onOutput`. */
+function captureOutput(
+  child: ChildProcessByStdio<null, Readable, Readable>,
+  out: BoundedText,
+  err: BoundedText,
+  both: BoundedText,
+  onOutput: RunCommandOptions['onOutput'],
+): void {
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    out.push(chunk);
+    both.push(chunk);
+    onOutput?.(chunk, 'stdout');
+  });
+  child.stderr.on('data', (chunk: string) => {
+    err.push(chunk);
+    both.push(chunk);
+    onOutput?.(chunk, 'stderr');
   });
 }
 

@@ -9,11 +9,12 @@
 import type { PatchOp } from './plan.js';
 import { locate, preparePatch, type Candidate, type MatchStrategy } from './patch/match.js';
 import { closestRegion } from './patch/closest.js';
-import { eolForSpan, lineEnding, makeTextModel, rawOffset, type TextModel } from './patch/text.js';
-import { lineSteps } from './patch/render.js';
+import { makeTextModel, type TextModel } from './patch/text.js';
+import { blankEdgeConflict, splice, toRawEdit, type PatchEdit } from './patch/edits.js';
 
 export type { MatchStrategy } from './patch/match.js';
 export { isElisionMarker } from './patch/elision.js';
+export type { PatchEdit } from './patch/edits.js';
 
 /**
  * Stable codes of a refused patch (for tests, logs and `--json` reports):
@@ -52,14 +53,6 @@ export interface PatchOptions {
   replaceAll?: boolean;
   /** 1-based location to replace when the find matches more than once (document order). */
   occurrence?: number;
-}
-
-/** One replaced span in raw offsets (UTF-16 code units) of the content given to `applyPatch`. */
-export interface PatchEdit {
-  start: number;
-  end: number;
-  /** The text written in place of `content.slice(start, end)`, with the file's line endings. */
-  text: string;
 }
 
 /**
@@ -106,23 +99,7 @@ export function applyPatch(content: string, find: string, replace: string, optio
   const optionError = checkOptions(options);
   if (optionError) return optionError;
   const model = cachedModel(content);
-  if (find === '') {
-    if (model.w.length > 0) {
-      return refuse('patch_empty_find', 'find is empty but the file is not; quote the text to replace', {
-        hint: 'an empty find only creates a new file or fills an empty one',
-      });
-    }
-    const text = model.bom + replace;
-    return {
-      applied: true,
-      newContent: text,
-      strategy: 'empty_file',
-      startLine: 1,
-      endLine: 1,
-      replacements: 1,
-      edits: [{ start: 0, end: content.length, text }],
-    };
-  }
+  if (find === '') return fillEmptyFile(model, content, replace);
   const prepared = preparePatch(find.replace(/^\uFEFF/, ''), replace.replace(/^\uFEFF/, ''));
   if (prepared.find === prepared.replace) {
     return refuse('patch_noop', 'find and replace are the same text; nothing to change');
@@ -135,39 +112,9 @@ export function applyPatch(content: string, find: string, replace: string, optio
   const strategy = outcome.strategy;
   const found = [...outcome.candidates].sort((a, b) => a.start - b.start || a.end - b.end);
   const lines = found.slice(0, 20).map((c) => c.firstLine + 1);
-  const where = describeSpans(found);
-  const count = outcome.truncated ? `more than ${found.length}` : String(found.length);
   const counted = { strategy, matchCount: found.length, matchLines: lines };
-  let chosen: Candidate[];
-  if (options.replaceAll) {
-    for (let i = 1; i < found.length; i++) {
-      if (found[i]!.start < found[i - 1]!.end) {
-        return refuse(
-          'patch_overlapping_matches',
-          `find matches ${count} places that overlap (${where}); replace_all cannot apply`,
-          counted,
-        );
-      }
-    }
-    chosen = found;
-  } else if (options.occurrence !== undefined) {
-    const pick = found[options.occurrence - 1];
-    if (!pick) {
-      return refuse(
-        'patch_occurrence_out_of_range',
-        `occurrence ${options.occurrence} asked for, but find matches ${count} place(s) (${where})`,
-        counted,
-      );
-    }
-    chosen = [pick];
-  } else if (found.length > 1) {
-    return refuse('patch_ambiguous_find', `find matches ${count} places (${where}); nothing was changed`, {
-      ...counted,
-      hint: 'add surrounding lines to make find unique, or set occurrence (1-based) or replace_all',
-    });
-  } else {
-    chosen = found;
-  }
+  const chosen = chooseLocations(found, outcome.truncated, options, counted);
+  if (!Array.isArray(chosen)) return chosen;
   const uncertain = chosen.find((c) => c.uncertain !== undefined || c.uncertainLine !== undefined);
   if (uncertain) return uncertainRefusal(uncertain, counted);
   const edge = chosen.find((c) => blankEdgeConflict(model, c));
@@ -193,6 +140,70 @@ export function applyPatch(content: string, find: string, replace: string, optio
     matchLines: lines,
     edits,
   };
+}
+
+/** `find: ""`: fill a new or empty file (its BOM kept) with `replace`, or refuse on a non-empty one. */
+function fillEmptyFile(model: TextModel, content: string, replace: string): PatchResult {
+  if (model.w.length > 0) {
+    return refuse('patch_empty_find', 'find is empty but the file is not; quote the text to replace', {
+      hint: 'an empty find only creates a new file or fills an empty one',
+    });
+  }
+  const text = model.bom + replace;
+  return {
+    applied: true,
+    newContent: text,
+    strategy: 'empty_file',
+    startLine: 1,
+    endLine: 1,
+    replacements: 1,
+    edits: [{ start: 0, end: content.length, text }],
+  };
+}
+
+/**
+ * The locations to replace among those the deciding pass found (sorted, document order): all of them
+ * with `replaceAll` (when none overlap), the `occurrence`-th, or the only one; else a refusal.
+ * `truncated` says the pass stopped counting; `counted` goes into every refusal.
+ */
+function chooseLocations(
+  found: Candidate[],
+  truncated: boolean | undefined,
+  options: PatchOptions,
+  counted: Partial<PatchResult>,
+): Candidate[] | PatchResult {
+  const where = describeSpans(found);
+  const count = truncated ? `more than ${found.length}` : String(found.length);
+  if (options.replaceAll) {
+    for (let i = 1; i < found.length; i++) {
+      if (found[i]!.start < found[i - 1]!.end) {
+        return refuse(
+          'patch_overlapping_matches',
+          `find matches ${count} places that overlap (${where}); replace_all cannot apply`,
+          counted,
+        );
+      }
+    }
+    return found;
+  }
+  if (options.occurrence !== undefined) {
+    const pick = found[options.occurrence - 1];
+    if (!pick) {
+      return refuse(
+        'patch_occurrence_out_of_range',
+        `occurrence ${options.occurrence} asked for, but find matches ${count} place(s) (${where})`,
+        counted,
+      );
+    }
+    return [pick];
+  }
+  if (found.length > 1) {
+    return refuse('patch_ambiguous_find', `find matches ${count} places (${where}); nothing was changed`, {
+      ...counted,
+      hint: 'add surrounding lines to make find unique, or set occurrence (1-based) or replace_all',
+    });
+  }
+  return found;
 }
 
 /** The outcome of one patch of a plan (same order as the plan's patches). */
@@ -316,31 +327,6 @@ function noMatch(model: TextModel, core: string, rcore: string): PatchResult {
   });
 }
 
-/**
- * A patch whose matched text begins (or ends) with line breaks inside a longer run of blank lines in the
- * file, and whose replacement has a different number of line breaks there: the find does not say which
- * of the file's blank lines it meant, so the resulting count of blank lines would be a guess.
- */
-function blankEdgeConflict(model: TextModel, c: Candidate): boolean {
-  const w = model.w;
-  const matched = w.slice(c.start, c.end);
-  const newlines = (s: string) => s.split('\n').length - 1;
-  const lead = (s: string) => /^\s*/.exec(s)![0];
-  const trail = (s: string) => /\s*$/.exec(s)![0];
-  if (matched.trim() === '' || c.text.trim() === '') return false;
-  const mLead = newlines(lead(matched));
-  if (mLead > 0 && newlines(lead(c.text)) !== mLead) {
-    const before = newlines(trail(w.slice(Math.max(0, c.start - 200), c.start)));
-    if (before > 0 && before + mLead >= 2) return true;
-  }
-  const mTrail = newlines(trail(matched));
-  if (mTrail > 0 && newlines(trail(c.text)) !== mTrail) {
-    const after = newlines(lead(w.slice(c.end, c.end + 200)));
-    if (after > 0 && after + mTrail >= 2) return true;
-  }
-  return false;
-}
-
 function refuse(code: PatchErrorCode, error: string, extra: Partial<PatchResult> = {}): PatchResult {
   return { applied: false, code, error, ...extra };
 }
@@ -380,49 +366,6 @@ function uncertainRefusal(c: Candidate, counted: Partial<PatchResult>): PatchRes
     ...counted,
     hint: "write find and replace with the file's own indentation",
   });
-}
-
-/**
- * The edit in raw offsets, with the file's line endings: a line copied from the file keeps its own ending
- * (a file with mixed endings stays mixed); new lines get the span's ending (see `eolForSpan`).
- */
-function toRawEdit(model: TextModel, c: Candidate): PatchEdit {
-  const eol = eolForSpan(model, c.start, c.end);
-  const start = rawOffset(model, c.start);
-  const end = rawOffset(model, c.end);
-  const newlines = model.lines.length - 1;
-  if (model.crlfAt.length === 0 || model.crlfAt.length === newlines) {
-    return { start, end, text: eol === '\n' ? c.text : c.text.replace(/\n/g, '\r\n') };
-  }
-  const lines = c.text.split('\n');
-  const sources = c.sources ?? keptLines(model, c, lines);
-  let text = lines[0]!;
-  for (let k = 1; k < lines.length; k++) {
-    const from = sources[k - 1];
-    text += (from !== undefined ? lineEnding(model, from) : eol) + lines[k]!;
-  }
-  return { start, end, text };
-}
-
-/** For a candidate from a substring pass: which replacement lines are find lines kept as they are. */
-function keptLines(model: TextModel, c: Candidate, replLines: readonly string[]): (number | undefined)[] {
-  const sources: (number | undefined)[] = replLines.map(() => undefined);
-  for (const step of lineSteps(model.w.slice(c.start, c.end).split('\n'), replLines)) {
-    if ('keep' in step) sources[step.at] = c.firstLine + step.keep;
-  }
-  return sources;
-}
-
-/** Splice ascending, non-overlapping edits into `content` by index (never `String.replace`: `$` is literal). */
-function splice(content: string, edits: readonly PatchEdit[]): string {
-  const parts: string[] = [];
-  let at = 0;
-  for (const e of edits) {
-    parts.push(content.slice(at, e.start), e.text);
-    at = e.end;
-  }
-  parts.push(content.slice(at));
-  return parts.join('');
 }
 
 // One-entry cache: a plan's patches and a benchmark's cases hit the same content many times in a row,

@@ -220,6 +220,17 @@ export function definitionLines(text: string, name: string): number[] {
   return out;
 }
 
+/** The state one `locateEvidence` call shares between its passes. */
+interface Locator {
+  input: LocateInput;
+  /** project paths by file name */
+  byBase: Map<string, string[]>;
+  /** the evidence found so far, per path (created on first use) */
+  get: (path: string) => FileEvidence;
+  /** a file's text, read at most once per call */
+  text: (path: string) => string | null;
+}
+
 /**
  * Resolve evidence against the project: frames and dotted module names to files, literals to the
  * files and lines that contain them, frame functions to their definitions.
@@ -231,11 +242,6 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
   const { evidence, readText } = input;
   const out = new Map<string, FileEvidence>();
   if (evidence.frames.length === 0 && evidence.dotted.length === 0 && evidence.literals.length === 0) return out;
-  const get = (path: string): FileEvidence => {
-    let e = out.get(path);
-    if (!e) out.set(path, (e = { frame: 0, literal: 0, module: 0, anchors: [], focus: [] }));
-    return e;
-  };
   const byBase = new Map<string, string[]>();
   for (const p of input.paths) {
     const base = p.slice(p.lastIndexOf('/') + 1);
@@ -244,13 +250,32 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
     else byBase.set(base, [p]);
   }
   const texts = new Map<string, string | null>();
-  const text = (p: string): string | null => {
-    if (!texts.has(p)) texts.set(p, readText(p));
-    return texts.get(p) ?? null;
+  const loc: Locator = {
+    input,
+    byBase,
+    get: (path) => {
+      let e = out.get(path);
+      if (!e) out.set(path, (e = { frame: 0, literal: 0, module: 0, anchors: [], focus: [] }));
+      return e;
+    },
+    text: (p) => {
+      if (!texts.has(p)) texts.set(p, readText(p));
+      return texts.get(p) ?? null;
+    },
   };
-  // Frames: the innermost frames (last written in Python, first in JS/Go) are nearest the fault,
-  // but any frame inside the project is a place to look.
-  evidence.frames.forEach((f) => {
+  locateFrames(loc);
+  locateModules(loc);
+  if (input.definers) locateMembers(loc, input.definers);
+  locateLiterals(loc);
+  return out;
+}
+
+/**
+ * Frames: the innermost frames (last written in Python, first in JS/Go) are nearest the fault,
+ * but any frame inside the project is a place to look. Anchors the frame's function and line.
+ */
+function locateFrames({ input, byBase, get, text }: Locator): void {
+  input.evidence.frames.forEach((f) => {
     const path = resolvePathSuffix(f.path, byBase);
     if (!path) return;
     const e = get(path);
@@ -264,8 +289,11 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
     if (f.line !== undefined && f.line <= t.split('\n').length)
       e.anchors.push({ line: f.line, weight: defs.length > 0 ? 0.3 : 0.6 });
   });
-  // Dotted module paths: `astropy.io.fits.card.Card` names astropy/io/fits/card.py.
-  for (const parts of evidence.dotted) {
+}
+
+/** Dotted module paths: `astropy.io.fits.card.Card` names astropy/io/fits/card.py, anchored at `Card`. */
+function locateModules({ input, byBase, get, text }: Locator): void {
+  for (const parts of input.evidence.dotted) {
     for (let k = parts.length; k >= 2; k--) {
       const mod = parts.slice(0, k).join('/');
       const path = resolvePathSuffix(`${mod}.py`, byBase) ?? resolvePathSuffix(`${mod}/__init__.py`, byBase);
@@ -281,43 +309,47 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
       break;
     }
   }
-  // `Class.method` (no module path): the files defining both names, anchored at the method.
-  if (input.definers) {
-    for (const parts of evidence.dotted.slice(0, 30)) {
-      const names = parts.filter((p) => p !== 'self' && p !== 'this' && p !== 'cls' && !/^__\w+__$/.test(p));
-      // `RST.__init__()` names the class RST itself (its constructor, its call): anchor the class.
-      if (/^__\w+__$/.test(parts[parts.length - 1]!) && /^[A-Z]\w{2,}$/.test(names[names.length - 1] ?? '')) {
-        const cls = names[names.length - 1]!;
-        const where = input.definers(cls);
-        if (where.length >= 1 && where.length <= 3) {
-          for (const path of where) {
-            const t = text(path);
-            if (t === null) continue;
-            const e = get(path);
-            e.module = Math.max(e.module, 1);
-            for (const line of definitionLines(t, cls)) e.anchors.push({ line, weight: 1 });
-          }
-        }
-        continue;
-      }
-      const method = names[names.length - 1];
-      const owner = names[names.length - 2];
-      if (!method || !owner || method.length < 4 || !/^[A-Z]/.test(owner)) continue;
-      const owners = new Set(input.definers(owner));
-      const both = owners.size === 0 ? [] : input.definers(method).filter((p) => owners.has(p));
-      if (both.length === 0 || both.length > 3) continue;
-      for (const path of both) {
-        const t = text(path);
-        if (t === null) continue;
-        const e = get(path);
-        e.module = Math.max(e.module, 1);
-        for (const line of definitionLines(t, method)) e.anchors.push({ line, weight: 1 });
-        if (!e.focus.includes(method)) e.focus.push(method);
-      }
+}
+
+/**
+ * `Class.method` (no module path): the files defining both names (at most 3), anchored at the
+ * method; `Class.__init__()` and the like anchor the class itself.
+ */
+function locateMembers(loc: Locator, definers: (name: string) => string[]): void {
+  for (const parts of loc.input.evidence.dotted.slice(0, 30)) {
+    const names = parts.filter((p) => p !== 'self' && p !== 'this' && p !== 'cls' && !/^__\w+__$/.test(p));
+    // `RST.__init__()` names the class RST itself (its constructor, its call): anchor the class.
+    if (/^__\w+__$/.test(parts[parts.length - 1]!) && /^[A-Z]\w{2,}$/.test(names[names.length - 1] ?? '')) {
+      const cls = names[names.length - 1]!;
+      const where = definers(cls);
+      if (where.length >= 1 && where.length <= 3) anchorDefinitions(loc, where, cls, false);
+      continue;
     }
+    const method = names[names.length - 1];
+    const owner = names[names.length - 2];
+    if (!method || !owner || method.length < 4 || !/^[A-Z]/.test(owner)) continue;
+    const owners = new Set(definers(owner));
+    const both = owners.size === 0 ? [] : definers(method).filter((p) => owners.has(p));
+    if (both.length === 0 || both.length > 3) continue;
+    anchorDefinitions(loc, both, method, true);
   }
-  // Literals: the longest word window of the message found verbatim in a source file.
-  for (const literal of evidence.literals) {
+}
+
+/** Mark each readable file of `paths` as a named module and anchor the definitions of `name` in it. */
+function anchorDefinitions({ get, text }: Locator, paths: readonly string[], name: string, focus: boolean): void {
+  for (const path of paths) {
+    const t = text(path);
+    if (t === null) continue;
+    const e = get(path);
+    e.module = Math.max(e.module, 1);
+    for (const line of definitionLines(t, name)) e.anchors.push({ line, weight: 1 });
+    if (focus && !e.focus.includes(name)) e.focus.push(name);
+  }
+}
+
+/** Literals: the longest word window of the message found verbatim in a source file (at most 3 files). */
+function locateLiterals({ input, get, text }: Locator): void {
+  for (const literal of input.evidence.literals) {
     const tokens = [...new Set((literal.match(/[A-Za-z_][A-Za-z0-9_]{2,}/g) ?? []).map((w) => w.toLowerCase()))];
     if (tokens.length < 2) continue;
     const candidates = input.pathsWithTokens(tokens).slice(0, LITERAL_CANDIDATES);
@@ -341,5 +373,4 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
         e.anchors.push({ line: lineAt(t, at), weight: 1 });
     }
   }
-  return out;
 }

@@ -122,6 +122,40 @@ function join(input: OutlineInput, lines: readonly { line: string }[], omitted: 
 export function buildOutline(outlineInput: OutlineInput): string {
   let input = outlineInput;
   if (input.paths.length === 0 || input.maxChars <= 0) return '';
+  const folders = groupFolders(input);
+  const maxDepth = Math.max(0, ...folders.map((f) => f.dir.split('/').length - 1));
+  // Lengths are summed before any text is joined: a 9k-file project tries a map many times.
+  const headLen = header(input.paths.length).length;
+  let out = fitsAt(input, folders, headLen, maxDepth);
+  if (out !== undefined) return out;
+  // Every name is worth more than many symbols: fewer symbols first, then fold.
+  input = withFewerSymbols(input, folders);
+  out = fitsAt(input, folders, headLen, maxDepth);
+  if (out !== undefined) return out;
+  // Fold file lists, least relevant folders first, until the map fits (binary search on how many).
+  const byRelevance = [...folders].sort((a, b) => b.rank - a.rank);
+  const foldFirst = (k: number): void => byRelevance.forEach((f, i) => (f.listed = i >= k));
+  let lo = 1;
+  let hi = byRelevance.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    foldFirst(mid);
+    if (fitsAt(input, folders, headLen, maxDepth) !== undefined) hi = mid;
+    else lo = mid + 1;
+  }
+  foldFirst(lo);
+  out = fitsAt(input, folders, headLen, maxDepth);
+  if (out !== undefined) return out;
+  // Still too long: merge folded subtrees into their ancestors, deepest first.
+  for (let depth = maxDepth - 1; depth >= 1; depth--) {
+    out = fitsAt(input, folders, headLen, depth);
+    if (out !== undefined) return unfoldWhileFits(input, folders, headLen, depth, byRelevance, out);
+  }
+  return mostRelevantLines(input, folders);
+}
+
+/** The project's folders in order of first appearance in `input.paths` (best ranked first), each listed. */
+function groupFolders(input: OutlineInput): Folder[] {
   const byDir = new Map<string, Folder>();
   input.paths.forEach((p, rank) => {
     const dir = dirOf(p);
@@ -141,74 +175,78 @@ export function buildOutline(outlineInput: OutlineInput): string {
   });
   const folders = [...byDir.values()];
   for (const f of folders) f.lineLen = listedLength(input, f);
-  const maxDepth = Math.max(0, ...folders.map((f) => f.dir.split('/').length - 1));
-  // Lengths are summed before any text is joined: a 9k-file project tries a map many times.
-  const headLen = header(input.paths.length).length;
-  const fits = (depth: number): string | undefined => {
-    let n = headLen;
-    const folded = new Map<string, number>();
-    for (const f of folders) {
-      if (f.listed) n += f.lineLen + 1;
-      else {
-        let key = f.keys[depth];
-        if (key === undefined)
-          f.keys[depth] = key = f.segs.length > depth ? `${f.segs.slice(0, depth).join('/')}/**` : f.dir || './';
-        folded.set(key, (folded.get(key) ?? 0) + f.files.length);
-      }
-      if (n > input.maxChars) return undefined;
+  return folders;
+}
+
+/**
+ * The map with listed folders as they are and folded ones merged at `depth`, when it fits in
+ * `input.maxChars`; else undefined. Lengths are summed first, the text is joined only when it fits.
+ */
+function fitsAt(input: OutlineInput, folders: readonly Folder[], headLen: number, depth: number): string | undefined {
+  let n = headLen;
+  const folded = new Map<string, number>();
+  for (const f of folders) {
+    if (f.listed) n += f.lineLen + 1;
+    else {
+      let key = f.keys[depth];
+      if (key === undefined)
+        f.keys[depth] = key = f.segs.length > depth ? `${f.segs.slice(0, depth).join('/')}/**` : f.dir || './';
+      folded.set(key, (folded.get(key) ?? 0) + f.files.length);
     }
-    for (const [key, count] of folded) n += key.length + ` (${count} files)`.length + 1 - (count === 1 ? 1 : 0);
-    return n <= input.maxChars ? join(input, renderLines(input, folders, depth), 0) : undefined;
-  };
-  let out = fits(maxDepth);
-  if (out !== undefined) return out;
-  // Every name is worth more than many symbols: fewer symbols first, then fold.
+    if (n > input.maxChars) return undefined;
+  }
+  for (const [key, count] of folded) n += key.length + ` (${count} files)`.length + 1 - (count === 1 ? 1 : 0);
+  return n <= input.maxChars ? join(input, renderLines(input, folders, depth), 0) : undefined;
+}
+
+/**
+ * `input` with symbols for the first FEW_SYMBOL_FILES files only, FEW_SYMBOLS each; the folders
+ * holding a file that had symbols are measured again.
+ */
+function withFewerSymbols(input: OutlineInput, folders: readonly Folder[]): OutlineInput {
   const full = input.symbols ?? new Map<string, readonly string[]>();
-  input = {
+  const fewer = {
     ...input,
     symbols: new Map([...full].slice(0, FEW_SYMBOL_FILES).map(([p, syms]) => [p, syms.slice(0, FEW_SYMBOLS)])),
   };
   for (const f of folders) {
     if (!f.files.some((p) => full.has(p))) continue;
     f.line = '';
-    f.lineLen = listedLength(input, f);
+    f.lineLen = listedLength(fewer, f);
   }
-  out = fits(maxDepth);
-  if (out !== undefined) return out;
-  // Fold file lists, least relevant folders first, until the map fits (binary search on how many).
-  const byRelevance = [...folders].sort((a, b) => b.rank - a.rank);
-  const foldFirst = (k: number): void => byRelevance.forEach((f, i) => (f.listed = i >= k));
-  let lo = 1;
-  let hi = byRelevance.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    foldFirst(mid);
-    if (fits(maxDepth) !== undefined) hi = mid;
-    else lo = mid + 1;
-  }
-  foldFirst(lo);
-  out = fits(maxDepth);
-  if (out !== undefined) return out;
-  // Still too long: merge folded subtrees into their ancestors, deepest first.
-  for (let depth = maxDepth - 1; depth >= 1; depth--) {
-    out = fits(depth);
-    if (out === undefined) continue;
-    // Merging freed room: list the most relevant folders again while the map still fits.
-    let tries = 0;
-    for (const f of [...byRelevance].reverse()) {
-      if (f.listed) continue;
-      if (++tries > MAX_UNFOLD_TRIES) break;
-      f.listed = true;
-      const again = fits(depth);
-      if (again === undefined) {
-        f.listed = false;
-        break;
-      }
-      out = again;
+  return fewer;
+}
+
+/**
+ * Merging at `depth` freed room: list the most relevant folded folders again while the map still
+ * fits (at most MAX_UNFOLD_TRIES). Returns the last map that fit, `fitting` when none more does.
+ */
+function unfoldWhileFits(
+  input: OutlineInput,
+  folders: readonly Folder[],
+  headLen: number,
+  depth: number,
+  byRelevance: readonly Folder[],
+  fitting: string,
+): string {
+  let out = fitting;
+  let tries = 0;
+  for (const f of [...byRelevance].reverse()) {
+    if (f.listed) continue;
+    if (++tries > MAX_UNFOLD_TRIES) break;
+    f.listed = true;
+    const again = fitsAt(input, folders, headLen, depth);
+    if (again === undefined) {
+      f.listed = false;
+      break;
     }
-    return out;
+    out = again;
   }
-  // Still too long: keep the most relevant lines only.
+  return out;
+}
+
+/** The last resort: the most relevant lines of the map merged at depth 1 that fit, or ''. */
+function mostRelevantLines(input: OutlineInput, folders: readonly Folder[]): string {
   const lines = renderLines(input, folders, 1);
   const order = lines.map((l, i) => ({ l, i })).sort((a, b) => a.l.rank - b.l.rank);
   for (let keep = order.length - 1; keep >= 0; keep--) {

@@ -278,7 +278,6 @@ interface Unit {
  */
 export function packContext(candidates: readonly PackCandidate[], options: PackOptions): PackedFile[] {
   const budget = Math.max(0, Math.floor(options.budgetChars));
-  const units: Unit[] = [];
   const files: FileState[] = candidates.map((c, order) => {
     const lines = c.text.split('\n');
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
@@ -286,54 +285,81 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
     for (const l of lines) offsets.push(offsets[offsets.length - 1]! + l.length + 1);
     return { c, lines, offsets, ranges: [], whole: false, chars: 0, order, hasFence: c.text.includes('```') };
   });
-  if (options.wholeOnly) {
-    let used = 0;
-    const out: PackedFile[] = [];
-    for (const f of files) {
-      if (options.maxFiles !== undefined && out.length >= options.maxFiles) break;
-      const text = wholeFileText(f.c.path, f.c.text);
-      if (used + text.length > budget) continue;
-      used += text.length;
-      out.push({ path: f.c.path, score: f.c.score, ranges: null, text });
-    }
-    return out;
-  }
-  for (const f of files) {
-    const pin = f.c.pinned ?? 0;
-    // A pinned file that matched nothing still has value: the person asked for it.
-    const value = (Math.max(f.c.score, pin > 0 ? 1 : 0) / (1 + f.order / RANK_DECAY)) * PIN_VALUE ** pin;
-    const wholeChars = wholeFileText(f.c.path, f.c.text).length;
-    const fitsWhole = wholeChars <= (pin > 0 ? 1 : WHOLE_SHARE) * budget;
-    if (fitsWhole) units.push({ file: f, value: value / costFactor(wholeChars), range: null });
-    const chunks = chunkLines(f.lines);
-    const scores = anchorScores(f.lines, chunks, scoreChunks(f.lines, chunks, options.idf, options.defTerms), f.c);
-    const best = Math.max(0, ...scores);
-    chunks.forEach((range, i) => {
-      const s = scores[i]!;
-      // A file that may go whole offers its blocks too, as a fallback: priced like the whole file,
-      // they come right after it and are taken when it no longer fits in what is left
-      // (+0.019 hunk recall @18k measured; before, such a file was dropped entirely).
-      const cost = fitsWhole
-        ? costFactor(wholeChars) * FALLBACK_COST
-        : costFactor(f.offsets[range[1]]! - f.offsets[range[0] - 1]!);
-      units.push({ file: f, value: (value * (s > 0 ? s / best : UNMATCHED_BLOCK)) / cost, range });
-    });
-    if (fitsWhole) continue;
-    const head = importHeadEnd(f.lines);
-    if (head > 0) units.push({ file: f, value: (value * HEAD_VALUE) / costFactor(f.offsets[head]!), range: [1, head] });
-    else if (best === 0 && chunks[0])
-      units.push({ file: f, value: (value * HEAD_VALUE) / costFactor(f.offsets[chunks[0][1]]!), range: chunks[0] });
-  }
+  if (options.wholeOnly) return packWholeOnly(files, budget, options.maxFiles);
+  const units: Unit[] = [];
+  for (const f of files) offerUnits(f, budget, options, units);
   // One greedy pass by priority. Spreading the budget over more files (a per-file decay) was
   // measured: it raised file recall but lowered hunk recall, since edits cluster in the top files.
   units.sort((a, b) => b.value - a.value || a.file.order - b.file.order || (a.range?.[0] ?? 0) - (b.range?.[0] ?? 0));
+  takeGreedily(units, budget, options.maxFiles);
+  const out: PackedFile[] = [];
+  for (const f of files) {
+    if (f.whole) out.push({ path: f.c.path, score: f.c.score, ranges: null, text: wholeFileText(f.c.path, f.c.text) });
+    else if (f.ranges.length > 0)
+      out.push({ path: f.c.path, score: f.c.score, ranges: f.ranges, text: rangesText(f.c.path, f.lines, f.ranges) });
+  }
+  return out;
+}
+
+/** Whole files in rank order, each that still fits, at most `maxFiles` (the whole-file baselines). */
+function packWholeOnly(files: readonly FileState[], budget: number, maxFiles: number | undefined): PackedFile[] {
+  let used = 0;
+  const out: PackedFile[] = [];
+  for (const f of files) {
+    if (maxFiles !== undefined && out.length >= maxFiles) break;
+    const text = wholeFileText(f.c.path, f.c.text);
+    if (used + text.length > budget) continue;
+    used += text.length;
+    out.push({ path: f.c.path, score: f.c.score, ranges: null, text });
+  }
+  return out;
+}
+
+/**
+ * Push the units one file offers onto `units`: the whole file when it fits its share of the budget,
+ * each block valued by its score against the file's best, and for a file too large to go whole its
+ * import head (or, when nothing matched, its first block).
+ */
+function offerUnits(f: FileState, budget: number, options: PackOptions, units: Unit[]): void {
+  const pin = f.c.pinned ?? 0;
+  // A pinned file that matched nothing still has value: the person asked for it.
+  const value = (Math.max(f.c.score, pin > 0 ? 1 : 0) / (1 + f.order / RANK_DECAY)) * PIN_VALUE ** pin;
+  const wholeChars = wholeFileText(f.c.path, f.c.text).length;
+  const fitsWhole = wholeChars <= (pin > 0 ? 1 : WHOLE_SHARE) * budget;
+  if (fitsWhole) units.push({ file: f, value: value / costFactor(wholeChars), range: null });
+  const chunks = chunkLines(f.lines);
+  const scores = anchorScores(f.lines, chunks, scoreChunks(f.lines, chunks, options.idf, options.defTerms), f.c);
+  const best = Math.max(0, ...scores);
+  chunks.forEach((range, i) => {
+    const s = scores[i]!;
+    // A file that may go whole offers its blocks too, as a fallback: priced like the whole file,
+    // they come right after it and are taken when it no longer fits in what is left
+    // (+0.019 hunk recall @18k measured; before, such a file was dropped entirely).
+    const cost = fitsWhole
+      ? costFactor(wholeChars) * FALLBACK_COST
+      : costFactor(f.offsets[range[1]]! - f.offsets[range[0] - 1]!);
+    units.push({ file: f, value: (value * (s > 0 ? s / best : UNMATCHED_BLOCK)) / cost, range });
+  });
+  if (fitsWhole) return;
+  const head = importHeadEnd(f.lines);
+  if (head > 0) units.push({ file: f, value: (value * HEAD_VALUE) / costFactor(f.offsets[head]!), range: [1, head] });
+  else if (best === 0 && chunks[0])
+    units.push({ file: f, value: (value * HEAD_VALUE) / costFactor(f.offsets[chunks[0][1]]!), range: chunks[0] });
+}
+
+/**
+ * Take units in the given (priority) order while they fit: a whole file, or a block merged into the
+ * file's ranges (gaps of GAP_LINES closed) while the excerpt stays within its share. Records the
+ * choice in each file's `whole`, `ranges` and `chars`; at most `maxFiles` files get anything.
+ */
+function takeGreedily(units: readonly Unit[], budget: number, maxFiles: number | undefined): void {
   let used = 0;
   let taken = 0;
   for (const u of units) {
     if (budget - used < 60) break;
     const f = u.file;
     if (f.whole) continue;
-    if (options.maxFiles !== undefined && f.chars === 0 && taken >= options.maxFiles) continue;
+    if (maxFiles !== undefined && f.chars === 0 && taken >= maxFiles) continue;
     let next: number;
     let ranges: LineRange[] = f.ranges;
     if (u.range === null) {
@@ -350,11 +376,4 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
     if (u.range === null) f.whole = true;
     else f.ranges = ranges;
   }
-  const out: PackedFile[] = [];
-  for (const f of files) {
-    if (f.whole) out.push({ path: f.c.path, score: f.c.score, ranges: null, text: wholeFileText(f.c.path, f.c.text) });
-    else if (f.ranges.length > 0)
-      out.push({ path: f.c.path, score: f.c.score, ranges: f.ranges, text: rangesText(f.c.path, f.lines, f.ranges) });
-  }
-  return out;
 }

@@ -1,5 +1,6 @@
-import { splitIdentifier, tokenizeQuery, type QueryTerm } from './tokenize.js';
-import { termFrequencies, type IndexedDoc } from './index.js';
+import { tokenizeQuery, type QueryTerm } from './tokenize.js';
+import type { IndexedDoc } from './index.js';
+import { bm25Scores, cachedTf, maxOf, pathScores, symbolScores } from './score.js';
 import { locateEvidence, readIssue, type FileEvidence } from './evidence.js';
 import { packContext, type PackCandidate } from './pack.js';
 
@@ -61,8 +62,6 @@ export interface RankOptions {
   tfCache?: Map<string, number[]>;
 }
 
-const K1 = 1.2;
-const B = 0.75;
 const W_PATH = 0.5;
 const W_SYM = 0.7;
 const W_NEIGHBOUR = 0.15;
@@ -81,12 +80,6 @@ const W_EVIDENCE = 1;
  */
 const PROSE_WEIGHT = 0.5;
 const LONG_TASK_CHARS = 300;
-/**
- * A path part matching a task word counts fully only when the file's content matches the task too
- * (at least half the best content score); alone it keeps this share. A verb that is also a folder
- * name (`accepts` → `helper/accepts/`) is weak evidence by itself.
- */
-const PATH_ALONE = 0.3;
 
 const TEST_PATH =
   /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
@@ -118,17 +111,6 @@ export function pathPrior(path: string, task: string): number {
   return 1;
 }
 
-/** Lowercased words of a path part, each also split as an identifier (`parseOptions` → parse, options). */
-function partTokens(part: string): string[] {
-  return part.split(/[^A-Za-z0-9_$]+/).flatMap((w) => (w.length < 2 ? [] : [w.toLowerCase(), ...splitIdentifier(w)]));
-}
-
-function maxOf(values: readonly number[]): number {
-  let m = 0;
-  for (const v of values) if (v > m) m = v;
-  return m;
-}
-
 /**
  * Rank project files for a task.
  *
@@ -139,37 +121,8 @@ function maxOf(values: readonly number[]): number {
  */
 export function rankFiles(task: string, docs: readonly RankDoc[], options: RankOptions = {}): RankResult {
   const evidence = options.evidence;
-  const hasEvidence = evidence !== undefined && evidence.size > 0;
-  const terms = tokenizeQuery(task).map((t) =>
-    !options.plainBm25 && !t.identifier && task.length >= LONG_TASK_CHARS && (hasEvidence || /```|`[^`\n]+`/.test(task))
-      ? { ...t, weight: t.weight * PROSE_WEIGHT }
-      : t,
-  );
-  const n = docs.length;
-  let totalLen = 0;
-  for (const d of docs) totalLen += d.doc.tokens;
-  const avgdl = n > 0 ? Math.max(1, totalLen / n) : 1;
-  // tf[termIndex][docIndex], computed with indexOf on the stored term strings: no parse of the index.
-  const indexed = docs.map((d) => d.doc);
-  const tf = terms.map(({ term }) => cachedTf(options.tfCache, indexed, term));
-  const idf = new Map<string, number>();
-  terms.forEach(({ term }, ti) => {
-    let df = 0;
-    for (const v of tf[ti]!) if (v > 0) df++;
-    idf.set(term, terms[ti]!.weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)));
-  });
-  const maxIdf = maxOf([...idf.values()]) || 1;
-  const taskLower = ` ${task.toLowerCase().replace(/[^a-z0-9_/.$-]+/g, ' ')} `;
-  const idfOf = terms.map(({ term }) => idf.get(term)!);
-  const bm25 = docs.map((d, di) => {
-    let s = 0;
-    const norm = K1 * (1 - B + (B * d.doc.tokens) / avgdl);
-    for (let ti = 0; ti < terms.length; ti++) {
-      const f = tf[ti]![di]!;
-      if (f > 0) s += idfOf[ti]! * ((f * (K1 + 1)) / (f + norm));
-    }
-    return s;
-  });
+  const terms = weightTerms(task, options.plainBm25 === true, evidence !== undefined && evidence.size > 0);
+  const { idf, bm25 } = bm25Scores(terms, docs, options.tfCache);
   if (options.plainBm25) {
     const ranked = docs.map((d, i) => ({
       path: d.path,
@@ -179,76 +132,10 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     }));
     return { ranked: stableSort(ranked), idf, defTerms: new Set(), terms };
   }
-  const termSet = new Map(terms.map((t) => [t.term, t]));
+  const maxIdf = maxOf([...idf.values()]) || 1;
   const defTerms = new Set<string>();
-  // Path parts repeat across files (`tests`, `format`, `src`): split each distinct one once.
-  const partCache = new Map<string, string[]>();
-  const tokensOf = (part: string): string[] => {
-    let t = partCache.get(part);
-    if (t === undefined) partCache.set(part, (t = partTokens(part)));
-    return t;
-  };
-  const dirHas = (dir: string, term: string): boolean => {
-    for (const seg of dir.split('/')) if (seg.toLowerCase().includes(term) && tokensOf(seg).includes(term)) return true;
-    return false;
-  };
-  const maxBm25 = maxOf(bm25) || 1;
-  const pathScore = docs.map((d, di) => {
-    const lowerPath = d.path.toLowerCase();
-    const file = lowerPath.slice(lowerPath.lastIndexOf('/') + 1);
-    const dot = file.lastIndexOf('.');
-    const stem = dot > 0 ? file.slice(0, dot) : file;
-    let s = 0;
-    // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
-    // Also as the head of a dotted name (`express.text`, `utils.parse`): a module named in code.
-    if (
-      stem.length >= 3 &&
-      stem !== 'index' &&
-      stem !== '__init__' &&
-      (taskLower.includes(` ${stem} `) || taskLower.includes(` ${stem}.`))
-    )
-      s += maxIdf;
-    if (d.path.includes('/') && taskLower.includes(lowerPath)) s += 3 * maxIdf;
-    // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
-    if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
-    const agree = PATH_ALONE + (1 - PATH_ALONE) * Math.min(1, bm25[di]! / (0.5 * maxBm25));
-    // Tokens are lowercased substrings of their part, so a part not containing a term lacks it.
-    // Positions in lowerPath and in path differ when lowercasing changes a length ('İ' → 'i̇').
-    const slash = d.path.lastIndexOf('/');
-    const lowerSlash = lowerPath.lastIndexOf('/');
-    for (const { term } of terms) {
-      const inFile = file.includes(term);
-      const inDir = lowerSlash > 0 && lowerPath.lastIndexOf(term, lowerSlash - term.length) !== -1;
-      if (!inFile && !inDir) continue;
-      const w = idf.get(term) ?? maxIdf;
-      if (inFile && tokensOf(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')).includes(term)) s += agree * w;
-      else if (inDir && dirHas(d.path.slice(0, slash), term)) s += agree * 0.5 * w;
-    }
-    return s;
-  });
-  const symScore = docs.map((d) => {
-    let s = 0;
-    const seen = new Set<string>();
-    for (const def of d.doc.defs) {
-      const lower = def.toLowerCase();
-      const q = termSet.get(lower);
-      if (q && !seen.has(lower)) {
-        seen.add(lower);
-        defTerms.add(lower);
-        s += (idf.get(lower) ?? maxIdf) * (q.identifier ? 2 : 1);
-        continue;
-      }
-      // `parse options` in a task names `parseOptions` even when nobody wrote it as code. The parts
-      // are lowercased substrings of the name, so a name containing no query term cannot match.
-      if (!terms.some(({ term }) => lower.includes(term))) continue;
-      const parts = splitIdentifier(def);
-      if (parts.length >= 2 && !seen.has(lower) && parts.every((p) => termSet.has(p))) {
-        seen.add(lower);
-        s += 0.5 * parts.reduce((a, p) => a + (idf.get(p) ?? 0), 0);
-      }
-    }
-    return s;
-  });
+  const pathScore = pathScores(task, docs, terms, idf, bm25);
+  const symScore = symbolScores(docs, terms, idf, defTerms);
   const [mb, mp, ms] = [maxOf(bm25) || 1, maxOf(pathScore) || 1, Math.max(maxOf(symScore), SYM_DEN * maxIdf) || 1];
   const ranked: RankedFile[] = docs.map((d, i) => {
     const ev = evidence?.get(d.path);
@@ -270,37 +157,46 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   });
   const sorted = stableSort(ranked);
   if (options.importsOf && (sorted[0]?.score ?? 0) > 0) {
-    // Import neighbours of the top files get a small share of the top score, never above the top ranks.
-    const byPath = new Map(sorted.map((r) => [r.path, r]));
-    const top = sorted.slice(0, TOP_FOR_NEIGHBOURS).filter((r) => r.score > 0);
-    const floor = top[top.length - 1]!.score;
-    for (const t of top) {
-      for (const p of options.importsOf(t.path)) {
-        const r = byPath.get(p);
-        if (!r || top.includes(r) || r.parts.neighbour > 0) continue;
-        r.parts.neighbour = Math.min(W_NEIGHBOUR * t.score * r.parts.prior, Math.max(0, floor * 0.999 - r.score));
-        r.score += r.parts.neighbour;
-      }
-    }
+    addImportNeighbours(sorted, options.importsOf);
     return { ranked: stableSort(sorted), idf, defTerms, terms };
   }
   return { ranked: sorted, idf, defTerms, terms };
+}
+
+/**
+ * The task's query terms; in a long task that carries code evidence (frames, quoted messages,
+ * code-like names) prose words get PROSE_WEIGHT of their weight. `plainBm25` keeps every weight.
+ */
+function weightTerms(task: string, plainBm25: boolean, hasEvidence: boolean): QueryTerm[] {
+  return tokenizeQuery(task).map((t) =>
+    !plainBm25 && !t.identifier && task.length >= LONG_TASK_CHARS && (hasEvidence || /```|`[^`\n]+`/.test(task))
+      ? { ...t, weight: t.weight * PROSE_WEIGHT }
+      : t,
+  );
+}
+
+/**
+ * Import neighbours of the top files (best first, `sorted[0].score > 0`) get a small share of the
+ * top score, never above the top ranks. Changes `score` and `parts.neighbour` in place.
+ */
+function addImportNeighbours(sorted: RankedFile[], importsOf: (path: string) => string[]): void {
+  const byPath = new Map(sorted.map((r) => [r.path, r]));
+  const top = sorted.slice(0, TOP_FOR_NEIGHBOURS).filter((r) => r.score > 0);
+  const floor = top[top.length - 1]!.score;
+  for (const t of top) {
+    for (const p of importsOf(t.path)) {
+      const r = byPath.get(p);
+      if (!r || top.includes(r) || r.parts.neighbour > 0) continue;
+      r.parts.neighbour = Math.min(W_NEIGHBOUR * t.score * r.parts.prior, Math.max(0, floor * 0.999 - r.score));
+      r.score += r.parts.neighbour;
+    }
+  }
 }
 
 /** One file's evidence as 0..1: the strongest kind, plus a quarter of the others. */
 function evidenceScore(e: FileEvidence): number {
   const kinds = [e.frame, e.literal, 0.7 * e.module].sort((a, b) => b - a);
   return Math.min(1, kinds[0]! + 0.25 * (kinds[1]! + kinds[2]!));
-}
-
-/** Term frequencies per doc, from `cache` when this term was looked up already. */
-function cachedTf(cache: Map<string, number[]> | undefined, docs: readonly IndexedDoc[], term: string): number[] {
-  let tf = cache?.get(term);
-  if (tf === undefined) {
-    tf = termFrequencies(docs, term);
-    cache?.set(term, tf);
-  }
-  return tf;
 }
 
 /**

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, resolve, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import {
   isBinaryName,
@@ -12,6 +10,14 @@ import {
   refuseByName,
   virtualenvPrefixes,
 } from '../../utils/path-policy.js';
+import {
+  attributeTexts,
+  blobIdsIdentifyBytes,
+  clawcodeIgnoreFilter,
+  parseTracked,
+  readTextOrNull,
+  runGit,
+} from './scan-git.js';
 
 /**
  * Project scanning, with no cap on the number of files: list every file that could be
@@ -160,91 +166,11 @@ export function isGeneratedPath(relPath: string): boolean {
   return GENERATED_ANY.test(relPath);
 }
 
-function runGit(rootDir: string, args: string[]): Promise<string[] | null> {
-  return new Promise((resolvePaths) => {
-    execFile(
-      'git',
-      args,
-      {
-        cwd: rootDir,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
-        maxBuffer: 256 * 1024 * 1024,
-        encoding: 'utf8',
-      },
-      (err, stdout) => resolvePaths(err ? null : stdout.split('\0').filter((p) => p !== '')),
-    );
-  });
-}
-
-/** A tracked listing: each path once, and the blob id of each regular file at stage 0 tagged `H`. */
-interface TrackedListing {
-  paths: string[];
-  blobs: Map<string, string>;
-}
-
-/**
- * Parse `git ls-files -c -v -s -z`: one record "<tag> <mode> <oid> <stage>\t<path>" per index
- * entry. A blob id is kept only with tag `H` (not assume-unchanged, not skip-worktree), stage 0 (no
- * conflict) and a regular file mode; whether the work tree still holds that blob is for
- * `git ls-files -m` to say.
- */
-function parseTracked(records: readonly string[]): TrackedListing {
-  const paths: string[] = [];
-  const seen = new Set<string>();
-  const blobs = new Map<string, string>();
-  for (const rec of records) {
-    const tab = rec.indexOf('\t');
-    if (tab === -1) continue;
-    const path = rec.slice(tab + 1);
-    if (seen.has(path)) continue;
-    seen.add(path);
-    paths.push(path);
-    // "H 100644 <40 or 64 hex> 0": the oid runs from index 9 to the space before the stage.
-    const sp = rec.lastIndexOf(' ', tab);
-    if ((rec.startsWith('H 100644 ') || rec.startsWith('H 100755 ')) && rec.slice(sp + 1, tab) === '0') {
-      blobs.set(path, rec.slice(9, sp));
-    }
-  }
-  return { paths, blobs };
-}
-
 function lstatQuiet(absPath: string): Stats | undefined {
   try {
     return lstatSync(absPath, { throwIfNoEntry: false });
   } catch {
     return undefined; // ENOTDIR (a folder on the path became a file), EACCES...
-  }
-}
-
-/** Attribute settings under which checkout can write bytes other than the blob's. */
-const CONVERTING_ATTRIBUTE = /(^|\s)(filter|ident|working-tree-encoding)(=|\s|$)|(^|\s)eol=crlf(\s|$)/m;
-
-/**
- * Whether a blob id identifies a clean file's bytes in this work tree: not when checkout converts
- * content (clean/smudge filters such as Git LFS or git-crypt, `ident`, `working-tree-encoding`, CRLF
- * line endings from `core.autocrlf=true`, `core.eol=crlf`, `eol=crlf` or Windows), because then the
- * same blob can be checked out as other bytes (an LFS pull, a git-crypt unlock) while git still calls
- * the file unmodified. Conservative: one such line in any attributes file turns it off for the tree.
- *
- * @param config       `git config -z --get-regexp` records for core.autocrlf / core.eol / core.attributesfile
- * @param attributes   texts of the attributes files that apply (tracked .gitattributes, info/attributes, global)
- */
-function blobIdsIdentifyBytes(config: readonly string[], attributes: readonly string[]): boolean {
-  if (process.platform === 'win32') return false;
-  for (const rec of config) {
-    const [key = '', value = ''] = rec.split('\n');
-    if (key === 'core.autocrlf' && value.toLowerCase() === 'true') return false;
-    if (key === 'core.eol' && value.toLowerCase() === 'crlf') return false;
-  }
-  return !attributes.some((text) => CONVERTING_ATTRIBUTE.test(text));
-}
-
-/** A text file's content (ignore rules, attributes), or null when it cannot be read. */
-function readTextOrNull(absPath: string): string | null {
-  try {
-    return readFileSync(absPath, 'utf8');
-  } catch {
-    return null;
   }
 }
 
@@ -285,16 +211,117 @@ function walkFiles(rootDir: string, base: Ignore | null): string[] {
   return out;
 }
 
-/** `.clawcodeignore` files anywhere in a git listing, applied relative to their own folder. */
-function clawcodeIgnoreFilter(rootDir: string, paths: readonly string[]): ((rel: string) => boolean) | null {
-  const rules: { prefix: string; ig: Ignore }[] = [];
-  for (const p of paths) {
-    if (p !== '.clawcodeignore' && !p.endsWith('/.clawcodeignore')) continue;
-    const text = readTextOrNull(join(rootDir, p));
-    if (text !== null) rules.push({ prefix: p.slice(0, p.length - '.clawcodeignore'.length), ig: ignore().add(text) });
+/** What one scan collects, and what every path is judged against. */
+interface Collector {
+  realRoot: string;
+  /** `realRoot` with a trailing separator */
+  rootPrefix: string;
+  maxBytes: number;
+  /** the caller's extra ignore patterns, or null */
+  base: Ignore | null;
+  options: ScanOptions;
+  files: ScannedFile[];
+  skipped: ScanResult['skipped'];
+}
+
+/** Why a path is refused by its name alone (control folder, secret, generated, binary), or null. */
+function nameSkipReason(rel: string): SkipReason | null {
+  if (isControlPath(rel)) return 'control';
+  if (isSecretPath(rel)) return 'secret';
+  if (isGeneratedPath(rel)) return 'generated';
+  if (isBinaryName(rel)) return 'binary';
+  return null;
+}
+
+/**
+ * Judge one listed path and add it to `c.files` or `c.skipped` (or neither: ignored, gone, a
+ * folder, a dangling link). `oid` is its git blob id when git reports it tracked and unmodified.
+ */
+function consider(c: Collector, rel: string, oid: string | undefined, fromGit: boolean): void {
+  const { realRoot, rootPrefix, maxBytes, options } = c;
+  if (isDefaultIgnored(rel) || c.base?.ignores(rel)) return;
+  const refusedByName = nameSkipReason(rel);
+  if (refusedByName) {
+    c.skipped.push({ path: rel, reason: refusedByName });
+    return;
   }
-  if (rules.length === 0) return null;
-  return (rel) => rules.some(({ prefix, ig }) => rel.startsWith(prefix) && ig.ignores(rel.slice(prefix.length)));
+  // git paths are normalised and '/'-separated: concatenation is path.join without its cost.
+  const absPath = fromGit && sep === '/' ? rootPrefix + rel : join(realRoot, rel);
+  const known = oid !== undefined && !options.readContent ? options.knownBlob?.(rel, oid) : undefined;
+  if (known) {
+    if (known.sizeBytes > maxBytes) c.skipped.push({ path: rel, reason: 'too_large' });
+    else c.files.push({ path: rel, absPath, sizeBytes: known.sizeBytes, mtimeMs: known.mtimeMs, oid });
+    return;
+  }
+  const st = statFollowingLink(c, rel, absPath);
+  if (st === undefined || st.isDirectory()) return;
+  // FIFOs, sockets and devices are never opened: reading one can block forever or never end.
+  if (!st.isFile()) {
+    c.skipped.push({ path: rel, reason: 'not_file' });
+    return;
+  }
+  if (st.size > maxBytes) {
+    c.skipped.push({ path: rel, reason: 'too_large' });
+    return;
+  }
+  const file: ScannedFile = { path: rel, absPath, sizeBytes: st.size, mtimeMs: st.mtimeMs };
+  if (oid !== undefined) file.oid = oid;
+  if (options.readContent) {
+    const reason = readInto(file);
+    if (reason) {
+      c.skipped.push({ path: rel, reason });
+      return;
+    }
+  }
+  c.files.push(file);
+}
+
+/**
+ * The stats of a path, of its target for a symlink. A link is judged by where it leads
+ * (`docs/runbook.md -> ../.env` is the secret `.env`): one leading outside the root or to a refused
+ * name is added to `c.skipped`. Returns undefined when the path is skipped, gone or dangling.
+ */
+function statFollowingLink(c: Collector, rel: string, absPath: string): Stats | undefined {
+  const st = lstatQuiet(absPath);
+  if (st === undefined) return undefined; // deleted since listing
+  try {
+    if (!st.isSymbolicLink()) return st;
+    const target = realpathSync(absPath);
+    if (!isInsideRoot(c.realRoot, target)) {
+      c.skipped.push({ path: rel, reason: 'symlink_outside' });
+      return undefined;
+    }
+    const refused = refuseByName(target.slice(c.rootPrefix.length).split(sep).join('/'))?.code;
+    if (refused) {
+      c.skipped.push({
+        path: rel,
+        reason: refused === 'path_control' ? 'control' : refused === 'path_secret' ? 'secret' : 'binary',
+      });
+      return undefined;
+    }
+    return statSync(target);
+  } catch {
+    return undefined; // dangling link
+  }
+}
+
+/** Read and classify a file's bytes into `file.content`; returns why it is skipped, or null for text. */
+function readInto(file: ScannedFile): SkipReason | null {
+  let cls: ContentClass;
+  try {
+    cls = classifyContent(readFileSync(file.absPath));
+  } catch {
+    return 'unreadable';
+  }
+  if (cls.kind !== 'text') return cls.kind;
+  file.content = cls.text;
+  return null;
+}
+
+/** Take paths out of both results (files handled again, or ignored by a .clawcodeignore). */
+function drop(c: Collector, gone: (path: string) => boolean): void {
+  c.files = c.files.filter((f) => !gone(f.path));
+  c.skipped = c.skipped.filter((f) => !gone(f.path));
 }
 
 /**
@@ -307,8 +334,6 @@ function clawcodeIgnoreFilter(rootDir: string, paths: readonly string[]): ((rel:
  */
 export async function scanProject(rootDir: string, options: ScanOptions = {}): Promise<ScanResult> {
   const started = performance.now();
-  const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const base = options.extraIgnore && options.extraIgnore.length > 0 ? ignore().add([...options.extraIgnore]) : null;
   let realRoot: string;
   try {
     realRoot = realpathSync(rootDir);
@@ -326,120 +351,23 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   const modifiedListing = git(['-m']);
   const untrackedListing = git(['-o', '--exclude-standard']);
   options.whileListing?.();
-  let files: ScannedFile[] = [];
-  let skipped: ScanResult['skipped'] = [];
-  const rootPrefix = realRoot.endsWith(sep) ? realRoot : realRoot + sep;
-  const consider = (rel: string, oid: string | undefined, fromGit: boolean): void => {
-    if (isDefaultIgnored(rel) || base?.ignores(rel)) return;
-    if (isControlPath(rel)) {
-      skipped.push({ path: rel, reason: 'control' });
-      return;
-    }
-    if (isSecretPath(rel)) {
-      skipped.push({ path: rel, reason: 'secret' });
-      return;
-    }
-    if (isGeneratedPath(rel)) {
-      skipped.push({ path: rel, reason: 'generated' });
-      return;
-    }
-    if (isBinaryName(rel)) {
-      skipped.push({ path: rel, reason: 'binary' });
-      return;
-    }
-    // git paths are normalised and '/'-separated: concatenation is path.join without its cost.
-    const absPath = fromGit && sep === '/' ? rootPrefix + rel : join(realRoot, rel);
-    const known = oid !== undefined && !options.readContent ? options.knownBlob?.(rel, oid) : undefined;
-    if (known) {
-      if (known.sizeBytes > maxBytes) skipped.push({ path: rel, reason: 'too_large' });
-      else files.push({ path: rel, absPath, sizeBytes: known.sizeBytes, mtimeMs: known.mtimeMs, oid });
-      return;
-    }
-    let st = lstatQuiet(absPath);
-    if (st === undefined) return; // deleted since listing
-    try {
-      if (st.isSymbolicLink()) {
-        // Judged by where it leads: `docs/runbook.md -> ../.env` is the secret `.env`.
-        const target = realpathSync(absPath);
-        if (!isInsideRoot(realRoot, target)) {
-          skipped.push({ path: rel, reason: 'symlink_outside' });
-          return;
-        }
-        const refused = refuseByName(target.slice(rootPrefix.length).split(sep).join('/'))?.code;
-        if (refused) {
-          skipped.push({
-            path: rel,
-            reason: refused === 'path_control' ? 'control' : refused === 'path_secret' ? 'secret' : 'binary',
-          });
-          return;
-        }
-        st = statSync(target);
-      }
-    } catch {
-      return; // dangling link
-    }
-    if (st.isDirectory()) return;
-    // FIFOs, sockets and devices are never opened: reading one can block forever or never end.
-    if (!st.isFile()) {
-      skipped.push({ path: rel, reason: 'not_file' });
-      return;
-    }
-    if (st.size > maxBytes) {
-      skipped.push({ path: rel, reason: 'too_large' });
-      return;
-    }
-    const file: ScannedFile = { path: rel, absPath, sizeBytes: st.size, mtimeMs: st.mtimeMs };
-    if (oid !== undefined) file.oid = oid;
-    if (options.readContent) {
-      let cls: ContentClass;
-      try {
-        cls = classifyContent(readFileSync(absPath));
-      } catch {
-        skipped.push({ path: rel, reason: 'unreadable' });
-        return;
-      }
-      if (cls.kind !== 'text') {
-        skipped.push({ path: rel, reason: cls.kind });
-        return;
-      }
-      file.content = cls.text;
-    }
-    files.push(file);
+  const c: Collector = {
+    realRoot,
+    rootPrefix: realRoot.endsWith(sep) ? realRoot : realRoot + sep,
+    maxBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    base: options.extraIgnore && options.extraIgnore.length > 0 ? ignore().add([...options.extraIgnore]) : null,
+    options,
+    files: [],
+    skipped: [],
   };
-
-  /** Take paths out of both results (files handled again, or ignored by a .clawcodeignore). */
-  const drop = (gone: (path: string) => boolean): void => {
-    files = files.filter((f) => !gone(f.path));
-    skipped = skipped.filter((f) => !gone(f.path));
-  };
-
   const indexRecords = await indexListing;
   const tracked = indexRecords === null ? null : parseTracked(indexRecords);
   if (tracked) {
     // `git config --get-regexp` exits 1 when nothing matches: null is "no such settings" here.
     const config = (await gitConfig) ?? [];
-    const attributeFiles = tracked.paths
-      .filter((p) => p === '.gitattributes' || p.endsWith('/.gitattributes'))
-      .map((p) => join(realRoot, p));
-    // The repository's top level, then info/attributes (relative to this folder unless absolute).
-    const [top, infoPath] = ((await gitPaths) ?? [])[0]?.split('\n') ?? [];
-    if (infoPath) attributeFiles.push(resolve(realRoot, infoPath));
-    // A project inside a larger repository also gets the .gitattributes of the folders above it.
-    if (top && realRoot.startsWith(`${top}/`)) {
-      for (let dir = dirname(realRoot); dir.length >= top.length; dir = dirname(dir)) {
-        attributeFiles.push(join(dir, '.gitattributes'));
-        if (dir === top) break;
-      }
-    }
-    const globalFile = config.map((r) => r.split('\n')).find(([k]) => k === 'core.attributesfile')?.[1];
-    attributeFiles.push(
-      globalFile
-        ? resolve(realRoot, globalFile.replace(/^~(?=\/)/, homedir()))
-        : join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'attributes'),
-    );
-    const attributes = attributeFiles.map(readTextOrNull).filter((t): t is string => t !== null);
+    const attributes = attributeTexts(realRoot, tracked.paths, config, await gitPaths);
     if (!blobIdsIdentifyBytes(config, attributes)) tracked.blobs.clear();
-    for (const rel of tracked.paths) consider(rel, tracked.blobs.get(rel), true);
+    for (const rel of tracked.paths) consider(c, rel, tracked.blobs.get(rel), true);
   }
   const [modified, untracked] = await Promise.all([modifiedListing, untrackedListing]);
   // No git, or an empty listing (a folder ignored by an enclosing repository, or empty): walk it.
@@ -448,21 +376,22 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   if (listedByGit) {
     const again = new Set(modified.filter((rel) => tracked.blobs.has(rel)));
     if (again.size > 0) {
-      drop((path) => again.has(path));
-      for (const rel of again) consider(rel, undefined, true);
+      drop(c, (path) => again.has(path));
+      for (const rel of again) consider(c, rel, undefined, true);
     }
-    for (const rel of untracked) consider(rel, undefined, true);
+    for (const rel of untracked) consider(c, rel, undefined, true);
     const claw = clawcodeIgnoreFilter(realRoot, [...tracked.paths, ...untracked]);
-    if (claw) drop(claw);
+    if (claw) drop(c, claw);
   } else {
-    files = [];
-    skipped = [];
-    for (const rel of walkFiles(realRoot, base)) consider(rel, undefined, false);
+    c.files = [];
+    c.skipped = [];
+    for (const rel of walkFiles(realRoot, c.base)) consider(c, rel, undefined, false);
   }
   // Virtualenvs under any name (a folder holding pyvenv.cfg) are installed tools, never context.
-  const venvs = virtualenvPrefixes([...files.map((f) => f.path), ...skipped.map((f) => f.path)]);
-  if (venvs.length > 0) drop((p) => venvs.some((prefix) => p.startsWith(prefix)));
+  const venvs = virtualenvPrefixes([...c.files.map((f) => f.path), ...c.skipped.map((f) => f.path)]);
+  if (venvs.length > 0) drop(c, (p) => venvs.some((prefix) => p.startsWith(prefix)));
   const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const { files, skipped } = c;
   files.sort(byPath);
   skipped.sort(byPath);
   return { files, fileList: files.map((f) => f.path), skipped, git: listedByGit, ms: performance.now() - started };

@@ -131,19 +131,7 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
   const realRoot = await realpath(resolve(options.rootDir)).catch((cause: unknown) => {
     throw new IoError(`Project folder ${options.rootDir} is not readable`, { cause });
   });
-
-  const targets: Target[] = [];
-  const seen = new Set<string>();
-  for (const change of changes) {
-    const { abs, rel } = await resolveInsideRoot(realRoot, change.path);
-    if (seen.has(rel)) throw new UsageError(`The run lists ${rel} twice`, { code: 'duplicate_path' });
-    seen.add(rel);
-    const current = await readIfExists(abs);
-    const mode = current === null ? null : (await stat(abs)).mode & 0o7777;
-    targets.push({ change, abs, rel, current, mode });
-  }
-  const stale = targets.filter((t) => !sameBytes(t.current, t.change.before)).map((t) => t.rel);
-  if (stale.length > 0) throw new StaleFileError(stale);
+  const targets = await resolveTargets(realRoot, changes);
 
   const runId = meta.runId ?? newRunId();
   const runDir = runDirFor(realRoot, runId, options.homeDir);
@@ -162,6 +150,45 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     createdDirs: await missingDirs(realRoot, targets),
     runDir,
   };
+  await writeJournal(record, targets);
+  await writeTargetsOrRestore(realRoot, record, targets, options);
+  // Best effort: a failed prune only leaves old journals behind.
+  await pruneRuns(realRoot, { keep: options.keepRuns ?? 100, homeDir: options.homeDir }).catch(() => undefined);
+  return record;
+}
+
+/**
+ * Resolve every change inside the root and read what each file holds now (bytes and mode).
+ *
+ * @throws PathEscapeError a path leaves the root
+ * @throws UsageError `duplicate_path` a path is listed twice
+ * @throws StaleFileError some files' bytes are not their `before`
+ */
+async function resolveTargets(realRoot: string, changes: readonly FileChange[]): Promise<Target[]> {
+  const targets: Target[] = [];
+  const seen = new Set<string>();
+  for (const change of changes) {
+    const { abs, rel } = await resolveInsideRoot(realRoot, change.path);
+    if (seen.has(rel)) throw new UsageError(`The run lists ${rel} twice`, { code: 'duplicate_path' });
+    seen.add(rel);
+    const current = await readIfExists(abs);
+    const mode = current === null ? null : (await stat(abs)).mode & 0o7777;
+    targets.push({ change, abs, rel, current, mode });
+  }
+  const stale = targets.filter((t) => !sameBytes(t.current, t.change.before)).map((t) => t.rel);
+  if (stale.length > 0) throw new StaleFileError(stale);
+  return targets;
+}
+
+/**
+ * Save the pre-images of the existing files and the manifest (status `applying`) in `record.runDir`,
+ * filling `record.files`. On failure the partial journal is removed.
+ *
+ * @throws IoError the journal could not be written (code `disk_full` and the like for a full disk); the
+ *         project was not touched
+ */
+async function writeJournal(record: RunRecord, targets: readonly Target[]): Promise<void> {
+  const { runDir } = record;
   try {
     await ensureDir(runDir);
     for (const [index, t] of targets.entries()) {
@@ -193,7 +220,22 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
       cause,
     });
   }
+}
 
+/**
+ * Write every target durably (re-checking its bytes just before), fsync the folders, and mark the run
+ * `applied`. When anything fails, restore the files already written and mark the run `rolled_back`.
+ *
+ * @throws StaleFileError a file changed since it was read; every file was restored
+ * @throws IoError the write failed (code `disk_full` and the like, else `apply_failed`) and every file
+ *         was restored, or `rollback_failed` when the restore failed too (the run stays `applying`)
+ */
+async function writeTargetsOrRestore(
+  realRoot: string,
+  record: RunRecord,
+  targets: readonly Target[],
+  options: ApplyRunOptions,
+): Promise<void> {
   const startedMs = Date.now();
   let step = 'starting';
   try {
@@ -225,7 +267,7 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
       throw new IoError(`Failed while ${step} and could not roll back: ${errorMessage(rollbackError)}`, {
         code: 'rollback_failed',
         cause,
-        hint: `The journal is kept in ${runDir}; the next clawcode start in this project offers to roll it back.`,
+        hint: `The journal is kept in ${record.runDir}; the next clawcode start in this project offers to roll it back.`,
       });
     }
     record.status = 'rolled_back';
@@ -243,9 +285,6 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
       cause,
     });
   }
-  // Best effort: a failed prune only leaves old journals behind.
-  await pruneRuns(realRoot, { keep: options.keepRuns ?? 100, homeDir: options.homeDir }).catch(() => undefined);
-  return record;
 }
 
 /**

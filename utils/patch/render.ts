@@ -10,10 +10,10 @@
  * inside a multi-line string, or the file has blank lines the find left out next to a changed line), the
  * patch is refused rather than guessed.
  */
-import { diffArrays } from 'diff';
 import { fitsIndent, reindentLine, type IndentMap } from './indent.js';
 import { literalLines } from './literal.js';
-import { contentKey, foldUnicode, spanCandidate, type Candidate, type TextModel } from './text.js';
+import { contentKey, spanCandidate, type Candidate, type TextModel } from './text.js';
+import { lineSteps, sameKey, slideToKeep, type Step } from './steps.js';
 
 /** A relaxed match: the span and where each find line landed. */
 export interface LineMatch {
@@ -49,64 +49,6 @@ export type Rendered =
     }
   | { uncertain: 'indent' | 'literal' | 'blank'; line: number };
 
-/** Key under which a find line and a replace line count as the same line: blank, or equal once folded. */
-function sameKey(line: string): string {
-  return line.trim() === '' ? '' : foldUnicode(line);
-}
-
-type Step = { keep: number; at: number } | { removed: number[]; added: number[] };
-
-/** Find → replace as a list of kept find lines and hunks (runs of removed and added lines). */
-export function lineSteps(findLines: readonly string[], replLines: readonly string[]): Step[] {
-  const steps: Step[] = [];
-  let f = 0;
-  let r = 0;
-  let hunk: { removed: number[]; added: number[] } | undefined;
-  // Lines are aligned ignoring trailing whitespace (a drift there must not pair a line with a different
-  // one); a pair that differs in trailing whitespace is then a changed line, written as replace has it.
-  const fk = findLines.map((l) => sameKey(l).trimEnd());
-  const rk = replLines.map((l) => sameKey(l).trimEnd());
-  // Common head and tail lines are kept without asking the diff (most edits change a few middle lines).
-  let head = 0;
-  while (head < fk.length && head < rk.length && fk[head] === rk[head]) head++;
-  let tail = 0;
-  while (tail < fk.length - head && tail < rk.length - head && fk[fk.length - 1 - tail] === rk[rk.length - 1 - tail])
-    tail++;
-  const parts = [
-    ...(head > 0 ? [{ count: head, value: fk.slice(0, head) }] : []),
-    ...diffArrays(fk.slice(head, fk.length - tail), rk.slice(head, rk.length - tail)),
-    ...(tail > 0 ? [{ count: tail, value: fk.slice(fk.length - tail) }] : []),
-  ] as { count?: number; value: string[]; added?: boolean; removed?: boolean }[];
-  for (const part of parts) {
-    const n = part.count ?? part.value.length;
-    if (!part.added && !part.removed) {
-      for (let k = 0; k < n; k++) {
-        if (sameKey(findLines[f]!) === sameKey(replLines[r]!)) {
-          hunk = undefined;
-          steps.push({ keep: f++, at: r++ });
-          continue;
-        }
-        if (!hunk) {
-          hunk = { removed: [], added: [] };
-          steps.push(hunk);
-        }
-        hunk.removed.push(f++);
-        hunk.added.push(r++);
-      }
-      continue;
-    }
-    if (!hunk) {
-      hunk = { removed: [], added: [] };
-      steps.push(hunk);
-    }
-    for (let k = 0; k < n; k++) {
-      if (part.added) hunk.added.push(r++);
-      else hunk.removed.push(f++);
-    }
-  }
-  return steps;
-}
-
 /**
  * Render the replacement of a relaxed match (see the invariant above).
  *
@@ -133,55 +75,8 @@ export function renderMatch(
       sources.push(i);
     }
   };
-  const indent = match.indent;
-  // A one-line find with whitespace after it that the file does not have there, and the same whitespace after
-  // the whole replace: it surrounds the patch rather than belonging to it (trimmed symmetrically).
-  const lastFind = findLines[findLines.length - 1]!;
-  const lastAt = match.map[findLines.length - 1]!;
-  const outerTrail = /[ \t]+$/.exec(lastFind)?.[0] ?? '';
-  const trimLast =
-    findLines.length === 1 &&
-    outerTrail !== '' &&
-    lastAt >= 0 &&
-    !model.lines[lastAt]!.endsWith(outerTrail) &&
-    (replLines[replLines.length - 1] ?? '').endsWith(outerTrail)
-      ? replLines.length - 1
-      : -1;
-  let literal: readonly boolean[] | undefined;
-  let replLiteral: boolean[] | undefined;
-  // Whether any of file lines from..to (the region a hunk rewrites, and the line after it) begins inside a
-  // multi-line string: a new line there would be re-indented inside text whose whitespace is content.
-  const touchesLiteral = (from: number, to: number): boolean => {
-    literal ??= model.literal ??= literalLines(model.lines);
-    for (let i = from; i <= Math.min(to, literal.length - 1); i++) if (literal[i]) return true;
-    return false;
-  };
-  // A find line whose pair (find indent, file indent) does not fit the relation: the frame is unsure there.
-  const outlier = (j: number): boolean => {
-    const at = match.map[j]!;
-    if (!indent || at < 0 || findLines[j]!.trim() === '') return false;
-    return !fitsIndent(indent, findLines[j]!, model.lines[at]!);
-  };
-  // Inside a multi-line string, a new line may be moved only when every quoted line of such strings fits
-  // the relation, and only by a shift in the same characters unless quoted string lines show the same
-  // tab ↔ space rewrite.
-  let literalPairs: { fit: boolean; seen: number } | undefined;
-  const literalSafe = (given: string, moved: string): boolean => {
-    if (!literalPairs) {
-      literal ??= model.literal ??= literalLines(model.lines);
-      // Evidence: quoted string lines whose indentation the find wrote differently (and the relation maps).
-      const lead = (l: string) => l.slice(0, l.length - l.trimStart().length);
-      const inside = match.map.filter(
-        (at, j) =>
-          at >= 0 && literal![at] && findLines[j]!.trim() !== '' && lead(findLines[j]!) !== lead(model.lines[at]!),
-      );
-      literalPairs = { fit: match.map.every((at, j) => at < 0 || !literal![at] || !outlier(j)), seen: inside.length };
-    }
-    const a = given.slice(0, given.length - given.trimStart().length);
-    const b = moved.slice(0, moved.length - moved.trimStart().length);
-    const rewrite = /\t/.test(a + b) && / /.test(a + b);
-    return literalPairs.fit && (!rewrite || literalPairs.seen > 0);
-  };
+  const { trimLast, outerTrail } = surroundingWhitespace(model, findLines, replLines, match);
+  const frame = new FrameCheck(model, findLines, replLines, match);
   const addsBlank = steps.some((h) => !('keep' in h) && h.added.some((k) => replLines[k]!.trim() === ''));
   let prev = match.first - 1;
   for (let s = 0; s < steps.length; s++) {
@@ -193,45 +88,14 @@ export function renderMatch(
       prev = at;
       continue;
     }
-    // The file lines this hunk covers: up to the next kept find line that has a file line.
-    let next = match.last + 1;
-    for (let t = s + 1; t < steps.length; t++) {
-      const later = steps[t]!;
-      if ('keep' in later && match.map[later.keep]! >= 0) {
-        next = match.map[later.keep]!;
-        break;
-      }
-    }
-    let added = step.added.map((k) =>
+    const next = hunkEnd(steps, s, match);
+    const given = step.added.map((k) =>
       k === trimLast ? replLines[k]!.slice(0, replLines[k]!.length - outerTrail.length) : replLines[k]!,
     );
-    const addedIndex = [...step.added];
-    // New lines moved into the file's frame.
-    if (indent) {
-      const anchors = [
-        ...step.removed.filter((j) => !step.added.some((k) => contentKey(replLines[k]!) === contentKey(findLines[j]!))),
-      ];
-      const before = steps[s - 1];
-      const after = steps[s + 1];
-      if (before && 'keep' in before) anchors.push(before.keep);
-      if (after && 'keep' in after) anchors.push(after.keep);
-      const hasText = added.some((l) => l.trim() !== '');
-      if (hasText && anchors.some(outlier)) return { uncertain: 'indent', line: (addedIndex[0] ?? 0) + 1 };
-      const moved: string[] = [];
-      for (let a = 0; a < added.length; a++) {
-        const line = reindentLine(indent, added[a]!);
-        if (line === undefined) return { uncertain: 'indent', line: addedIndex[a]! + 1 };
-        if (line !== added[a]) {
-          replLiteral ??= literalLines(replLines);
-          if ((replLiteral[addedIndex[a]!] || touchesLiteral(prev + 1, next)) && !literalSafe(added[a]!, line))
-            return { uncertain: 'literal', line: addedIndex[a]! + 1 };
-        }
-        moved.push(line);
-      }
-      added = moved;
-    }
+    const added = match.indent ? frame.moveIntoFrame(match.indent, steps, s, given, prev, next) : given;
+    if (!Array.isArray(added)) return added;
     const drifted = match.inlineDrift ? added.findIndex((l) => /\S(?:\t| {2,})\S/.test(l.trim())) : -1;
-    if (drifted >= 0) return { uncertain: 'indent', line: addedIndex[drifted]! + 1 };
+    if (drifted >= 0) return { uncertain: 'indent', line: step.added[drifted]! + 1 };
     // Only blank lines find left out, and nothing added: the patch says nothing about them; they stay,
     // unless replace adds blank lines elsewhere (then it may have moved them: unsure, refused below).
     if (step.added.length === 0 && step.removed.every((j) => match.fileOnly?.has(j)) && !addsBlank) {
@@ -239,20 +103,8 @@ export function renderMatch(
       prev = next - 1;
       continue;
     }
-    // A left-out blank line between two lines the hunk removes goes with them; at the edge of a hunk it is
-    // unsure, and so it is when the hunk could slide (it removes a line equal to a kept line next to it, so
-    // which of the equal lines goes, and so where the blank line ends up, is not known).
-    const removedSet = new Set(step.removed);
-    const neighbours = [steps[s - 1], steps[s + 1]].flatMap((n) =>
-      n && 'keep' in n ? [sameKey(findLines[n.keep]!)] : [],
-    );
-    // Also unsure when replace has no blank line at all: it may leave blank lines out as find did.
-    const slides = step.removed.some((j) => neighbours.includes(sameKey(findLines[j]!)));
-    const unsure = slides || !replLines.some((l) => l.trim() === '');
-    if (
-      step.removed.some((j) => match.fileOnly?.has(j) && (unsure || !(removedSet.has(j - 1) && removedSet.has(j + 1))))
-    )
-      return { uncertain: 'blank', line: (addedIndex[0] ?? 0) + 1 };
+    if (dropsLeftOutBlank(steps, s, findLines, replLines, match))
+      return { uncertain: 'blank', line: (step.added[0] ?? 0) + 1 };
     pushNew(out, sources, added);
     prev = next - 1;
   }
@@ -261,53 +113,170 @@ export function renderMatch(
 }
 
 /**
- * A deletion next to a blank line can be read two ways (delete "x, blank" or "blank, x"): the diff may pick
- * the reading that removes a blank line find left out. Slide such a pure deletion over an equal blank line
- * it quoted, so that the file's own blank line is the one kept (same result text, no refusal).
+ * A one-line find with whitespace after it that the file does not have there, and the same whitespace
+ * after the whole replace: it surrounds the patch rather than belonging to it (trimmed symmetrically).
+ * Returns the replace line to trim (`-1` for none) and the whitespace.
  */
-function slideToKeep(steps: Step[], findLines: readonly string[], fileOnly: ReadonlySet<number>): Step[] {
-  const blank = (j: number) => findLines[j]!.trim() === '';
-  for (let s = 0; s < steps.length; s++) {
-    const h = steps[s]!;
-    if ('keep' in h || h.added.length > 0) continue;
-    for (;;) {
-      const before = steps[s - 1];
-      const last = h.removed[h.removed.length - 1];
-      if (
-        last === undefined ||
-        !fileOnly.has(last) ||
-        !before ||
-        !('keep' in before) ||
-        !blank(before.keep) ||
-        fileOnly.has(before.keep)
-      )
-        break;
-      // keep(b), remove(x…, f)  ⇒  remove(b, x…), keep(f)
-      steps[s - 1] = { removed: [before.keep, ...h.removed.slice(0, -1)], added: [] };
-      steps[s] = { keep: last, at: before.at };
-      s--;
-      break;
-    }
+function surroundingWhitespace(
+  model: TextModel,
+  findLines: readonly string[],
+  replLines: readonly string[],
+  match: LineMatch,
+): { trimLast: number; outerTrail: string } {
+  const lastFind = findLines[findLines.length - 1]!;
+  const lastAt = match.map[findLines.length - 1]!;
+  const outerTrail = /[ \t]+$/.exec(lastFind)?.[0] ?? '';
+  const trimLast =
+    findLines.length === 1 &&
+    outerTrail !== '' &&
+    lastAt >= 0 &&
+    !model.lines[lastAt]!.endsWith(outerTrail) &&
+    (replLines[replLines.length - 1] ?? '').endsWith(outerTrail)
+      ? replLines.length - 1
+      : -1;
+  return { trimLast, outerTrail };
+}
+
+/** The file line after the hunk `steps[s]`: that of the next kept find line that has one, else past the span. */
+function hunkEnd(steps: readonly Step[], s: number, match: LineMatch): number {
+  for (let t = s + 1; t < steps.length; t++) {
+    const later = steps[t]!;
+    if ('keep' in later && match.map[later.keep]! >= 0) return match.map[later.keep]!;
   }
-  for (let s = steps.length - 1; s >= 0; s--) {
-    const h = steps[s]!;
-    if ('keep' in h || h.added.length > 0) continue;
+  return match.last + 1;
+}
+
+/**
+ * Whether the hunk `steps[s]` removes a blank line find left out where that is unsure. A left-out blank
+ * line between two lines the hunk removes goes with them; at the edge of a hunk it is unsure, and so it is
+ * when the hunk could slide (it removes a line equal to a kept line next to it, so which of the equal lines
+ * goes, and so where the blank line ends up, is not known).
+ */
+function dropsLeftOutBlank(
+  steps: readonly Step[],
+  s: number,
+  findLines: readonly string[],
+  replLines: readonly string[],
+  match: LineMatch,
+): boolean {
+  const step = steps[s] as { removed: number[]; added: number[] };
+  const removedSet = new Set(step.removed);
+  const neighbours = [steps[s - 1], steps[s + 1]].flatMap((n) =>
+    n && 'keep' in n ? [sameKey(findLines[n.keep]!)] : [],
+  );
+  // Also unsure when replace has no blank line at all: it may leave blank lines out as find did.
+  const slides = step.removed.some((j) => neighbours.includes(sameKey(findLines[j]!)));
+  const unsure = slides || !replLines.some((l) => l.trim() === '');
+  return step.removed.some(
+    (j) => match.fileOnly?.has(j) && (unsure || !(removedSet.has(j - 1) && removedSet.has(j + 1))),
+  );
+}
+
+/**
+ * Moving new lines into the file's indentation frame, and the checks that say when that frame is
+ * unsure. The multi-line-string maps are computed on first need and kept for the rest of one render.
+ */
+class FrameCheck {
+  private literal: readonly boolean[] | undefined;
+  private replLiteral: boolean[] | undefined;
+  private literalPairs: { fit: boolean; seen: number } | undefined;
+
+  constructor(
+    private readonly model: TextModel,
+    private readonly findLines: readonly string[],
+    private readonly replLines: readonly string[],
+    private readonly match: LineMatch,
+  ) {}
+
+  /**
+   * The hunk `steps[s]`'s new lines (`added`, one per `step.added`) moved into the file's frame, or why
+   * one cannot be: a neighbouring anchor line does not fit the relation, a line has no certain spelling,
+   * or it would be re-indented inside a multi-line string. `prev`..`next` bound the file lines it rewrites.
+   */
+  moveIntoFrame(
+    indent: IndentMap,
+    steps: readonly Step[],
+    s: number,
+    added: readonly string[],
+    prev: number,
+    next: number,
+  ): string[] | { uncertain: 'indent' | 'literal'; line: number } {
+    const { findLines, replLines } = this;
+    const step = steps[s] as { removed: number[]; added: number[] };
+    const addedIndex = step.added;
+    const anchors = [
+      ...step.removed.filter((j) => !step.added.some((k) => contentKey(replLines[k]!) === contentKey(findLines[j]!))),
+    ];
+    const before = steps[s - 1];
     const after = steps[s + 1];
-    const first = h.removed[0];
-    if (
-      first === undefined ||
-      !fileOnly.has(first) ||
-      !after ||
-      !('keep' in after) ||
-      !blank(after.keep) ||
-      fileOnly.has(after.keep)
-    )
-      continue;
-    // remove(f, x…), keep(b)  ⇒  keep(f), remove(x…, b)
-    steps[s] = { keep: first, at: after.at };
-    steps[s + 1] = { removed: [...h.removed.slice(1), after.keep], added: [] };
+    if (before && 'keep' in before) anchors.push(before.keep);
+    if (after && 'keep' in after) anchors.push(after.keep);
+    const hasText = added.some((l) => l.trim() !== '');
+    if (hasText && anchors.some((j) => this.outlier(j))) return { uncertain: 'indent', line: (addedIndex[0] ?? 0) + 1 };
+    const moved: string[] = [];
+    for (let a = 0; a < added.length; a++) {
+      const line = reindentLine(indent, added[a]!);
+      if (line === undefined) return { uncertain: 'indent', line: addedIndex[a]! + 1 };
+      if (line !== added[a]) {
+        this.replLiteral ??= literalLines(replLines);
+        if (
+          (this.replLiteral[addedIndex[a]!] || this.touchesLiteral(prev + 1, next)) &&
+          !this.literalSafe(added[a]!, line)
+        )
+          return { uncertain: 'literal', line: addedIndex[a]! + 1 };
+      }
+      moved.push(line);
+    }
+    return moved;
   }
-  return steps;
+
+  private literalMap(): readonly boolean[] {
+    return (this.literal ??= this.model.literal ??= literalLines(this.model.lines));
+  }
+
+  /**
+   * Whether any of file lines from..to (the region a hunk rewrites, and the line after it) begins inside a
+   * multi-line string: a new line there would be re-indented inside text whose whitespace is content.
+   */
+  private touchesLiteral(from: number, to: number): boolean {
+    const literal = this.literalMap();
+    for (let i = from; i <= Math.min(to, literal.length - 1); i++) if (literal[i]) return true;
+    return false;
+  }
+
+  /** A find line whose pair (find indent, file indent) does not fit the relation: the frame is unsure there. */
+  private outlier(j: number): boolean {
+    const { match, findLines, model } = this;
+    const at = match.map[j]!;
+    if (!match.indent || at < 0 || findLines[j]!.trim() === '') return false;
+    return !fitsIndent(match.indent, findLines[j]!, model.lines[at]!);
+  }
+
+  /**
+   * Inside a multi-line string, a new line may be moved only when every quoted line of such strings fits
+   * the relation, and only by a shift in the same characters unless quoted string lines show the same
+   * tab ↔ space rewrite.
+   */
+  private literalSafe(given: string, moved: string): boolean {
+    if (!this.literalPairs) {
+      const { match, findLines, model } = this;
+      const literal = this.literalMap();
+      // Evidence: quoted string lines whose indentation the find wrote differently (and the relation maps).
+      const lead = (l: string) => l.slice(0, l.length - l.trimStart().length);
+      const inside = match.map.filter(
+        (at, j) =>
+          at >= 0 && literal[at] && findLines[j]!.trim() !== '' && lead(findLines[j]!) !== lead(model.lines[at]!),
+      );
+      this.literalPairs = {
+        fit: match.map.every((at, j) => at < 0 || !literal[at] || !this.outlier(j)),
+        seen: inside.length,
+      };
+    }
+    const a = given.slice(0, given.length - given.trimStart().length);
+    const b = moved.slice(0, moved.length - moved.trimStart().length);
+    const rewrite = /\t/.test(a + b) && / /.test(a + b);
+    return this.literalPairs.fit && (!rewrite || this.literalPairs.seen > 0);
+  }
 }
 
 function pushNew(out: string[], sources: (number | undefined)[], lines: readonly string[]): void {

@@ -1,0 +1,212 @@
+import { splitIdentifier, type QueryTerm } from './tokenize.js';
+import { termFrequencies, type IndexedDoc } from './index.js';
+
+/**
+ * The three raw signals `rankFiles` combines: BM25 over file content, query terms in the file's path,
+ * and query terms naming a symbol the file defines. Each returns one raw score per doc, in `docs`
+ * order; `rankFiles` normalises and weights them.
+ */
+
+/** A file as the scorers see it: its path and its index entry. */
+export interface ScoredDoc {
+  path: string;
+  doc: IndexedDoc;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+/**
+ * A path part matching a task word counts fully only when the file's content matches the task too
+ * (at least half the best content score); alone it keeps this share. A verb that is also a folder
+ * name (`accepts` → `helper/accepts/`) is weak evidence by itself.
+ */
+const PATH_ALONE = 0.3;
+
+/** The largest of `values`, 0 for none or all negative. */
+export function maxOf(values: readonly number[]): number {
+  let m = 0;
+  for (const v of values) if (v > m) m = v;
+  return m;
+}
+
+/**
+ * Term frequencies per doc, from `cache` when this term was looked up already (the result is then
+ * stored in `cache`). Returns one count per doc, in `docs` order.
+ */
+export function cachedTf(
+  cache: Map<string, number[]> | undefined,
+  docs: readonly IndexedDoc[],
+  term: string,
+): number[] {
+  let tf = cache?.get(term);
+  if (tf === undefined) {
+    tf = termFrequencies(docs, term);
+    cache?.set(term, tf);
+  }
+  return tf;
+}
+
+/**
+ * BM25 (k1 1.2, b 0.75) of every doc for the weighted query terms.
+ *
+ * @param terms    query terms; each term's weight scales its idf
+ * @param docs     candidate files with their index entries
+ * @param tfCache  shared term → frequencies cache (see `cachedTf`), optional
+ * @returns `idf`: term → weighted idf over `docs`; `bm25`: one score per doc, in `docs` order
+ */
+export function bm25Scores(
+  terms: readonly QueryTerm[],
+  docs: readonly ScoredDoc[],
+  tfCache?: Map<string, number[]>,
+): { idf: Map<string, number>; bm25: number[] } {
+  const n = docs.length;
+  let totalLen = 0;
+  for (const d of docs) totalLen += d.doc.tokens;
+  const avgdl = n > 0 ? Math.max(1, totalLen / n) : 1;
+  // tf[termIndex][docIndex], computed with indexOf on the stored term strings: no parse of the index.
+  const indexed = docs.map((d) => d.doc);
+  const tf = terms.map(({ term }) => cachedTf(tfCache, indexed, term));
+  const idf = new Map<string, number>();
+  terms.forEach(({ term }, ti) => {
+    let df = 0;
+    for (const v of tf[ti]!) if (v > 0) df++;
+    idf.set(term, terms[ti]!.weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+  });
+  const idfOf = terms.map(({ term }) => idf.get(term)!);
+  const bm25 = docs.map((d, di) => {
+    let s = 0;
+    const norm = K1 * (1 - B + (B * d.doc.tokens) / avgdl);
+    for (let ti = 0; ti < terms.length; ti++) {
+      const f = tf[ti]![di]!;
+      if (f > 0) s += idfOf[ti]! * ((f * (K1 + 1)) / (f + norm));
+    }
+    return s;
+  });
+  return { idf, bm25 };
+}
+
+/** Lowercased words of a path part, each also split as an identifier (`parseOptions` → parse, options). */
+function partTokens(part: string): string[] {
+  return part.split(/[^A-Za-z0-9_$]+/).flatMap((w) => (w.length < 2 ? [] : [w.toLowerCase(), ...splitIdentifier(w)]));
+}
+
+/**
+ * How strongly each doc's path matches the task: the file named in the task (`retry.ts`, a traceback
+ * path, the head of a dotted name), and query terms among the words of its file name (full idf) or
+ * folders (half), scaled down when the content does not match too.
+ *
+ * @param task    the person's request
+ * @param docs    candidate files
+ * @param terms   query terms
+ * @param idf     term → weighted idf (from `bm25Scores`)
+ * @param bm25    content score per doc (from `bm25Scores`)
+ * @returns one raw score per doc, in `docs` order (in idf units)
+ */
+export function pathScores(
+  task: string,
+  docs: readonly ScoredDoc[],
+  terms: readonly QueryTerm[],
+  idf: ReadonlyMap<string, number>,
+  bm25: readonly number[],
+): number[] {
+  const maxIdf = maxOf([...idf.values()]) || 1;
+  const taskLower = ` ${task.toLowerCase().replace(/[^a-z0-9_/.$-]+/g, ' ')} `;
+  // Path parts repeat across files (`tests`, `format`, `src`): split each distinct one once.
+  const partCache = new Map<string, string[]>();
+  const tokensOf = (part: string): string[] => {
+    let t = partCache.get(part);
+    if (t === undefined) partCache.set(part, (t = partTokens(part)));
+    return t;
+  };
+  const dirHas = (dir: string, term: string): boolean => {
+    for (const seg of dir.split('/')) if (seg.toLowerCase().includes(term) && tokensOf(seg).includes(term)) return true;
+    return false;
+  };
+  const maxBm25 = maxOf(bm25) || 1;
+  return docs.map((d, di) => {
+    const lowerPath = d.path.toLowerCase();
+    const file = lowerPath.slice(lowerPath.lastIndexOf('/') + 1);
+    let s = namedFileScore(d.path, lowerPath, file, taskLower, maxIdf);
+    // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
+    if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
+    const agree = PATH_ALONE + (1 - PATH_ALONE) * Math.min(1, bm25[di]! / (0.5 * maxBm25));
+    // Tokens are lowercased substrings of their part, so a part not containing a term lacks it.
+    // Positions in lowerPath and in path differ when lowercasing changes a length ('İ' → 'i̇').
+    const slash = d.path.lastIndexOf('/');
+    const lowerSlash = lowerPath.lastIndexOf('/');
+    for (const { term } of terms) {
+      const inFile = file.includes(term);
+      const inDir = lowerSlash > 0 && lowerPath.lastIndexOf(term, lowerSlash - term.length) !== -1;
+      if (!inFile && !inDir) continue;
+      const w = idf.get(term) ?? maxIdf;
+      if (inFile && tokensOf(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')).includes(term)) s += agree * w;
+      else if (inDir && dirHas(d.path.slice(0, slash), term)) s += agree * 0.5 * w;
+    }
+    return s;
+  });
+}
+
+/**
+ * The score a path earns for being named in the task: `maxIdf` when its stem appears as a word or
+ * as the head of a dotted name, plus 3·`maxIdf` when the whole path (with a folder) appears.
+ */
+function namedFileScore(path: string, lowerPath: string, file: string, taskLower: string, maxIdf: number): number {
+  const dot = file.lastIndexOf('.');
+  const stem = dot > 0 ? file.slice(0, dot) : file;
+  let s = 0;
+  // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
+  // Also as the head of a dotted name (`express.text`, `utils.parse`): a module named in code.
+  if (
+    stem.length >= 3 &&
+    stem !== 'index' &&
+    stem !== '__init__' &&
+    (taskLower.includes(` ${stem} `) || taskLower.includes(` ${stem}.`))
+  )
+    s += maxIdf;
+  if (path.includes('/') && taskLower.includes(lowerPath)) s += 3 * maxIdf;
+  return s;
+}
+
+/**
+ * How strongly each doc's defined symbols match the query: a symbol that is a query term counts its
+ * idf (twice when the term was written as code), a symbol whose identifier parts are all query terms
+ * (`parse options` → `parseOptions`) half their summed idf. Each symbol counts once per doc.
+ *
+ * @param docs      candidate files
+ * @param terms     query terms
+ * @param idf       term → weighted idf (from `bm25Scores`)
+ * @param defTerms  filled with the query terms that name a defined symbol in some doc
+ * @returns one raw score per doc, in `docs` order (in idf units)
+ */
+export function symbolScores(
+  docs: readonly ScoredDoc[],
+  terms: readonly QueryTerm[],
+  idf: ReadonlyMap<string, number>,
+  defTerms: Set<string>,
+): number[] {
+  const maxIdf = maxOf([...idf.values()]) || 1;
+  const termSet = new Map(terms.map((t) => [t.term, t]));
+  return docs.map((d) => {
+    let s = 0;
+    const seen = new Set<string>();
+    for (const def of d.doc.defs) {
+      const lower = def.toLowerCase();
+      const q = termSet.get(lower);
+      if (q && !seen.has(lower)) {
+        seen.add(lower);
+        defTerms.add(lower);
+        s += (idf.get(lower) ?? maxIdf) * (q.identifier ? 2 : 1);
+        continue;
+      }
+      // `parse options` in a task names `parseOptions` even when nobody wrote it as code. The parts
+      // are lowercased substrings of the name, so a name containing no query term cannot match.
+      if (!terms.some(({ term }) => lower.includes(term))) continue;
+      const parts = splitIdentifier(def);
+      if (parts.length >= 2 && !seen.has(lower) && parts.every((p) => termSet.has(p))) {
+        seen.add(lower);
+        s += 0.5 * parts.reduce((a, p) => a + (idf.get(p) ?? 0), 0);
+      }
+    }
+    return s;
+  });
+}

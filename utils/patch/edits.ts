@@ -1,0 +1,91 @@
+/**
+ * Turning a located patch into edits of the raw content: the blank-line edge check, line endings per
+ * line, and the splice itself.
+ */
+import type { Candidate } from './match.js';
+import { eolForSpan, lineEnding, rawOffset, type TextModel } from './text.js';
+import { lineSteps } from './steps.js';
+
+/** One replaced span in raw offsets (UTF-16 code units) of the content given to `applyPatch`. */
+export interface PatchEdit {
+  start: number;
+  end: number;
+  /** The text written in place of `content.slice(start, end)`, with the file's line endings. */
+  text: string;
+}
+
+/**
+ * A patch whose matched text begins (or ends) with line breaks inside a longer run of blank lines in the
+ * file, and whose replacement has a different number of line breaks there: the find does not say which
+ * of the file's blank lines it meant, so the resulting count of blank lines would be a guess.
+ */
+export function blankEdgeConflict(model: TextModel, c: Candidate): boolean {
+  const w = model.w;
+  const matched = w.slice(c.start, c.end);
+  const newlines = (s: string) => s.split('\n').length - 1;
+  const lead = (s: string) => /^\s*/.exec(s)![0];
+  const trail = (s: string) => /\s*$/.exec(s)![0];
+  if (matched.trim() === '' || c.text.trim() === '') return false;
+  const mLead = newlines(lead(matched));
+  if (mLead > 0 && newlines(lead(c.text)) !== mLead) {
+    const before = newlines(trail(w.slice(Math.max(0, c.start - 200), c.start)));
+    if (before > 0 && before + mLead >= 2) return true;
+  }
+  const mTrail = newlines(trail(matched));
+  if (mTrail > 0 && newlines(trail(c.text)) !== mTrail) {
+    const after = newlines(lead(w.slice(c.end, c.end + 200)));
+    if (after > 0 && after + mTrail >= 2) return true;
+  }
+  return false;
+}
+
+/**
+ * The edit in raw offsets, with the file's line endings: a line copied from the file keeps its own ending
+ * (a file with mixed endings stays mixed); new lines get the span's ending (see `eolForSpan`).
+ *
+ * @param model  the file's text model (offsets in `c` are in its LF-normalised text `w`)
+ * @param c      the chosen candidate; `c.text` is the replacement with LF endings
+ * @returns the span in offsets of the raw content and the text to write there
+ */
+export function toRawEdit(model: TextModel, c: Candidate): PatchEdit {
+  const eol = eolForSpan(model, c.start, c.end);
+  const start = rawOffset(model, c.start);
+  const end = rawOffset(model, c.end);
+  const newlines = model.lines.length - 1;
+  if (model.crlfAt.length === 0 || model.crlfAt.length === newlines) {
+    return { start, end, text: eol === '\n' ? c.text : c.text.replace(/\n/g, '\r\n') };
+  }
+  const lines = c.text.split('\n');
+  const sources = c.sources ?? keptLines(model, c, lines);
+  let text = lines[0]!;
+  for (let k = 1; k < lines.length; k++) {
+    const from = sources[k - 1];
+    text += (from !== undefined ? lineEnding(model, from) : eol) + lines[k]!;
+  }
+  return { start, end, text };
+}
+
+/** For a candidate from a substring pass: which replacement lines are find lines kept as they are. */
+function keptLines(model: TextModel, c: Candidate, replLines: readonly string[]): (number | undefined)[] {
+  const sources: (number | undefined)[] = replLines.map(() => undefined);
+  for (const step of lineSteps(model.w.slice(c.start, c.end).split('\n'), replLines)) {
+    if ('keep' in step) sources[step.at] = c.firstLine + step.keep;
+  }
+  return sources;
+}
+
+/**
+ * Splice ascending, non-overlapping edits into `content` by index (never `String.replace`: `$` is literal).
+ *
+ * @returns the new content
+ */
+export function splice(content: string, edits: readonly PatchEdit[]): string {
+  const parts: string[] = [];
+  let at = 0;
+  for (const e of edits) {
+    parts.push(content.slice(at, e.start), e.text);
+    at = e.end;
+  }
+  parts.push(content.slice(at));
+  return parts.join('');
+}

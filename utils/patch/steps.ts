@@ -1,0 +1,115 @@
+/**
+ * Find → replace as a line diff: kept find lines and hunks of removed and added lines, the unit the
+ * relaxed renderer (render.ts) and the line-ending choice (edits.ts) work in.
+ */
+import { diffArrays } from 'diff';
+import { foldUnicode } from './text.js';
+
+/** Key under which a find line and a replace line count as the same line: blank, or equal once folded. */
+export function sameKey(line: string): string {
+  return line.trim() === '' ? '' : foldUnicode(line);
+}
+
+/** One step of find → replace: a find line kept (at replace line `at`), or a hunk of removed and added lines. */
+export type Step = { keep: number; at: number } | { removed: number[]; added: number[] };
+
+/** Find → replace as a list of kept find lines and hunks (runs of removed and added lines). */
+export function lineSteps(findLines: readonly string[], replLines: readonly string[]): Step[] {
+  const steps: Step[] = [];
+  let f = 0;
+  let r = 0;
+  let hunk: { removed: number[]; added: number[] } | undefined;
+  // Lines are aligned ignoring trailing whitespace (a drift there must not pair a line with a different
+  // one); a pair that differs in trailing whitespace is then a changed line, written as replace has it.
+  const fk = findLines.map((l) => sameKey(l).trimEnd());
+  const rk = replLines.map((l) => sameKey(l).trimEnd());
+  // Common head and tail lines are kept without asking the diff (most edits change a few middle lines).
+  let head = 0;
+  while (head < fk.length && head < rk.length && fk[head] === rk[head]) head++;
+  let tail = 0;
+  while (tail < fk.length - head && tail < rk.length - head && fk[fk.length - 1 - tail] === rk[rk.length - 1 - tail])
+    tail++;
+  const parts = [
+    ...(head > 0 ? [{ count: head, value: fk.slice(0, head) }] : []),
+    ...diffArrays(fk.slice(head, fk.length - tail), rk.slice(head, rk.length - tail)),
+    ...(tail > 0 ? [{ count: tail, value: fk.slice(fk.length - tail) }] : []),
+  ] as { count?: number; value: string[]; added?: boolean; removed?: boolean }[];
+  for (const part of parts) {
+    const n = part.count ?? part.value.length;
+    if (!part.added && !part.removed) {
+      for (let k = 0; k < n; k++) {
+        if (sameKey(findLines[f]!) === sameKey(replLines[r]!)) {
+          hunk = undefined;
+          steps.push({ keep: f++, at: r++ });
+          continue;
+        }
+        if (!hunk) {
+          hunk = { removed: [], added: [] };
+          steps.push(hunk);
+        }
+        hunk.removed.push(f++);
+        hunk.added.push(r++);
+      }
+      continue;
+    }
+    if (!hunk) {
+      hunk = { removed: [], added: [] };
+      steps.push(hunk);
+    }
+    for (let k = 0; k < n; k++) {
+      if (part.added) hunk.added.push(r++);
+      else hunk.removed.push(f++);
+    }
+  }
+  return steps;
+}
+
+/**
+ * A deletion next to a blank line can be read two ways (delete "x, blank" or "blank, x"): the diff may pick
+ * the reading that removes a blank line find left out. Slide such a pure deletion over an equal blank line
+ * it quoted, so that the file's own blank line is the one kept (same result text, no refusal).
+ */
+export function slideToKeep(steps: Step[], findLines: readonly string[], fileOnly: ReadonlySet<number>): Step[] {
+  const blank = (j: number) => findLines[j]!.trim() === '';
+  for (let s = 0; s < steps.length; s++) {
+    const h = steps[s]!;
+    if ('keep' in h || h.added.length > 0) continue;
+    for (;;) {
+      const before = steps[s - 1];
+      const last = h.removed[h.removed.length - 1];
+      if (
+        last === undefined ||
+        !fileOnly.has(last) ||
+        !before ||
+        !('keep' in before) ||
+        !blank(before.keep) ||
+        fileOnly.has(before.keep)
+      )
+        break;
+      // keep(b), remove(x…, f)  ⇒  remove(b, x…), keep(f)
+      steps[s - 1] = { removed: [before.keep, ...h.removed.slice(0, -1)], added: [] };
+      steps[s] = { keep: last, at: before.at };
+      s--;
+      break;
+    }
+  }
+  for (let s = steps.length - 1; s >= 0; s--) {
+    const h = steps[s]!;
+    if ('keep' in h || h.added.length > 0) continue;
+    const after = steps[s + 1];
+    const first = h.removed[0];
+    if (
+      first === undefined ||
+      !fileOnly.has(first) ||
+      !after ||
+      !('keep' in after) ||
+      !blank(after.keep) ||
+      fileOnly.has(after.keep)
+    )
+      continue;
+    // remove(f, x…), keep(b)  ⇒  keep(f), remove(x…, b)
+    steps[s] = { keep: first, at: after.at };
+    steps[s + 1] = { removed: [...h.removed.slice(1), after.keep], added: [] };
+  }
+  return steps;
+}
