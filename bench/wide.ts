@@ -162,7 +162,7 @@ async function main(): Promise<void> {
           }
         }
         const plan: Plan = { analysis: '', files_to_edit: [], patches, commands: [], agent_notes: [] };
-        return { plan, reply: { text: '' }, repaired: false, ms: 0 };
+        return { plan, reply: { text: '', model: 'bench' }, repaired: false, ms: 0 };
       };
       const t1 = performance.now();
       const run = await runWideChange(prepared, {

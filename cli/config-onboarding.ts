@@ -69,11 +69,12 @@ export function defaults(io: ConfigIo): ResolvedConfigIo {
 /**
  * The credential check of the config flows: one real call with the entry's key. For OpenAI and
  * OpenAI-compatible servers that call lists the models, so the entry's model is looked for in that
- * list too (Ollama lists `name:latest` for `name`); other providers prove the key their own way
- * (llm/*.ts `checkCredentials`).
+ * list too (Ollama lists `name:latest` for `name`); other providers check the key and the model
+ * their own way (llm/*.ts `checkCredentials`).
  *
- * @throws ProviderError (key refused, server unreachable), ConfigError (code `model_not_listed`)
- *         when the server does not list the model
+ * @throws ProviderError (key refused, server unreachable; code `provider_not_found` for another
+ *         provider's unknown model or deployment), ConfigError (code `model_not_listed`) when an
+ *         OpenAI-compatible server does not list the model
  */
 export async function checkCredentialsAndModel(config: ProviderConfig): Promise<void> {
   if (config.provider !== 'openai') {

@@ -159,9 +159,10 @@ export function createClient(config: ProviderConfig): ProviderClient {
 }
 
 /**
- * Prove the key with one real lightweight call: list the models.
+ * Prove the key and the model with one free call: get the model (GET /v1/models/{model}), which
+ * also accepts aliases.
  *
- * @throws ProviderError (401/403 name the key source), ConfigError, InterruptedError
+ * @throws ProviderError (401/403 name the key source, 404 the model), ConfigError, InterruptedError
  */
 export async function checkCredentials(
   config: ProviderConfig,
@@ -169,9 +170,14 @@ export async function checkCredentials(
 ): Promise<void> {
   const client = makeClient(config);
   try {
-    await client.models.list(
-      { limit: 1 },
-      { signal: options.signal, timeout: options.timeoutMs ?? 15_000, maxRetries: 0 },
+    await client.models.retrieve(
+      config.model,
+      {},
+      {
+        signal: options.signal,
+        timeout: options.timeoutMs ?? 15_000,
+        maxRetries: 0,
+      },
     );
   } catch (error) {
     throw toProviderError(error, { config });

@@ -1,7 +1,7 @@
 import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from '@google/genai';
 import { ConfigError } from '../utils/errors.js';
 import { defaultStepDown, systemFor } from './chat-completions.js';
-import { errorStatus, isAuthFailure, isResponseFormatError, toProviderError } from './errors-map.js';
+import { isResponseFormatError, toProviderError } from './errors-map.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply, Usage } from './types.js';
 
 /**
@@ -134,9 +134,9 @@ export function createClient(config: ProviderConfig): ProviderClient {
 }
 
 /**
- * Prove the key and model with a one-token request; a 400 still proves both and counts as success.
+ * Prove the key and the model with one free call: get the model (GET /v1beta/models/{model}).
  *
- * @throws ProviderError (401/403 name the key source, 404 the model), ConfigError
+ * @throws ProviderError (400/401/403 name the key source, 404 the model), ConfigError
  */
 export async function checkCredentials(
   config: ProviderConfig,
@@ -144,13 +144,8 @@ export async function checkCredentials(
 ): Promise<void> {
   const client = makeClient(config, options.timeoutMs ?? 15_000);
   try {
-    await client.models.generateContent({
-      model: config.model,
-      contents: 'Say OK.',
-      config: { maxOutputTokens: 1, abortSignal: options.signal },
-    });
+    await client.models.get({ model: config.model, config: { abortSignal: options.signal } });
   } catch (error) {
-    if (errorStatus(error) === 400 && !isAuthFailure(error)) return;
     throw toProviderError(error, { config });
   }
 }

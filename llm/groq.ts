@@ -1,5 +1,5 @@
 import Groq from 'groq-sdk';
-import { ConfigError } from '../utils/errors.js';
+import { ConfigError, ProviderError } from '../utils/errors.js';
 import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
 import { toProviderError } from './errors-map.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
@@ -66,18 +66,27 @@ export function createClient(config: ProviderConfig): ProviderClient {
 }
 
 /**
- * Prove the key by listing the models.
+ * Prove the key and the model: list the models (GET /openai/v1/models) and look for the entry's model.
  *
- * @throws ProviderError (401 names the key source), ConfigError
+ * @throws ProviderError (401 names the key source; code `provider_not_found` when the model is not
+ *         listed), ConfigError
  */
 export async function checkCredentials(
   config: ProviderConfig,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<void> {
   const client = makeClient(config);
+  let ids: string[];
   try {
-    await client.models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 });
+    const list = await client.models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 });
+    ids = list.data.map((model) => model.id);
   } catch (error) {
     throw toProviderError(error, { config });
   }
+  if (!config.model || ids.includes(config.model)) return;
+  throw new ProviderError(`The Groq key works, but Groq lists no model "${config.model}"`, {
+    provider: config.name || config.provider,
+    code: 'provider_not_found',
+    hint: `List the models with \`curl -H "Authorization: Bearer $GROQ_API_KEY" ${config.baseURL ?? 'https://api.groq.com'}/openai/v1/models\`, then fix the model in \`clawcode config\`.`,
+  });
 }

@@ -16,7 +16,7 @@ import type { Plan, ProviderClient, ProviderConfig, ProviderId, ProviderReply, U
 export interface ProviderModule {
   /** Build a client for a resolved config. @throws ConfigError when required settings are missing */
   createClient(config: ProviderConfig): ProviderClient;
-  /** A real lightweight call that proves the credentials work. @throws ProviderError */
+  /** A real lightweight call that proves the credentials work (and, where the service can tell, the model). @throws ProviderError */
   checkCredentials(config: ProviderConfig, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
 }
 
@@ -305,9 +305,12 @@ export async function getStructuredPlan(
 }
 
 /**
- * Check a provider's credentials with one real lightweight call (model list or a one-token request).
+ * Check a provider's credentials with one real lightweight call, which also looks up the model:
+ * Groq lists the models, Gemini and Anthropic get the model, Azure sends a one-token request to the
+ * deployment; the OpenAI module lists the models (cli/config.ts looks for the model in that list).
  *
- * @throws ProviderError (401 names the key source), ConfigError, InterruptedError
+ * @throws ProviderError (401 names the key source, code `provider_not_found` for an unknown model or
+ *         deployment), ConfigError, InterruptedError
  */
 export async function checkProviderCredentials(
   config: ProviderConfig,

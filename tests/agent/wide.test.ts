@@ -194,7 +194,7 @@ describe('planShards', () => {
       if (user.includes('part 3 of 3')) throw new ProviderError('bad request', { provider: 'openai', status: 400 });
       return {
         plan: plan([]),
-        reply: { text: '{}' },
+        reply: { text: '{}', model: 'test' },
         repaired: false,
         ms: 1,
         usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 },
@@ -217,7 +217,7 @@ describe('planShards', () => {
       calls++;
       if (user.includes('part 1 of 3') && calls === 1)
         throw new ProviderError('rate limited', { provider: 'openai', status: 429, retryable: true });
-      return { plan: plan([]), reply: { text: '{}' }, repaired: false, ms: 1 };
+      return { plan: plan([]), reply: { text: '{}', model: 'test' }, repaired: false, ms: 1 };
     };
     const result = await planShards(requests, {
       provider,
@@ -265,7 +265,7 @@ describe('prepareWideChange + runWideChange', () => {
             replace: "require('node:fs')",
           })),
         ),
-        reply: { text: '' },
+        reply: { text: '', model: 'test' },
         repaired: false,
         ms: 1,
       };

@@ -35,7 +35,7 @@ async function waitForScreen(text: string): Promise<void> {
 }
 
 describe('clawcode config add', () => {
-  it('anthropic: key masked, default model, credentials checked by listing models, saved', async () => {
+  it('anthropic: key masked, default model, credentials and model checked by getting the model, saved', async () => {
     // ANTHROPIC_BASE_URL stands in for the service, as a user's override would.
     const env = { CLAWCODE_HOME: home, ANTHROPIC_BASE_URL: server.url };
     const adding = runConfigCommand({ action: 'add', kind: 'anthropic', env, print, interactive: true });
@@ -54,7 +54,7 @@ describe('clawcode config add', () => {
       defaultProvider: 'anthropic',
       providers: { anthropic: { provider: 'anthropic', apiKey: KEY, model: 'claude-sonnet-4-6' } },
     });
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models']);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models/claude-sonnet-4-6']);
   });
 
   it('openrouter: saved as an OpenAI-compatible preset that names its key variable', async () => {

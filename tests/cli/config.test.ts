@@ -6,7 +6,7 @@ import { checkCredentialsAndModel, formatProviderRow, runConfigCommand, runOnboa
 import { readConfig, resolveProviderConfig, writeConfig } from '../../config/config.js';
 import { PROVIDER_REGISTRY } from '../../config/registry.js';
 import { getStructuredPlan } from '../../llm/provider.js';
-import { ConfigError, InterruptedError, UsageError } from '../../utils/errors.js';
+import { ConfigError, InterruptedError, ProviderError, UsageError } from '../../utils/errors.js';
 import { isolateProviderEnv, SAMPLE_PLAN } from '../support/provider-env.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
 
@@ -352,6 +352,36 @@ describe('checkCredentialsAndModel (real openai SDK against the loopback server)
         message:
           'The key works, but the server lists no model "gpt-5-typo". It lists: gpt-4o-mini, qwen2.5-coder:latest',
       });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('checkCredentialsAndModel for the other providers (real SDKs against the loopback server)', () => {
+  it('groq, gemini and anthropic: the model is looked up too, and an unknown one fails in one line', async () => {
+    const server = await startProviderServer({
+      apiKey: 'key-check',
+      models: ['llama-3.3-70b-versatile', 'gemini-2.5-flash', 'claude-sonnet-4-6'],
+    });
+    try {
+      const entries = [
+        { provider: 'groq' as const, name: 'groq', model: 'llama-3.3-70b-versatile' },
+        { provider: 'gemini' as const, name: 'gemini', model: 'gemini-2.5-flash' },
+        { provider: 'anthropic' as const, name: 'anthropic', model: 'claude-sonnet-4-6' },
+      ];
+      for (const entry of entries) {
+        const config = { ...entry, apiKey: 'key-check', baseURL: server.url };
+        await expect(checkCredentialsAndModel(config)).resolves.toBeUndefined();
+        const error = (await checkCredentialsAndModel({ ...config, model: 'model-typo' }).catch(
+          (e: unknown) => e,
+        )) as ProviderError;
+        expect(error, entry.provider).toBeInstanceOf(ProviderError);
+        expect(error.code, entry.provider).toBe('provider_not_found');
+        expect(error.message, entry.provider).toContain('"model-typo"');
+        expect(error.message, entry.provider).not.toContain('\n');
+        expect(error.hint, entry.provider).toBeTruthy();
+      }
     } finally {
       await server.close();
     }

@@ -94,6 +94,7 @@ describe('formatContextTable', () => {
       ] as never,
       outline: '',
       fileList: [],
+      pinned: [],
       totalChars: 200,
       budget: 18000,
       scannedFiles: 2,

@@ -146,7 +146,7 @@ describe('anthropic client', () => {
     expect(server.completions()).toHaveLength(2);
   });
 
-  it('resolves from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL alone; credentials are checked by listing models', async () => {
+  it('resolves from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL alone; credentials are checked by getting the model', async () => {
     const config = resolveProviderConfig({
       config: { providers: {} },
       env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
@@ -158,9 +158,23 @@ describe('anthropic client', () => {
       keySource: 'ANTHROPIC_API_KEY',
     });
     await checkProviderCredentials(config!);
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models']);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models/claude-sonnet-4-6']);
     await expect(checkProviderCredentials({ ...config!, apiKey: 'bad' })).rejects.toThrow(
       /rejected the API key from ANTHROPIC_API_KEY/,
     );
+  });
+
+  it('credential check fails in one line when Anthropic has no such model (GET /v1/models/<id> answers 404)', async () => {
+    const config = resolveProviderConfig({
+      config: { providers: {} },
+      env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
+    });
+    const error = (await checkProviderCredentials({ ...config!, model: 'claude-9-typo' }).catch(
+      (e: unknown) => e,
+    )) as ProviderError;
+    expect(error).toMatchObject({ code: 'provider_not_found', status: 404 });
+    expect(error.message).toBe('Anthropic: unknown model "claude-9-typo" (HTTP 404): model: claude-9-typo');
+    expect(error.hint).toMatch(/model name/);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models/claude-9-typo']);
   });
 });

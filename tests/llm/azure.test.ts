@@ -5,7 +5,7 @@ import { checkProviderCredentials, getStructuredPlan } from '../../llm/provider.
 import type { ProviderConfig } from '../../llm/types.js';
 import type { ProviderError } from '../../utils/errors.js';
 import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
-import { replies } from '../support/provider-server.js';
+import { replies, startProviderServer } from '../support/provider-server.js';
 
 const server = useLoopbackProvider();
 const fast = { retry: { baseDelayMs: 1 } };
@@ -95,5 +95,32 @@ describe('azure client', () => {
     await checkProviderCredentials(azure());
     expect(server.completions()[0]?.body.max_tokens).toBe(1);
     await expect(checkProviderCredentials(azure())).rejects.toThrow(/rejected the API key/);
+  });
+
+  it('credential check: a deployment that does not exist (404 DeploymentNotFound) fails in one line', async () => {
+    const strict = await startProviderServer({ deployments: ['my-dep'] });
+    try {
+      strict.setFallback(replies.text('OK'));
+      await checkProviderCredentials(azure({ endpoint: strict.url }));
+      for (const config of [
+        azure({ endpoint: strict.url, deployment: 'no-dep', model: 'no-dep' }),
+        azure({ endpoint: strict.url, deployment: 'no-dep', model: 'no-dep', apiVersion: 'v1' }),
+      ]) {
+        const error = (await checkProviderCredentials(config).catch((e: unknown) => e)) as ProviderError;
+        expect(error).toMatchObject({ code: 'provider_not_found', status: 404 });
+        expect(error.message).toMatch(
+          /^work \(Azure OpenAI\): unknown deployment "no-dep" \(HTTP 404\): The API deployment/,
+        );
+        expect(error.message).not.toContain('\n');
+        expect(error.hint).toMatch(/deployment name/);
+      }
+      expect(strict.completions().map((r) => r.path)).toEqual([
+        '/openai/deployments/my-dep/chat/completions',
+        '/openai/deployments/no-dep/chat/completions',
+        '/openai/v1/chat/completions',
+      ]);
+    } finally {
+      await strict.close();
+    }
   });
 });

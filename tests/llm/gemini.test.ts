@@ -115,13 +115,33 @@ describe('gemini client', () => {
     server.reply(replies.plan(SAMPLE_PLAN));
     await getStructuredPlan(config!, 's', 'u', fast);
     expect(server.completions()[0]?.headers['x-goog-api-key']).toBe('AIza-env-0123456789');
-    const strict = await startProviderServer({ apiKey: 'right-key' });
+    const strict = await startProviderServer({ apiKey: 'right-key', models: [config!.model] });
     try {
       await expect(checkProviderCredentials({ ...config!, baseURL: strict.url })).rejects.toThrow(
         /rejected the API key from GEMINI_API_KEY/,
       );
-      strict.reply(replies.text('OK'));
       await checkProviderCredentials({ ...config!, baseURL: strict.url, apiKey: 'right-key' });
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('credential check gets the model (GET /v1beta/models/<model>): a model the service does not have fails in one line', async () => {
+    const strict = await startProviderServer({ apiKey: 'right-key', models: ['gemini-2.5-flash'] });
+    try {
+      const config = gemini({ baseURL: strict.url, apiKey: 'right-key' });
+      await checkProviderCredentials(config);
+      expect(strict.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1beta/models/gemini-2.5-flash']);
+      // Generation would be answered: only the model lookup can tell the model is unknown.
+      strict.setFallback(replies.text('OK'));
+      const error = (await checkProviderCredentials({ ...config, model: 'gemini-9-typo' }).catch(
+        (e: unknown) => e,
+      )) as ProviderError;
+      expect(error).toMatchObject({ code: 'provider_not_found', status: 404 });
+      expect(error.message).toMatch(/^Gemini.*unknown model "gemini-9-typo" \(HTTP 404\)/);
+      expect(error.message).not.toContain('\n');
+      expect(error.hint).toMatch(/model name/);
+      expect(strict.completions()).toHaveLength(0);
     } finally {
       await strict.close();
     }

@@ -88,4 +88,16 @@ describe('groq client', () => {
     expect(server.requests.at(-1)?.path).toBe('/openai/v1/models');
     await expect(checkProviderCredentials({ ...config!, apiKey: 'wrong-0123456789' })).rejects.toThrow(/GROQ_API_KEY/);
   });
+
+  it('credential check fails in one line when Groq does not list the model', async () => {
+    const error = (await checkProviderCredentials(groq({ model: 'llama-9-typo' })).catch(
+      (e: unknown) => e,
+    )) as ProviderError;
+    expect(error).toMatchObject({
+      code: 'provider_not_found',
+      message: 'The Groq key works, but Groq lists no model "llama-9-typo"',
+    });
+    expect(error.hint).toContain('/openai/v1/models');
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /openai/v1/models']);
+  });
 });

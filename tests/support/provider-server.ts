@@ -17,7 +17,12 @@ import { fileURLToPath } from 'node:url';
  * - Anthropic Messages API: POST `…/v1/messages`, streamed as named events (`message_start`,
  *   `content_block_start` with `tool_use` when the request forces a tool, `input_json_delta`, `ping`,
  *   `message_delta` with usage, `message_stop`; `error` events mid-stream);
- * - model lists: GET `…/models` (OpenAI shape; Gemini shape under `/v1beta/`; Anthropic shape for `x-api-key`).
+ * - model lists: GET `…/models` (OpenAI shape; Gemini shape under `/v1beta/`; Anthropic shape for requests with
+ *   `x-api-key` or `anthropic-version`);
+ * - one model: GET `…/models/<id>` (Groq `/openai/v1/models/<id>`, Gemini `/v1beta/models/<model>`, Anthropic
+ *   `/v1/models/<id>`): the model object when `models` lists it, else the service's 404 body;
+ * - Azure deployments: with `deployments` set, chat completions for any other deployment answer 404
+ *   `DeploymentNotFound`, as the service does.
  * Replies are scripted per test and consumed in order by completion requests; every request is recorded.
  * Recorded traffic from real services lives in `tests/support/fixtures/` (see its README) and is replayed
  * with `replies.fixture`.
@@ -77,7 +82,7 @@ export type ScriptedReply =
   | ((request: RecordedRequest) => ScriptedReply);
 
 /** Protocol a request was recognised as. */
-export type WireProtocol = 'openai' | 'gemini' | 'anthropic' | 'models' | 'unknown';
+export type WireProtocol = 'openai' | 'gemini' | 'anthropic' | 'models' | 'model' | 'unknown';
 
 /** One request as received. */
 export interface RecordedRequest {
@@ -118,14 +123,19 @@ export interface ProviderServer {
 export interface ProviderServerOptions {
   /** When set, any other key is refused (401; Gemini: 400 API_KEY_INVALID, as the real API does). */
   apiKey?: string;
-  /** Model ids listed by GET …/models. */
+  /** Model ids listed by GET …/models and found by GET …/models/<id>. @default ['test-model'] */
   models?: string[];
+  /** Azure deployments that exist; when set, chat completions naming another one answer 404 `DeploymentNotFound`. */
+  deployments?: string[];
 }
 
 /** Ready-made scripted replies. */
 export const replies = {
   /** A plan (or any object) as the JSON reply text. */
-  plan(plan: unknown, options: { usage?: { input: number; output: number } } = {}): ScriptedReply {
+  plan(
+    plan: unknown,
+    options: { usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number } } = {},
+  ): ScriptedReply {
     return { type: 'text', text: JSON.stringify(plan), ...options };
   },
   text(text: string, options: { usage?: { input: number; output: number }; chunkChars?: number } = {}): ScriptedReply {
@@ -207,6 +217,9 @@ export const replies = {
 };
 
 const GEMINI_PATH = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+/** GET of one model: the id is everything after the first `/models/` (Groq ids hold slashes). */
+const MODEL_PATH = /^.*?\/models\/([^:]+)$/;
+const AZURE_DEPLOYMENT_PATH = /\/openai\/deployments\/([^/]+)\//;
 
 /** A fixture file, by `<provider>/<name>` under tests/support/fixtures/. */
 export function loadFixture(name: string): RecordedFixture {
@@ -219,6 +232,7 @@ function classify(method: string, path: string): WireProtocol {
   if (method === 'POST' && path.endsWith('/v1/messages')) return 'anthropic';
   if (method === 'POST' && GEMINI_PATH.test(path)) return 'gemini';
   if (method === 'GET' && /\/models\/?$/.test(path)) return 'models';
+  if (method === 'GET' && MODEL_PATH.test(path)) return 'model';
   return 'unknown';
 }
 
@@ -553,6 +567,46 @@ async function sendFlood(res: ServerResponse, request: RecordedRequest, chunkCha
   }
 }
 
+/** GET of one model, in the shape of the service the request is for: the model object, or that service's 404. */
+function sendModel(res: ServerResponse, service: 'gemini' | 'anthropic' | 'openai', id: string, ids: string[]): void {
+  const found = ids.includes(id);
+  let body: unknown;
+  if (service === 'gemini') {
+    body = found
+      ? {
+          name: `models/${id}`,
+          version: '001',
+          displayName: id,
+          inputTokenLimit: 1_048_576,
+          outputTokenLimit: 65_536,
+          supportedGenerationMethods: ['generateContent', 'countTokens'],
+        }
+      : {
+          error: {
+            code: 404,
+            message: `models/${id} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`,
+            status: 'NOT_FOUND',
+          },
+        };
+  } else if (service === 'anthropic') {
+    body = found
+      ? { id, type: 'model', display_name: id, created_at: '2025-01-01T00:00:00Z' }
+      : { type: 'error', error: { type: 'not_found_error', message: `model: ${id}` } };
+  } else {
+    body = found
+      ? { id, object: 'model', created: 1, owned_by: 'test' }
+      : {
+          error: {
+            message: `The model \`${id}\` does not exist or you do not have access to it.`,
+            type: 'invalid_request_error',
+            code: 'model_not_found',
+          },
+        };
+  }
+  res.writeHead(found ? 200 : 404, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
 /**
  * Start the server on 127.0.0.1 and an ephemeral port.
  *
@@ -588,7 +642,7 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
     const keyProtocol =
       protocol === 'gemini' || parsed.pathname.startsWith('/v1beta/')
         ? 'gemini'
-        : protocol === 'anthropic' || req.headers['x-api-key']
+        : protocol === 'anthropic' || req.headers['x-api-key'] || req.headers['anthropic-version']
           ? 'anthropic'
           : 'openai';
     if (options.apiKey !== undefined && presentedKey(req.headers) !== options.apiKey) {
@@ -643,6 +697,26 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
             : { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 1, owned_by: 'test' })) };
       res.end(JSON.stringify(list));
       return;
+    }
+    if (protocol === 'model')
+      return sendModel(
+        res,
+        keyProtocol,
+        decodeURIComponent(MODEL_PATH.exec(parsed.pathname)![1]!),
+        options.models ?? ['test-model'],
+      );
+    if (protocol === 'openai' && options.deployments) {
+      const deployment =
+        AZURE_DEPLOYMENT_PATH.exec(parsed.pathname)?.[1] ??
+        (parsed.pathname.startsWith('/openai/v1/') ? body?.model : undefined);
+      if (typeof deployment === 'string' && !options.deployments.includes(decodeURIComponent(deployment)))
+        return sendJsonError(res, request, 404, {
+          error: {
+            code: 'DeploymentNotFound',
+            message:
+              'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.',
+          },
+        });
     }
     if (protocol === 'unknown')
       return sendError(res, 'openai', {
