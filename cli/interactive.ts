@@ -104,17 +104,46 @@ export async function runShell(flags: TaskFlags): Promise<void> {
 /**
  * The project picker, skipped when the current folder is itself a project (a `.git`, a manifest: as
  * `--shell` does), or has no project subfolders and there are no recent projects.
+ *
+ * @returns the chosen folder and the text typed while the list was on screen (printable characters
+ *          only; arrows, Enter and digits are the list's own keys), which the TUI's input starts with
  */
-async function pickProject(): Promise<string> {
+async function pickProject(): Promise<{ rootDir: string; typed: string }> {
   const cwd = process.cwd();
   const { getProjectDirectoryChoices, getRecentProjects, isProjectFolder, selectProject } =
     await import('./projects.js');
-  if (await isProjectFolder(cwd)) return cwd;
+  if (await isProjectFolder(cwd)) return { rootDir: cwd, typed: '' };
   const [choices, recent] = await Promise.all([getProjectDirectoryChoices(cwd), getRecentProjects()]);
   const others = recent.filter((r) => r.path !== cwd);
   // Choices always hold "." and "Other"; only ask when there is a real alternative.
-  if (choices.length <= 2 && others.length === 0) return cwd;
-  return selectProject({ cwd });
+  if (choices.length <= 2 && others.length === 0) return { rootDir: cwd, typed: '' };
+  const { select, input } = await import('@inquirer/prompts');
+  let typed = '';
+  const keep = (chunk: Buffer | string): void => {
+    // A person who starts typing the task before the list shows up keeps that text; keys the list
+    // itself uses (escape sequences such as arrows, Enter, Backspace, a lone digit that picks a row)
+    // are not text. Keys can arrive together in one chunk ("fix the typo\r"), so they are filtered out.
+    const text = chunk
+      .toString()
+      .replace(/\x1b(?:\[[0-9;?]*[ -/]*[@-~]|O.)/g, '')
+      .replace(/\p{Cc}/gu, '');
+    if (text !== '' && !/^\d$/.test(text)) typed += text;
+  };
+  const rootDir = await selectProject({
+    cwd,
+    prompts: {
+      select: async (config) => {
+        process.stdin.on('data', keep);
+        try {
+          return await select<string>(config);
+        } finally {
+          process.stdin.off('data', keep);
+        }
+      },
+      input: (config) => input(config),
+    },
+  });
+  return { rootDir, typed };
 }
 
 /**
@@ -123,7 +152,9 @@ async function pickProject(): Promise<string> {
  */
 export async function runTui(flags: TaskFlags): Promise<void> {
   // Without --dir, pick the project: recent ones, marked subfolders, other.
-  const rootDir = flags.dir ? await resolveProjectRoot(flags.dir) : await pickProject();
+  const { rootDir, typed } = flags.dir
+    ? { rootDir: await resolveProjectRoot(flags.dir), typed: '' }
+    : await pickProject();
   const { settings, provider, files } = await openTaskSession(rootDir, flags, true);
   const [git, memory] = await Promise.all([getGitInfo(rootDir), loadSessionMemory(rootDir)]);
   const emitter = createAgentEmitter();
@@ -135,6 +166,7 @@ export async function runTui(flags: TaskFlags): Promise<void> {
     branch: git.branch ?? undefined,
     emitter,
     memory: `memory: ${memory.lastTasks.length} task${memory.lastTasks.length === 1 ? '' : 's'}`,
+    initialInput: typed,
     runTask: async (task: string, signal: AbortSignal, hooks: TuiTaskHooks) => {
       // The console flow's text is not drawn in the TUI, but the commands it lists before asking
       // "Run this command?" are shown with the question.

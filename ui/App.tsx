@@ -58,6 +58,8 @@ export interface AppProps {
   onSubmitted?: (task: string) => void;
   /** A short memory label for the status bar. */
   memory?: string;
+  /** Text typed before the TUI started (while the project picker was on screen): the input starts with it. */
+  initialInput?: string;
 }
 
 const EXIT_WORDS = new Set([':exit', ':quit', ':q', 'exit', 'quit']);
@@ -275,6 +277,7 @@ function QuestionBox({ question }: { question: Question }) {
  */
 export function App(props: AppProps) {
   const { exit } = useApp();
+  const typedAhead = useRef(props.initialInput ?? '');
   const { focus } = useFocusManager();
   const { stdout } = useStdout();
   const columns = stdout.columns || 80;
@@ -295,6 +298,8 @@ export function App(props: AppProps) {
   const submit = useCallback(
     (task: string) => {
       if (controller.current) return;
+      // The typed-ahead text is used once: a later input (after a question) starts empty.
+      typedAhead.current = '';
       if (EXIT_WORDS.has(task)) {
         exit();
         return;
@@ -347,7 +352,12 @@ export function App(props: AppProps) {
       {question ? (
         <QuestionBox question={question} />
       ) : (
-        <InputPrompt onSubmit={submit} history={history} disabled={mode !== 'ready'} />
+        <InputPrompt
+          onSubmit={submit}
+          history={history}
+          disabled={mode !== 'ready'}
+          initialValue={typedAhead.current}
+        />
       )}
       {columns < 40 ? <Text dimColor>(narrow terminal)</Text> : null}
     </Box>

@@ -8,6 +8,8 @@ export interface InputPromptProps {
   /** While a task runs the input shows a hint and ignores typing. */
   disabled?: boolean;
   placeholder?: string;
+  /** Text already typed, e.g. while the project picker was on screen; the cursor starts at its end. */
+  initialValue?: string;
 }
 
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
@@ -99,12 +101,13 @@ export function InputPrompt({
   history,
   disabled = false,
   placeholder = 'describe a task',
+  initialValue = '',
 }: InputPromptProps) {
   const { isFocused } = useFocus({ id: 'input', autoFocus: true });
   // Keys can arrive faster than React re-renders (a paste, a test, a slow machine), so the handler reads
   // and writes refs and only uses state to trigger a render.
-  const state = useRef({ value: '', cursor: 0, back: -1 });
-  const [shown, setShown] = useState({ value: '', cursor: 0 });
+  const state = useRef({ value: initialValue, cursor: initialValue.length, back: -1 });
+  const [shown, setShown] = useState({ value: initialValue, cursor: initialValue.length });
   // Same reason: the handler stays subscribed and reads what the last render showed.
   const live = useRef({ active: false, history, onSubmit });
   live.current = { active: isFocused && !disabled, history, onSubmit };

@@ -24,6 +24,8 @@ export interface InkUIOptions {
   undo?: (signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>;
   /** A short memory label for the status bar, e.g. "memory: 3 tasks". */
   memory?: string;
+  /** Text typed before the TUI started (while the project picker was on screen). */
+  initialInput?: string;
   /** Streams and environment, for tests; default process.stdin/stdout/env. */
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
@@ -61,6 +63,7 @@ export async function runInkUI(options: InkUIOptions): Promise<void> {
       runTask={options.runTask}
       undo={options.undo}
       memory={options.memory}
+      initialInput={options.initialInput}
       history={history}
       onSubmitted={(task) => {
         // History is a convenience: a failed write must not end the session.

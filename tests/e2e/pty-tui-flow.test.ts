@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replies } from '../support/provider-server.js';
-import { useCliInPty, type PtySession } from '../support/pty.js';
+import { CLI_PATH } from '../support/fixture.js';
+import { spawnPty, useCliInPty, type PtySession } from '../support/pty.js';
 
 // The built CLI's TUI, started the way a person starts it (`clawcode` inside a project folder), planning
 // against the loopback server: the hunk review, the command shown with its question, `:undo`.
@@ -105,6 +106,38 @@ describe('the TUI of the built CLI', () => {
       await s.waitFor('ready │');
       s.write('\u0003');
       expect(await s.exitCode()).toBe(0);
+    },
+  );
+
+  it(
+    'keeps the text typed while the project picker is on screen: the TUI input starts with it',
+    { timeout: 90_000 },
+    async () => {
+      // Started outside any project, with a recent one: the picker appears.
+      const outside = await mkdtemp(join(tmpdir(), 'clawcode-outside-'));
+      await writeFile(
+        join(pty.env.CLAWCODE_HOME!, 'recent-projects.json'),
+        JSON.stringify({ recent: [{ path: pty.project, lastUsed: new Date().toISOString() }] }),
+      );
+      const s = spawnPty(process.execPath, [CLI_PATH, '--provider', 'openai'], {
+        cwd: outside,
+        env: pty.env,
+        cols: 100,
+        rows: 30,
+      });
+      try {
+        await s.waitFor('Which project?');
+        // The task and Enter in one burst, as a fast typist or a paste sends them.
+        s.write('fix the typo\r');
+        await s.waitFor(`│ ${pty.project.split('/').at(-1)}`);
+        await s.waitFor('fix the typo');
+        expect(pty.server.requests).toHaveLength(0);
+        s.mark();
+        s.write(' now');
+        await s.waitFor('fix the typo now');
+      } finally {
+        s.kill();
+      }
     },
   );
 });
