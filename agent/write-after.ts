@@ -1,6 +1,6 @@
 import { detectProjectSummary } from '../memory/project-summary.js';
 import { loadGlobalMemory, saveGlobalMemory, saveSessionAfterRun, type SessionMemory } from '../memory/memory.js';
-import { runCommand } from '../utils/commands.js';
+import { runCommand, sandboxFor } from '../utils/commands.js';
 import { detectSandbox } from '../utils/sandbox.js';
 import { InterruptedError } from '../utils/errors.js';
 import { commitFiles, dirtyFiles } from '../utils/git.js';
@@ -51,14 +51,7 @@ export async function runVerify(options: {
     cwd: options.rootDir,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
-    ...(sandbox.available
-      ? {
-          sandbox: {
-            bwrapPath: sandbox.bwrapPath,
-            policy: { rootDir: options.rootDir, allowNetwork: Boolean(options.allowNetwork) },
-          },
-        }
-      : {}),
+    ...sandboxFor(sandbox, options.rootDir, options.allowNetwork),
   });
   if (options.signal?.aborted) throw new InterruptedError();
   const passed = result.exitCode === 0 && !result.timedOut;

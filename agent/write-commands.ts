@@ -1,6 +1,6 @@
 import type { CommandRules } from '../config/settings.js';
 import { decideCommand, type CommandApproval } from '../utils/command-approval.js';
-import { runCommand, type CommandResult } from '../utils/commands.js';
+import { runCommand, sandboxFor, type CommandResult } from '../utils/commands.js';
 import { InterruptedError } from '../utils/errors.js';
 import { detectSandbox, type SandboxStatus } from '../utils/sandbox.js';
 import { loadShellParser } from '../utils/shell-parse.js';
@@ -165,14 +165,7 @@ async function runOne(
     cwd: options.rootDir,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
-    ...(sandbox.available
-      ? {
-          sandbox: {
-            bwrapPath: sandbox.bwrapPath,
-            policy: { rootDir: options.rootDir, allowNetwork: Boolean(options.allowNetwork) },
-          },
-        }
-      : {}),
+    ...sandboxFor(sandbox, options.rootDir, options.allowNetwork),
   });
   // Ctrl-C killed the command: that is an interruption, not a failing command.
   if (options.signal?.aborted) throw new InterruptedError();

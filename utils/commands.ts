@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { IoError } from './errors.js';
-import { sandboxArgs, type SandboxPolicy } from './sandbox.js';
+import { sandboxArgs, type SandboxPolicy, type SandboxStatus } from './sandbox.js';
 
 export { BUILD_FOLDERS, classifyCommand, type CommandSafety } from './command-safety.js';
 
@@ -42,6 +42,18 @@ export interface CommandResult {
 
 const TAIL_LINES = 20;
 const KILL_GRACE_MS = 2000;
+
+/**
+ * The `sandbox` option of `runCommand` for a command of a project: confined to `rootDir` (network only
+ * with `allowNetwork`) when `status` says a sandbox is available, else none (the command runs plainly).
+ */
+export function sandboxFor(
+  status: SandboxStatus,
+  rootDir: string,
+  allowNetwork = false,
+): Pick<RunCommandOptions, 'sandbox'> {
+  return status.available ? { sandbox: { bwrapPath: status.bwrapPath, policy: { rootDir, allowNetwork } } } : {};
+}
 
 /**
  * Run one shell command (through `/bin/sh -c`, or cmd.exe on Windows; with `sandbox`, `/bin/sh -c` inside
