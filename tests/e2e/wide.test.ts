@@ -301,4 +301,38 @@ describe('clawcode --files / --grep / --wide', () => {
     for (const p of paths)
       expect(await readFile(join(project, p), 'utf8'), p).toBe(NODE_FS(before.get(p)!.toString('utf8')));
   });
+
+  it('reports shard progress as --events lines: the footprint, then a request and a done line per shard', async () => {
+    server.setFallback(codemod());
+    const args = [
+      'use the node: prefix for builtins',
+      '--dir',
+      project,
+      '--files',
+      'lib',
+      'src',
+      '--budget',
+      String(BUDGET),
+    ];
+    const result = await runCli([...args, '--yes', '--events'], { env });
+    expect(result.code).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { event: string; shard?: number; shards?: number; done?: number; status?: string },
+      );
+    const footprint = events.find((e) => e.event === 'footprint') as { files: number; shards: number } | undefined;
+    expect(footprint).toMatchObject({ files: FILES });
+    const requests = events.filter((e) => e.event === 'shard_request');
+    const done = events.filter((e) => e.event === 'shard_done');
+    expect(requests).toHaveLength(footprint!.shards);
+    expect(done.map((e) => e.done).sort((a, b) => a! - b!)).toEqual(requests.map((_, i) => i + 1));
+    expect(done.every((e) => e.status === 'planned' && e.shards === footprint!.shards)).toBe(true);
+    expect(events.findIndex((e) => e.event === 'footprint')).toBeLessThan(
+      events.findIndex((e) => e.event === 'shard_request'),
+    );
+    expect(events.at(-1)?.event).toBe('report');
+  });
 });
