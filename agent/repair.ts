@@ -2,11 +2,12 @@ import { performance } from 'node:perf_hooks';
 import { buildPatchRepairPrompt, type RepairItem } from '../llm/prompts.js';
 import { PlanParseError } from '../llm/plan-parser.js';
 import type { PlanResult } from '../llm/provider.js';
-import type { Plan, ProviderConfig, Usage } from '../llm/types.js';
+import type { Plan, ProviderConfig } from '../llm/types.js';
 import type { PatchOutcome } from '../utils/patch.js';
 import type { AgentEmitter } from './events.js';
 import { preparePlan, type PreparedPlan } from './executor.js';
 import type { Planner } from './runner.js';
+import { addUsage } from '../llm/usage.js';
 
 /** Lines of file text shown around the closest match of a refused patch, on each side. */
 const CONTEXT_LINES = 6;
@@ -160,14 +161,4 @@ function repairItem(r: PatchOutcome, plan: Plan, prepared: PreparedPlan): Repair
     budget -= endLine - startLine + 1;
   }
   return { number: r.index + 1, file: r.file, find: patch.find, error: r.error ?? 'not applied', excerpts };
-}
-
-function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
 }

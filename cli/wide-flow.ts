@@ -19,14 +19,8 @@ import { escapeControlsKeepColor } from '../utils/terminal-text.js';
 import { confirmPrompt } from './ask.js';
 import { patchReport, savePlan, writeWithConsole, type TaskOptions, type TaskReport } from './flow.js';
 import { formatUsage } from './render.js';
-import {
-  addUsage,
-  emptyReport,
-  folderSummary,
-  printShardOutcomes,
-  shardReports,
-  type ShardReport,
-} from './wide-report.js';
+import { addUsage } from '../llm/usage.js';
+import { emptyReport, folderSummary, printShardOutcomes, shardReports, type ShardReport } from './wide-report.js';
 
 /** The wide-change flags of one task. */
 export interface WideOptions {

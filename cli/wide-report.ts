@@ -42,17 +42,6 @@ export function folderSummary(changes: readonly Pick<PlannedChange, 'path' | 'di
     .join('\n');
 }
 
-/** The sum of two token counts; undefined when both are. */
-export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-}
-
 /** The report line of each shard: its files, whether it planned, its patches, its repair round. */
 export function shardReports(prepared: PreparedWideChange, run: WideChangeRun): ShardReport[] {
   return prepared.requests.map((r) => {

@@ -5,6 +5,7 @@ import { parsePlan, PlanParseError } from './plan-parser.js';
 import { PLAN_JSON_SCHEMA } from './plan-schema.js';
 import { withRetries, type RetryOptions } from './retry.js';
 import type { Plan, ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage } from './types.js';
+import { addUsage } from './usage.js';
 
 /**
  * Provider-agnostic planning: one structured request per task, at most one repair request.
@@ -217,23 +218,6 @@ function checkFinish(config: ProviderConfig, reply: ProviderReply): void {
       hint: 'Rephrase the task.',
     });
   }
-}
-
-function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  const sum: Usage = {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined) {
-    sum.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
-  }
-  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined) {
-    sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
-  }
-  return sum;
 }
 
 /** Longest previous reply quoted back in the repair request, in characters. */

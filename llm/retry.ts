@@ -36,7 +36,12 @@ export function backoffDelayMs(
   return Math.round(delay * (1 - 0.25 * random()));
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Wait `ms` milliseconds, or until `signal` aborts.
+ *
+ * @throws InterruptedError when `signal` aborts before or during the wait
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new InterruptedError('Provider request cancelled'));
     const onAbort = (): void => {

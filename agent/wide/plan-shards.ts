@@ -8,6 +8,8 @@ import { repairPlan, type RepairReport } from '../repair.js';
 import type { Planner } from '../runner.js';
 import type { ShardOutcome } from './merge.js';
 import { footprintList, type Shard } from './shards.js';
+import { addUsage } from '../../llm/usage.js';
+import { sleep } from '../../llm/retry.js';
 
 /** The user prompt of one shard request, with its size. */
 export interface ShardRequest {
@@ -96,31 +98,6 @@ export interface PlanShardsResult {
   /** requests sent: one per shard, plus requeues and repair requests (the planner's JSON-fix request not counted) */
   requests: number;
   ms: number;
-}
-
-function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new InterruptedError('Provider request cancelled'));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new InterruptedError('Provider request cancelled'));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**
