@@ -10,6 +10,7 @@ import { repairPlan, type RepairReport } from './repair.js';
 import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';
 import type { PlanResult, RetryNotice } from '../llm/provider.js';
 import type { Plan, ProviderConfig } from '../llm/types.js';
+import { estimateTokens } from '../llm/usage.js';
 
 /** The function that turns prompts into a plan; `llm/provider.ts` `getStructuredPlan` in production. */
 export type Planner = (
@@ -74,14 +75,6 @@ export interface AgentRun {
   timings: StageTimings;
   /** Set when refused patches were sent back in the one repair round (agent/repair.ts). */
   repair?: RepairReport;
-}
-
-/**
- * A rough token count for a number of characters: 4 characters per token, the usual figure for
- * English and code with OpenAI-style BPE tokenizers (more tokens for dense code, fewer for prose).
- */
-export function estimateTokens(chars: number): number {
-  return Math.ceil(chars / 4);
 }
 
 /**

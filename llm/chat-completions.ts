@@ -2,6 +2,7 @@ import { ProviderError } from '../utils/errors.js';
 import { errorStatus, isResponseFormatError, providerLabel, providerMessage, toProviderError } from './errors-map.js';
 import { PLAN_SCHEMA_NAME } from './plan-schema.js';
 import type { CompletionRequest, JsonMode, ProviderConfig, ProviderReply, Usage } from './types.js';
+import { estimateTokens } from './usage.js';
 
 /**
  * The Chat Completions request shared by the OpenAI, Azure and Groq clients (all three SDKs are
@@ -45,13 +46,10 @@ export interface ChatOptions {
   streamUsage: { current: boolean };
 }
 
-/** Characters per token used when a server reports no usage (a common rough ratio for English and code). */
-const CHARS_PER_TOKEN = 4;
-
 /** A rough usage from text lengths, for servers that report none; marked `estimated`. */
 export function estimateUsage(inputChars: number, outputChars: number): Usage {
-  const inputTokens = Math.ceil(inputChars / CHARS_PER_TOKEN);
-  const outputTokens = Math.ceil(outputChars / CHARS_PER_TOKEN);
+  const inputTokens = estimateTokens(inputChars);
+  const outputTokens = estimateTokens(outputChars);
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, estimated: true };
 }
 

@@ -21,3 +21,12 @@ export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | un
   }
   return sum;
 }
+
+/**
+ * A rough token count for a number of characters: 4 characters per token, the usual figure for
+ * English and code with OpenAI-style BPE tokenizers (more tokens for dense code, fewer for prose).
+ * For estimates shown before a request and for servers that report no usage; never for billing.
+ */
+export function estimateTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}

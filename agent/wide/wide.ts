@@ -14,6 +14,7 @@ import { mergeShardPlans, type MergedPlan } from './merge.js';
 import { buildShardRequests, planShards, type ShardRequest } from './plan-shards.js';
 import type { ScopeAnswer } from './scope-request.js';
 import { packShards } from './shards.js';
+import { estimateTokens } from '../../llm/usage.js';
 
 /**
  * Wide changes, end to end without user I/O: footprint → shards → one plan request per shard →
@@ -23,8 +24,6 @@ import { packShards } from './shards.js';
 
 /** Share of the budget the scope list of every request may take before it is folded by folder. */
 const LIST_SHARE = 0.2;
-/** Rough characters per token, for the estimate shown before any request (not for billing). */
-const CHARS_PER_TOKEN = 4;
 
 /** Inputs of `prepareWideChange`. */
 export interface WideChangeInput {
@@ -114,7 +113,7 @@ export async function prepareWideChange(input: WideChangeInput): Promise<Prepare
     requests,
     systemPrompt,
     estimate: {
-      inputTokens: Math.ceil(totalChars / CHARS_PER_TOKEN),
+      inputTokens: estimateTokens(totalChars),
       maxRequestChars: Math.max(...requests.map((r) => r.chars)),
     },
     ms: Math.round(performance.now() - started),
