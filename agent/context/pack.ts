@@ -390,7 +390,7 @@ function offerUnits(f: FileState, budget: number, options: PackOptions, units: U
   const scores = shareWithinDefinitions(
     chunks,
     continuations(f.lines, chunks),
-    anchorScores(f.lines, chunks, scoreChunks(f.lines, chunks, options.idf, options.defTerms), f.c),
+    anchorScores(f.lines, chunks, scoreChunks(f.lines, chunks, options.idf, options.defTerms, options.longReport), f.c),
   );
   const best = Math.max(0, ...scores);
   chunks.forEach((range, i) => {

@@ -131,13 +131,16 @@ function tokenOffsets(text: string, lower: string, term: string): number[] {
  * Score each chunk against the task terms: Σ idf(t)·(1 + ln tf) over terms present, plus a bonus
  * for a chunk whose first lines define a symbol the task names.
  *
- * @param idf  query term → inverse document frequency from the file ranking
+ * @param idf        query term → inverse document frequency from the file ranking
+ * @param nameParts  also give the bonus, per term, for a definition whose name holds the term as one
+ *                   of its snake_case / camelCase parts (see NAME_PART_BONUS)
  */
 export function scoreChunks(
   lines: readonly string[],
   chunks: readonly LineRange[],
   idf: ReadonlyMap<string, number>,
   defTerms: ReadonlySet<string>,
+  nameParts = false,
 ): number[] {
   const text = lines.join('\n');
   const lower = text.toLowerCase();
@@ -174,10 +177,42 @@ export function scoreChunks(
   if (defRes.length > 0) {
     chunks.forEach(([s, e], i) => {
       const head = lines.slice(s - 1, Math.min(e, s + 3)).join('\n');
-      for (const { raw, re } of defRes) if (re.test(head)) scores[i]! += 2 * (idf.get(raw) ?? 1);
+      for (const { raw, re } of defRes) if (re.test(head)) scores[i]! += DEF_BONUS * (idf.get(raw) ?? 1);
     });
   }
+  if (nameParts)
+    chunks.forEach(([s, e], i) => {
+      const name = DEF_NAME.exec(lines.slice(s - 1, Math.min(e, s + 3)).join('\n'))?.[1];
+      for (const part of name ? nameTerms(name) : []) scores[i]! += DEF_BONUS * (idf.get(part) ?? 0);
+    });
   return scores;
+}
+
+/** A chunk whose first lines define a name the task says gets DEF_BONUS·idf of that term. */
+const DEF_BONUS = 2;
+/** The name a chunk's first lines define (Python, JS, Go, Rust, classes). */
+const DEF_NAME = /(?:def|function|class|func|fn)\s+([\w$]+)/;
+
+/**
+ * The parts of a compound definition name, lowercased (`_print_MatrixElement` → print, matrix, element);
+ * empty for a one-part name, whose match the whole-name bonus already counts.
+ *
+ * NAME_PART_BONUS: in a long issue report, a definition whose name holds a report word as a part is
+ * scored as if it were named by it: reports name the objects involved (`Product(1, (n, 1, oo))`,
+ * `MatrixSymbol`), and the code that handles them is often a method named after them (`_print_Product`,
+ * `visit_Call`, `_eval_rewrite_as_Heaviside`). Measured on 125 held-out issue reports (SWE-bench
+ * Lite: sympy 77, pytest, sphinx, pylint, xarray, seaborn), file / hunk recall @18k 0.856 / 0.483 →
+ * 0.848 / 0.545, @60k 0.840 / 0.648 → 0.840 / 0.665 (half the bonus 0.499 @18k, 1.5× the bonus 0.543);
+ * public reports unchanged. Not for short requests: on 270 held-out real commits it cost 0.008 hunk
+ * recall @18k (a subject's few words match many names in passing).
+ */
+function nameTerms(name: string): string[] {
+  const parts = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[_$]+/)
+    .filter((x) => x.length > 1);
+  return parts.length < 2 ? [] : [...new Set(parts)];
 }
 
 /** A function header (Python, JS, Go, Rust, or a brace-opened signature); a class body is many units. */

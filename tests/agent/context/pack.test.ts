@@ -9,7 +9,7 @@ import {
   rangesText,
   wholeFileText,
 } from '../../../agent/context/pack.js';
-import { chunkLines, continuations, MAX_CHUNK_LINES } from '../../../agent/context/regions.js';
+import { chunkLines, continuations, MAX_CHUNK_LINES, scoreChunks } from '../../../agent/context/regions.js';
 
 function pyFile(n: number): string {
   const out = ['import os', 'from .util import helper', ''];
@@ -30,6 +30,46 @@ describe('chunkLines', () => {
   it('starts blocks at definitions, not in their middle', () => {
     const lines = pyFile(60).split('\n');
     for (const [a] of chunkLines(lines).slice(1)) expect(lines[a - 1]).toMatch(/^(def |$)/);
+  });
+});
+
+describe('scoreChunks', () => {
+  // A printer whose methods are named after the classes they print; the report names the class.
+  const printer = ['class Printer:'];
+  for (const cls of ['Sum', 'Product', 'Integral', 'Limit'])
+    printer.push(
+      `    def _print_${cls}(self, expr):`,
+      ...Array.from({ length: 30 }, (_, i) => `        part_${i} = self._print(expr.args[${i % 3}])`),
+      // The sum's printer mentions products more often than the product's own printer does.
+      ...(cls === 'Sum' ? ['        a = product(1)', '        b = product(2)', '        c = product(3)'] : []),
+      '        return part_0',
+      '',
+    );
+  const lines = printer;
+  const chunks = chunkLines(lines);
+  const idf = new Map([['product', 3]]);
+  const blockOf = (name: string): number => {
+    const line = lines.findIndex((l) => l.includes(`def ${name}(`)) + 1;
+    return chunks.findIndex(([a, b]) => a <= line && line <= b);
+  };
+
+  it('for a long report, scores a definition named with a task word as one of its parts', () => {
+    expect(chunks.length).toBeGreaterThan(2);
+    const scores = scoreChunks(lines, chunks, idf, new Set(), true);
+    const best = scores.indexOf(Math.max(...scores));
+    expect(best).toBe(blockOf('_print_Product'));
+    expect(scores[best]).toBeGreaterThan(0);
+  });
+
+  it('gives no name-part bonus by default, nor to a one-part name the whole-name bonus covers', () => {
+    const plain = scoreChunks(lines, chunks, idf, new Set());
+    expect(plain.indexOf(Math.max(...plain))).toBe(blockOf('_print_Sum'));
+    const named = scoreChunks(lines, chunks, idf, new Set(), true);
+    expect(named[blockOf('_print_Product')]! - plain[blockOf('_print_Product')]!).toBeCloseTo(2 * 3);
+    expect(named[blockOf('_print_Sum')]).toBe(plain[blockOf('_print_Sum')]);
+    const single = ['def product(xs):', ...Array.from({ length: 5 }, () => '    return 1')];
+    const c = chunkLines(single);
+    expect(scoreChunks(single, c, idf, new Set(), true)).toEqual(scoreChunks(single, c, idf, new Set(), false));
   });
 });
 
