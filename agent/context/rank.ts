@@ -69,17 +69,17 @@ const W_SYM = 0.7;
 const W_NEIGHBOUR = 0.15;
 const TOP_FOR_NEIGHBOURS = 5;
 /**
- * Files that import one of the TOP_FOR_IMPORTERS best files get the neighbour share too (reverse
+ * Files that import one of the TOP_FOR_NEIGHBOURS best files get the neighbour share too (reverse
  * dependencies: the package's `__init__.py` or `index.ts` that re-exports what a commit adds, the
  * caller whose call changes with a signature). Only files holding the imported module's name as a
  * word can import it; the IMPORTERS_CHECKED best of those are read and their imports resolved.
  * Measured (hunk recall @18k/@60k, file recall in brackets): held-out commits 0.674/0.841 →
- * 0.676/0.841 (0.822/0.906 → 0.825/0.914), public commits 0.699/0.862 → 0.699/0.863, public issue
+ * 0.676/0.846 (0.822/0.906 → 0.829/0.916), public commits 0.699/0.862 → 0.699/0.863, public issue
  * reports 0.833/1.000 → 0.900/1.000, held-out issue reports 0.556/0.684 unchanged (0.875 → 0.854
- * file recall @18k). Twice the share (0.3) lost on held-out commits (0.671/0.838); re-export files
- * alone gained less (0.676/0.841 with 0.906 file recall @60k).
+ * file recall @18k). Importers of the top 1, 3 and 8 files: 0.676/0.839, 0.676/0.841, 0.676/0.848
+ * on held-out commits (8 the same as 5 elsewhere); twice the share (0.3, top 3) 0.671/0.838;
+ * package files (`__init__.py`, `index.*`, `mod.rs`, `lib.rs`) alone 0.676/0.841.
  */
-const TOP_FOR_IMPORTERS = 3;
 const IMPORTERS_CHECKED = 15;
 /** A symbol match is scaled against a full-strength one (a plain word at the top idf), not only the
  * best present, so a lone match of a common word ("check") is not a full hit: +0.006 @60k measured. */
@@ -219,8 +219,8 @@ function addImportNeighbours(sorted: RankedFile[], importsOf: (path: string) => 
 }
 
 /**
- * Files that import one of the top TOP_FOR_IMPORTERS files (source files only, best first, `sorted[0].score
- * > 0`) get W_NEIGHBOUR of that file's score, never above the top ranks; a file that already has a
+ * Files that import one of the TOP_FOR_NEIGHBOURS best source files (`sorted` best first, its first
+ * score > 0) get W_NEIGHBOUR of that file's score, never above the top ranks; a file that already has a
  * smaller neighbour bonus gets the larger one instead. Candidates are the IMPORTERS_CHECKED best
  * ranked files whose index holds the imported module's name (its file stem, or its folder's name
  * for `index`, `__init__`, `mod`, `lib` and `main`); only those are read (through `importsOf`).
@@ -236,7 +236,7 @@ function addImporters(
   const topPaths = new Set(sorted.slice(0, TOP_FOR_NEIGHBOURS).map((r) => r.path));
   const byPath = new Map(sorted.map((r) => [r.path, r]));
   const indexed = docs.map((d) => d.doc);
-  for (const t of sorted.slice(0, TOP_FOR_IMPORTERS)) {
+  for (const t of sorted.slice(0, TOP_FOR_NEIGHBOURS)) {
     if (t.score <= 0 || t.parts.prior < 1) continue;
     const name = moduleWord(t.path);
     if (name === null) continue;
