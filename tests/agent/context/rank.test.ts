@@ -100,6 +100,38 @@ describe('rankFiles', () => {
     const cookies = r.ranked.find((x) => x.path === 'src/cookies.ts');
     expect(cookies?.parts.neighbour).toBeGreaterThan(0);
   });
+
+  it('gives files that import a top file the neighbour bonus too, checking only files naming its module', () => {
+    const { list } = docs({
+      'pkg/termui.py': 'def edit(text):\n    # edit the text in an editor\n    return editor(text)\n',
+      'pkg/__init__.py': 'from .termui import prompt\nfrom .core import run\n',
+      'pkg/core.py': 'def run():\n    return 1\n',
+      'pkg/other.py': 'def other():\n    return 2\n',
+      'pkg/a.py': 'value = 1\nother = value + 1\nthird = other * 2\n# edit\n',
+      'pkg/b.py': 'value = 2\nother = value + 1\nthird = other * 2\n# edit\n',
+      'pkg/c.py': 'value = 3\nother = value + 1\nthird = other * 2\n# edit\n',
+      'pkg/d.py': 'value = 4\nother = value + 1\nthird = other * 2\n# edit\n',
+    });
+    const imports: Record<string, string[]> = {
+      'pkg/__init__.py': ['pkg/termui.py', 'pkg/core.py'],
+      // Lacks the word `termui`, so it cannot import pkg/termui.py and is never read.
+      'pkg/other.py': ['pkg/termui.py'],
+    };
+    const read: string[] = [];
+    const r = rankFiles('Added an edit function', list, {
+      importsOf: (p) => {
+        read.push(p);
+        return imports[p] ?? [];
+      },
+    });
+    expect(r.ranked[0]?.path).toBe('pkg/termui.py');
+    const init = r.ranked.find((x) => x.path === 'pkg/__init__.py')!;
+    expect(init.parts.neighbour).toBeGreaterThan(0);
+    expect(init.score).toBeLessThan(r.ranked[0]!.score);
+    expect(r.ranked.find((x) => x.path === 'pkg/core.py')?.parts.neighbour).toBe(0);
+    expect(r.ranked.find((x) => x.path === 'pkg/other.py')?.parts.neighbour).toBe(0);
+    expect(read).not.toContain('pkg/other.py');
+  });
 });
 
 describe('selectContext', () => {
