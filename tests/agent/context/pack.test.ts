@@ -182,6 +182,20 @@ describe('packContext', () => {
     for (const [a, b] of files[0]!.ranges!) expect(files[0]!.text).toContain(excerptBlock(lines, a, b));
   });
 
+  it('starts an excerpt at the blank line above its block: the anchor of an insertion above the definition', () => {
+    const big = pyFile(300);
+    const lines = big.split('\n').slice(0, -1);
+    const def = lines.indexOf('def func_150(x):') + 1;
+    expect(lines[def - 2]).toBe('');
+    const [file] = packContext([{ path: 'big.py', score: 1, text: big }], {
+      budgetChars: 1500,
+      idf: new Map([['func_150', 5]]),
+      defTerms: new Set(['func_150']),
+    });
+    expect(file!.ranges!.some(([a, b]) => a === def - 1 && def + 2 <= b)).toBe(true);
+    expect(file!.text).toBe(rangesText('big.py', lines, file!.ranges!));
+  });
+
   it('sends the best block of a mid-size file when the whole file no longer fits', () => {
     // Each fits whole alone (≤ half the budget), but after a.py and c.py only a block of b.py does.
     const a = pyFile(40);
