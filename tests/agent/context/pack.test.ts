@@ -59,6 +59,35 @@ describe('continuations', () => {
   });
 });
 
+describe('continuations in brace languages', () => {
+  it('keeps a long JS function open across its nested `if (…) {` blocks', () => {
+    const body: string[] = [];
+    for (let i = 0; i < 40; i++)
+      body.push(`  if (items[${i}]) {`, `    total += ${i};`, '  }', `  count_${i} = total;`);
+    const lines = [
+      'function render(items) {',
+      '  let total = 0;',
+      ...body,
+      '  return total;',
+      '}',
+      '',
+      'function other() {',
+      '  return 1;',
+      '}',
+    ];
+    const chunks = chunkLines(lines);
+    const cont = continuations(lines, chunks);
+    const inside = chunks.findIndex(([a]) => a > 60 && a < 150);
+    const other = chunks.findIndex(
+      ([a, b]) => a <= lines.indexOf('function other() {') + 1 && lines.indexOf('function other() {') + 1 <= b,
+    );
+    expect(inside).toBeGreaterThan(0);
+    expect(cont[inside]).toBe(true);
+    expect(chunks[other]![0]).toBe(lines.indexOf('function other() {') + 1);
+    expect(cont[other]).toBe(false);
+  });
+});
+
 describe('packContext within one long function', () => {
   it('sends the rest of a long function whose head matched, before unrelated matching blocks', () => {
     const body = Array.from({ length: 150 }, (_, i) => `        total_${i} = total_${i - 1 < 0 ? 0 : i - 1} + ${i}`);
