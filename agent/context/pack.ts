@@ -373,6 +373,19 @@ function packWholeOnly(files: readonly FileState[], budget: number, maxFiles: nu
 }
 
 /**
+ * A block's range widened by the blank line just above it, if there is one. Blocks start at a
+ * definition and the blank line before it closes the previous block, yet that line is where an
+ * insertion above the definition (a new function, a decorator) is anchored: sent with the block,
+ * the whole place of the edit is in view, for one more character. Measured on real commits, hunk
+ * recall @18k/@60k: held-out projects 0.674/0.841 → 0.679/0.845 (4 tasks gained at each budget,
+ * none lost), public set 0.699/0.862 → 0.701/0.863; held-out issue reports 0.556/0.684 →
+ * 0.563/0.684, public ones unchanged.
+ */
+function withBlankAbove(f: FileState, [a, b]: LineRange): LineRange {
+  return a > 1 && (f.lines[a - 2] ?? '').trim() === '' ? [a - 1, b] : [a, b];
+}
+
+/**
  * Push the units one file offers onto `units`: the whole file when it fits its share of the budget,
  * each block valued by its score against the file's best, and for a file too large to go whole its
  * import head (or, when nothing matched, its first block).
@@ -401,7 +414,11 @@ function offerUnits(f: FileState, budget: number, options: PackOptions, units: U
     const cost = fitsWhole
       ? costFactor(wholeChars) * FALLBACK_COST
       : costFactor(f.offsets[range[1]]! - f.offsets[range[0] - 1]!);
-    units.push({ file: f, value: (value * (s > 0 ? s / best : UNMATCHED_BLOCK)) / cost, range });
+    units.push({
+      file: f,
+      value: (value * (s > 0 ? s / best : UNMATCHED_BLOCK)) / cost,
+      range: withBlankAbove(f, range),
+    });
   });
   if (fitsWhole) return;
   const head = importHeadEnd(f.lines);

@@ -4,8 +4,17 @@
  * along indentation, score each block against the task, and keep the best ones as verbatim line ranges.
  */
 
-/** Chunks longer than this are split again inside. */
-export const MAX_CHUNK_LINES = 80;
+/**
+ * Chunks longer than this are split again inside: smaller blocks spend less of the budget on lines
+ * nobody edits, so more distinct places fit. Measured on real commits, hunk recall @18k/@60k (with
+ * the blank line above each block sent): held-out projects 80: 0.680/0.845, 55: 0.676/0.849,
+ * 50: 0.686/0.844, 45: 0.675/0.843; public set 80: 0.701/0.863, 50: 0.703/0.861; held-out issue
+ * reports 80: 0.563/0.684, 55: 0.583/0.677, 50: 0.583/0.708, 45: 0.583/0.688 (file recall @18k
+ * 0.875 → 0.854). Earlier, without that blank line: 40 0.674/0.837, 60 0.678/0.848 on held-out
+ * projects but 0.681/0.855 on the public set, 70 0.672/0.846, 120 0.674/0.837: the curve is rough,
+ * 50 is the one value that gained on every set.
+ */
+export const MAX_CHUNK_LINES = 50;
 const MIN_CHUNK_LINES = 3;
 
 /** A 1-based inclusive line range of a file. */
@@ -226,7 +235,11 @@ function firstCodeLine(lines: readonly string[], [a, b]: LineRange): number {
 /**
  * Blocks that continue one definition: `cont[i]` is true when block i starts inside the body of a
  * definition that began in block i-1 or earlier (its first code line is indented deeper than that
- * definition's header), as happens when a long function is cut into several blocks.
+ * definition's header), as happens when a long function is cut into several blocks. Headers are
+ * kept on a stack, so a nested brace block (`if (…) {`, which matches a signature's shape) closing
+ * does not close the function around it: before, most long JS and Go functions ended at their first
+ * nested `if`. Measured on real commits, hunk recall @18k/@60k: held-out projects 0.674/0.841 →
+ * 0.6745/0.841, public set 0.699/0.862 → 0.700/0.863, held-out issue reports unchanged.
  *
  * @param lines   the file split on '\n'
  * @param chunks  `chunkLines(lines)`
@@ -234,20 +247,20 @@ function firstCodeLine(lines: readonly string[], [a, b]: LineRange): number {
  */
 export function continuations(lines: readonly string[], chunks: readonly LineRange[]): boolean[] {
   const out = chunks.map(() => false);
-  // The innermost open definition header's indentation, carried from block to block.
-  let open = -1;
+  // Indentations of the definition headers still open, outermost first, carried from block to block.
+  const open: number[] = [];
   chunks.forEach((range, i) => {
     const first = firstCodeLine(lines, range);
     const indent = /^\s*/.exec(lines[first - 1] ?? '')![0].length;
-    out[i] = i > 0 && open >= 0 && indent > open;
-    if (!out[i]) open = -1;
-    // The last definition header whose body reaches the end of this block stays open.
+    out[i] = i > 0 && open.length > 0 && indent > open[0]!;
+    if (!out[i]) open.length = 0;
     for (let l = range[0]; l <= range[1]; l++) {
       const t = lines[l - 1] ?? '';
       if (t.trim() === '') continue;
       const ind = /^\s*/.exec(t)![0].length;
-      if (open >= 0 && ind <= open && !/^\s*[)\]}]/.test(t)) open = -1;
-      if (DEF_HEAD.test(t) && (open < 0 || ind > open)) open = ind;
+      // A closing bracket line ends nothing: the body's last line is still inside.
+      if (!/^\s*[)\]}]/.test(t)) while (open.length > 0 && ind <= open[open.length - 1]!) open.pop();
+      if (DEF_HEAD.test(t) && (open.length === 0 || ind > open[open.length - 1]!)) open.push(ind);
     }
   });
   return out;

@@ -27,6 +27,15 @@ describe('chunkLines', () => {
     for (const [a, b] of chunks) expect(b - a + 1).toBeLessThanOrEqual(MAX_CHUNK_LINES);
   });
 
+  it('cuts a 70-line function into blocks of at most 50 lines', () => {
+    const body = Array.from({ length: 69 }, (_, i) => `    step_${i} = run(${i})`);
+    const lines = ['def long_one(x):', ...body, '', 'def other(y):', '    return y', ''];
+    const chunks = chunkLines(lines);
+    const inFunction = chunks.filter(([a]) => a <= 70);
+    expect(inFunction.length).toBeGreaterThan(1);
+    for (const [a, b] of chunks) expect(b - a + 1).toBeLessThanOrEqual(50);
+  });
+
   it('starts blocks at definitions, not in their middle', () => {
     const lines = pyFile(60).split('\n');
     for (const [a] of chunkLines(lines).slice(1)) expect(lines[a - 1]).toMatch(/^(def |$)/);
@@ -95,6 +104,35 @@ describe('continuations', () => {
     expect(cont[inside]).toBe(true);
     expect(cont[runStart]).toBe(false);
     expect(chunks[other]![0]).toBe(lines.indexOf('    def other(self):') + 1);
+    expect(cont[other]).toBe(false);
+  });
+});
+
+describe('continuations in brace languages', () => {
+  it('keeps a long JS function open across its nested `if (…) {` blocks', () => {
+    const body: string[] = [];
+    for (let i = 0; i < 40; i++)
+      body.push(`  if (items[${i}]) {`, `    total += ${i};`, '  }', `  count_${i} = total;`);
+    const lines = [
+      'function render(items) {',
+      '  let total = 0;',
+      ...body,
+      '  return total;',
+      '}',
+      '',
+      'function other() {',
+      '  return 1;',
+      '}',
+    ];
+    const chunks = chunkLines(lines);
+    const cont = continuations(lines, chunks);
+    const inside = chunks.findIndex(([a]) => a > 60 && a < 150);
+    const other = chunks.findIndex(
+      ([a, b]) => a <= lines.indexOf('function other() {') + 1 && lines.indexOf('function other() {') + 1 <= b,
+    );
+    expect(inside).toBeGreaterThan(0);
+    expect(cont[inside]).toBe(true);
+    expect(chunks[other]![0]).toBe(lines.indexOf('function other() {') + 1);
     expect(cont[other]).toBe(false);
   });
 });
@@ -220,6 +258,20 @@ describe('packContext', () => {
     expect(files[0]!.text.length).toBeGreaterThan(0.5 * 4000 - 200); // its cap: half the budget
     expect(files[0]!.text).toBe(rangesText('big.py', lines, files[0]!.ranges!));
     for (const [a, b] of files[0]!.ranges!) expect(files[0]!.text).toContain(excerptBlock(lines, a, b));
+  });
+
+  it('starts an excerpt at the blank line above its block: the anchor of an insertion above the definition', () => {
+    const big = pyFile(300);
+    const lines = big.split('\n').slice(0, -1);
+    const def = lines.indexOf('def func_150(x):') + 1;
+    expect(lines[def - 2]).toBe('');
+    const [file] = packContext([{ path: 'big.py', score: 1, text: big }], {
+      budgetChars: 1500,
+      idf: new Map([['func_150', 5]]),
+      defTerms: new Set(['func_150']),
+    });
+    expect(file!.ranges!.some(([a, b]) => a === def - 1 && def + 2 <= b)).toBe(true);
+    expect(file!.text).toBe(rangesText('big.py', lines, file!.ranges!));
   });
 
   it('sends the best block of a mid-size file when the whole file no longer fits', () => {
