@@ -4,17 +4,8 @@
  * along indentation, score each block against the task, and keep the best ones as verbatim line ranges.
  */
 
-/**
- * Chunks longer than this are split again inside: smaller blocks spend less of the budget on lines
- * nobody edits, so more distinct places fit. Measured on real commits, hunk recall @18k/@60k (with
- * the blank line above each block sent): held-out projects 80: 0.680/0.845, 55: 0.676/0.849,
- * 50: 0.686/0.844, 45: 0.675/0.843; public set 80: 0.701/0.863, 50: 0.703/0.861; held-out issue
- * reports 80: 0.563/0.684, 55: 0.583/0.677, 50: 0.583/0.708, 45: 0.583/0.688 (file recall @18k
- * 0.875 → 0.854). Earlier, without that blank line: 40 0.674/0.837, 60 0.678/0.848 on held-out
- * projects but 0.681/0.855 on the public set, 70 0.672/0.846, 120 0.674/0.837: the curve is rough,
- * 50 is the one value that gained on every set.
- */
-export const MAX_CHUNK_LINES = 50;
+/** Chunks longer than this are split again inside. */
+export const MAX_CHUNK_LINES = 80;
 const MIN_CHUNK_LINES = 3;
 
 /** A 1-based inclusive line range of a file. */

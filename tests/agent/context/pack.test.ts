@@ -27,15 +27,6 @@ describe('chunkLines', () => {
     for (const [a, b] of chunks) expect(b - a + 1).toBeLessThanOrEqual(MAX_CHUNK_LINES);
   });
 
-  it('cuts a 70-line function into blocks of at most 50 lines', () => {
-    const body = Array.from({ length: 69 }, (_, i) => `    step_${i} = run(${i})`);
-    const lines = ['def long_one(x):', ...body, '', 'def other(y):', '    return y', ''];
-    const chunks = chunkLines(lines);
-    const inFunction = chunks.filter(([a]) => a <= 70);
-    expect(inFunction.length).toBeGreaterThan(1);
-    for (const [a, b] of chunks) expect(b - a + 1).toBeLessThanOrEqual(50);
-  });
-
   it('starts blocks at definitions, not in their middle', () => {
     const lines = pyFile(60).split('\n');
     for (const [a] of chunkLines(lines).slice(1)) expect(lines[a - 1]).toMatch(/^(def |$)/);
