@@ -133,7 +133,7 @@ function tokenOffsets(text: string, lower: string, term: string): number[] {
  *
  * @param idf        query term → inverse document frequency from the file ranking
  * @param nameParts  also give the bonus, per term, for a definition whose name holds the term as one
- *                   of its snake_case / camelCase parts (see NAME_PART_BONUS)
+ *                   of its snake_case / camelCase parts (see `nameTerms`: on for long issue reports)
  */
 export function scoreChunks(
   lines: readonly string[],
@@ -197,7 +197,7 @@ const DEF_NAME = /(?:def|function|class|func|fn)\s+([\w$]+)/;
  * The parts of a compound definition name, lowercased (`_print_MatrixElement` → print, matrix, element);
  * empty for a one-part name, whose match the whole-name bonus already counts.
  *
- * NAME_PART_BONUS: in a long issue report, a definition whose name holds a report word as a part is
+ * Why the parts count (`scoreChunks` with `nameParts`): in a long issue report, a definition whose name holds a report word as a part is
  * scored as if it were named by it: reports name the objects involved (`Product(1, (n, 1, oo))`,
  * `MatrixSymbol`), and the code that handles them is often a method named after them (`_print_Product`,
  * `visit_Call`, `_eval_rewrite_as_Heaviside`). Measured on 125 held-out issue reports (SWE-bench
