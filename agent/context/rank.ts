@@ -69,6 +69,24 @@ const W_SYM = 0.7;
 const W_NEIGHBOUR = 0.15;
 const TOP_FOR_NEIGHBOURS = 5;
 /**
+ * The neighbour bonus of a file scoring `base` (prior `prior`) next to a top file scoring `top`:
+ * W_NEIGHBOUR of it, never lifting the file to `floor`, the last top rank's score.
+ */
+function neighbourShare(top: number, prior: number, base: number, floor: number): number {
+  return Math.min(W_NEIGHBOUR * top * prior, Math.max(0, floor * 0.999 - base));
+}
+
+/** `fn` with its results kept per argument (for the duration of one ranking). */
+function memoize(fn: (path: string) => string[]): (path: string) => string[] {
+  const seen = new Map<string, string[]>();
+  return (path) => {
+    let out = seen.get(path);
+    if (out === undefined) seen.set(path, (out = fn(path)));
+    return out;
+  };
+}
+
+/**
  * Files that import one of the TOP_FOR_NEIGHBOURS best files get the neighbour share too (reverse
  * dependencies: the package's `__init__.py` or `index.ts` that re-exports what a commit adds, the
  * caller whose call changes with a signature). Only files holding the imported module's name as a
@@ -182,8 +200,11 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   });
   const sorted = stableSort(ranked);
   if (options.importsOf && (sorted[0]?.score ?? 0) > 0) {
-    addImportNeighbours(sorted, options.importsOf);
-    addImporters(sorted, docs, options.importsOf, options.tfCache);
+    // Both passes resolve imports (each a file read and parse): a file asked about twice is read once.
+    const importsOf = memoize(options.importsOf);
+    const byPath = new Map(sorted.map((r) => [r.path, r]));
+    addImportNeighbours(sorted, byPath, importsOf);
+    addImporters(sorted, byPath, docs, importsOf, options.tfCache);
     return { ranked: stableSort(sorted), idf, defTerms, terms };
   }
   return { ranked: sorted, idf, defTerms, terms };
@@ -205,15 +226,18 @@ function weightTerms(task: string, plainBm25: boolean, hasEvidence: boolean): Qu
  * Import neighbours of the top files (best first, `sorted[0].score > 0`) get a small share of the
  * top score, never above the top ranks. Changes `score` and `parts.neighbour` in place.
  */
-function addImportNeighbours(sorted: RankedFile[], importsOf: (path: string) => string[]): void {
-  const byPath = new Map(sorted.map((r) => [r.path, r]));
+function addImportNeighbours(
+  sorted: RankedFile[],
+  byPath: ReadonlyMap<string, RankedFile>,
+  importsOf: (path: string) => string[],
+): void {
   const top = sorted.slice(0, TOP_FOR_NEIGHBOURS).filter((r) => r.score > 0);
   const floor = top[top.length - 1]!.score;
   for (const t of top) {
     for (const p of importsOf(t.path)) {
       const r = byPath.get(p);
       if (!r || top.includes(r) || r.parts.neighbour > 0) continue;
-      r.parts.neighbour = Math.min(W_NEIGHBOUR * t.score * r.parts.prior, Math.max(0, floor * 0.999 - r.score));
+      r.parts.neighbour = neighbourShare(t.score, r.parts.prior, r.score, floor);
       r.score += r.parts.neighbour;
     }
   }
@@ -229,13 +253,13 @@ function addImportNeighbours(sorted: RankedFile[], importsOf: (path: string) => 
  */
 function addImporters(
   sorted: RankedFile[],
+  byPath: ReadonlyMap<string, RankedFile>,
   docs: readonly RankDoc[],
   importsOf: (path: string) => string[],
   tfCache?: Map<string, number[]>,
 ): void {
   const floor = sorted[Math.min(TOP_FOR_NEIGHBOURS, sorted.length) - 1]!.score;
   const topPaths = new Set(sorted.slice(0, TOP_FOR_NEIGHBOURS).map((r) => r.path));
-  const byPath = new Map(sorted.map((r) => [r.path, r]));
   const indexed = docs.map((d) => d.doc);
   for (const t of sorted.slice(0, TOP_FOR_NEIGHBOURS)) {
     if (t.score <= 0 || t.parts.prior < 1) continue;
@@ -251,7 +275,7 @@ function addImporters(
     for (const r of candidates.slice(0, IMPORTERS_CHECKED)) {
       if (!importsOf(r.path).includes(t.path)) continue;
       const base = r.score - r.parts.neighbour;
-      const bonus = Math.min(W_NEIGHBOUR * t.score, Math.max(0, floor * 0.999 - base));
+      const bonus = neighbourShare(t.score, r.parts.prior, base, floor);
       if (bonus <= r.parts.neighbour) continue;
       r.parts.neighbour = bonus;
       r.score = base + bonus;

@@ -1,3 +1,5 @@
+import { splitIdentifier } from './tokenize.js';
+
 /**
  * Regions of a large file (hybrid packing: whole small files, verbatim regions of large ones): split
  * a file into whole blocks (top-level functions, classes, methods; at most MAX_CHUNK_LINES lines)
@@ -174,17 +176,14 @@ export function scoreChunks(
       re: new RegExp(`(def|function|class|func|fn|type|interface)\\s+[^\\n]*?\\b${t}\\b|\\b${t}\\s*[=:(]`, 'i'),
     };
   });
-  if (defRes.length > 0) {
+  if (defRes.length > 0 || nameParts) {
     chunks.forEach(([s, e], i) => {
       const head = lines.slice(s - 1, Math.min(e, s + 3)).join('\n');
       for (const { raw, re } of defRes) if (re.test(head)) scores[i]! += DEF_BONUS * (idf.get(raw) ?? 1);
-    });
-  }
-  if (nameParts)
-    chunks.forEach(([s, e], i) => {
-      const name = DEF_NAME.exec(lines.slice(s - 1, Math.min(e, s + 3)).join('\n'))?.[1];
+      const name = nameParts ? DEF_NAME.exec(head)?.[1] : undefined;
       for (const part of name ? nameTerms(name) : []) scores[i]! += DEF_BONUS * (idf.get(part) ?? 0);
     });
+  }
   return scores;
 }
 
@@ -207,12 +206,8 @@ const DEF_NAME = /(?:def|function|class|func|fn)\s+([\w$]+)/;
  * recall @18k (a subject's few words match many names in passing).
  */
 function nameTerms(name: string): string[] {
-  const parts = name
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .split(/[_$]+/)
-    .filter((x) => x.length > 1);
-  return parts.length < 2 ? [] : [...new Set(parts)];
+  const parts = new Set(splitIdentifier(name));
+  return parts.size < 2 ? [] : [...parts];
 }
 
 /** A function header (Python, JS, Go, Rust, or a brace-opened signature); a class body is many units. */
