@@ -11,6 +11,11 @@ import {
 } from '../../../agent/context/pack.js';
 import { chunkLines, continuations, MAX_CHUNK_LINES, scoreChunks } from '../../../agent/context/regions.js';
 
+/** The index of the block holding 1-based `line`, -1 when none does. */
+function chunkAt(chunks: readonly (readonly [number, number])[], line: number): number {
+  return chunks.findIndex(([a, b]) => a <= line && line <= b);
+}
+
 function pyFile(n: number): string {
   const out = ['import os', 'from .util import helper', ''];
   for (let i = 0; i < n; i++) out.push(`def func_${i}(x):`, `    value = x + ${i}`, `    return helper(value)`, '');
@@ -48,10 +53,7 @@ describe('scoreChunks', () => {
   const lines = printer;
   const chunks = chunkLines(lines);
   const idf = new Map([['product', 3]]);
-  const blockOf = (name: string): number => {
-    const line = lines.findIndex((l) => l.includes(`def ${name}(`)) + 1;
-    return chunks.findIndex(([a, b]) => a <= line && line <= b);
-  };
+  const blockOf = (name: string): number => chunkAt(chunks, lines.findIndex((l) => l.includes(`def ${name}(`)) + 1);
 
   it('for a long report, scores a definition named with a task word as one of its parts', () => {
     expect(chunks.length).toBeGreaterThan(2);
@@ -87,11 +89,9 @@ describe('continuations', () => {
     ];
     const chunks = chunkLines(lines);
     const cont = continuations(lines, chunks);
-    const runStart = chunks.findIndex(([a, b]) => a <= 2 && 2 <= b);
+    const runStart = chunkAt(chunks, 2);
     const inside = chunks.findIndex(([a]) => a > 80 && a < 150);
-    const other = chunks.findIndex(
-      ([a, b]) => a <= lines.indexOf('    def other(self):') + 1 && lines.indexOf('    def other(self):') + 1 <= b,
-    );
+    const other = chunkAt(chunks, lines.indexOf('    def other(self):') + 1);
     expect(cont[inside]).toBe(true);
     expect(cont[runStart]).toBe(false);
     expect(chunks[other]![0]).toBe(lines.indexOf('    def other(self):') + 1);
@@ -118,9 +118,7 @@ describe('continuations in brace languages', () => {
     const chunks = chunkLines(lines);
     const cont = continuations(lines, chunks);
     const inside = chunks.findIndex(([a]) => a > 60 && a < 150);
-    const other = chunks.findIndex(
-      ([a, b]) => a <= lines.indexOf('function other() {') + 1 && lines.indexOf('function other() {') + 1 <= b,
-    );
+    const other = chunkAt(chunks, lines.indexOf('function other() {') + 1);
     expect(inside).toBeGreaterThan(0);
     expect(cont[inside]).toBe(true);
     expect(chunks[other]![0]).toBe(lines.indexOf('function other() {') + 1);
