@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   closeGaps,
   fenceFor,
-  importHeadEnd,
+  importHead,
   mergeRanges,
   packContext,
   rangesText,
@@ -243,7 +243,7 @@ describe('packContext', () => {
     expect(files[0]!.ranges!.some(([a, b]) => a <= def && def + 2 <= b)).toBe(true);
     // The import head is sent; the budget left after the matching block goes to unmatched blocks.
     expect(files[0]!.ranges![0]![0]).toBe(1);
-    expect(files[0]!.ranges![0]![1]).toBeGreaterThanOrEqual(importHeadEnd(lines));
+    expect(files[0]!.ranges![0]![1]).toBeGreaterThanOrEqual(importHead(lines)![1]);
     expect(files[0]!.text.length).toBeGreaterThan(0.5 * 4000 - 200); // its cap: half the budget
     expect(files[0]!.text).toBe(rangesText('big.py', lines, files[0]!.ranges!));
     for (const [a, b] of files[0]!.ranges!) expect(files[0]!.text).toContain(excerptBlock(lines, a, b));
@@ -330,7 +330,7 @@ describe('packContext', () => {
 
   it('finds the import head of JS, Python and Go files', () => {
     expect(
-      importHeadEnd([
+      importHead([
         "'use strict';",
         '',
         "import a from './a.js';",
@@ -340,9 +340,9 @@ describe('packContext', () => {
         '',
         'export const x = 1;',
       ]),
-    ).toBe(6);
-    expect(importHeadEnd(['"""Doc."""', 'import os', 'from x import (', '    y,', ')', 'def f():'])).toBe(5);
-    expect(importHeadEnd(['package cli', '', 'import (', '\t"fmt"', ')', 'func X() {}'])).toBe(5);
+    ).toEqual([1, 6]);
+    expect(importHead(['"""Doc."""', 'import os', 'from x import (', '    y,', ')', 'def f():'])).toEqual([2, 5]);
+    expect(importHead(['package cli', '', 'import (', '\t"fmt"', ')', 'func X() {}'])).toEqual([1, 5]);
     // A multi-line module docstring before the imports (requests, flask, astropy modules).
     const doc = [
       '# -*- coding: utf-8 -*-',
@@ -359,8 +359,29 @@ describe('packContext', () => {
       '',
       'class Request:',
     ];
-    expect(importHeadEnd(doc)).toBe(11);
-    expect(importHeadEnd(['const x = 1;'])).toBe(0);
+    expect(importHead(doc)).toEqual([10, 11]);
+    expect(importHead(['const x = 1;'])).toBeNull();
+  });
+
+  it('sends the imports of a large file without the licence header above them', () => {
+    const licence = [
+      '// Copyright 2013-2023 The Cobra Authors',
+      '//',
+      ...Array.from({ length: 11 }, (_, i) => `// licence line ${i}`),
+    ];
+    const body = Array.from({ length: 300 }, (_, i) => `func f${i}() int {\n\treturn ${i}\n}\n`).join('\n');
+    const text = [...licence, '', 'package cobra', '', 'import (', '\t"fmt"', '\t"os"', ')', '', body].join('\n');
+    const lines = text.split('\n');
+    expect(importHead(lines)).toEqual([15, 20]);
+    const [file] = packContext([{ path: 'command.go', score: 1, text }], {
+      budgetChars: 2000,
+      idf: new Map([['f150', 5]]),
+      defTerms: new Set(['f150']),
+    });
+    // The head starts at the blank line above `package`; the licence above it is never sent.
+    expect(file!.ranges![0]![0]).toBe(14);
+    expect(file!.ranges![0]![1]).toBeGreaterThanOrEqual(20);
+    expect(file!.text).not.toContain('licence line');
   });
 });
 
