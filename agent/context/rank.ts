@@ -1,6 +1,6 @@
 import { tokenizeQuery, type QueryTerm } from './tokenize.js';
 import type { IndexedDoc } from './index.js';
-import { bm25Scores, cachedTf, maxOf, pathScores, symbolScores } from './score.js';
+import { bm25Scores, cachedTf, commitScopes, maxOf, pathScores, scopeScores, symbolScores } from './score.js';
 import { issueText, issueTitle, locateEvidence, readIssue, type FileEvidence } from './evidence.js';
 import { noisePrior } from './noise.js';
 import { reportTerms } from './report.js';
@@ -8,7 +8,8 @@ import { packContext, type PackCandidate } from './pack.js';
 
 /**
  * File ranking for context selection. The score of a file
- * is bm25/max + 0.5·path/max + 0.7·symbol/max (the combination measured on the public benchmark set), times
+ * is bm25/max + 0.5·path/max + 0.7·symbol/max (the combination measured on the public benchmark set), plus
+ * 0.5 when its path names the scope of a Conventional Commits subject, times
  * a prior that demotes tests, fixtures and docs unless the task is about them, plus a small share of
  * the top score for files the top files import and for files that import the top files.
  */
@@ -30,6 +31,8 @@ export interface ScoreParts {
   neighbour: number;
   /** places the task points at: stack frames, error messages found verbatim, dotted module names (0..1) */
   evidence: number;
+  /** 1 when the path names the scope of a Conventional Commits subject (`fix(worker): …`), else 0 */
+  scope: number;
   /** 2 pinned by the person (`--files`, `@path`), 1 kept from the previous task, 0 ranked */
   pinned: number;
 }
@@ -66,6 +69,14 @@ export interface RankOptions {
 
 const W_PATH = 0.5;
 const W_SYM = 0.7;
+/**
+ * A path that names the commit's scope (`fix(worker): …` → `plugins/worker.ts`) earns a second full
+ * path share: the scope is the author's own word for where the change is. Measured on real commits,
+ * hunk recall @18k/@60k: 40 from vite (15 with a scope) 0.600/0.700 → 0.625/0.714, gitleaks 0.748 →
+ * 0.760 @18k, the other 13 projects (few scopes) unchanged; 0.15, 0.3 and 0.6 alike (vite 0.617 to
+ * 0.625 @18k).
+ */
+const W_SCOPE = W_PATH;
 const W_NEIGHBOUR = 0.15;
 const TOP_FOR_NEIGHBOURS = 5;
 /**
@@ -170,7 +181,7 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
     const ranked = docs.map((d, i) => ({
       path: d.path,
       score: bm25[i]!,
-      parts: { content: bm25[i]!, path: 0, symbol: 0, prior: 1, neighbour: 0, evidence: 0, pinned: 0 },
+      parts: { content: bm25[i]!, path: 0, symbol: 0, prior: 1, neighbour: 0, evidence: 0, scope: 0, pinned: 0 },
       doc: d.doc,
     }));
     return { ranked: stableSort(ranked), idf, defTerms: new Set(), terms };
@@ -179,6 +190,7 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   const defTerms = new Set<string>();
   const pathScore = pathScores(task, docs, terms, idf, bm25);
   const symScore = symbolScores(docs, terms, idf, defTerms);
+  const scope = scopeScores(docs, commitScopes(task));
   const [mb, mp, ms] = [maxOf(bm25) || 1, maxOf(pathScore) || 1, Math.max(maxOf(symScore), SYM_DEN * maxIdf) || 1];
   const ranked: RankedFile[] = docs.map((d, i) => {
     const ev = evidence?.get(d.path);
@@ -189,11 +201,13 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
       prior: pathPrior(d.path, issueTitle(task)),
       neighbour: 0,
       evidence: ev ? evidenceScore(ev) : 0,
+      scope: scope[i]!,
       pinned: 0,
     };
+    const sum = parts.content + W_PATH * parts.path + W_SYM * parts.symbol + W_EVIDENCE * parts.evidence;
     return {
       path: d.path,
-      score: (parts.content + W_PATH * parts.path + W_SYM * parts.symbol + W_EVIDENCE * parts.evidence) * parts.prior,
+      score: (sum + W_SCOPE * parts.scope) * parts.prior,
       parts,
       doc: d.doc,
     };

@@ -210,3 +210,46 @@ export function symbolScores(
     return s;
   });
 }
+
+/**
+ * The scopes of a Conventional Commits subject (`fix(worker): …`, `feat(css,html)!: …`): each scope
+ * as its lowercased words (`bash-v2` → bash, v2). Empty when the task's first line has no scope.
+ */
+export function commitScopes(task: string): string[][] {
+  const m = /^[A-Za-z]+\(([^)\n]{1,60})\)!?:/.exec(task.trimStart());
+  if (!m) return [];
+  return m[1]!
+    .split(/[,|/\s]+/)
+    .map((scope) =>
+      scope
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter((w) => w.length >= 2),
+    )
+    .filter((words) => words.length > 0);
+}
+
+/**
+ * 1 for each doc whose path holds every word of one of `scopes` among the words of its folders and
+ * file name (split like identifiers: `moduleRunner.ts` holds module and runner), else 0. A commit's
+ * scope names the component it changes, so a path that names the scope is where the change is
+ * likely to be, whatever the rest of the subject says.
+ */
+export function scopeScores(docs: readonly ScoredDoc[], scopes: readonly (readonly string[])[]): number[] {
+  if (scopes.length === 0) return docs.map(() => 0);
+  const words = new Set(scopes.flat());
+  const partCache = new Map<string, string[]>();
+  return docs.map((d) => {
+    const lower = d.path.toLowerCase();
+    // Most paths hold no scope word even as a substring: skip splitting them.
+    if (![...words].some((w) => lower.includes(w))) return 0;
+    const tokens = new Set(
+      d.path.split('/').flatMap((part) => {
+        let t = partCache.get(part);
+        if (t === undefined) partCache.set(part, (t = partTokens(part)));
+        return t;
+      }),
+    );
+    return scopes.some((scope) => scope.every((w) => tokens.has(w))) ? 1 : 0;
+  });
+}

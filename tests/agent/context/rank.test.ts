@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { indexText } from '../../../agent/context/index.js';
 import { pathPrior, rankFiles, selectContext, type RankDoc } from '../../../agent/context/rank.js';
+import { commitScopes, scopeScores } from '../../../agent/context/score.js';
 
 function docs(files: Record<string, string>): { list: RankDoc[]; texts: Map<string, string> } {
   const texts = new Map(Object.entries(files));
@@ -85,6 +86,34 @@ describe('rankFiles', () => {
     expect(r.terms.map((t) => t.term)).toContain('pause');
     expect(r.terms.map((t) => t.term)).not.toContain('paus');
     expect(rankFiles('Fixed up pausing tests', list, { plainBm25: true }).terms.some((t) => t.variant)).toBe(false);
+  });
+
+  it('reads the scopes of a Conventional Commits subject', () => {
+    expect(commitScopes('fix(worker): make output consistent')).toEqual([['worker']]);
+    expect(commitScopes('perf(bash-v2)!: standard completion optimizations')).toEqual([['bash', 'v2']]);
+    expect(commitScopes('feat(css,html): inline styles')).toEqual([['css'], ['html']]);
+    expect(commitScopes('fix: no scope here')).toEqual([]);
+    expect(commitScopes('Fix the worker (again): text')).toEqual([]);
+    const paths = ['src/moduleRunner.ts', 'src/module/other.ts', 'src/runner/module.ts', 'src/modules.ts'];
+    const list = paths.map((path) => ({ path, doc: indexText('x', 0, 1) }));
+    // Every word of a scope, among folder and file-name words split like identifiers.
+    expect(scopeScores(list, [['module', 'runner']])).toEqual([1, 0, 1, 0]);
+  });
+
+  it('ranks the file a commit scope names above files that only share more words with the subject', () => {
+    const { list } = docs({
+      'src/server/graph.ts':
+        'export function clientGraph(client, ssr) {\n  return { client, ssr, output: client.output, consistent: ssr };\n}\n',
+      'src/plugins/worker.ts':
+        'export function workerPlugin(config) {\n  return { name: "worker", output: config.output };\n}\n',
+      'src/plugins/css.ts': 'export function cssPlugin() {\n  return { name: "css" };\n}\n',
+    });
+    const task = 'make worker output consistent with client and ssr';
+    expect(rankFiles(task, list).ranked[0]!.path).toBe('src/server/graph.ts');
+    const scoped = rankFiles(`fix(worker): ${task}`, list).ranked;
+    expect(scoped[0]!.path).toBe('src/plugins/worker.ts');
+    expect(scoped[0]!.parts.scope).toBe(1);
+    expect(scoped.find((r) => r.path === 'src/server/graph.ts')!.parts.scope).toBe(0);
   });
 
   it('gives import neighbours of top files a bonus below the top ranks', () => {
