@@ -211,22 +211,37 @@ export function symbolScores(
   });
 }
 
+/** Conventional Commits types: a `type:` prefix names the kind of change, not where it is. */
+const COMMIT_TYPES = new Set(
+  'fix fixes fixed bugfix hotfix feat feature features chore refactor perf docs doc test tests style build ci revert release wip deps breaking security'.split(
+    ' ',
+  ),
+);
+
+const words = (scope: string): string[] =>
+  scope
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length >= 2);
+
 /**
- * The scopes of a Conventional Commits subject (`fix(worker): …`, `feat(css,html)!: …`): each scope
- * as its lowercased words (`bash-v2` → bash, v2). Empty when the task's first line has no scope.
+ * The scopes a commit subject names, each as its lowercased words: a Conventional Commits scope
+ * (`fix(worker): …`, `feat(css,html)!: …`, `perf(bash-v2): …` → bash, v2), or the component prefix
+ * of projects that write `walk: use a bounded queue` or `cmd/root: …` (Go, git, Linux style; not a
+ * Conventional type such as `fix:`). Empty when the task's first line names no scope.
  */
 export function commitScopes(task: string): string[][] {
-  const m = /^[A-Za-z]+\(([^)\n]{1,60})\)!?:/.exec(task.trimStart());
-  if (!m) return [];
-  return m[1]!
-    .split(/[,|/\s]+/)
-    .map((scope) =>
-      scope
-        .toLowerCase()
-        .split(/[^a-z0-9]+/)
-        .filter((w) => w.length >= 2),
-    )
-    .filter((words) => words.length > 0);
+  const first = task.trimStart();
+  const conventional = /^[A-Za-z]+\(([^)\n]{1,60})\)!?:/.exec(first);
+  if (conventional)
+    return conventional[1]!
+      .split(/[,|/\s]+/)
+      .map(words)
+      .filter((w) => w.length > 0);
+  const component = /^([A-Za-z][\w./-]{1,60}):\s/.exec(first);
+  if (!component || COMMIT_TYPES.has(component[1]!.toLowerCase())) return [];
+  const w = words(component[1]!);
+  return w.length > 0 ? [w] : [];
 }
 
 /**

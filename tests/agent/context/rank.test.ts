@@ -94,6 +94,10 @@ describe('rankFiles', () => {
     expect(commitScopes('feat(css,html): inline styles')).toEqual([['css'], ['html']]);
     expect(commitScopes('fix: no scope here')).toEqual([]);
     expect(commitScopes('Fix the worker (again): text')).toEqual([]);
+    // The component prefix of Go, git and Linux style subjects; a Conventional type alone is no scope.
+    expect(commitScopes('walk: Use a bounded queue.')).toEqual([['walk']]);
+    expect(commitScopes('cmd/gitleaks: exit code on leaks')).toEqual([['cmd', 'gitleaks']]);
+    expect(commitScopes('feat: add support for debug IDs')).toEqual([]);
     const paths = ['src/moduleRunner.ts', 'src/module/other.ts', 'src/runner/module.ts', 'src/modules.ts'];
     const list = paths.map((path) => ({ path, doc: indexText('x', 0, 1) }));
     // Every word of a scope, among folder and file-name words split like identifiers.
