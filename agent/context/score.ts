@@ -211,14 +211,20 @@ export function symbolScores(
   });
 }
 
-/** Conventional Commits types: a `type:` prefix names the kind of change, not where it is. */
-const COMMIT_TYPES = new Set(
-  'fix fixes fixed bugfix hotfix feat feature features chore refactor perf docs doc test tests style build ci revert release wip deps breaking security'.split(
-    ' ',
-  ),
+/**
+ * Prefixes that name the kind of change or report, not where it is: Conventional Commits types
+ * (`fix:`, `feat:`), the numpy-style tags of scientific Python projects (`BUG:`, `ENH:`, `MAINT:`)
+ * and tracker words (`Question:`, `Proposal:`).
+ */
+const KIND_PREFIXES = new Set(
+  (
+    'fix fixes fixed bugfix hotfix feat feature features chore refactor perf docs doc test tests style build ci ' +
+    'revert release wip deps breaking security bug bugs enh enhancement api maint tst bld dep rel typ ' +
+    'question proposal idea note update todo help typo regression issue problem error warning request rfc misc'
+  ).split(' '),
 );
 
-const words = (scope: string): string[] =>
+const scopeWords = (scope: string): string[] =>
   scope
     .toLowerCase()
     .split(/[^a-z0-9]+/)
@@ -228,7 +234,7 @@ const words = (scope: string): string[] =>
  * The scopes a commit subject names, each as its lowercased words: a Conventional Commits scope
  * (`fix(worker): …`, `feat(css,html)!: …`, `perf(bash-v2): …` → bash, v2), or the component prefix
  * of projects that write `walk: use a bounded queue` or `cmd/root: …` (Go, git, Linux style; not a
- * Conventional type such as `fix:`). Empty when the task's first line names no scope.
+ * prefix that names a kind, such as `fix:` or `BUG:`). Empty when the task's first line names no scope.
  */
 export function commitScopes(task: string): string[][] {
   const first = task.trimStart();
@@ -236,11 +242,11 @@ export function commitScopes(task: string): string[][] {
   if (conventional)
     return conventional[1]!
       .split(/[,|/\s]+/)
-      .map(words)
+      .map(scopeWords)
       .filter((w) => w.length > 0);
   const component = /^([A-Za-z][\w./-]{1,60}):\s/.exec(first);
-  if (!component || COMMIT_TYPES.has(component[1]!.toLowerCase())) return [];
-  const w = words(component[1]!);
+  if (!component || KIND_PREFIXES.has(component[1]!.toLowerCase())) return [];
+  const w = scopeWords(component[1]!);
   return w.length > 0 ? [w] : [];
 }
 
@@ -252,12 +258,12 @@ export function commitScopes(task: string): string[][] {
  */
 export function scopeScores(docs: readonly ScoredDoc[], scopes: readonly (readonly string[])[]): number[] {
   if (scopes.length === 0) return docs.map(() => 0);
-  const words = new Set(scopes.flat());
+  const needed = [...new Set(scopes.flat())];
   const partCache = new Map<string, string[]>();
   return docs.map((d) => {
     const lower = d.path.toLowerCase();
     // Most paths hold no scope word even as a substring: skip splitting them.
-    if (![...words].some((w) => lower.includes(w))) return 0;
+    if (!needed.some((w) => lower.includes(w))) return 0;
     const tokens = new Set(
       d.path.split('/').flatMap((part) => {
         let t = partCache.get(part);

@@ -98,6 +98,7 @@ describe('rankFiles', () => {
     expect(commitScopes('walk: Use a bounded queue.')).toEqual([['walk']]);
     expect(commitScopes('cmd/gitleaks: exit code on leaks')).toEqual([['cmd', 'gitleaks']]);
     expect(commitScopes('feat: add support for debug IDs')).toEqual([]);
+    expect(commitScopes('BUG: maximum recursion depth in cosh')).toEqual([]);
     const paths = ['src/moduleRunner.ts', 'src/module/other.ts', 'src/runner/module.ts', 'src/modules.ts'];
     const list = paths.map((path) => ({ path, doc: indexText('x', 0, 1) }));
     // Every word of a scope, among folder and file-name words split like identifiers.
