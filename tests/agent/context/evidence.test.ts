@@ -42,6 +42,18 @@ describe('readIssue', () => {
     expect(ev.literals).toEqual(['Unrecognized QDP line: read serr 1 2', 'File must be opened in binary mode']);
   });
 
+  it('reads the names a title writes like code, and only the title', () => {
+    const ev = readIssue(
+      "_print_SingularityFunction() got an unexpected keyword argument 'exp'\nThe body calls other_name() and `Helper`.",
+    );
+    expect(ev.titleNames).toEqual(['_print_SingularityFunction']);
+    expect(readIssue('`Permutation` fails in parseArgs; __init__() and `ab` are ignored').titleNames).toEqual([
+      'Permutation',
+      'parseArgs',
+    ]);
+    expect(readIssue('Plain words only in this title').titleNames).toEqual([]);
+  });
+
   it('reads dotted names and @path mentions', () => {
     const ev = readIssue('See astropy.io.fits.Card.fromstring, e.g. in @src/cli.ts and mail me@example.com');
     expect(ev.dotted).toContainEqual(['astropy', 'io', 'fits', 'Card', 'fromstring']);
@@ -211,6 +223,36 @@ describe('locateEvidence', () => {
     });
     expect([...r.keys()]).toEqual(['src/pkg/python.py']);
     expect(r.get('src/pkg/python.py')!.anchors).toContainEqual({ line: 3, weight: 1 });
+  });
+
+  it('anchors, weakly, the definition of a function the title names, unless many files define it', () => {
+    const printer = [
+      'class Printer:',
+      '    def _print_Add(self, expr):',
+      '        return 1',
+      '',
+      '    def _print_Step(self, expr):',
+      '        return 2',
+      '',
+    ].join('\n');
+    const texts: Record<string, string> = { 'pkg/latex.py': printer, 'pkg/str.py': printer };
+    const defs: Record<string, string[]> = {
+      _print_Step: ['pkg/latex.py', 'pkg/str.py'],
+      common_name: ['a', 'b', 'c', 'd'],
+    };
+    const locate = (task: string): ReturnType<typeof locateEvidence> =>
+      locateEvidence({
+        evidence: readIssue(task),
+        paths: Object.keys(texts),
+        readText: (p) => texts[p] ?? null,
+        pathsWithTokens: () => [],
+        definers: (name) => defs[name] ?? [],
+      });
+    const r = locate('_print_Step() got an unexpected keyword argument\nsteps to reproduce');
+    expect([...r.keys()]).toEqual(['pkg/latex.py', 'pkg/str.py']);
+    // A hint for the regions, weaker than a frame (1); it adds nothing to the file's ranking evidence.
+    expect(r.get('pkg/latex.py')).toMatchObject({ anchors: [{ line: 5, weight: 0.3 }], module: 0, focus: [] });
+    expect(locate('common_name() breaks').size).toBe(0);
   });
 
   it('refuses an ambiguous bare file name', () => {
