@@ -137,10 +137,9 @@ export function readIssue(task: string): IssueEvidence {
  * snake_case, camelCase; at least 4 characters, dunders skipped.
  */
 function titleNames(task: string): string[] {
-  const title = task.slice(0, task.indexOf('\n') === -1 ? task.length : task.indexOf('\n'));
   const out = new Set<string>();
-  for (const m of title.matchAll(
-    /`([A-Za-z_][\w]{3,})`|\b([A-Za-z_]\w{3,})\(|\b(\w*[a-z0-9]_[a-z]\w*|[a-z]+[A-Z]\w*)\b/g,
+  for (const m of firstLine(task).matchAll(
+    /`([A-Za-z_]\w{3,})`|\b([A-Za-z_]\w{3,})\(|\b(\w*[a-z0-9]_[a-z]\w*|[a-z]+[A-Z]\w*)\b/g,
   )) {
     const name = m[1] ?? m[2] ?? m[3]!;
     if (name.length >= 4 && !/^__\w+__$/.test(name)) out.add(name);
@@ -202,8 +201,13 @@ export function issueText(task: string): string {
  * ("see the example below"); whether it is about them is said in its title.
  */
 export function issueTitle(task: string): string {
-  if (task.length < 300) return task;
-  return task.slice(0, task.indexOf('\n') === -1 ? task.length : task.indexOf('\n'));
+  return task.length < 300 ? task : firstLine(task);
+}
+
+/** The text before the first line break (all of it when there is none). */
+function firstLine(task: string): string {
+  const nl = task.indexOf('\n');
+  return nl === -1 ? task : task.slice(0, nl);
 }
 
 /** A place in a project file that the evidence points at. */
@@ -458,27 +462,30 @@ const TITLE_NAME_WEIGHT = 0.3;
 const TITLE_NAME_DEFINERS = 3;
 
 /** Names the title writes like code: their definitions (in at most TITLE_NAME_DEFINERS files) are anchored. */
-function locateTitleNames({ input, get, text }: Locator, definers: (name: string) => string[]): void {
-  for (const name of input.evidence.titleNames) {
+function locateTitleNames(loc: Locator, definers: (name: string) => string[]): void {
+  for (const name of loc.input.evidence.titleNames) {
     const where = definers(name);
-    if (where.length === 0 || where.length > TITLE_NAME_DEFINERS) continue;
-    for (const path of where) {
-      const t = text(path);
-      if (t === null) continue;
-      const e = get(path);
-      for (const line of definitionLines(t, name)) e.anchors.push({ line, weight: TITLE_NAME_WEIGHT });
-    }
+    if (where.length >= 1 && where.length <= TITLE_NAME_DEFINERS) anchorAt(loc, where, name, TITLE_NAME_WEIGHT);
   }
 }
 
-/** Mark each readable file of `paths` as a named module and anchor the definitions of `name` in it. */
-function anchorDefinitions({ get, text }: Locator, paths: readonly string[], name: string, focus: boolean): void {
+/** Anchor the definitions of `name` in each readable file of `paths` at `weight`; returns those files' evidence. */
+function anchorAt({ get, text }: Locator, paths: readonly string[], name: string, weight: number): FileEvidence[] {
+  const out: FileEvidence[] = [];
   for (const path of paths) {
     const t = text(path);
     if (t === null) continue;
     const e = get(path);
+    for (const line of definitionLines(t, name)) e.anchors.push({ line, weight });
+    out.push(e);
+  }
+  return out;
+}
+
+/** Mark each readable file of `paths` as a named module and anchor the definitions of `name` in it. */
+function anchorDefinitions(loc: Locator, paths: readonly string[], name: string, focus: boolean): void {
+  for (const e of anchorAt(loc, paths, name, 1)) {
     e.module = Math.max(e.module, 1);
-    for (const line of definitionLines(t, name)) e.anchors.push({ line, weight: 1 });
     if (focus && !e.focus.includes(name)) e.focus.push(name);
   }
 }

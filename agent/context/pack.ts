@@ -321,7 +321,7 @@ interface FileState {
 function excerptChars(f: FileState, ranges: readonly LineRange[]): number {
   let n = rangesHeader(f.c.path, ranges, f.lines.length).length;
   // Fences are at least 3 backticks; a longer one (a file with ``` inside) is re-measured exactly below.
-  for (const [a, b] of ranges) n += `[lines ${a}-${b}]\n`.length + f.offsets[b]! - f.offsets[a - 1]! + 8;
+  for (const [a, b] of ranges) n += `[lines ${a}-${b}]\n`.length + rangeChars(f, [a, b]) + 8;
   if (f.hasFence) n = rangesText(f.c.path, f.lines, ranges).length;
   return n;
 }
@@ -382,6 +382,11 @@ function packWholeOnly(files: readonly FileState[], budget: number, maxFiles: nu
   return out;
 }
 
+/** Characters of a file's lines a..b (1-based, inclusive), each with its newline. */
+function rangeChars(f: FileState, [a, b]: LineRange): number {
+  return f.offsets[b]! - f.offsets[a - 1]!;
+}
+
 /**
  * A block's range widened by the blank line just above it, if there is one. Blocks start at a
  * definition and the blank line before it closes the previous block, yet that line is where an
@@ -421,9 +426,7 @@ function offerUnits(f: FileState, budget: number, options: PackOptions, units: U
     // A file that may go whole offers its blocks too, as a fallback: priced like the whole file,
     // they come right after it and are taken when it no longer fits in what is left
     // (+0.019 hunk recall @18k measured; before, such a file was dropped entirely).
-    const cost = fitsWhole
-      ? costFactor(wholeChars) * FALLBACK_COST
-      : costFactor(f.offsets[range[1]]! - f.offsets[range[0] - 1]!);
+    const cost = fitsWhole ? costFactor(wholeChars) * FALLBACK_COST : costFactor(rangeChars(f, range));
     units.push({
       file: f,
       value: (value * (s > 0 ? s / best : UNMATCHED_BLOCK)) / cost,
@@ -434,10 +437,9 @@ function offerUnits(f: FileState, budget: number, options: PackOptions, units: U
   const head = importHead(f.lines);
   if (head) {
     const range = withBlankAbove(f, head);
-    const chars = f.offsets[range[1]]! - f.offsets[range[0] - 1]!;
-    units.push({ file: f, value: (value * HEAD_VALUE) / costFactor(chars), range });
+    units.push({ file: f, value: (value * HEAD_VALUE) / costFactor(rangeChars(f, range)), range });
   } else if (best === 0 && chunks[0])
-    units.push({ file: f, value: (value * HEAD_VALUE) / costFactor(f.offsets[chunks[0][1]]!), range: chunks[0] });
+    units.push({ file: f, value: (value * HEAD_VALUE) / costFactor(rangeChars(f, chunks[0])), range: chunks[0] });
 }
 
 /**

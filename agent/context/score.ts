@@ -90,6 +90,16 @@ function partTokens(part: string): string[] {
   return part.split(/[^A-Za-z0-9_$]+/).flatMap((w) => (w.length < 2 ? [] : [w.toLowerCase(), ...splitIdentifier(w)]));
 }
 
+/** `partTokens` with its results kept per part: path parts repeat across files (`tests`, `format`, `src`). */
+function cachedPartTokens(): (part: string) => string[] {
+  const cache = new Map<string, string[]>();
+  return (part) => {
+    let t = cache.get(part);
+    if (t === undefined) cache.set(part, (t = partTokens(part)));
+    return t;
+  };
+}
+
 /**
  * How strongly each doc's path matches the task: the file named in the task (`retry.ts`, a traceback
  * path, the head of a dotted name), and query terms among the words of its file name (full idf) or
@@ -111,13 +121,7 @@ export function pathScores(
 ): number[] {
   const maxIdf = maxOf([...idf.values()]) || 1;
   const taskLower = ` ${task.toLowerCase().replace(/[^a-z0-9_/.$-]+/g, ' ')} `;
-  // Path parts repeat across files (`tests`, `format`, `src`): split each distinct one once.
-  const partCache = new Map<string, string[]>();
-  const tokensOf = (part: string): string[] => {
-    let t = partCache.get(part);
-    if (t === undefined) partCache.set(part, (t = partTokens(part)));
-    return t;
-  };
+  const tokensOf = cachedPartTokens();
   const dirHas = (dir: string, term: string): boolean => {
     for (const seg of dir.split('/')) if (seg.toLowerCase().includes(term) && tokensOf(seg).includes(term)) return true;
     return false;
@@ -259,18 +263,12 @@ export function commitScopes(task: string): string[][] {
 export function scopeScores(docs: readonly ScoredDoc[], scopes: readonly (readonly string[])[]): number[] {
   if (scopes.length === 0) return docs.map(() => 0);
   const needed = [...new Set(scopes.flat())];
-  const partCache = new Map<string, string[]>();
+  const tokensOf = cachedPartTokens();
   return docs.map((d) => {
     const lower = d.path.toLowerCase();
     // Most paths hold no scope word even as a substring: skip splitting them.
     if (!needed.some((w) => lower.includes(w))) return 0;
-    const tokens = new Set(
-      d.path.split('/').flatMap((part) => {
-        let t = partCache.get(part);
-        if (t === undefined) partCache.set(part, (t = partTokens(part)));
-        return t;
-      }),
-    );
+    const tokens = new Set(d.path.split('/').flatMap(tokensOf));
     return scopes.some((scope) => scope.every((w) => tokens.has(w))) ? 1 : 0;
   });
 }

@@ -16,6 +16,15 @@ function chunkAt(chunks: readonly (readonly [number, number])[], line: number): 
   return chunks.findIndex(([a, b]) => a <= line && line <= b);
 }
 
+/** Assert that the definition on the line `header` starts a block of its own, continuing nothing. */
+function expectOwnBlock(lines: readonly string[], header: string): void {
+  const chunks = chunkLines(lines);
+  const at = lines.indexOf(header) + 1;
+  const i = chunkAt(chunks, at);
+  expect(chunks[i]![0]).toBe(at);
+  expect(continuations(lines, chunks)[i]).toBe(false);
+}
+
 function pyFile(n: number): string {
   const out = ['import os', 'from .util import helper', ''];
   for (let i = 0; i < n; i++) out.push(`def func_${i}(x):`, `    value = x + ${i}`, `    return helper(value)`, '');
@@ -91,11 +100,9 @@ describe('continuations', () => {
     const cont = continuations(lines, chunks);
     const runStart = chunkAt(chunks, 2);
     const inside = chunks.findIndex(([a]) => a > 80 && a < 150);
-    const other = chunkAt(chunks, lines.indexOf('    def other(self):') + 1);
     expect(cont[inside]).toBe(true);
     expect(cont[runStart]).toBe(false);
-    expect(chunks[other]![0]).toBe(lines.indexOf('    def other(self):') + 1);
-    expect(cont[other]).toBe(false);
+    expectOwnBlock(lines, '    def other(self):');
   });
 });
 
@@ -118,11 +125,9 @@ describe('continuations in brace languages', () => {
     const chunks = chunkLines(lines);
     const cont = continuations(lines, chunks);
     const inside = chunks.findIndex(([a]) => a > 60 && a < 150);
-    const other = chunkAt(chunks, lines.indexOf('function other() {') + 1);
     expect(inside).toBeGreaterThan(0);
     expect(cont[inside]).toBe(true);
-    expect(chunks[other]![0]).toBe(lines.indexOf('function other() {') + 1);
-    expect(cont[other]).toBe(false);
+    expectOwnBlock(lines, 'function other() {');
   });
 });
 
