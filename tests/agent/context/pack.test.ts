@@ -268,6 +268,24 @@ describe('packContext', () => {
     expect(file!.text).toBe(rangesText('big.py', lines, file!.ranges!));
   });
 
+  it('starts an excerpt at both blank lines PEP 8 puts above a top-level class', () => {
+    const body = pyFile(150).split('\n');
+    const at = body.indexOf('def func_75(x):');
+    // Two blank lines, then the class: an insertion between them belongs to the class's place.
+    const text = [...body.slice(0, at), '', 'class Target:', '    pass', '', ...body.slice(at)].join('\n');
+    const lines = text.split('\n').slice(0, -1);
+    const cls = lines.indexOf('class Target:') + 1;
+    expect(lines[cls - 2]).toBe('');
+    expect(lines[cls - 3]).toBe('');
+    expect(lines[cls - 4]).not.toBe('');
+    const [file] = packContext([{ path: 'big.py', score: 1, text }], {
+      budgetChars: 1500,
+      idf: new Map([['target', 5]]),
+      defTerms: new Set(['target']),
+    });
+    expect(file!.ranges!.some(([a, b]) => a === cls - 2 && cls + 1 <= b)).toBe(true);
+  });
+
   it('sends the best block of a mid-size file when the whole file no longer fits', () => {
     // Each fits whole alone (≤ half the budget), but after a.py and c.py only a block of b.py does.
     const a = pyFile(40);
@@ -365,6 +383,16 @@ describe('packContext', () => {
       'class Request:',
     ];
     expect(importHead(doc)).toEqual([10, 11]);
+    // An import continued with a trailing backslash (click 7, Python 2 style) ends where its last line does.
+    const continued = [
+      'import os',
+      'from ._compat import open_stream, text_type, \\',
+      '    get_filesystem_encoding',
+      'from .utils import safecall',
+      '',
+      'class ParamType(object):',
+    ];
+    expect(importHead(continued)).toEqual([1, 4]);
     expect(importHead(['const x = 1;'])).toBeNull();
   });
 
