@@ -1,4 +1,4 @@
-import { splitIdentifier, type QueryTerm } from './tokenize.js';
+import { singular, splitIdentifier, VARIANT_WEIGHT, type QueryTerm } from './tokenize.js';
 import { termFrequencies, type IndexedDoc } from './index.js';
 
 /**
@@ -122,9 +122,11 @@ export function pathScores(
   const maxIdf = maxOf([...idf.values()]) || 1;
   const taskLower = ` ${task.toLowerCase().replace(/[^a-z0-9_/.$-]+/g, ' ')} `;
   const tokensOf = cachedPartTokens();
-  const dirHas = (dir: string, term: string): boolean => {
-    for (const seg of dir.split('/')) if (seg.toLowerCase().includes(term) && tokensOf(seg).includes(term)) return true;
-    return false;
+  const dirMatch = (dir: string, term: string): number => {
+    let best = 0;
+    for (const seg of dir.split('/'))
+      if (seg.toLowerCase().includes(term)) best = Math.max(best, wordMatch(tokensOf(seg), term));
+    return best;
   };
   const maxBm25 = maxOf(bm25) || 1;
   return docs.map((d, di) => {
@@ -143,11 +145,27 @@ export function pathScores(
       const inDir = lowerSlash > 0 && lowerPath.lastIndexOf(term, lowerSlash - term.length) !== -1;
       if (!inFile && !inDir) continue;
       const w = idf.get(term) ?? maxIdf;
-      if (inFile && tokensOf(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')).includes(term)) s += agree * w;
-      else if (inDir && dirHas(d.path.slice(0, slash), term)) s += agree * 0.5 * w;
+      const fileMatch = inFile ? wordMatch(tokensOf(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')), term) : 0;
+      if (fileMatch > 0) s += agree * fileMatch * w;
+      else if (inDir) s += agree * 0.5 * dirMatch(d.path.slice(0, slash), term) * w;
     }
     return s;
   });
+}
+
+/**
+ * How well a path part's words (`partTokens`) hold a query term: 1 for the word itself,
+ * VARIANT_WEIGHT (the weight a query's own singulars get) when a word is its plural (`rules/` for
+ * "rule", `_types.py` for "type", `options.ts` for "option"), else 0. Folders and modules are often
+ * named in the plural while a request names one thing; the query side already adds the singular of
+ * a plural term, and this is the same light stemming on paths. Measured on real commits, hunk recall
+ * @18k/@60k: held-out projects 0.694/0.851 → 0.705/0.857, public set 0.699/0.864 → 0.694/0.868
+ * (ky and requests lost a task each at 18k to `options.ts` and `hooks.ts`), vite unchanged; the
+ * full weight 1 gave 0.701/0.857 and 0.691/0.868.
+ */
+function wordMatch(words: readonly string[], term: string): number {
+  if (words.includes(term)) return 1;
+  return words.some((w) => w.length > term.length && singular(w) === term) ? VARIANT_WEIGHT : 0;
 }
 
 /**

@@ -105,7 +105,8 @@ const GENERIC = new Set(
   ).split(' '),
 );
 const GENERIC_WEIGHT = 0.3;
-const VARIANT_WEIGHT = 0.6;
+/** Weight of a guessed form of a word (a singular, a verb's base form) against the word itself. */
+export const VARIANT_WEIGHT = 0.6;
 
 /** One term of a task after tokenizing. */
 export interface QueryTerm {

@@ -54,6 +54,20 @@ describe('rankFiles', () => {
       expect(pathPrior(p, 'handle cookie parsing errors')).toBe(1);
   });
 
+  it('matches a singular task word to a plural path word, below the word itself', () => {
+    const same = 'export function change(extensions) {\n  return extensions;\n}\n';
+    const { list } = docs({ 'src/_models.py': same, 'src/_types.py': same, 'src/type.py': same });
+    const r = rankFiles('change extensions type', list);
+    const part = (p: string): number => r.ranked.find((x) => x.path === p)!.parts.path;
+    // `_types.py` names "type" in the plural: it matches, at less than `type.py`, which names it.
+    expect(part('src/_models.py')).toBe(0);
+    expect(part('src/_types.py')).toBeGreaterThan(0);
+    expect(part('src/_types.py')).toBeLessThan(part('src/type.py'));
+    expect(r.ranked.map((x) => x.path).indexOf('src/_types.py')).toBeLessThan(
+      r.ranked.map((x) => x.path).indexOf('src/_models.py'),
+    );
+  });
+
   it('uses path tokens: a task naming the router finds router.ts', () => {
     const { list } = docs(TREE);
     expect(rankFiles('router should dedupe paths', list).ranked[0]?.path).toBe('src/router.ts');
