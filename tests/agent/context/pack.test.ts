@@ -351,7 +351,7 @@ describe('packContext', () => {
     );
   });
 
-  it('finds the import head of JS, Python and Go files', () => {
+  it('finds the import head of JS, Python, Go and Rust files', () => {
     expect(
       importHead([
         "'use strict';",
@@ -393,6 +393,20 @@ describe('packContext', () => {
       'class ParamType(object):',
     ];
     expect(importHead(continued)).toEqual([1, 4]);
+    // Rust declares modules and crates beside its `use` lines (fd's main.rs); attributes read as comments.
+    const rust = [
+      '#[macro_use]',
+      'extern crate clap;',
+      'mod app;',
+      'pub(crate) mod exec;',
+      'pub mod fshelper;',
+      '',
+      'use std::env;',
+      'pub use crate::exec::CommandSet;',
+      '',
+      'fn main() {',
+    ];
+    expect(importHead(rust)).toEqual([2, 8]);
     expect(importHead(['const x = 1;'])).toBeNull();
   });
 
