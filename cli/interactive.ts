@@ -31,7 +31,7 @@ interface TuiTaskHooks {
   print(line: string): void;
 }
 import { escapeControls } from '../utils/terminal-text.js';
-import { rememberTask } from '../agent/context/session.js';
+import { rememberTask, sessionCommand } from '../agent/context/session.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */
 function sink(): NodeJS.WritableStream {
@@ -167,6 +167,7 @@ export async function runTui(flags: TaskFlags): Promise<void> {
     emitter,
     memory: `memory: ${memory.lastTasks.length} task${memory.lastTasks.length === 1 ? '' : 's'}`,
     initialInput: typed,
+    filesCommand: (line: string) => sessionCommand(files, line),
     runTask: async (task: string, signal: AbortSignal, hooks: TuiTaskHooks) => {
       // The console flow's text is not drawn in the TUI, but the commands it lists before asking
       // "Run this command?" are shown with the question.

@@ -5,28 +5,7 @@ import { ClawcodeError } from '../utils/errors.js';
 import { appendHistory, loadHistory } from './history-file.js';
 import { isPromptExit } from './interrupt.js';
 import { validateProjectPath } from './projects.js';
-import { clearSession, describeSession, dropFile, pinFile, type ContextSession } from '../agent/context/session.js';
-
-/** `:add <path...>`, `:drop <path...>`, `:files`: change or show the files the next task keeps. */
-function filesCommand(
-  files: ContextSession,
-  command: string,
-  args: readonly string[],
-  say: (text: string) => void,
-): void {
-  if (command === ':files') {
-    for (const line of describeSession(files)) say(line);
-    return;
-  }
-  if (args.length === 0) {
-    say(`Usage: ${command} <path>`);
-    return;
-  }
-  for (const spec of args) {
-    if (command === ':add') say(pinFile(files, spec) ? `Pinned ${spec}` : `${spec} is already pinned`);
-    else say(dropFile(files, spec) ? `Dropped ${spec}` : `${spec} was not pinned or kept`);
-  }
-}
+import { clearSession, sessionCommand, type ContextSession } from '../agent/context/session.js';
 
 /** Options for {@link runRepl}. Everything that touches providers, plans or undo is injected. */
 export interface ReplOptions {
@@ -239,7 +218,8 @@ async function runColonCommand(
     case ':add':
     case ':drop':
     case ':files':
-      if (options.files) filesCommand(options.files, command, rest, say);
+      if (options.files)
+        for (const line of sessionCommand(options.files, [command, ...rest].join(' ')) ?? []) say(line);
       else say('Pinning files is not available here.');
       break;
     case ':provider': {

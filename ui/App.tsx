@@ -60,10 +60,16 @@ export interface AppProps {
   memory?: string;
   /** Text typed before the TUI started (while the project picker was on screen): the input starts with it. */
   initialInput?: string;
+  /**
+   * `:add`, `:drop`, `:files`, `:clear`: change or show the files the next task keeps. Returns the
+   * lines to show, or undefined when the line is not such a command; absent = not offered.
+   */
+  filesCommand?: (line: string) => string[] | undefined;
 }
 
 const EXIT_WORDS = new Set([':exit', ':quit', ':q', 'exit', 'quit']);
 const HELP = ':undo undo the last run · :exit leave · Esc cancel a running task · Tab scroll the diff';
+const FILES_HELP = ':add/:drop <path> pin or unpin a file · :files list kept files · :clear start clean';
 
 /** True for errors that mean "cancelled": InterruptedError (exit 130), AbortError, inquirer's exit. */
 function isCancel(error: unknown): boolean {
@@ -307,6 +313,13 @@ export function App(props: AppProps) {
       setHistory((h) => (h.at(-1) === task ? h : [...h, task]));
       props.onSubmitted?.(task);
       push('task', task);
+      const shown = task.startsWith(':') ? props.filesCommand?.(task) : undefined;
+      if (shown) {
+        for (const line of shown) push('step', line);
+        return;
+      }
+      // The feed truncates long lines: the file commands get a help line of their own.
+      if (task === ':help' && props.filesCommand) push('step', FILES_HELP);
       const notice = commandNotice(task, Boolean(props.undo));
       if (notice) {
         push(notice.kind, notice.text);

@@ -26,6 +26,8 @@ export interface InkUIOptions {
   memory?: string;
   /** Text typed before the TUI started (while the project picker was on screen). */
   initialInput?: string;
+  /** `:add`, `:drop`, `:files`, `:clear` in the input: the lines to show, or undefined for any other line. */
+  filesCommand?: (line: string) => string[] | undefined;
   /** Streams and environment, for tests; default process.stdin/stdout/env. */
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
@@ -64,6 +66,7 @@ export async function runInkUI(options: InkUIOptions): Promise<void> {
       undo={options.undo}
       memory={options.memory}
       initialInput={options.initialInput}
+      filesCommand={options.filesCommand}
       history={history}
       onSubmitted={(task) => {
         // History is a convenience: a failed write must not end the session.

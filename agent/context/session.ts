@@ -64,3 +64,36 @@ export function describeSession(session: ContextSession): string[] {
     return ['No files pinned or kept; the next task starts clean.'];
   return [...session.pinned.map((p) => `pinned  ${p}`), ...session.kept.map((p) => `kept    ${p}`)];
 }
+
+/**
+ * A session command typed in the REPL or the TUI: `:add <path...>` pins, `:drop <path...>` unpins or
+ * forgets, `:files` lists, `:clear` forgets everything. Words are split on whitespace.
+ *
+ * @param line  the whole typed line, e.g. `:add src/a.ts src/b.ts`
+ * @returns the lines to show (one per path for `:add` and `:drop`), or undefined when `line` is not
+ *          one of these commands (it is then a task or another command)
+ */
+export function sessionCommand(session: ContextSession, line: string): string[] | undefined {
+  const [command, ...args] = line.trim().split(/\s+/);
+  switch (command) {
+    case ':files':
+      return describeSession(session);
+    case ':clear':
+      clearSession(session);
+      return ['Cleared: the next task starts clean.'];
+    case ':add':
+    case ':drop':
+      if (args.length === 0) return [`Usage: ${command} <path>`];
+      return args.map((spec) =>
+        command === ':add'
+          ? pinFile(session, spec)
+            ? `Pinned ${spec}`
+            : `${spec} is already pinned`
+          : dropFile(session, spec)
+            ? `Dropped ${spec}`
+            : `${spec} was not pinned or kept`,
+      );
+    default:
+      return undefined;
+  }
+}

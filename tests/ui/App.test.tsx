@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { render } from 'ink-testing-library';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAgentEmitter } from '../../agent/events.js';
+import { createContextSession, sessionCommand } from '../../agent/context/session.js';
 import { App } from '../../ui/App.js';
 import { ConfigError } from '../../utils/errors.js';
 
@@ -134,6 +135,38 @@ describe('App', () => {
     stdin.write('n');
     await waitForFrame(lastFrame, 'applied · wrote 1 file');
     expect(answers).toEqual([true, false]);
+  });
+
+  it('answers :add, :files and :help from the session, never running them as tasks', async () => {
+    const tasks: string[] = [];
+    const files = createContextSession();
+    files.kept = ['src/greet.js'];
+    const { stdin, lastFrame } = render(
+      <App
+        rootDir="/p"
+        provider="x"
+        model="m"
+        emitter={createAgentEmitter()}
+        filesCommand={(line) => sessionCommand(files, line)}
+        runTask={async (t) => {
+          tasks.push(t);
+        }}
+      />,
+    );
+    await waitForFrame(lastFrame, 'describe a task');
+    for (const [line, shown] of [
+      [':add src/limits.js', 'Pinned src/limits.js'],
+      [':files', 'kept    src/greet.js'],
+      [':help', ':files list kept files'],
+    ] as const) {
+      stdin.write(line);
+      await waitForFrame(lastFrame, line);
+      stdin.write('\r');
+      await waitForFrame(lastFrame, shown);
+    }
+    expect(lastFrame()).toContain('pinned  src/limits.js');
+    expect(files.pinned).toEqual(['src/limits.js']);
+    expect(tasks).toEqual([]);
   });
 
   it(':exit leaves the app without running a task', async () => {

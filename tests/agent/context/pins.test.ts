@@ -10,6 +10,7 @@ import {
   dropFile,
   pinFile,
   rememberTask,
+  sessionCommand,
 } from '../../../agent/context/session.js';
 import { gitIn } from '../../support/fixture.js';
 
@@ -81,5 +82,18 @@ describe('context session', () => {
     expect(describeSession(s)).toEqual(['pinned  src/a.ts', 'pinned  docs/x.md', 'kept    src/b.ts']);
     clearSession(s);
     expect(describeSession(s)).toEqual(['No files pinned or kept; the next task starts clean.']);
+  });
+
+  it('reads the typed session commands; any other line is not one', () => {
+    const s = createContextSession();
+    s.kept = ['src/b.ts'];
+    expect(sessionCommand(s, ':add  src/a.ts docs/x.md')).toEqual(['Pinned src/a.ts', 'Pinned docs/x.md']);
+    expect(sessionCommand(s, ':add src/a.ts')).toEqual(['src/a.ts is already pinned']);
+    expect(sessionCommand(s, ':drop src/b.ts nope.ts')).toEqual(['Dropped src/b.ts', 'nope.ts was not pinned or kept']);
+    expect(sessionCommand(s, ':add')).toEqual(['Usage: :add <path>']);
+    expect(sessionCommand(s, ':files')).toEqual(['pinned  src/a.ts', 'pinned  docs/x.md']);
+    expect(sessionCommand(s, ':clear')).toEqual(['Cleared: the next task starts clean.']);
+    expect(s).toEqual({ pinned: [], kept: [] });
+    for (const line of [':undo', ':addx a', 'add a file', ':help']) expect(sessionCommand(s, line)).toBeUndefined();
   });
 });
