@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { replies, type RecordedRequest } from '../support/provider-server.js';
-import { useCliInPty } from '../support/pty.js';
+import { useCliInPty, type PtySession } from '../support/pty.js';
 
-// Follow-up context in `clawcode --shell` (built CLI, pseudo-terminal, loopback provider): the second
-// task's request holds the files the first task edited, `:add` pins more, `:clear` starts clean.
+// Follow-up context in `clawcode --shell` and in the TUI (built CLI, pseudo-terminal, loopback provider):
+// the second task's request holds the files the first task edited, `:add` pins more, `:clear` starts clean.
 
 // Large enough that neither file fits beside the other in the 2,600-character budget used below.
 const pad = (word: string): string =>
@@ -48,7 +48,30 @@ function userPrompt(r: RecordedRequest): string {
     .join('\n');
 }
 
-describe('follow-up context in the shell', () => {
+/**
+ * Type a line as a person does (the echo first), then press Enter. Each line typed is new on the
+ * screen, so the echo waited for is this one, and Enter is not read in one chunk with the text (a paste).
+ */
+async function type(s: PtySession, text: string): Promise<void> {
+  s.mark();
+  s.write(text);
+  await s.waitFor(text);
+  s.write('\r');
+}
+
+/** Wait until the model got `requests` requests and the latest frame shows the ready keys again (the task ended). */
+async function settled(s: PtySession, requests: number): Promise<void> {
+  await vi.waitFor(
+    () => {
+      expect(pty.server.completions()).toHaveLength(requests);
+      const out = s.output();
+      expect(out.lastIndexOf('Enter run · Tab diff')).toBeGreaterThan(out.lastIndexOf('Esc/Ctrl-C cancel'));
+    },
+    { timeout: 30_000, interval: 50 },
+  );
+}
+
+describe('follow-up context in the shell and the TUI', () => {
   it(
     "the second task keeps the first task's files; :add pins one; :files lists them; :clear starts clean",
     { timeout: 120_000 },
@@ -101,6 +124,50 @@ describe('follow-up context in the shell', () => {
       s.mark();
       s.write(':exit\r');
       await s.waitFor('Bye.');
+      expect(await s.exitCode()).toBe(0);
+    },
+  );
+
+  it(
+    "in the TUI too: the second task keeps the first task's file; :add pins one; :files lists them; :clear starts clean",
+    { timeout: 120_000 },
+    async () => {
+      pty.server.reply(replies.plan(plan), replies.plan(empty), replies.plan(empty));
+      const s = pty.start(['--provider', 'openai', '--budget', '2600'], 100);
+      await s.waitFor('describe a task');
+      await type(s, 'make the greeting shorter');
+      await s.waitFor('Apply these changes to 1 file? (y/n/r)');
+      s.mark();
+      s.write('y');
+      await settled(s, 1);
+      expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(GREET.replace("'hello'", "'hi'"));
+
+      await type(s, ':add src/limits.js');
+      await s.waitFor('Pinned src/limits.js');
+      await type(s, ':files');
+      await s.waitFor('kept    src/greet.js');
+      expect(s.sinceMark()).toContain('pinned  src/limits.js');
+      // A files command is answered by the TUI: nothing reached the model.
+      expect(pty.server.completions()).toHaveLength(1);
+
+      // The follow-up names nothing in greet.js: it is there because the first task edited it.
+      await type(s, 'now finish the extraction step');
+      await settled(s, 2);
+      const second = userPrompt(pty.server.completions()[1]!);
+      expect(second).toContain('## src/limits.js (whole file)');
+      expect(second).toContain('## src/greet.js (whole file)');
+      expect(second).toContain("export const greeting = 'hi';");
+      expect(second.indexOf('## src/limits.js')).toBeLessThan(second.indexOf('## src/greet.js'));
+
+      await type(s, ':clear');
+      await s.waitFor('Cleared: the next task starts clean.');
+      // A task text not already on screen: the echo is then surely the typed one.
+      await type(s, 'finish the extraction step again');
+      await settled(s, 3);
+      const third = userPrompt(pty.server.completions()[2]!);
+      expect(third).not.toContain('## src/greet.js');
+
+      s.write('\u0003');
       expect(await s.exitCode()).toBe(0);
     },
   );
