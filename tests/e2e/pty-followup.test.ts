@@ -59,13 +59,20 @@ async function type(s: PtySession, text: string): Promise<void> {
   s.write('\r');
 }
 
-/** Wait until the model got `requests` requests and the latest frame shows the ready keys again (the task ended). */
-async function settled(s: PtySession, requests: number): Promise<void> {
+/**
+ * Wait until `task` has ended in the TUI: the latest frame (each redraw starts with the header line)
+ * shows the task's outcome line below its "Planning:" line and the ready keys again. The request count
+ * alone is not enough: it grows before the run ends, and a Ctrl-C then cancels the run instead of leaving.
+ */
+async function settled(s: PtySession, requests: number, task: string): Promise<void> {
   await vi.waitFor(
     () => {
       expect(pty.server.completions()).toHaveLength(requests);
       const out = s.output();
-      expect(out.lastIndexOf('Enter run · Tab diff')).toBeGreaterThan(out.lastIndexOf('Esc/Ctrl-C cancel'));
+      const frame = out.slice(out.lastIndexOf('openai · gpt-4o-mini │'));
+      const run = frame.slice(frame.lastIndexOf(`Planning: ${task}`));
+      expect(run).toMatch(/[✔✖] /);
+      expect(frame).toContain('Enter run · Tab diff');
     },
     { timeout: 30_000, interval: 50 },
   );
@@ -139,7 +146,7 @@ describe('follow-up context in the shell and the TUI', () => {
       await s.waitFor('Apply these changes to 1 file? (y/n/r)');
       s.mark();
       s.write('y');
-      await settled(s, 1);
+      await settled(s, 1, 'make the greeting shorter');
       expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(GREET.replace("'hello'", "'hi'"));
 
       await type(s, ':add src/limits.js');
@@ -152,7 +159,7 @@ describe('follow-up context in the shell and the TUI', () => {
 
       // The follow-up names nothing in greet.js: it is there because the first task edited it.
       await type(s, 'now finish the extraction step');
-      await settled(s, 2);
+      await settled(s, 2, 'now finish the extraction step');
       const second = userPrompt(pty.server.completions()[1]!);
       expect(second).toContain('## src/limits.js (whole file)');
       expect(second).toContain('## src/greet.js (whole file)');
@@ -163,7 +170,7 @@ describe('follow-up context in the shell and the TUI', () => {
       await s.waitFor('Cleared: the next task starts clean.');
       // A task text not already on screen: the echo is then surely the typed one.
       await type(s, 'finish the extraction step again');
-      await settled(s, 3);
+      await settled(s, 3, 'finish the extraction step again');
       const third = userPrompt(pty.server.completions()[2]!);
       expect(third).not.toContain('## src/greet.js');
 
