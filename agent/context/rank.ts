@@ -1,6 +1,6 @@
 import { tokenizeQuery, type QueryTerm } from './tokenize.js';
 import type { IndexedDoc } from './index.js';
-import { bm25Scores, cachedTf, commitScopes, maxOf, pathScores, scopeScores, symbolScores } from './score.js';
+import { bm25Scores, cachedTf, commitScopes, maxOf, memoize, pathScores, scopeScores, symbolScores } from './score.js';
 import { issueText, issueTitle, locateEvidence, readIssue, type FileEvidence } from './evidence.js';
 import { noisePrior } from './noise.js';
 import { reportTerms } from './report.js';
@@ -85,16 +85,6 @@ const TOP_FOR_NEIGHBOURS = 5;
  */
 function neighbourShare(top: number, prior: number, base: number, floor: number): number {
   return Math.min(W_NEIGHBOUR * top * prior, Math.max(0, floor * 0.999 - base));
-}
-
-/** `fn` with its results kept per argument (for the duration of one ranking). */
-function memoize(fn: (path: string) => string[]): (path: string) => string[] {
-  const seen = new Map<string, string[]>();
-  return (path) => {
-    let out = seen.get(path);
-    if (out === undefined) seen.set(path, (out = fn(path)));
-    return out;
-  };
 }
 
 /**

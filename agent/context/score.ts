@@ -90,15 +90,22 @@ function partTokens(part: string): string[] {
   return part.split(/[^A-Za-z0-9_$]+/).flatMap((w) => (w.length < 2 ? [] : [w.toLowerCase(), ...splitIdentifier(w)]));
 }
 
-/** `partTokens` with its results kept per part: path parts repeat across files (`tests`, `format`, `src`). */
-function cachedPartTokens(): (part: string) => string[] {
-  const cache = new Map<string, string[]>();
-  return (part) => {
-    let t = cache.get(part);
-    if (t === undefined) cache.set(part, (t = partTokens(part)));
-    return t;
+/**
+ * `fn` with its results kept per argument, for as long as the returned function is held (one
+ * ranking): `fn` runs once per distinct key.
+ */
+export function memoize<T>(fn: (key: string) => T): (key: string) => T {
+  const seen = new Map<string, T>();
+  return (key) => {
+    if (seen.has(key)) return seen.get(key)!;
+    const out = fn(key);
+    seen.set(key, out);
+    return out;
   };
 }
+
+/** `partTokens` with its results kept per part: path parts repeat across files (`tests`, `format`, `src`). */
+const cachedPartTokens = (): ((part: string) => string[]) => memoize(partTokens);
 
 /**
  * How strongly each doc's path matches the task: the file named in the task (`retry.ts`, a traceback
