@@ -5,7 +5,7 @@ import { render } from 'ink-testing-library';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAgentEmitter } from '../../agent/events.js';
 import { createContextSession, sessionCommand } from '../../agent/context/session.js';
-import { App } from '../../ui/App.js';
+import { App, type AppProps } from '../../ui/App.js';
 import { ConfigError } from '../../utils/errors.js';
 
 const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
@@ -17,6 +17,20 @@ beforeEach(async () => {
 async function waitForFrame(lastFrame: () => string | undefined, text: string) {
   for (let i = 0; i < 100 && !lastFrame()?.includes(text); i++) await tick(10);
   expect(lastFrame()).toContain(text);
+}
+
+/** The App on project "/p" with provider "x" and model "m" (the props a test does not care about), ready for input. */
+async function renderReady(props: Pick<AppProps, 'runTask'> & Partial<AppProps>) {
+  const r = render(<App rootDir="/p" provider="x" model="m" emitter={createAgentEmitter()} {...props} />);
+  await waitForFrame(r.lastFrame, 'describe a task');
+  return r;
+}
+
+/** Type `line` as a person does: wait for its echo, then press Enter. */
+async function submitLine(r: ReturnType<typeof render>, line: string) {
+  r.stdin.write(line);
+  await waitForFrame(r.lastFrame, line);
+  r.stdin.write('\r');
 }
 
 describe('App', () => {
@@ -63,77 +77,51 @@ describe('App', () => {
   });
 
   it('shows a failed task as an error line and stays ready', async () => {
-    const { lastFrame, stdin } = render(
-      <App
-        rootDir="/p"
-        provider="x"
-        model="m"
-        emitter={createAgentEmitter()}
-        runTask={async () => {
-          throw new ConfigError('No provider configured');
-        }}
-      />,
-    );
-    await waitForFrame(lastFrame, 'describe a task');
-    stdin.write('go');
-    await waitForFrame(lastFrame, 'go');
-    stdin.write('\r');
-    await waitForFrame(lastFrame, '✖ No provider configured');
-    expect(lastFrame()).toContain('ready');
+    const r = await renderReady({
+      runTask: async () => {
+        throw new ConfigError('No provider configured');
+      },
+    });
+    await submitLine(r, 'go');
+    await waitForFrame(r.lastFrame, '✖ No provider configured');
+    expect(r.lastFrame()).toContain('ready');
   });
 
   it('Esc cancels the running task through its AbortSignal', async () => {
     let seen: AbortSignal | undefined;
-    const { lastFrame, stdin } = render(
-      <App
-        rootDir="/p"
-        provider="x"
-        model="m"
-        emitter={createAgentEmitter()}
-        runTask={(_task, signal) => {
-          seen = signal;
-          return new Promise((_resolve, reject) =>
-            signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
-          );
-        }}
-      />,
-    );
-    await waitForFrame(lastFrame, 'describe a task');
-    stdin.write('long task');
-    await waitForFrame(lastFrame, 'long task');
-    stdin.write('\r');
-    await waitForFrame(lastFrame, 'running…');
-    stdin.write('\u001b');
-    await waitForFrame(lastFrame, 'Task cancelled.');
+    const r = await renderReady({
+      runTask: (_task, signal) => {
+        seen = signal;
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+        );
+      },
+    });
+    await submitLine(r, 'long task');
+    await waitForFrame(r.lastFrame, 'running…');
+    r.stdin.write('\u001b');
+    await waitForFrame(r.lastFrame, 'Task cancelled.');
     expect(seen?.aborted).toBe(true);
-    expect(lastFrame()).toContain('ready');
+    expect(r.lastFrame()).toContain('ready');
   });
 
   it("asks the task's yes/no questions inside the TUI: y answers yes, n answers no", async () => {
     const emitter = createAgentEmitter();
     const answers: boolean[] = [];
-    const { lastFrame, stdin } = render(
-      <App
-        rootDir="/p"
-        provider="x"
-        model="m"
-        emitter={emitter}
-        runTask={async (_task, _signal, hooks) => {
-          answers.push(await hooks.confirm('Apply these changes to 1 file?'));
-          answers.push(await hooks.confirm('Run npm test?'));
-          emitter.emit('success', { message: 'applied', filesWritten: ['a.ts'] });
-        }}
-      />,
-    );
-    await waitForFrame(lastFrame, 'describe a task');
-    stdin.write('go');
-    await waitForFrame(lastFrame, 'go');
-    stdin.write('\r');
-    await waitForFrame(lastFrame, '? Apply these changes to 1 file? (y/n)');
-    stdin.write('y');
-    await waitForFrame(lastFrame, 'Run npm test?');
-    stdin.write('n');
-    await waitForFrame(lastFrame, 'applied · wrote 1 file');
+    const r = await renderReady({
+      emitter,
+      runTask: async (_task, _signal, hooks) => {
+        answers.push(await hooks.confirm('Apply these changes to 1 file?'));
+        answers.push(await hooks.confirm('Run npm test?'));
+        emitter.emit('success', { message: 'applied', filesWritten: ['a.ts'] });
+      },
+    });
+    await submitLine(r, 'go');
+    await waitForFrame(r.lastFrame, '? Apply these changes to 1 file? (y/n)');
+    r.stdin.write('y');
+    await waitForFrame(r.lastFrame, 'Run npm test?');
+    r.stdin.write('n');
+    await waitForFrame(r.lastFrame, 'applied · wrote 1 file');
     expect(answers).toEqual([true, false]);
   });
 
@@ -141,53 +129,35 @@ describe('App', () => {
     const tasks: string[] = [];
     const files = createContextSession();
     files.kept = ['src/greet.js'];
-    const { stdin, lastFrame } = render(
-      <App
-        rootDir="/p"
-        provider="x"
-        model="m"
-        emitter={createAgentEmitter()}
-        filesCommand={(line) => sessionCommand(files, line)}
-        runTask={async (t) => {
-          tasks.push(t);
-        }}
-      />,
-    );
-    await waitForFrame(lastFrame, 'describe a task');
+    const r = await renderReady({
+      filesCommand: (line) => sessionCommand(files, line),
+      runTask: async (t) => {
+        tasks.push(t);
+      },
+    });
     for (const [line, shown] of [
       [':add src/limits.js', 'Pinned src/limits.js'],
       [':files', 'kept    src/greet.js'],
       [':help', ':files list kept files'],
     ] as const) {
-      stdin.write(line);
-      await waitForFrame(lastFrame, line);
-      stdin.write('\r');
-      await waitForFrame(lastFrame, shown);
+      await submitLine(r, line);
+      await waitForFrame(r.lastFrame, shown);
     }
-    expect(lastFrame()).toContain('pinned  src/limits.js');
+    expect(r.lastFrame()).toContain('pinned  src/limits.js');
     expect(files.pinned).toEqual(['src/limits.js']);
     expect(tasks).toEqual([]);
   });
 
   it(':exit leaves the app without running a task', async () => {
     const tasks: string[] = [];
-    const { stdin, lastFrame } = render(
-      <App
-        rootDir="/p"
-        provider="x"
-        model="m"
-        emitter={createAgentEmitter()}
-        runTask={async (t) => {
-          tasks.push(t);
-        }}
-      />,
-    );
-    await waitForFrame(lastFrame, 'describe a task');
-    stdin.write(':exit');
-    await waitForFrame(lastFrame, ':exit');
-    stdin.write('\r');
+    const r = await renderReady({
+      runTask: async (t) => {
+        tasks.push(t);
+      },
+    });
+    await submitLine(r, ':exit');
     await tick();
     expect(tasks).toEqual([]);
-    expect(lastFrame()).toBeDefined();
+    expect(r.lastFrame()).toBeDefined();
   });
 });
