@@ -15,6 +15,9 @@ export type LineRange = [number, number];
 
 const CONTINUATION = /^(\}|\)|\]|else\b|elif\b|except\b|finally\b|catch\b|case\b|default\b|\.|\?|:|&&|\|\||\+|,)/;
 
+/** A decorator or annotation line (`@property`, `@app.route("/")`, `@Override`), from its indentation on. */
+const DECORATOR = /^@[A-Za-z_$][\w$.]*/;
+
 function indentOf(line: string): number {
   let i = 0;
   while (i < line.length && (line[i] === ' ' || line[i] === '\t')) i++;
@@ -37,6 +40,10 @@ function splitBlock(lines: readonly string[], from: number, to: number, out: Lin
   for (let i = from + 1; i <= to; i++) {
     const line = lines[i] ?? '';
     if (indentOf(line) !== min || CONTINUATION.test(line.slice(min))) continue;
+    // A decorator right above a line of its own indentation (the definition, or one more decorator)
+    // starts no block: the definition below takes it in. Otherwise a one-line `@property` became
+    // a piece of its own and was merged into the block above, away from the method it decorates.
+    if (DECORATOR.test(line.slice(min)) && i < to && indentOf(lines[i + 1] ?? '') === min) continue;
     // Leading comments and decorators belong to the block below them.
     let s = i;
     while (

@@ -45,6 +45,16 @@ describe('chunkLines', () => {
     const lines = pyFile(60).split('\n');
     for (const [a] of chunkLines(lines).slice(1)) expect(lines[a - 1]).toMatch(/^(def |$)/);
   });
+
+  it('keeps a decorator with the definition below it', () => {
+    const lines = ['class Box:', '    """A box."""', ''];
+    for (let i = 0; i < 40; i++)
+      lines.push('    @property', `    def side_${i}(self):`, `        return self._sides[${i}]`, '');
+    const chunks = chunkLines(lines);
+    const at = lines.indexOf('    def side_7(self):') + 1;
+    expect(chunks[chunkAt(chunks, at)]![0]).toBe(at - 1);
+    for (const [a] of chunks.slice(1)) expect(lines[a - 1]).toMatch(/^ {4}@property$|^$/);
+  });
 });
 
 describe('scoreChunks', () => {
