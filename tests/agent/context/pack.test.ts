@@ -227,6 +227,22 @@ describe('packContext', () => {
     expect(long[0]!.text.length).toBeLessThanOrEqual(0.5 * 8_000);
   });
 
+  it('sends a file other than the first whole only up to 20,000 characters, whatever the budget', () => {
+    const opts = { budgetChars: 60_000, idf: new Map([['helper', 2]]), defTerms: new Set<string>() };
+    const large = pyFile(400);
+    expect(large.length).toBeGreaterThan(20_000);
+    expect(large.length).toBeLessThan(0.5 * 60_000);
+    const top = { path: 'pkg/top.py', score: 2, text: pyFile(10) };
+    const [, second] = packContext([top, { path: 'pkg/large.py', score: 1, text: large }], opts);
+    expect(second!.path).toBe('pkg/large.py');
+    expect(second!.ranges).not.toBeNull();
+    // First-ranked, the same file goes whole; so does a second-ranked file under the cap.
+    expect(packContext([{ path: 'pkg/large.py', score: 2, text: large }, top], opts)[0]!.ranges).toBeNull();
+    const mid = { path: 'pkg/mid.py', score: 1, text: pyFile(250) };
+    expect(mid.text.length).toBeLessThan(20_000);
+    expect(packContext([top, mid], opts)[1]!.ranges).toBeNull();
+  });
+
   it('sends a module of a few thousand characters whole at a small budget for a long report', () => {
     const text = pyFile(110);
     expect(text.length).toBeGreaterThan(6500);
