@@ -377,8 +377,10 @@ export function locateEvidence(input: LocateInput): Map<string, FileEvidence> {
   };
   locateFrames(loc);
   locateModules(loc);
-  if (input.definers) locateMembers(loc, input.definers);
-  if (input.definers) locateTitleNames(loc, input.definers);
+  if (input.definers) {
+    locateMembers(loc, input.definers);
+    locateTitleNames(loc, input.definers);
+  }
   locateLiterals(loc);
   locateOptions(loc);
   return out;
