@@ -91,6 +91,21 @@ const MIN_REGION_SHARE = 0.25;
  * two files no better, the top file whole up to this share worse (public 0.685 @18k).
  */
 const TOP_REGION_SHARE = 0.75;
+/**
+ * For a short request and a budget of at least GROWTH_MIN_BUDGET characters, the excerpts of the
+ * first-ranked file grow into their neighbouring blocks: once a block of that file is taken, the
+ * blocks just above and below it are offered again at GROWTH_SHARE of its value, and so on outwards
+ * (a block two steps away at a quarter). A short request's edits cluster in its top file, next to
+ * what matched: measured at 60,000 on real commits, the unsent blocks of the first-ranked file
+ * right beside a sent one held 0.44 gold hunks per 1,000 lines, those of other files 0.01 to 0.06.
+ * Hunk recall @60k: held-out projects 0.863 → 0.868, public set 0.864 → 0.866, vite 0.764
+ * unchanged, and no public task lost; the share 0.85 reached 0.877 on the held-out projects but cost
+ * the public set 0.005 (a small second file pushed out), growth one step deep alike at 0.868. Below
+ * 40,000 the budget is better spent on breadth (18,000: −0.005 hunk recall at any share from 0.3),
+ * and a long issue report's top file is less certain (held-out reports −0.004 @60k).
+ */
+const GROWTH_SHARE = 0.5;
+const GROWTH_MIN_BUDGET = 40_000;
 /** Value of a file's import head relative to the file's score: import lines change often (0.55 → 0.8: +0.007 @18k). */
 const HEAD_VALUE = 0.8;
 
@@ -335,6 +350,8 @@ interface FileState {
   order: number;
   /** the text holds a run of three backticks: fences are longer than the minimal 3 */
   hasFence: boolean;
+  /** the file's block units, in line order */
+  blocks: Unit[];
 }
 
 function excerptChars(f: FileState, ranges: readonly LineRange[]): number {
@@ -349,6 +366,8 @@ interface Unit {
   file: FileState;
   value: number;
   range: LineRange | null;
+  /** for a block unit, its index in the file's `blocks` */
+  block?: number;
 }
 
 /**
@@ -365,7 +384,17 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const offsets = [0];
     for (const l of lines) offsets.push(offsets[offsets.length - 1]! + l.length + 1);
-    return { c, lines, offsets, ranges: [], whole: false, chars: 0, order, hasFence: c.text.includes('```') };
+    return {
+      c,
+      lines,
+      offsets,
+      ranges: [],
+      whole: false,
+      chars: 0,
+      order,
+      hasFence: c.text.includes('```'),
+      blocks: [],
+    };
   });
   if (options.wholeOnly) return packWholeOnly(files, budget, options.maxFiles);
   const units: Unit[] = [];
@@ -377,7 +406,8 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
   const share = options.longReport
     ? Math.min(REGION_SHARE, Math.max(MIN_REGION_SHARE, 1 - OTHER_FILES_CHARS / Math.max(1, budget)))
     : REGION_SHARE;
-  takeGreedily(units, budget, options.maxFiles, share, options.longReport ? share : TOP_REGION_SHARE);
+  const grow = !options.longReport && budget >= GROWTH_MIN_BUDGET;
+  takeGreedily(units, budget, options.maxFiles, share, options.longReport ? share : TOP_REGION_SHARE, grow);
   const out: PackedFile[] = [];
   for (const f of files) {
     if (f.whole) out.push({ path: f.c.path, score: f.c.score, ranges: null, text: wholeFileText(f.c.path, f.c.text) });
@@ -452,11 +482,14 @@ function offerUnits(f: FileState, budget: number, options: PackOptions, units: U
     // they come right after it and are taken when it no longer fits in what is left
     // (+0.019 hunk recall @18k measured; before, such a file was dropped entirely).
     const cost = fitsWhole ? costFactor(wholeChars) * FALLBACK_COST : costFactor(rangeChars(f, range));
-    units.push({
+    const unit: Unit = {
       file: f,
       value: (value * (s > 0 ? s / best : UNMATCHED_BLOCK)) / cost,
       range: withBlankAbove(f, range),
-    });
+      block: i,
+    };
+    f.blocks.push(unit);
+    units.push(unit);
   });
   if (fitsWhole) return;
   const head = importHead(f.lines);
@@ -471,6 +504,8 @@ function offerUnits(f: FileState, budget: number, options: PackOptions, units: U
  * Take units in the given (priority) order while they fit: a whole file, or a block merged into the
  * file's ranges (gaps of GAP_LINES closed) while the excerpt stays within its share of the budget
  * (`topShare` for the first-ranked file, `share` for the others, all of it for a pinned file).
+ * With `grow`, each block taken from the first-ranked file offers its two neighbouring blocks again
+ * at GROWTH_SHARE of its value (see GROWTH_SHARE); they join the order where that value puts them.
  * Records the choice in each file's `whole`, `ranges` and `chars`; at most `maxFiles` files get anything.
  */
 function takeGreedily(
@@ -479,11 +514,17 @@ function takeGreedily(
   maxFiles: number | undefined,
   share: number,
   topShare: number,
+  grow: boolean,
 ): void {
   let used = 0;
   let taken = 0;
-  for (const u of units) {
-    if (budget - used < 60) break;
+  // Neighbours offered by growth, kept sorted by ascending value: the best is last.
+  const grown: Unit[] = [];
+  let at = 0;
+  for (;;) {
+    const best = grown[grown.length - 1];
+    const u = best && (at >= units.length || best.value > units[at]!.value) ? grown.pop()! : units[at++];
+    if (!u || budget - used < 60) break;
     const f = u.file;
     if (f.whole) continue;
     if (maxFiles !== undefined && f.chars === 0 && taken >= maxFiles) continue;
@@ -502,5 +543,14 @@ function takeGreedily(
     f.chars = next;
     if (u.range === null) f.whole = true;
     else f.ranges = ranges;
+    if (grow && u.block !== undefined && f.order === 0 && !f.c.pinned) {
+      const value = GROWTH_SHARE * u.value;
+      for (const n of [f.blocks[u.block - 1], f.blocks[u.block + 1]]) {
+        if (!n || n.value >= value) continue;
+        let k = grown.findIndex((g) => g.value > value);
+        if (k === -1) k = grown.length;
+        grown.splice(k, 0, { ...n, value });
+      }
+    }
   }
 }

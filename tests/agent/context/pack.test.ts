@@ -227,6 +227,39 @@ describe('packContext', () => {
     expect(long[0]!.text.length).toBeLessThanOrEqual(0.5 * 8_000);
   });
 
+  it('at 40,000 and more, grows the excerpts of the first-ranked file into the blocks beside them', () => {
+    // One function of a 44k-character file matches; six mid-size files match too and could fill the budget.
+    const lines = ['import os', 'from .util import helper', ''];
+    for (let i = 0; i < 700; i++)
+      lines.push(
+        i === 350 ? 'def target_fn(x):' : `def func_${i}(x):`,
+        `    value = x + ${i}`,
+        '    return helper(value)',
+        '',
+        '',
+      );
+    const top = { path: 'pkg/top.py', score: 2, text: lines.join('\n') };
+    expect(top.text.length).toBeGreaterThan(40_000);
+    const others = [1, 2, 3, 4, 5, 6].map((i) => ({
+      path: `pkg/o${i}.py`,
+      score: 1,
+      text: pyFile(150).replace('func_75', 'target'),
+    }));
+    const at = lines.indexOf('def target_fn(x):') + 1;
+    const opts = { idf: new Map([['target', 3]]), defTerms: new Set<string>() };
+    const sent = (o: { budgetChars: number; longReport?: boolean }): [number, number][] =>
+      packContext([top, ...others], { ...opts, ...o })[0]!.ranges!;
+    // The block above (func_349) and the one below (func_351) go with the matching one.
+    const grown = sent({ budgetChars: 60_000 });
+    expect(grown.some(([a, b]) => a <= at - 5 && at + 9 <= b)).toBe(true);
+    // Below 40,000, or for a long report, the matching block goes alone.
+    for (const o of [{ budgetChars: 39_999 }, { budgetChars: 60_000, longReport: true }]) {
+      const alone = sent(o);
+      expect(alone.some(([a, b]) => a <= at && at + 2 <= b)).toBe(true);
+      for (const line of [at - 5, at + 9]) expect(alone.some(([a, b]) => a <= line && line <= b)).toBe(false);
+    }
+  });
+
   it('sends a file other than the first whole only up to 20,000 characters, whatever the budget', () => {
     const opts = { budgetChars: 60_000, idf: new Map([['helper', 2]]), defTerms: new Set<string>() };
     const large = pyFile(400);
