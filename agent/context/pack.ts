@@ -100,11 +100,11 @@ const TOP_REGION_SHARE = 0.75;
  * what matched: measured at 60,000 on real commits, the unsent blocks of the first-ranked file
  * right beside a sent one held 0.44 gold hunks per 1,000 lines, those of other files 0.01 to 0.06.
  * Hunk recall @60k: held-out projects 0.863 → 0.868 (three tasks gained, none lost), public set
- * 0.864 → 0.866 (three flask tasks moved: +0.75, −0.21, −0.04), vite 0.764 unchanged; the share 0.85 reached 0.877 on the
- * held-out projects but cost the public set 0.005 (a small second file pushed out), growth one step
- * deep alike at 0.868, growth for the top two files 0.866. Below 40,000 the budget is better spent
- * on breadth (18,000: −0.005 to −0.008 hunk recall at shares 0.3 to 0.7), and a long issue report's
- * top file is less certain (held-out reports −0.004 @60k).
+ * 0.864 → 0.866 (three flask tasks moved: +0.75, −0.21, −0.04), vite 0.764 unchanged; the share
+ * 0.85 reached 0.877 on the held-out projects but cost the public set 0.005 (a small second file
+ * pushed out), growth one step deep alike at 0.868, growth for the top two files 0.866. Below
+ * 40,000 the budget is better spent on breadth (18,000: −0.005 to −0.008 hunk recall at shares 0.3
+ * to 0.7), and a long issue report's top file is less certain (held-out reports −0.004 @60k).
  */
 const GROWTH_SHARE = 0.5;
 const GROWTH_MIN_BUDGET = 40_000;
