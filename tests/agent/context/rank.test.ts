@@ -37,6 +37,40 @@ describe('rankFiles', () => {
     expect(pathPrior('docs/cookies.md', 'document cookies in the docs')).toBe(1);
   });
 
+  it('puts code before a Markdown page that shares the request words, unless the task asks for docs or names it', () => {
+    const { list } = docs({
+      'docs/retry-delay.md':
+        '# Retry delay\nThe retry delay doubles after each failed attempt. The retry delay is capped: a retry never waits\nlonger than the cap, and every retry delay is logged.\n',
+      'src/retry.ts':
+        'export function nextDelay(attempt: number): number {\n  return Math.min(1000 * 2 ** attempt, 60_000);\n}\nexport const retry = (f: () => void) => f();\n',
+      'src/log.ts': 'export function log(line: string): void {\n  console.log(line);\n}\n',
+    });
+    const order = (task: string): string[] => rankFiles(task, list).ranked.map((x) => x.path);
+    expect(order('cap the retry delay at 30 seconds')[0]).toBe('src/retry.ts');
+    expect(order('document the retry delay cap')[0]).toBe('docs/retry-delay.md');
+    expect(order('reword retry-delay.md: the delay cap')[0]).toBe('docs/retry-delay.md');
+    // Code kept in a docs folder keeps the milder docs prior.
+    expect(pathPrior('docs/conf.py', 'cap the retry delay')).toBeGreaterThan(
+      pathPrior('docs/retry-delay.md', 'cap the retry delay'),
+    );
+    expect(pathPrior('CHANGELOG', 'cap the retry delay')).toBe(pathPrior('docs/retry-delay.md', 'cap the retry delay'));
+    // Text files a build reads are not prose.
+    for (const p of ['requirements/dev.txt', 'requirements-dev.txt', 'CMakeLists.txt'])
+      expect(pathPrior(p, 'cap the retry delay')).toBe(pathPrior('docs/conf.py', 'cap the retry delay'));
+    expect(pathPrior('docs/api.txt', 'cap the retry delay')).toBe(
+      pathPrior('docs/retry-delay.md', 'cap the retry delay'),
+    );
+  });
+
+  it('lifts any path prior when the task names the file', () => {
+    expect(pathPrior('.eslintrc.js', 'enable no-shadow in .eslintrc.js')).toBe(1);
+    expect(pathPrior('.eslintrc.js', 'enable no-shadow')).toBeLessThan(1);
+    expect(pathPrior('tests/conftest.py', 'share the tmp_path setup in conftest.py')).toBe(1);
+    // The base name must stand alone: `notes.md` is not named by `release-notes.md`.
+    expect(pathPrior('notes.md', 'reword release-notes.md')).toBeLessThan(1);
+    expect(pathPrior('CONTRIBUTING.md', 'Reword CONTRIBUTING.MD.')).toBe(1);
+  });
+
   it('demotes CI, build scripts and config files unless the task is about them', () => {
     for (const p of [
       '.github/workflows/test.yml',
