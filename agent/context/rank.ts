@@ -119,12 +119,14 @@ const LONG_TASK_CHARS = 300;
 const TEST_PATH =
   /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
 const DOC_PATH =
-  /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS|LICENSE|LICENCE|COPYING|NOTICE|AUTHORS|CONTRIBUTORS|CODEOWNERS)[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
+  /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(README|CHANGELOG|HISTORY|CHANGES|NEWS|LICENSE|LICENCE|COPYING|NOTICE|AUTHORS|CONTRIBUTORS|CODEOWNERS)(-[\w-]+)?(\.(md|mdx|rst|txt|adoc))?$|\.(md|mdx|rst|txt|adoc)$/i;
 /**
- * Prose: markup and plain-text documents and release notes, as opposed to code kept in a docs or
- * examples folder, and to the text files a build reads (dependency lists, CMake).
+ * Prose: markup and plain-text documents, READMEs, release notes and licence texts (`LICENSE-MIT`,
+ * but not `license_gpl_2.go`), as opposed to code kept in a docs or examples folder, and to the text
+ * files a build reads (dependency lists, CMake).
  */
-const PROSE_PATH = /\.(md|mdx|rst|adoc|txt)$|(^|\/)(CHANGELOG|HISTORY|CHANGES|NEWS)[^/]*$/i;
+const PROSE_PATH =
+  /\.(md|mdx|rst|adoc|txt)$|(^|\/)(README|CHANGELOG|HISTORY|CHANGES|NEWS|LICENSE|LICENCE|COPYING|NOTICE|AUTHORS|CONTRIBUTORS)(-[\w-]+)?$/i;
 const NOT_PROSE = /(^|\/)((requirements|constraints)([\w.-]*|\/[^/]+)|CMakeLists)\.txt$/i;
 // On the public benchmark set 0.15 and 0.3 measured +0.01 hunk recall over 0.3 and 0.5.
 const TEST_PRIOR = 0.15;
@@ -162,8 +164,8 @@ function namesFile(path: string, task: string): boolean {
 }
 
 /**
- * Path prior: 0.15 for test and fixture paths, 0.3 for docs, examples and licence files, 0.01 for
- * prose (Markdown and other markup, release notes), the test and docs priors lifted to 1 when the task
+ * Path prior: 0.15 for test and fixture paths, 0.3 for code in docs and examples folders, 0.01 for
+ * prose (Markdown and other markup, READMEs, release notes, licences), the test and docs priors lifted to 1 when the task
  * says test/spec or doc/readme/example; 0.3 for tooling (CI folders, root scripts/ and build/,
  * Makefiles, YAML/TOML/JSON and `*.config.*` files), lifted when the task says ci, build, config,
  * dependencies and the like: these files share words with code but are rarely where a code change

@@ -54,6 +54,11 @@ describe('rankFiles', () => {
       pathPrior('docs/retry-delay.md', 'cap the retry delay'),
     );
     expect(pathPrior('CHANGELOG', 'cap the retry delay')).toBe(pathPrior('docs/retry-delay.md', 'cap the retry delay'));
+    for (const p of ['README', 'examples/README', 'LICENSE-APACHE', 'NOTICE', 'docs/HISTORY.rst'])
+      expect(pathPrior(p, 'cap the retry delay')).toBe(pathPrior('docs/retry-delay.md', 'cap the retry delay'));
+    // Code named like a prose file is code.
+    for (const p of ['src/history.py', 'cmd/license_gpl_2.go', 'lib/news.ts'])
+      expect(pathPrior(p, 'cap the retry delay')).toBe(1);
     // Text files a build reads are not prose.
     for (const p of ['requirements/dev.txt', 'requirements-dev.txt', 'CMakeLists.txt'])
       expect(pathPrior(p, 'cap the retry delay')).toBe(pathPrior('docs/conf.py', 'cap the retry delay'));
