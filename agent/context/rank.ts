@@ -146,7 +146,7 @@ const TOOLING_WORDS =
   /\b(ci|workflows?|actions?|builds?|config|configs|configuration|yaml|yml|json|toml|scripts?|tooling|lint|linter|eslint|deps|dependency|dependencies|package|packages|release|releases|docker|makefile|tsconfig|setup|install|versions?|publish)\b/i;
 const TEST_WORDS = /\b(tests?|testing|specs?|fixtures?|e2e|unit|coverage|mocks?)\b/i;
 const DOC_WORDS =
-  /\b(docs?|document(?:ation|s|ed|ing)?|readme|examples?|changelog|guide|tutorial|typos?|benchmarks?)\b/i;
+  /\b(docs?|document(?:ation|s|ed|ing)?|readme|examples?|changelog|guide|tutorial|typos?|benchmarks?|instructions?|wording|faq|manual)\b/i;
 
 /**
  * Whether the task names the file itself: its base name, extension included, as a whole word

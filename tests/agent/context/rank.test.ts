@@ -48,6 +48,7 @@ describe('rankFiles', () => {
     const order = (task: string): string[] => rankFiles(task, list).ranked.map((x) => x.path);
     expect(order('cap the retry delay at 30 seconds')[0]).toBe('src/retry.ts');
     expect(order('document the retry delay cap')[0]).toBe('docs/retry-delay.md');
+    expect(pathPrior('README.md', 'fix the install instructions')).toBe(1);
     expect(order('reword retry-delay.md: the delay cap')[0]).toBe('docs/retry-delay.md');
     // Code kept in a docs folder keeps the milder docs prior.
     expect(pathPrior('docs/conf.py', 'cap the retry delay')).toBeGreaterThan(
