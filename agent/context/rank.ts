@@ -165,12 +165,12 @@ function namesFile(path: string, task: string): boolean {
 
 /**
  * Path prior: 0.15 for test and fixture paths, 0.3 for code in docs and examples folders, 0.01 for
- * prose (Markdown and other markup, READMEs, release notes, licences), the test and docs priors lifted to 1 when the task
- * says test/spec or doc/readme/example; 0.3 for tooling (CI folders, root scripts/ and build/,
- * Makefiles, YAML/TOML/JSON and `*.config.*` files), lifted when the task says ci, build, config,
- * dependencies and the like: these files share words with code but are rarely where a code change
- * goes (+0.007 / +0.005 hunk recall @18k / @60k measured on the public set). A task that names the
- * file (`README.md`, `package.json`) lifts its prior too.
+ * prose (Markdown and other markup, READMEs, release notes, licences); the test and docs priors are
+ * lifted to 1 when the task says test/spec or doc/readme/example/instructions. 0.3 for tooling (CI
+ * folders, root scripts/ and build/, Makefiles, YAML/TOML/JSON and `*.config.*` files), lifted when
+ * the task says ci, build, config, dependencies and the like: these files share words with code but
+ * are rarely where a code change goes (+0.007 / +0.005 hunk recall @18k / @60k measured on the
+ * public set). A task that names the file (`README.md`, `.eslintrc.js`) lifts any of these priors.
  *
  * @param path  project-relative path, `/`-separated
  * @param task  the request's text (its title, for a long report)
