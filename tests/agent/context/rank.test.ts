@@ -48,24 +48,31 @@ describe('rankFiles', () => {
     const order = (task: string): string[] => rankFiles(task, list).ranked.map((x) => x.path);
     expect(order('cap the retry delay at 30 seconds')[0]).toBe('src/retry.ts');
     expect(order('document the retry delay cap')[0]).toBe('docs/retry-delay.md');
-    expect(pathPrior('README.md', 'fix the install instructions')).toBe(1);
     expect(order('reword retry-delay.md: the delay cap')[0]).toBe('docs/retry-delay.md');
-    // Code kept in a docs folder keeps the milder docs prior.
-    expect(pathPrior('docs/conf.py', 'cap the retry delay')).toBeGreaterThan(
-      pathPrior('docs/retry-delay.md', 'cap the retry delay'),
-    );
-    expect(pathPrior('CHANGELOG', 'cap the retry delay')).toBe(pathPrior('docs/retry-delay.md', 'cap the retry delay'));
-    for (const p of ['README', 'examples/README', 'LICENSE-APACHE', 'NOTICE', 'docs/HISTORY.rst'])
-      expect(pathPrior(p, 'cap the retry delay')).toBe(pathPrior('docs/retry-delay.md', 'cap the retry delay'));
-    // Code named like a prose file is code.
-    for (const p of ['src/history.py', 'cmd/license_gpl_2.go', 'lib/news.ts'])
-      expect(pathPrior(p, 'cap the retry delay')).toBe(1);
-    // Text files a build reads are not prose.
+  });
+
+  it('tells prose (READMEs, licences, plain-text docs) from code and build files kept beside it', () => {
+    const task = 'cap the retry delay';
+    const prose = pathPrior('docs/retry-delay.md', task);
+    const docsCode = pathPrior('docs/conf.py', task);
+    expect(prose).toBeLessThan(docsCode);
+    expect(docsCode).toBeLessThan(1);
+    for (const p of [
+      'README',
+      'examples/README',
+      'LICENSE-APACHE',
+      'NOTICE',
+      'CHANGELOG',
+      'docs/HISTORY.rst',
+      'docs/api.txt',
+    ])
+      expect(pathPrior(p, task)).toBe(prose);
+    // Code named like a prose file is code; text files a build reads keep the docs prior.
+    for (const p of ['src/history.py', 'cmd/license_gpl_2.go', 'lib/news.ts']) expect(pathPrior(p, task)).toBe(1);
     for (const p of ['requirements/dev.txt', 'requirements-dev.txt', 'CMakeLists.txt'])
-      expect(pathPrior(p, 'cap the retry delay')).toBe(pathPrior('docs/conf.py', 'cap the retry delay'));
-    expect(pathPrior('docs/api.txt', 'cap the retry delay')).toBe(
-      pathPrior('docs/retry-delay.md', 'cap the retry delay'),
-    );
+      expect(pathPrior(p, task)).toBe(docsCode);
+    // Words about docs lift the prior.
+    expect(pathPrior('README.md', 'fix the install instructions')).toBe(1);
   });
 
   it('lifts any path prior when the task names the file', () => {
