@@ -118,8 +118,9 @@ const LONG_TASK_CHARS = 300;
 
 const TEST_PATH =
   /(^|\/)(tests?|__tests__|__mocks__|spec|specs|fixtures?|e2e|testing|testdata|__snapshots__|mocks?)\/|(^|\/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|\/)conftest\.py$|\.snap$/i;
+/** Docs and examples folders, and CODEOWNERS; every prose file (PROSE_PATH) counts as docs too. */
 const DOC_PATH =
-  /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)(README|CHANGELOG|HISTORY|CHANGES|NEWS|LICENSE|LICENCE|COPYING|NOTICE|AUTHORS|CONTRIBUTORS|CODEOWNERS)(-[\w-]+)?(\.(md|mdx|rst|txt|adoc))?$|\.(md|mdx|rst|txt|adoc)$/i;
+  /(^|\/)(docs?|examples?|benchmarks?|bench|samples?|website|changelogs?)\/|(^|\/)CODEOWNERS(-[\w-]+)?$/i;
 /**
  * Prose: markup and plain-text documents, READMEs, release notes and licence texts (`LICENSE-MIT`,
  * but not `license_gpl_2.go`), as opposed to code kept in a docs or examples folder, and to the text
@@ -186,8 +187,9 @@ export function pathPrior(path: string, task: string): number {
 /** The prior of a path's kind (test, docs, prose, tooling, else code: 1), as `pathPrior` describes. */
 function kindPrior(path: string, task: string): number {
   if (TEST_PATH.test(path)) return TEST_WORDS.test(task) ? 1 : TEST_PRIOR;
-  if (DOC_PATH.test(path))
-    return DOC_WORDS.test(task) ? 1 : PROSE_PATH.test(path) && !NOT_PROSE.test(path) ? PROSE_PRIOR : DOC_PRIOR;
+  const prose = PROSE_PATH.test(path);
+  if (prose || DOC_PATH.test(path))
+    return DOC_WORDS.test(task) ? 1 : prose && !NOT_PROSE.test(path) ? PROSE_PRIOR : DOC_PRIOR;
   if (TOOLING_PATH.test(path)) return TOOLING_WORDS.test(task) ? 1 : TOOLING_PRIOR;
   return 1;
 }
