@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, gitIn, runCli } from '../support/fixture.js';
+import { cleanEnv, GIT_TEST_ENV, gitIn, runCli } from '../support/fixture.js';
 import { replies } from '../support/provider-server.js';
 import { useCliInPty } from '../support/pty.js';
 
@@ -38,6 +38,9 @@ const pty = useCliInPty({
     'scripts/touch.js': "require('fs').writeFileSync('command-ran.txt', '1');\n",
     '.clawcode/settings.json': JSON.stringify(SETTINGS, null, 2),
   },
+  // The trusted settings turn on autoCommit: the CLI's commit needs an identity even where the
+  // machine's git has none configured.
+  env: GIT_TEST_ENV,
   rows: 40,
 });
 
