@@ -25,6 +25,9 @@ function expectOwnBlock(lines: readonly string[], header: string): void {
   expect(continuations(lines, chunks)[i]).toBe(false);
 }
 
+/** A one-line file ranked as high as the first: with it, the first-ranked file does not lead. */
+const peer = { path: 'peer.py', score: 1, text: 'x = 1\n' };
+
 function pyFile(n: number): string {
   const out = ['import os', 'from .util import helper', ''];
   for (let i = 0; i < n; i++) out.push(`def func_${i}(x):`, `    value = x + ${i}`, `    return helper(value)`, '');
@@ -227,7 +230,7 @@ describe('packContext', () => {
     expect(long[0]!.text.length).toBeLessThanOrEqual(0.5 * 8_000);
   });
 
-  it('at 40,000 and more, grows the excerpts of the first-ranked file into the blocks beside them', () => {
+  it('grows the excerpts of the first-ranked file into the blocks beside them from 40,000, or whenever it leads', () => {
     // One function of a 44k-character file matches; six mid-size files match too and could fill the budget.
     const lines = ['import os', 'from .util import helper', ''];
     for (let i = 0; i < 700; i++)
@@ -247,16 +250,32 @@ describe('packContext', () => {
     }));
     const at = lines.indexOf('def target_fn(x):') + 1;
     const opts = { idf: new Map([['target', 3]]), defTerms: new Set<string>() };
-    const sent = (o: { budgetChars: number; longReport?: boolean }): [number, number][] =>
-      packContext([top, ...others], { ...opts, ...o })[0]!.ranges!;
-    // The block above (func_349) and the one below (func_351) go with the matching one.
-    const grown = sent({ budgetChars: 60_000 });
+    // `score` is the first file's; the others score 1, so it leads from 1.3 on.
+    const sent = (score: number, o: { budgetChars: number; longReport?: boolean }): [number, number][] =>
+      packContext([{ ...top, score }, ...others], { ...opts, ...o })[0]!.ranges!;
+    const covers = (ranges: [number, number][], line: number): boolean =>
+      ranges.some(([a, b]) => a <= line && line <= b);
+    // Not leading: at 60,000 the block above (func_349) and the one below (func_351) go with the matching one.
+    const grown = sent(1.2, { budgetChars: 60_000 });
     expect(grown.some(([a, b]) => a <= at - 5 && at + 9 <= b)).toBe(true);
-    // Below 40,000, or for a long report, the matching block goes alone.
-    for (const o of [{ budgetChars: 39_999 }, { budgetChars: 60_000, longReport: true }]) {
-      const alone = sent(o);
-      expect(alone.some(([a, b]) => a <= at && at + 2 <= b)).toBe(true);
-      for (const line of [at - 5, at + 9]) expect(alone.some(([a, b]) => a <= line && line <= b)).toBe(false);
+    // Leading, they do below 40,000 too.
+    expect(sent(2, { budgetChars: 39_999 }).some(([a, b]) => a <= at - 5 && at + 9 <= b)).toBe(true);
+    // Not leading below 40,000, or for a long report, the matching block goes alone.
+    const cases: [number, { budgetChars: number; longReport?: boolean }][] = [
+      [1.29, { budgetChars: 39_999 }],
+      [2, { budgetChars: 39_999, longReport: true }],
+      [2, { budgetChars: 60_000, longReport: true }],
+    ];
+    for (const [score, o] of cases) {
+      const alone = sent(score, o);
+      expect(covers(alone, at) && covers(alone, at + 2)).toBe(true);
+      for (const line of [at - 5, at + 9]) expect(covers(alone, line)).toBe(false);
+    }
+    // Leading at 60,000, the excerpt grows deeper: ten blocks away on both sides.
+    const deep = sent(2, { budgetChars: 60_000 });
+    for (const line of [at - 50, at + 50]) {
+      expect(covers(deep, line)).toBe(true);
+      expect(covers(grown, line)).toBe(false);
     }
   });
 
@@ -318,7 +337,8 @@ describe('packContext', () => {
     const lines = big.split('\n').slice(0, -1);
     const def = lines.indexOf('def func_150(x):') + 1;
     expect(lines[def - 2]).toBe('');
-    const [file] = packContext([{ path: 'big.py', score: 1, text: big }], {
+    // A second file as likely as the first keeps the first from leading (its excerpts would grow).
+    const [file] = packContext([{ path: 'big.py', score: 1, text: big }, peer], {
       budgetChars: 1500,
       idf: new Map([['func_150', 5]]),
       defTerms: new Set(['func_150']),
@@ -337,7 +357,7 @@ describe('packContext', () => {
     expect(lines[cls - 2]).toBe('');
     expect(lines[cls - 3]).toBe('');
     expect(lines[cls - 4]).not.toBe('');
-    const [file] = packContext([{ path: 'big.py', score: 1, text }], {
+    const [file] = packContext([{ path: 'big.py', score: 1, text }, peer], {
       budgetChars: 1500,
       idf: new Map([['target', 5]]),
       defTerms: new Set(['target']),
