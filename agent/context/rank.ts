@@ -154,14 +154,35 @@ const DOC_WORDS =
  * ("update CONTRIBUTING.md", "bump the version in package.json"). Case-insensitive.
  */
 function namesFile(path: string, task: string): boolean {
+  return namesIn(path, task.toLowerCase());
+}
+
+/** `namesFile` against the task's lowercased text. */
+function namesIn(path: string, text: string): boolean {
   const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
-  const text = task.toLowerCase();
   for (let at = text.indexOf(base); at !== -1; at = text.indexOf(base, at + 1)) {
     const before = text[at - 1] ?? ' ';
     const after = text[at + base.length] ?? ' ';
     if (!/[\w-]/.test(before) && !/[\w-]/.test(after)) return true;
   }
   return false;
+}
+
+/**
+ * Whether the request names exactly one project file by its file name (see `namesFile`) and that
+ * file is the first candidate, not pinned: then the request is about that file (`PackOptions.namedFirst`).
+ * A base name shared by several paths (`models.py` in two folders) names none of them for sure.
+ *
+ * @param candidates  the packer's candidates, in rank order
+ * @param paths       every project path the ranking saw
+ */
+function namesOnlyFirst(candidates: readonly PackCandidate[], paths: readonly string[], task: string): boolean {
+  const first = candidates[0];
+  if (!first || (first.pinned ?? 0) > 0) return false;
+  const text = task.toLowerCase();
+  let named = 0;
+  for (const p of paths) if (namesIn(p, text) && ++named > 1) return false;
+  return named === 1 && namesIn(first.path, text);
 }
 
 /**
@@ -537,13 +558,15 @@ export function selectContext(raw: string, docs: readonly RankDoc[], options: Se
     byPath.set(r.path, r);
     offered += text.length;
   }
+  const longReport = task.length >= LONG_TASK_CHARS;
   const packed = packContext(candidates, {
     budgetChars: budget,
     idf,
     defTerms,
     wholeOnly: options.wholeOnly,
     maxFiles: options.maxFiles,
-    longReport: task.length >= LONG_TASK_CHARS,
+    longReport,
+    namedFirst: !longReport && !options.plainBm25 && namesOnlyFirst(candidates, docPaths, task),
   });
   const files: ContextFile[] = packed.map((p) => ({
     path: p.path,

@@ -253,6 +253,32 @@ describe('selectContext', () => {
     expect(sel.files[0]?.chars).toBe(sel.files[0]?.text.length);
   });
 
+  it('lets the one file the request names by its file name take more than the top share of the budget', () => {
+    const fns = Array.from(
+      { length: 400 },
+      (_, i) => `def send_${i}(request):\n    return request.generic_${i % 7}()\n`,
+    );
+    const client = `import typing\n\n${fns.join('\n')}`;
+    const files = { 'pkg/_client.py': client, 'pkg/_models.py': 'class Generic:\n    pass\n' };
+    const budget = 8000;
+    const first = (tree: Record<string, string>): { path: string; chars: number } => {
+      const { list, texts } = docs(tree);
+      const sel = selectContext('Add parameters to generics in `_client.py`', list, {
+        budgetChars: budget,
+        readText: (p) => texts.get(p) ?? null,
+      });
+      return sel.files[0]!;
+    };
+    expect(client.length).toBeGreaterThan(2 * budget);
+    const named = first(files);
+    expect(named.path).toBe('pkg/_client.py');
+    expect(named.chars).toBeGreaterThan(0.75 * budget);
+    // A second `_client.py` (here a test helper, ranked lower) makes the name ambiguous: the top share holds.
+    const twice = first({ ...files, 'tests/_client.py': 'def fake():\n    pass\n' });
+    expect(twice.path).toBe('pkg/_client.py');
+    expect(twice.chars).toBeLessThanOrEqual(0.75 * budget);
+  });
+
   it('falls back to shallow source files when nothing matches the task', () => {
     const { list, texts } = docs({ 'README.md': '# hi\n', 'deep/a/b/c.ts': 'x\n', 'src/index.ts': 'y\n' });
     const sel = selectContext('zzz qqq', list, { budgetChars: 5000, readText: (p) => texts.get(p) ?? null });
