@@ -452,7 +452,7 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
   const first = files[0]?.c.score ?? 0;
   const leads = first > 0 && first >= LEAD * (files[1]?.c.score ?? 0);
   const large = budget >= GROWTH_MIN_BUDGET;
-  const growth = options.longReport || !(large || leads) ? 0 : large && leads ? DEEP_GROWTH_SHARE : GROWTH_SHARE;
+  const growth = options.longReport ? 0 : leads && large ? DEEP_GROWTH_SHARE : leads || large ? GROWTH_SHARE : 0;
   const topShare = options.longReport ? share : options.namedFirst ? 1 : TOP_REGION_SHARE;
   takeGreedily(units, budget, options.maxFiles, share, topShare, growth);
   const out: PackedFile[] = [];

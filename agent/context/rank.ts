@@ -493,8 +493,9 @@ function fillOrder(ranked: readonly RankedFile[]): RankedFile[] {
  * Choose what is sent for one task: rank, read the best MAX_CANDIDATES files (then unmatched fill
  * files while little is on offer), and pack them with `packContext`: files up to half the budget
  * whole (past the first-ranked, at most 20,000 characters), larger ones as verbatim blocks, all
- * units competing in one greedy pass (for a short request and a budget of 40,000 or more, the
- * first-ranked file's excerpts also grow into the blocks beside them).
+ * units competing in one greedy pass. For a short request the first-ranked file's excerpts also grow
+ * into the blocks beside them (at budgets of 40,000 or more, or when it clearly leads the ranking),
+ * and a first-ranked file the request names by its file name, alone, may take the whole budget.
  *
  * @param raw   the person's request (an issue report is read through `issueText`)
  * @param docs  candidate text files with their index entries
