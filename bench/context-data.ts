@@ -62,26 +62,34 @@ export function gitDirFor(reposDir: string, repo: string): string {
   throw new Error(`no clone of ${repo} under ${reposDir} (expected ${repo}/repo, ${repo} or ${repo}.git)`);
 }
 
-/** Materialise the tree at `parent` once; returns its folder. */
+/**
+ * Materialise the tree at `parent` once; returns its folder. `git archive` writes a tar file first:
+ * piped straight into `tar`, a failed archive (a blob missing from a snapshot mirror) left the
+ * trees extracted so far with tar's success status, and the task ran on a truncated tree.
+ * Trees marked by an older version (`.complete`) are made again: some of them were truncated so.
+ */
 export function materialise(cacheDir: string, gitDir: string, task: BenchTask): string {
   const out = join(cacheDir, 'trees', task.repo, task.parent);
-  if (existsSync(join(out, '.complete'))) return out;
+  if (existsSync(join(out, TREE_MARK))) return out;
   const tmp = `${out}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
+  const tar = `${out}.tar`;
   try {
-    execFileSync('sh', ['-c', `git --git-dir="$1" archive "$2" | tar -x -C "$3"`, 'sh', gitDir, task.parent, tmp], {
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
+    execFileSync('git', ['--git-dir', gitDir, 'archive', '-o', tar, task.parent], { stdio: 'ignore' });
+    execFileSync('tar', ['-xf', tar, '-C', tmp], { stdio: 'ignore' });
   } catch {
     // A snapshot mirror may lack its largest blobs (data files): write every blob it has instead.
     writeBlobs(gitDir, task.parent, tmp);
+  } finally {
+    rmSync(tar, { force: true });
   }
-  writeFileSync(join(tmp, '.complete'), '');
+  writeFileSync(join(tmp, TREE_MARK), '');
   rmSync(out, { recursive: true, force: true });
   renameSync(tmp, out);
   return out;
 }
+const TREE_MARK = '.complete-2';
 
 /** Write the tree of `rev` into `out` blob by blob (`git cat-file --batch`), skipping missing blobs. */
 function writeBlobs(gitDir: string, rev: string, out: string): void {

@@ -34,7 +34,13 @@ async function main(): Promise<void> {
     const order = rankFiles(queryOf(task), docs).ranked.map((x) => x.path);
     const rows = missed.map((h) => {
       const f = r.files.find((x) => x.path === h.file);
-      const size = readFileSync(join(root, h.file), 'utf8').length;
+      // A gold file can be missing from the tree (`export-ignore` in the project's .gitattributes).
+      let size = -1;
+      try {
+        size = readFileSync(join(root, h.file), 'utf8').length;
+      } catch {
+        // left at -1: not in the tree
+      }
       const rank = r.files.findIndex((x) => x.path === h.file);
       return `  ${h.file}:${h.start}-${h.end} size=${size} ${f ? `sent#${rank} ${f.ranges ? JSON.stringify(f.ranges) : 'whole'}` : `not sent (rank ${order.indexOf(h.file)})`}`;
     });
