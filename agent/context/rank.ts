@@ -12,6 +12,18 @@ import { packContext, type PackCandidate } from './pack.js';
  * 0.5 when its path names the scope of a commit subject (`fix(worker): …`), times
  * a prior that demotes tests, fixtures and docs unless the task is about them, plus a small share of
  * the top score for files the top files import and for files that import the top files.
+ *
+ * Re-measured on 550 real commits (hunk recall @18k / @60k, held-out 270 / public 240 / vite 40; now
+ * 0.710 / 0.879, 0.702 / 0.877, 0.632 / 0.764): symbol weight 0.5 gave 0.701 / 0.878, 0.694 / 0.878,
+ * 0.624 / 0.741 and 1.0 gave 0.705 / 0.878, 0.706 / 0.867, 0.624 / 0.731; path weight 0.35 gave
+ * 0.709 / 0.879, 0.709 / 0.871, 0.587 / 0.764 and 0.7 gave 0.704 / 0.871, 0.698 / 0.874, 0.636 / 0.724.
+ * Term proximity is not used: a bonus for query terms within w identifiers of each other in the 60
+ * files read (pairs scored Σ 1/d², as in BM25TP, added at a share of the top score) gave, at w = 1
+ * and share 0.3, 0.714 / 0.882, 0.703 / 0.868, 0.652 / 0.764; at w = 5, 0.712 / 0.882,
+ * 0.690 / 0.873, 0.677 / 0.764; at w = 1 and share 0.15, 0.713 / 0.876, 0.699 / 0.874, 0.652 / 0.771.
+ * At w = 1 and share 0.3 it changed 57 of the 1,100 task-budget results, 33 up and 24 down, and on
+ * 418 fresh commits (11 projects, 4 of them new) it gave 0.578 / 0.778 against 0.580 / 0.779 without:
+ * churn, not a gain that holds.
  */
 
 /** A file as ranking sees it: its path and its index entry. */
