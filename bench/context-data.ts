@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 /**
  * Benchmark data for `bench/context.ts`: the public task files, trees materialised from bare clones
- * (`git archive PARENT | tar -x`), and gold hunks (old-side ranges of `git diff -U0 PARENT SHA`),
+ * (`git archive PARENT`, then `tar -x`), and gold hunks (old-side ranges of `git diff -U0 PARENT SHA`),
  * as defined in ../shared/bench/README.md. Trees and hunks are cached under bench/.cache (gitignored).
  */
 
