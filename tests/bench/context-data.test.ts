@@ -1,22 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { git, removeTempDirs, tempDir } from '../support/git.js';
 import { materialise, type BenchTask } from '../../bench/context-data.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], {
-    cwd,
-  })
-    .toString('utf8')
-    .trim();
-}
+afterEach(removeTempDirs);
 
 // `git archive` writes whole 10,240-byte tar records. Its stream holds a 1,024-byte global header,
 // then a.txt (a 512-byte header and its data in 512-byte blocks), then the 512-byte header of folder
@@ -26,8 +14,7 @@ const FIRST = `first\n${'x'.repeat(49_152 - 7)}\n`;
 
 /** A repository with three files, committed; returns its folder and the commit. */
 function repoWithThreeFiles(): { dir: string; sha: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'clawcode-bench-'));
-  dirs.push(dir);
+  const dir = tempDir('clawcode-bench-');
   git(dir, 'init', '-q');
   writeFileSync(join(dir, 'a.txt'), FIRST);
   mkdirSync(join(dir, 'b'));
@@ -45,8 +32,7 @@ function taskAt(sha: string): BenchTask {
 describe('materialise', () => {
   it('writes the whole tree at the parent, byte for byte', () => {
     const { dir, sha } = repoWithThreeFiles();
-    const cache = mkdtempSync(join(tmpdir(), 'clawcode-bench-cache-'));
-    dirs.push(cache);
+    const cache = tempDir('clawcode-bench-cache-');
     const out = materialise(cache, join(dir, '.git'), taskAt(sha));
     expect(readFileSync(join(out, 'a.txt'), 'utf8')).toBe(FIRST);
     expect(readFileSync(join(out, 'b', 'data.bin'), 'utf8')).toBe('a large data file\n');
@@ -58,8 +44,7 @@ describe('materialise', () => {
     // Remove the middle file's blob: `git archive` stops there, after writing `a.txt` to its output.
     const oid = git(dir, 'rev-parse', `${sha}:b/data.bin`);
     rmSync(join(dir, '.git', 'objects', oid.slice(0, 2), oid.slice(2)));
-    const cache = mkdtempSync(join(tmpdir(), 'clawcode-bench-cache-'));
-    dirs.push(cache);
+    const cache = tempDir('clawcode-bench-cache-');
     const out = materialise(cache, join(dir, '.git'), taskAt(sha));
     expect(readFileSync(join(out, 'a.txt'), 'utf8')).toBe(FIRST);
     expect(readFileSync(join(out, 'z.txt'), 'utf8')).toBe('last\n');

@@ -1,22 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { git, removeTempDirs, tempDir } from '../support/git.js';
 import { mineCommits } from '../../bench/mine-commits.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], {
-    cwd,
-  })
-    .toString('utf8')
-    .trim();
-}
+afterEach(removeTempDirs);
 
 /** Commit `files` (path → text) with `message`; returns the commit id. */
 function commit(dir: string, files: Record<string, string>, message: string): string {
@@ -30,8 +18,7 @@ function commit(dir: string, files: Record<string, string>, message: string): st
 }
 
 function repo(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'clawcode-mine-'));
-  dirs.push(dir);
+  const dir = tempDir('clawcode-mine-');
   git(dir, 'init', '-q');
   commit(
     dir,
