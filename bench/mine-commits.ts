@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { gitDirFor, type BenchTask } from './context-data.js';
 
 /**
- * `npx tsx bench/mine-commits.ts OUT_DIR owner+name...`: a fresh set of commit tasks for
+ * `npm run bench:mine -- OUT_DIR owner+name...`: a fresh set of commit tasks for
  * `bench/context.ts` from bare clones (CLAWCODE_BENCH_REPOS), one `tasks-public-owner+name.jsonl`
  * per repository in OUT_DIR, in the format of the public sets. Commits a rule was diagnosed on no
  * longer tell how it carries over; a fresh sample does. On 418 commits mined so
@@ -107,7 +107,7 @@ function main(): void {
   const [outDir, ...repos] = process.argv.slice(2);
   const reposDir = process.env.CLAWCODE_BENCH_REPOS;
   if (!outDir || repos.length === 0 || !reposDir) {
-    console.error('usage: CLAWCODE_BENCH_REPOS=DIR npx tsx bench/mine-commits.ts OUT_DIR owner+name...');
+    console.error('usage: CLAWCODE_BENCH_REPOS=DIR npm run bench:mine -- OUT_DIR owner+name...');
     process.exitCode = 2;
     return;
   }
@@ -130,4 +130,11 @@ function main(): void {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    main();
+  } catch (e) {
+    console.error(`bench:mine: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    process.exitCode = 1;
+  }
+}
