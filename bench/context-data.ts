@@ -62,6 +62,9 @@ export function gitDirFor(reposDir: string, repo: string): string {
   throw new Error(`no clone of ${repo} under ${reposDir} (expected ${repo}/repo, ${repo} or ${repo}.git)`);
 }
 
+/** The file that marks a finished tree (renamed when trees made before must be made again). */
+const TREE_MARK = '.complete-2';
+
 /**
  * Materialise the tree at `parent` once; returns its folder. `git archive` writes a tar file first:
  * piped straight into `tar`, a failed archive (a blob missing from a snapshot mirror) left the
@@ -89,7 +92,6 @@ export function materialise(cacheDir: string, gitDir: string, task: BenchTask): 
   renameSync(tmp, out);
   return out;
 }
-const TREE_MARK = '.complete-2';
 
 /** Write the tree of `rev` into `out` blob by blob (`git cat-file --batch`), skipping missing blobs. */
 function writeBlobs(gitDir: string, rev: string, out: string): void {

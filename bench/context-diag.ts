@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     const order = rankFiles(queryOf(task), docs).ranked.map((x) => x.path);
     const rows = missed.map((h) => {
       const f = r.files.find((x) => x.path === h.file);
-      // A gold file can be missing from the tree (`export-ignore` in the project's .gitattributes).
+      // A gold file can be missing from the tree: a blob the mirror lacks, or `export-ignore`.
       let size = -1;
       try {
         size = readFileSync(join(root, h.file), 'utf8').length;
