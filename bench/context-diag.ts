@@ -4,11 +4,13 @@ import { buildContext } from '../agent/context.js';
 import { loadIndex } from '../agent/context/index.js';
 import { rankFiles, type RankDoc } from '../agent/context/rank.js';
 import { gitDirFor, goldHunks, loadTasks, materialise, queryOf } from './context-data.js';
+import { formatLoss, lossSummary, type Miss } from './context-loss.js';
 
 /**
  * Diagnostics for tuning the context stage (not part of any test): for every task, each gold hunk
  * missed at the given budget with the gold file's size, whether the file was sent at all, and its
- * rank in the outline order. Env as bench/context.ts, plus CLAWCODE_DIAG_BUDGET (default 60000).
+ * rank in the outline order; last, the loss summed by cause (`lossSummary`). Env as bench/context.ts,
+ * plus CLAWCODE_DIAG_BUDGET (default 60000).
  */
 async function main(): Promise<void> {
   const reposDir = process.env.CLAWCODE_BENCH_REPOS!;
@@ -18,6 +20,7 @@ async function main(): Promise<void> {
   );
   const budget = Number(process.env.CLAWCODE_DIAG_BUDGET ?? 60_000);
   const home = process.env.CLAWCODE_BENCH_HOME!;
+  const misses: Miss[] = [];
   for (const task of tasks) {
     const gitDir = gitDirFor(reposDir, task.repo);
     const root = materialise(resolve('bench/.cache'), gitDir, task);
@@ -41,13 +44,15 @@ async function main(): Promise<void> {
       } catch {
         // left at -1: not in the tree
       }
-      const rank = r.files.findIndex((x) => x.path === h.file);
-      return `  ${h.file}:${h.start}-${h.end} size=${size} ${f ? `sent#${rank} ${f.ranges ? JSON.stringify(f.ranges) : 'whole'}` : `not sent (rank ${order.indexOf(h.file)})`}`;
+      const place = r.files.findIndex((x) => x.path === h.file);
+      misses.push({ taskHunks: hunks.length, sentAt: f ? place : null, rank: order.indexOf(h.file), size });
+      return `  ${h.file}:${h.start}-${h.end} size=${size} ${f ? `sent#${place} ${f.ranges ? JSON.stringify(f.ranges) : 'whole'}` : `not sent (rank ${order.indexOf(h.file)})`}`;
     });
     process.stdout.write(
       `${task.repo} ${task.id ?? task.sha.slice(0, 8)} "${task.subject.slice(0, 60)}" missed ${missed.length}/${hunks.length} used=${r.totalChars} files=${r.files.length}\n${rows.join('\n')}\n`,
     );
   }
+  if (tasks.length > 0) process.stdout.write(`${formatLoss(lossSummary(misses, tasks.length))}\n`);
 }
 main().catch((e: unknown) => {
   console.error(e);
