@@ -36,7 +36,8 @@ async function main(): Promise<void> {
       .map(([path, doc]) => ({ path, doc }));
     const order = rankFiles(queryOf(task), docs).ranked.map((x) => x.path);
     const rows = missed.map((h) => {
-      const f = r.files.find((x) => x.path === h.file);
+      const place = r.files.findIndex((x) => x.path === h.file);
+      const f = r.files[place];
       // A gold file can be missing from the tree: a blob the mirror lacks, or `export-ignore`.
       let size = -1;
       try {
@@ -44,9 +45,9 @@ async function main(): Promise<void> {
       } catch {
         // left at -1: not in the tree
       }
-      const place = r.files.findIndex((x) => x.path === h.file);
-      misses.push({ taskHunks: hunks.length, sentAt: f ? place : null, rank: order.indexOf(h.file), size });
-      return `  ${h.file}:${h.start}-${h.end} size=${size} ${f ? `sent#${place} ${f.ranges ? JSON.stringify(f.ranges) : 'whole'}` : `not sent (rank ${order.indexOf(h.file)})`}`;
+      const rank = order.indexOf(h.file);
+      misses.push({ taskHunks: hunks.length, sentAt: f ? place : null, rank, size });
+      return `  ${h.file}:${h.start}-${h.end} size=${size} ${f ? `sent#${place} ${f.ranges ? JSON.stringify(f.ranges) : 'whole'}` : `not sent (rank ${rank})`}`;
     });
     process.stdout.write(
       `${task.repo} ${task.id ?? task.sha.slice(0, 8)} "${task.subject.slice(0, 60)}" missed ${missed.length}/${hunks.length} used=${r.totalChars} files=${r.files.length}\n${rows.join('\n')}\n`,

@@ -144,8 +144,8 @@ function tokenOffsets(text: string, lower: string, term: string): number[] {
  * ranking uses): a block scores Σ idf·tf·(k1 + 1)/(tf + k1) over the task's terms. With
  * Σ idf·(1 + ln tf) the score kept growing with the count, so one common word repeated through a
  * long block (in fzf's 87,000-character `terminal.go`, one 80-line block says `preview` 43 times)
- * outscored a block holding two of the request's words once each. Block length is not normalised: blocks are at most
- * MAX_CHUNK_LINES lines, and the packer already prices each unit by its size.
+ * outscored a block holding two of the request's words once each. Block length is not normalised:
+ * blocks are at most MAX_CHUNK_LINES lines, and the packer already prices each unit by its size.
  *
  * A long issue report keeps 1 + ln tf. Its many words spread over many blocks, and a word the report
  * repeats, counted again and again in one block, marks the code that handles the object the report
