@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ClawcodeError, UsageError } from './utils/errors.js';
 import { DEFAULT_BUDGET_CHARS, DEFAULT_TIMEOUT_MS } from './utils/defaults.js';
-import { ignoreClosedPipes } from './cli/closed-pipe.js';
+import { ignoreClosedPipes } from './cli/console/closed-pipe.js';
+import type { TaskFlags } from './cli/flags.js';
 import {
   MIN_BUDGET_CHARS,
   MIN_TIMEOUT_MS,
@@ -23,44 +24,6 @@ import {
 } from './cli/program-commands.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-
-/** Flags of the main job, as commander parses them. */
-export interface TaskFlags {
-  dir?: string;
-  provider?: string;
-  model?: string;
-  budget?: number;
-  timeout?: number;
-  dryRun?: boolean;
-  yes?: boolean;
-  runCommands?: boolean;
-  /** `--allow-network`: plan and verify commands keep the network inside the sandbox. */
-  allowNetwork?: boolean;
-  json?: boolean;
-  debug?: boolean;
-  shell?: boolean;
-  ui?: boolean;
-  color?: boolean;
-  events?: boolean;
-  planOut?: string;
-  printPrompt?: boolean;
-  /** `--verify`: run the project's test command (or the settings' verifyCommand) after writing. */
-  verify?: boolean;
-  /** `--verify-cmd <command>`: verify with this command. */
-  verifyCmd?: string;
-  rollbackOnFail?: boolean;
-  commit?: boolean;
-  /** `--files <pathspec...>`: files pinned into the context first; split into shards when they exceed the budget. */
-  files?: string[];
-  /** `--grep <regex>` (repeatable): files with matching lines, and the regions around the matches. */
-  grep?: string[];
-  /** `--wide`: one scope request finds the files, then sharded plans. */
-  wide?: boolean;
-  concurrency?: number;
-  partial?: boolean;
-  /** `--no-repair` sets false: no repair round for refused patches. */
-  repair?: boolean;
-}
 
 /** Set by the action that runs: how reportError prints an error. */
 const modes: OutputModes = { json: false, debug: false };
@@ -128,7 +91,7 @@ function mainCommand(): Command {
 
 /**
  * The main job's action: check the flag combinations, then branch to the REPL (`--shell`), the TUI (`--ui`, or a
- * terminal with no task) or one task (cli/task-command.ts), whose exit code it sets.
+ * terminal with no task) or one task (cli/task/command.ts), whose exit code it sets.
  * @throws UsageError for flags that cannot go together
  */
 async function runMain(taskWords: string[], flags: TaskFlags): Promise<void> {
@@ -148,16 +111,16 @@ async function runMain(taskWords: string[], flags: TaskFlags): Promise<void> {
     );
   }
   if (flags.shell && !flags.ui) {
-    const { runShell } = await import('./cli/interactive.js');
+    const { runShell } = await import('./cli/interactive/start.js');
     return runShell(flags);
   }
   if (flags.ui || (terminal && taskWords.length === 0 && !flags.json && !flags.events && !flags.printPrompt)) {
-    const { runTui } = await import('./cli/interactive.js');
+    const { runTui } = await import('./cli/interactive/start.js');
     return runTui(flags);
   }
   // Before the provider is even resolved: a run nobody can confirm must not cost a model call.
   if (taskWords.length > 0) refuseUnanswerableRun('task', flags, terminal);
-  const { runTaskCommand } = await import('./cli/task-command.js');
+  const { runTaskCommand } = await import('./cli/task/command.js');
   process.exitCode = await runTaskCommand(taskWords.join(' ').trim(), flags);
 }
 

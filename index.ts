@@ -11,9 +11,9 @@
  * clients (reach them through `planTask`, which loads only the chosen SDK).
  */
 import { resolve } from 'node:path';
-import { buildContext, type ContextResult } from './agent/context.js';
+import { buildContext, type ContextResult } from './agent/context/build.js';
 import { createAgentEmitter, type AgentEmitter, type AgentEventMap, type AgentEventName } from './agent/events.js';
-import { preparePlan, type PlannedChange, type PreparedPlan } from './agent/executor.js';
+import { preparePlan, type PlannedChange, type PreparedPlan } from './agent/prepare.js';
 import { runAgent, type AgentRun, type StageTimings } from './agent/runner.js';
 import { parsePlan } from './llm/plan-parser.js';
 import type { ProviderConfig, Usage } from './llm/types.js';

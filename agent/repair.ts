@@ -5,7 +5,7 @@ import type { PlanResult } from '../llm/provider.js';
 import type { Plan, ProviderConfig } from '../llm/types.js';
 import type { PatchOutcome } from '../utils/patch.js';
 import type { AgentEmitter } from './events.js';
-import { preparePlan, type PreparedPlan } from './executor.js';
+import { preparePlan, type PreparedPlan } from './prepare.js';
 import type { Planner } from './runner.js';
 import { addUsage } from '../llm/usage.js';
 

@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import type { ContextResult } from './context.js';
-import { preparePlan, type PreparedPlan } from './executor.js';
+import type { ContextResult } from './context/build.js';
+import { preparePlan, type PreparedPlan } from './prepare.js';
 import type { AgentEmitter } from './events.js';
 import { buildMemoryContext, loadGlobalMemory, loadSessionMemory } from '../memory/memory.js';
 import { detectProjectSummary } from '../memory/project-summary.js';
 import type { ProjectInstructions } from './context/instructions.js';
-import { gatherContext } from './prompt-context.js';
+import { gatherContext } from './context/gather.js';
 import { repairPlan, type RepairReport } from './repair.js';
 import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';
 import type { PlanResult, RetryNotice } from '../llm/provider.js';

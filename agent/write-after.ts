@@ -1,7 +1,7 @@
 import { detectProjectSummary } from '../memory/project-summary.js';
 import { loadGlobalMemory, saveGlobalMemory, saveSessionAfterRun, type SessionMemory } from '../memory/memory.js';
-import { runCommand, sandboxFor } from '../utils/commands.js';
-import { detectSandbox } from '../utils/sandbox.js';
+import { runCommand, sandboxFor } from '../utils/shell/run.js';
+import { detectSandbox } from '../utils/shell/sandbox.js';
 import { InterruptedError } from '../utils/errors.js';
 import { commitFiles, dirtyFiles } from '../utils/git.js';
 import { undoRun } from '../utils/journal/journal.js';

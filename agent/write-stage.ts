@@ -4,7 +4,7 @@ import type { SessionMemory } from '../memory/memory.js';
 import { applyRun, type RunRecord } from '../utils/journal/journal.js';
 import type { Plan } from '../utils/plan.js';
 import type { AgentEmitter } from './events.js';
-import type { PlannedChange, PreparedPlan } from './executor.js';
+import type { PlannedChange, PreparedPlan } from './prepare.js';
 import {
   commitWritten,
   rememberRun,
@@ -80,7 +80,7 @@ export interface WriteStageInput {
   /** The task, recorded in the journal, memory and a `--commit` message. */
   task: string;
   plan: Plan;
-  /** The plan applied in memory (agent/executor.ts `preparePlan`). */
+  /** The plan applied in memory (agent/prepare.ts `preparePlan`). */
   prepared: PreparedPlan;
   /** Recorded in the run journal. */
   meta?: { provider?: string; model?: string };

@@ -48,7 +48,7 @@ export function addConfigCommand(program: Command, modes: OutputModes): void {
         modes.json = Boolean(flags.json);
         if (flags.show || action === 'show') {
           const [{ runConfigShow }, { resolveProjectRoot }] = await Promise.all([
-            import('./config-show.js'),
+            import('./config/show.js'),
             import('./project-root.js'),
           ]);
           await runConfigShow({
@@ -60,7 +60,7 @@ export function addConfigCommand(program: Command, modes: OutputModes): void {
           });
           return;
         }
-        const { runConfigCommand } = await import('./config.js');
+        const { runConfigCommand } = await import('./config/command.js');
         type Action = 'list' | 'add' | 'edit' | 'remove' | 'default' | 'options';
         await runConfigCommand({
           ...(action ? { action: action as Action } : {}),
@@ -100,7 +100,7 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
         modes.json = Boolean(flags.json);
         // A plan read from standard input leaves no terminal to answer on, as in the apply command itself.
         refuseUnanswerableRun('apply', flags, Boolean(process.stdin.isTTY && process.stdout.isTTY && source !== '-'));
-        const { runApplyCommand } = await import('./apply-command.js');
+        const { runApplyCommand } = await import('./commands/apply.js');
         process.exitCode = await runApplyCommand(source, flags);
       },
     );
@@ -113,7 +113,7 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
     .option('--json', 'print JSON')
     .action(async (source: string, flags: { dir?: string; json?: boolean }) => {
       modes.json = Boolean(flags.json);
-      const { runCheckCommand } = await import('./apply-command.js');
+      const { runCheckCommand } = await import('./commands/apply.js');
       process.exitCode = await runCheckCommand(source, flags);
     });
 }
@@ -129,7 +129,7 @@ export function addSetupCommands(program: Command): void {
     .option('-d, --dir <path>', 'project root')
     .action(async (flags: { dir?: string }) => {
       const [{ runInitCommand }, { resolveProjectRoot }] = await Promise.all([
-        import('./init-command.js'),
+        import('./commands/init.js'),
         import('./project-root.js'),
       ]);
       await runInitCommand({ rootDir: await resolveProjectRoot(flags.dir), stdout: process.stdout });
@@ -144,7 +144,7 @@ export function addSetupCommands(program: Command): void {
     .option('--revoke', 'stop trusting them')
     .action(async (flags: { dir?: string; revoke?: boolean }) => {
       const [{ runTrustCommand }, { resolveProjectRoot }] = await Promise.all([
-        import('./trust-prompt.js'),
+        import('./config/trust-prompt.js'),
         import('./project-root.js'),
       ]);
       process.exitCode = await runTrustCommand({
@@ -175,7 +175,7 @@ export function addContextCommand(program: Command, modes: OutputModes): void {
     .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean; files?: string[] }) => {
       modes.json = Boolean(flags.json);
       const [{ runContextCommand }, { resolveProjectRoot }, { loadSettings }] = await Promise.all([
-        import('./context.js'),
+        import('./commands/context.js'),
         import('./project-root.js'),
         import('../config/settings.js'),
       ]);
@@ -218,7 +218,7 @@ export function addRunCommands(program: Command, modes: OutputModes): void {
       async (runId: string | undefined, flags: { dir?: string; yes?: boolean; force?: boolean; json?: boolean }) => {
         modes.json = Boolean(flags.json);
         const [{ runUndoCommand }, { resolveProjectRoot }] = await Promise.all([
-          import('./undo.js'),
+          import('./commands/undo.js'),
           import('./project-root.js'),
         ]);
         const outcome = await runUndoCommand({
@@ -242,7 +242,7 @@ export function addRunCommands(program: Command, modes: OutputModes): void {
     .action(async (action: string | undefined, flags: { dir?: string; json?: boolean }) => {
       modes.json = Boolean(flags.json);
       const [{ runMemoryCommand }, { resolveProjectRoot }] = await Promise.all([
-        import('./memory-command.js'),
+        import('./commands/memory.js'),
         import('./project-root.js'),
       ]);
       await runMemoryCommand({ rootDir: await resolveProjectRoot(flags.dir), action, json: Boolean(flags.json) });
@@ -256,7 +256,7 @@ export function addRunCommands(program: Command, modes: OutputModes): void {
     .action(async (flags: { dir?: string; json?: boolean }) => {
       modes.json = Boolean(flags.json);
       const [{ runHistoryCommand }, { resolveProjectRoot }] = await Promise.all([
-        import('./history.js'),
+        import('./commands/history.js'),
         import('./project-root.js'),
       ]);
       await runHistoryCommand({ rootDir: await resolveProjectRoot(flags.dir), json: Boolean(flags.json) });

@@ -10,7 +10,7 @@ import {
   type UndoResult,
 } from '../utils/journal/journal.js';
 import { isLockedByOther, withProjectLock } from '../utils/journal/lock.js';
-import { confirmPrompt } from './ask.js';
+import { confirmPrompt } from './console/ask.js';
 
 /** Options of {@link recoverUnfinishedRuns}. */
 export interface RecoverOptions {

@@ -1,6 +1,6 @@
 import { ProviderError } from '../utils/errors.js';
 import { errorStatus, isResponseFormatError, providerLabel, providerMessage, toProviderError } from './errors-map.js';
-import { PLAN_SCHEMA_NAME } from './plan-schema.js';
+import { PLAN_SCHEMA_NAME } from '../utils/plan.js';
 import type { CompletionRequest, JsonMode, ProviderConfig, ProviderReply, Usage } from './types.js';
 import { estimateTokens } from './usage.js';
 

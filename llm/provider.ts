@@ -2,7 +2,7 @@ import { DEFAULT_TIMEOUT_MS } from '../utils/defaults.js';
 import { InterruptedError, ProviderError } from '../utils/errors.js';
 import { providerLabel } from './errors-map.js';
 import { parsePlan, PlanParseError } from './plan-parser.js';
-import { PLAN_JSON_SCHEMA } from './plan-schema.js';
+import { PLAN_JSON_SCHEMA } from '../utils/plan.js';
 import { withRetries, type RetryOptions } from './retry.js';
 import type { Plan, ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage } from './types.js';
 import { addUsage } from './usage.js';
@@ -291,7 +291,7 @@ export async function getStructuredPlan(
 /**
  * Check a provider's credentials with one real lightweight call, which also looks up the model:
  * Groq lists the models, Gemini and Anthropic get the model, Azure sends a one-token request to the
- * deployment; the OpenAI module lists the models (cli/config.ts looks for the model in that list).
+ * deployment; the OpenAI module lists the models (cli/config/command.ts looks for the model in that list).
  *
  * @throws ProviderError (401 names the key source, code `provider_not_found` for an unknown model or
  *         deployment), ConfigError, InterruptedError

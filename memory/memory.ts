@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { clawcodeHome } from '../utils/home.js';
-import { writeFileDurable } from '../utils/durable-write.js';
+import { writeFileDurable } from '../utils/journal/durable-write.js';
 import { canonicalRoot, readManifest, runDirFor } from '../utils/journal/store.js';
 import { getProjectHash } from '../utils/project-hash.js';
 

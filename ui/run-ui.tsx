@@ -1,13 +1,13 @@
 import chalk from 'chalk';
 import { render } from 'ink';
 import type { AgentEmitter } from '../agent/events.js';
-import { appendHistory, loadHistory } from '../cli/history-file.js';
+import { appendHistory, loadHistory } from '../cli/interactive/history-file.js';
 import { UsageError } from '../utils/errors.js';
 import { App, type TuiChoice, type TuiTaskHooks } from './App.js';
 
 export type { TuiChoice, TuiTaskHooks };
 
-/** Options of {@link runInkUI}, as cli/interactive.ts passes them. */
+/** Options of {@link runInkUI}, as cli/interactive/start.ts passes them. */
 export interface InkUIOptions {
   rootDir: string;
   provider: string;

@@ -10,7 +10,7 @@ import {
   isSecretPath,
   refuseByName,
   virtualenvPrefixes,
-} from '../../utils/path-policy.js';
+} from '../../utils/policy/paths.js';
 import {
   attributeTexts,
   blobIdsIdentifyBytes,

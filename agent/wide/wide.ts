@@ -6,7 +6,7 @@ import type { ProviderConfig, Usage } from '../../llm/types.js';
 import { scanProject, type ScanOptions, type ScanResult } from '../context/scan.js';
 import { UsageError } from '../../utils/errors.js';
 import type { AgentEmitter } from '../events.js';
-import { preparePlan, type PreparedPlan } from '../executor.js';
+import { preparePlan, type PreparedPlan } from '../prepare.js';
 import type { RepairReport } from '../repair.js';
 import type { Planner } from '../runner.js';
 import { collectFootprint, pathsUnder } from './footprint.js';

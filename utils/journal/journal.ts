@@ -1,6 +1,6 @@
 import { mkdir, realpath, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { DiskWriteError, fsyncDirs, writeFileDurable, type ChunkWriter } from '../durable-write.js';
+import { DiskWriteError, fsyncDirs, writeFileDurable, type ChunkWriter } from './durable-write.js';
 import { IoError, PatchApplyError, UsageError } from '../errors.js';
 import {
   ensureDir,
@@ -109,7 +109,7 @@ interface Target {
  *
  * Order (each step durable before the next): resolve every path inside the root; check each file's
  * current bytes equal `before`; save pre-images and the manifest (status `applying`, fsynced) under
- * `<home>/runs/<projectHash>/<runId>/` (owner-only modes); write each file durably (utils/durable-write.ts:
+ * `<home>/runs/<projectHash>/<runId>/` (owner-only modes); write each file durably (utils/journal/durable-write.ts:
  * temp file, every byte, fsync, size check, rename, folder fsync; the previous mode is kept; new files and
  * folders are created), re-checking its bytes just
  * before; then mark the run `applied` and prune journals beyond `keepRuns`. A process killed at any

@@ -1,0 +1,318 @@
+import { createInterface } from 'node:readline';
+import { basename, resolve } from 'node:path';
+import chalk, { Chalk, type ChalkInstance } from 'chalk';
+import { ClawcodeError } from '../../utils/errors.js';
+import { appendHistory, loadHistory } from './history-file.js';
+import { isPromptExit } from '../console/interrupt.js';
+import { validateProjectPath } from './projects.js';
+import { clearSession, sessionCommand, type ContextSession } from '../../agent/context/session.js';
+
+/** Options for {@link runRepl}. Everything that touches providers, plans or undo is injected. */
+export interface ReplOptions {
+  /** Project root the tasks run against; `:project` changes it. */
+  rootDir: string;
+  /**
+   * Run one task end to end (the lead's flow). `signal` aborts when the person presses Ctrl-C; the task
+   * should then stop (and cancel its model request) and reject or resolve soon after.
+   */
+  runTask: (task: string, signal: AbortSignal, context: { rootDir: string }) => Promise<void>;
+  /** `:provider [name]`: switch provider; resolves to a label to show (e.g. "openai · gpt-4o-mini"). */
+  switchProvider?: (name: string | undefined) => Promise<string | void>;
+  /** `:project` with no argument: pick a project (e.g. `selectProject`); resolves to an absolute path. */
+  chooseProject?: (currentRoot: string) => Promise<string>;
+  /** `:undo`: undo the last run in `rootDir` (printing its own outcome, or resolving to a line to show). */
+  undo?: (rootDir: string) => Promise<string | void>;
+  /** Streams, for tests; default process.stdin / process.stdout. */
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  /** A line shown under the greeting, e.g. the provider and model in use. */
+  banner?: string;
+  /** Environment (CLAWCODE_HOME for history, NO_COLOR); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Files carried between tasks (`:add`, `:drop`, `:files`; `:clear` empties it). */
+  files?: ContextSession;
+}
+
+type ReadResult = { kind: 'line'; line: string } | { kind: 'eof' } | { kind: 'interrupt'; hadText: boolean };
+
+const EXIT_COMMANDS = new Set([':exit', ':quit', ':q']);
+
+const HELP = [
+  'Type a task and press Enter to run it. Commands:',
+  '  :help              this list',
+  '  :project [path]    switch the project folder',
+  '  :provider [name]   switch the provider',
+  '  :undo              undo the last run',
+  "  :add <path>        pin a file (pathspec or glob) into the next tasks' context",
+  '  :drop <path>       unpin a file, or forget one kept from the last task',
+  '  :files             list pinned files and files kept from the last task',
+  '  :clear             clear the screen; the next task starts with no files',
+  '  :exit              leave (or Ctrl-D)',
+  'Ctrl-C cancels a task; twice at an empty prompt leaves.',
+].join('\n');
+
+/** True for the errors a cancelled task ends with: our InterruptedError, AbortError, inquirer's exit. */
+function isCancel(error: unknown): boolean {
+  if (error instanceof ClawcodeError) return error.exitCode === 130;
+  return (error as { name?: string } | null)?.name === 'AbortError' || isPromptExit(error);
+}
+
+/** The REPL's running state and its output, shared by the loop and the `:command` handlers. */
+interface ReplSession {
+  options: ReplOptions;
+  env: NodeJS.ProcessEnv;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  isTty: boolean;
+  paint: ChalkInstance;
+  say: (text: string) => void;
+  /** The project tasks run against; `:project` changes it. */
+  rootDir: string;
+  /** The project's input history, oldest first. */
+  history: string[];
+  /** Piped input's lines (undefined on a terminal). */
+  pipedLines?: AsyncIterator<string>;
+}
+
+/**
+ * The `clawcode --shell` REPL: a readline loop where each line is a task, or a `:command`.
+ * History (arrow keys) is kept per project in `<CLAWCODE_HOME>/history/<projectHash>`.
+ *
+ * The readline interface is closed while a task runs, so prompts inside the task (@inquirer) own the
+ * terminal alone, and Ctrl-C reaches the process as SIGINT, which aborts that task's signal.
+ * Spinners inside tasks must be created with `ora({ discardStdin: false })` (ora #236, #220).
+ *
+ * @returns when the person leaves (:exit, Ctrl-D, or Ctrl-C twice at an empty prompt)
+ * @throws never for task failures (they are shown and the loop goes on); errors of the callbacks
+ *         for :provider/:project/:undo are shown the same way
+ */
+export async function runRepl(options: ReplOptions): Promise<void> {
+  const env = options.env ?? process.env;
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const isTty = (output as { isTTY?: boolean }).isTTY === true;
+  // Colour only on a terminal and never under NO_COLOR (no-color.org; chalk 5 ignores it by itself).
+  const paint = new Chalk({ level: isTty && !env.NO_COLOR ? chalk.level : 0 });
+  const say = (text: string) => output.write(`${text}\n`);
+  const rootDir = resolve(options.rootDir);
+  const history = await loadHistory(rootDir, env);
+
+  say(`${paint.bold('clawcode shell')} in ${rootDir}`);
+  if (options.banner) say(paint.dim(options.banner));
+  say(paint.dim('Type a task, :help for commands, Ctrl-D to leave.'));
+
+  // Piped input: one interface for the session, whose async iterator buffers lines, so a chunk holding
+  // several lines loses none of them while a task runs.
+  const piped = isTty ? undefined : createInterface({ input, terminal: false });
+  const pipedLines = piped?.[Symbol.asyncIterator]();
+  const session: ReplSession = { options, env, input, output, isTty, paint, say, rootDir, history, pipedLines };
+
+  try {
+    await loop(session);
+  } finally {
+    piped?.close();
+  }
+  say('Bye.');
+}
+
+/** Read lines and run them until the person leaves: Ctrl-D, `:exit`, or Ctrl-C twice at an empty prompt. */
+async function loop(session: ReplSession): Promise<void> {
+  const { say, paint } = session;
+  let interruptedOnce = false;
+  for (;;) {
+    const read = await readLine(session);
+    if (read.kind === 'eof') return;
+    if (read.kind === 'interrupt') {
+      if (read.hadText) {
+        interruptedOnce = false;
+        continue;
+      }
+      if (interruptedOnce) return;
+      interruptedOnce = true;
+      say(paint.dim('(To leave, press Ctrl-C again, Ctrl-D, or type :exit)'));
+      continue;
+    }
+    interruptedOnce = false;
+    const line = read.line.trim();
+    if (!line) continue;
+    const [command, ...rest] = line.split(/\s+/);
+    // Leaving is not worth recalling: the next session's first Up should bring back real work.
+    if (!EXIT_COMMANDS.has(command ?? '')) session.history = await appendHistory(session.rootDir, line, session.env);
+    if (command?.startsWith(':')) {
+      if ((await runColonCommand(session, command, rest)) === 'exit') return;
+    } else {
+      await runOne(session, line);
+    }
+  }
+}
+
+/** The prompt: the project folder's name. */
+function promptText({ paint, rootDir }: ReplSession): string {
+  return `${paint.cyan(`clawcode:${basename(rootDir)}`)}${paint.dim('>')} `;
+}
+
+/** The next line: from the piped input (echoed after the prompt), or from a terminal prompt with history. */
+async function readLine(session: ReplSession): Promise<ReadResult> {
+  const { output, pipedLines } = session;
+  if (pipedLines) {
+    output.write(promptText(session));
+    const next = await pipedLines.next();
+    if (next.done) return { kind: 'eof' };
+    output.write(`${next.value}\n`);
+    return { kind: 'line', line: next.value };
+  }
+  // A terminal: a fresh interface per prompt, closed while the task runs (see runRepl's docstring).
+  return new Promise<ReadResult>((resolveRead) => {
+    const rl = createInterface({
+      input: session.input,
+      output,
+      terminal: true,
+      // readline wants newest first; the file is oldest first like bash's.
+      history: [...session.history].reverse(),
+      historySize: 500,
+      removeHistoryDuplicates: true,
+    });
+    let done = false;
+    const finish = (result: ReadResult) => {
+      if (done) return;
+      done = true;
+      rl.close();
+      resolveRead(result);
+    };
+    rl.on('line', (line) => finish({ kind: 'line', line }));
+    rl.on('SIGINT', () => {
+      const hadText = rl.line.length > 0;
+      output.write(hadText ? '^C\n' : '\n');
+      finish({ kind: 'interrupt', hadText });
+    });
+    rl.on('close', () => finish({ kind: 'eof' }));
+    rl.setPrompt(promptText(session));
+    rl.prompt();
+  });
+}
+
+/**
+ * One `:command` line (`command` starts with a colon; `rest` are its words). Failures of the callbacks
+ * are shown, never thrown.
+ * @returns 'exit' for `:exit`, `:quit` and `:q`, else 'done'
+ */
+async function runColonCommand(
+  session: ReplSession,
+  command: string,
+  rest: readonly string[],
+): Promise<'exit' | 'done'> {
+  const { options, say } = session;
+  const arg = rest.join(' ') || undefined;
+  switch (command) {
+    case ':exit':
+    case ':quit':
+    case ':q':
+      return 'exit';
+    case ':help':
+      say(HELP);
+      break;
+    case ':clear':
+      if (session.isTty) session.output.write('\u001b[2J\u001b[3J\u001b[H');
+      if (options.files) clearSession(options.files);
+      break;
+    case ':add':
+    case ':drop':
+    case ':files':
+      if (options.files)
+        for (const line of sessionCommand(options.files, [command, ...rest].join(' ')) ?? []) say(line);
+      else say('Pinning files is not available here.');
+      break;
+    case ':provider': {
+      const switchProvider = options.switchProvider;
+      if (!switchProvider) say('Switching providers is not available here.');
+      else
+        await guarded(session, async () => {
+          const label = await switchProvider(arg);
+          say(`Provider: ${label ?? arg ?? 'changed'}`);
+        });
+      break;
+    }
+    case ':undo': {
+      const undo = options.undo;
+      if (!undo) say('Undo is not available yet.');
+      else
+        await guarded(session, async () => {
+          const msg = await undo(session.rootDir);
+          if (msg) say(msg);
+        });
+      break;
+    }
+    case ':project':
+      await guarded(session, () => switchProject(session, arg));
+      break;
+    default:
+      say(`Unknown command ${command}. Type :help for the list.`);
+  }
+  return 'done';
+}
+
+/** `:project [path]`: move the session to the folder at `arg` (checked first), or to the one picked. */
+async function switchProject(session: ReplSession, arg: string | undefined): Promise<void> {
+  const { say, paint, options } = session;
+  let next: string;
+  if (arg) {
+    const verdict = await validateProjectPath(arg, session.rootDir);
+    if (verdict !== true) {
+      say(paint.red(`✖ ${verdict}`));
+      return;
+    }
+    next = resolve(session.rootDir, arg);
+  } else if (options.chooseProject) {
+    next = await options.chooseProject(session.rootDir);
+  } else {
+    say('Usage: :project <path>');
+    return;
+  }
+  session.rootDir = next;
+  session.history = await loadHistory(session.rootDir, session.env);
+  say(`Project: ${session.rootDir}`);
+}
+
+/** Run one task; the first Ctrl-C aborts its signal, a second one quits clawcode (exit 130). */
+async function runOne(session: ReplSession, task: string): Promise<void> {
+  const { say, paint } = session;
+  const controller = new AbortController();
+  let presses = 0;
+  const onSigint = () => {
+    presses += 1;
+    if (presses === 1) {
+      say(paint.yellow('\nCancelling the task… (Ctrl-C again to quit clawcode)'));
+      controller.abort();
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    await session.options.runTask(task, controller.signal, { rootDir: session.rootDir });
+    if (controller.signal.aborted) say(paint.yellow('Task cancelled.'));
+  } catch (error) {
+    if (controller.signal.aborted || isCancel(error)) say(paint.yellow('Task cancelled.'));
+    else showError(session, error);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/** An error as one red line, and its hint under it. */
+function showError({ say, paint }: ReplSession, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  say(paint.red(`✖ ${message}`));
+  const hint = error instanceof ClawcodeError ? error.hint : undefined;
+  if (hint) say(paint.dim(`  ${hint}`));
+}
+
+/** Run a `:command`'s action, showing its failure (or "Cancelled.") instead of throwing. */
+async function guarded(session: ReplSession, action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    if (isCancel(error)) session.say(session.paint.yellow('Cancelled.'));
+    else showError(session, error);
+  }
+}

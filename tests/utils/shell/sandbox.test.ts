@@ -1,0 +1,85 @@
+import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCommand } from '../../../utils/shell/run.js';
+import { detectSandbox, sandboxArgs } from '../../../utils/shell/sandbox.js';
+
+const status = await detectSandbox();
+
+let root: string;
+let outside: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'clawcode-sandbox-root-'));
+  outside = await mkdtemp('/var/tmp/clawcode-sandbox-outside-');
+  await mkdir(join(root, '.git'));
+  await writeFile(join(root, '.git', 'config'), '[core]\n');
+  await writeFile(join(outside, 'keep.txt'), 'keep\n');
+});
+
+describe('sandboxArgs', () => {
+  it('binds the root writable, keeps control folders read-only, and cuts the network unless allowed', () => {
+    const { args, cleanup } = sandboxArgs('npm test', { rootDir: root, allowNetwork: false });
+    const joined = args.join(' ');
+    expect(joined).toContain(`--ro-bind / /`);
+    expect(joined).toContain(`--bind ${root} ${root}`);
+    expect(joined).toContain(`--ro-bind ${join(root, '.git')} ${join(root, '.git')}`);
+    expect(joined).toContain(`--tmpfs ${join(root, '.clawcode')} --remount-ro ${join(root, '.clawcode')}`);
+    expect(args).toContain('--unshare-net');
+    if (existsSync('/run')) expect(joined).toContain('--tmpfs /run'); // Unix sockets of host services
+    expect(joined).toContain('--setenv XDG_CACHE_HOME /tmp/.cache');
+    expect(args.slice(-4)).toEqual(['--', '/bin/sh', '-c', 'npm test']);
+    cleanup();
+    expect(sandboxArgs('x', { rootDir: root, allowNetwork: true }).args).not.toContain('--unshare-net');
+  });
+
+  it('CLAWCODE_SANDBOX=off turns it off with a reason', async () => {
+    expect(await detectSandbox({ ...process.env, CLAWCODE_SANDBOX: 'off' })).toEqual({
+      available: false,
+      reason: 'turned off by CLAWCODE_SANDBOX=off',
+    });
+    await detectSandbox(process.env); // leave the cached status as the other tests found it
+  });
+});
+
+describe.skipIf(!status.available)(
+  `inside bubblewrap${status.available ? '' : ` (skipped: ${status.available === false ? status.reason : ''})`}`,
+  () => {
+    const run = (command: string, allowNetwork = false) =>
+      runCommand(command, {
+        cwd: root,
+        sandbox: { bwrapPath: status.available ? status.bwrapPath : '', policy: { rootDir: root, allowNetwork } },
+      });
+
+    it('writes inside the root, but not outside it, not in .git, and not a new .clawcode', async () => {
+      const result = await run(
+        `echo ok > inside.txt; rm -rf ${outside}; echo x > ${outside}/new; echo bad > .git/config; mkdir -p .clawcode/x`,
+      );
+      expect(result.exitCode).not.toBe(0);
+      expect(await readFile(join(root, 'inside.txt'), 'utf8')).toBe('ok\n');
+      expect(await readFile(join(outside, 'keep.txt'), 'utf8')).toBe('keep\n');
+      expect(existsSync(join(outside, 'new'))).toBe(false);
+      expect(await readFile(join(root, '.git', 'config'), 'utf8')).toBe('[core]\n');
+      expect(existsSync(join(root, '.clawcode'))).toBe(false); // the read-only stand-in is removed afterwards
+      expect(result.stderr).toMatch(/Read-only file system/);
+    });
+
+    it('has a private /tmp and no network', async () => {
+      const other = await mkdtemp(join(tmpdir(), 'clawcode-sandbox-hidden-'));
+      await writeFile(join(other, 'secret.txt'), 'x');
+      const server = createServer((socket) => socket.end());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      const connect = `node -e "require('net').connect(${port}, '127.0.0.1').on('connect', () => console.log('CONNECTED')).on('error', (e) => console.log(e.code))"`;
+      try {
+        const result = await run(`test -e ${other}/secret.txt && echo SEEN || echo HIDDEN; ${connect}`);
+        expect(result.stdout).toBe('HIDDEN\nECONNREFUSED\n'); // loopback of an empty network namespace
+        expect((await run(connect, true)).stdout).toBe('CONNECTED\n');
+      } finally {
+        server.close();
+      }
+    });
+  },
+);
