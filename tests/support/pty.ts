@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import xterm from '@xterm/headless';
 import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import { cleanEnv, CLI_PATH, REPO_ROOT } from './fixture.js';
 import { startProviderServer, type ProviderServer } from './provider-server.js';
@@ -19,6 +20,11 @@ export interface PtySession {
   output(): string;
   /** Everything printed so far, escape sequences kept (to check for colour codes). */
   raw(): string;
+  /**
+   * The screen as a person sees it now: the output so far played on an emulated terminal of the
+   * session's size, one string per row (trailing blanks trimmed). Redrawn and erased text is gone.
+   */
+  screen(): Promise<string[]>;
   /** Everything printed since the last `mark()`, escape sequences removed. */
   sinceMark(): string;
   /** Remember the current end of output; `waitFor` then only looks at what comes after. */
@@ -63,8 +69,11 @@ export function spawnPty(
       resolve(exitCode);
     });
   });
+  const cols = options.cols ?? 80;
+  const rows = options.rows ?? 24;
   const session: PtySession = {
     output: () => stripAnsi(raw),
+    screen: () => renderScreen(raw, cols, rows),
     raw: () => raw,
     sinceMark: () => stripAnsi(raw.slice(markAt)),
     mark: () => {
@@ -103,6 +112,18 @@ export function spawnPty(
   return session;
 }
 
+/** Play `raw` terminal output on a headless xterm of `cols` x `rows` and read back the visible rows. */
+async function renderScreen(raw: string, cols: number, rows: number): Promise<string[]> {
+  const term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
+  try {
+    await new Promise<void>((resolve) => term.write(raw, resolve));
+    const buffer = term.buffer.active;
+    return Array.from({ length: rows }, (_, i) => buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
+  } finally {
+    term.dispose();
+  }
+}
+
 /** What `useCliInPty` gives a test file; members are valid inside tests (set up in the hooks). */
 export interface CliInPty {
   /** The loopback provider the CLI plans against (one per file, reset before each test). */
@@ -126,6 +147,8 @@ export function useCliInPty(options: {
   files: Record<string, string>;
   env?: Record<string, string>;
   rows: number;
+  /** Model ids the loopback server lists at GET …/models (default: its own, `test-model`). */
+  models?: string[];
 }): CliInPty {
   let server: ProviderServer | undefined;
   let project = '';
@@ -137,7 +160,10 @@ export function useCliInPty(options: {
   };
   beforeAll(async () => {
     if (!existsSync(CLI_PATH)) execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
-    server = await startProviderServer({ apiKey: 'sk-test-pty' });
+    server = await startProviderServer({
+      apiKey: 'sk-test-pty',
+      ...(options.models ? { models: options.models } : {}),
+    });
   });
   afterAll(async () => {
     await server?.close();
