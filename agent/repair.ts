@@ -108,13 +108,14 @@ export async function repairPlan(options: RepairOptions): Promise<RepairResult |
       options,
       { ...base, applied: false, error },
       { ...summed, plan, reply: options.planResult.reply },
+      replyTokens(reply),
     );
   }
   const patches = [...plan.patches];
   failed.forEach((r, k) => (patches[r.index] = reply.plan.patches[k]!));
   const repaired: Plan = { ...plan, patches };
   const again = await preparePlan(options.rootDir, repaired, options.emitter);
-  options.emitter?.emit('repair_reply', { ms, applied: again.ok });
+  options.emitter?.emit('repair_reply', { ms, applied: again.ok, ...replyTokens(reply) });
   return {
     plan: repaired,
     prepared: again,
@@ -123,8 +124,18 @@ export async function repairPlan(options: RepairOptions): Promise<RepairResult |
   };
 }
 
-function keepOriginal(options: RepairOptions, report: RepairReport, planResult = options.planResult): RepairResult {
-  options.emitter?.emit('repair_reply', { ms: report.ms, applied: false });
+/** The repair reply's tokens for its event, when the provider reported them. */
+function replyTokens(reply: PlanResult): { inputTokens?: number; outputTokens?: number } {
+  return reply.usage ? { inputTokens: reply.usage.inputTokens, outputTokens: reply.usage.outputTokens } : {};
+}
+
+function keepOriginal(
+  options: RepairOptions,
+  report: RepairReport,
+  planResult = options.planResult,
+  tokens: { inputTokens?: number; outputTokens?: number } = {},
+): RepairResult {
+  options.emitter?.emit('repair_reply', { ms: report.ms, applied: false, ...tokens });
   return { plan: options.plan, prepared: options.prepared, planResult, report };
 }
 

@@ -303,3 +303,19 @@ export async function checkProviderCredentials(
   const module = await loadProviderModule(config.provider);
   await module.checkCredentials(config, options);
 }
+
+/**
+ * The models a provider lists, for a person to pick from (`:model`, `clawcode config`): OpenAI and every
+ * OpenAI-compatible server (GET /v1/models), and Groq. Other providers have no list to offer here.
+ *
+ * @returns model ids in the server's order, or undefined for a provider without a list
+ * @throws ProviderError (key refused, server unreachable), InterruptedError
+ */
+export async function listProviderModels(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<string[] | undefined> {
+  if (config.provider === 'openai') return (await import('./openai.js')).listModels(config, options);
+  if (config.provider === 'groq') return (await import('./groq.js')).listModels(config, options);
+  return undefined;
+}
