@@ -22,6 +22,7 @@ import {
   type ConfigIo,
   type ResolvedConfigIo,
 } from './onboarding.js';
+import { pickModelForEntry } from './model-list.js';
 
 /**
  * `clawcode config`: list providers with keys masked, add one (the guided questions of
@@ -32,7 +33,7 @@ export { checkCredentialsAndModel, runOnboarding, type ConfigIo } from './onboar
 
 /** `clawcode config [action]`; without an action, a menu loops until "Done". */
 export interface ConfigCommandOptions extends ConfigIo {
-  action?: 'list' | 'add' | 'edit' | 'remove' | 'default' | 'options';
+  action?: 'list' | 'add' | 'edit' | 'remove' | 'default' | 'options' | 'model';
   /** Entry name for edit/remove/default (asked when missing). */
   name?: string;
   /** Registry kind for add (e.g. "ollama"; asked when missing). */
@@ -85,8 +86,9 @@ async function editProvider(
   const current = config.providers[picked]!;
   const kind = findRegistryEntry(current.preset ?? current.provider) ?? findRegistryEntry('openai-compatible')!;
   for (;;) {
-    const entry = entryFrom(kind, await askFields(kind, io, current), current);
-    const outcome = await verify(picked, entry, config, io);
+    const answers = await askFields(kind, io, current, picked);
+    const entry = entryFrom(kind, answers.values, current);
+    const outcome = await verify(picked, entry, config, io, answers.listed);
     if (outcome === 'retry') continue;
     if (outcome === 'discard') return undefined;
     const next: ClawcodeConfig = { ...config, providers: { ...config.providers, [picked]: entry } };
@@ -195,8 +197,9 @@ async function setDefault(config: ClawcodeConfig, io: ResolvedConfigIo, name?: s
 }
 
 /**
- * `clawcode config`: with an action, do it; without, print the list and offer a menu (add, edit,
- * remove, set default, model options, done) until "Done". `list` works without a terminal; everything else needs one.
+ * `clawcode config`: with an action, do it; without, print the list and offer a menu (add, edit, pick
+ * a model from the server's list, remove, set default, model options, done) until "Done". `list` works
+ * without a terminal; everything else needs one.
  *
  * @returns the config as it stands at the end
  * @throws UsageError (no terminal, unknown name), ConfigError (corrupt file kept), InterruptedError (Ctrl-C)
@@ -227,6 +230,13 @@ export async function runConfigCommand(options: ConfigCommandOptions = {}): Prom
     else if (action === 'remove') config = (await removeProvider(config, io, options.name)) ?? config;
     else if (action === 'default') config = await setDefault(config, io, options.name);
     else if (action === 'options') config = await tuneProvider(config, io, options.name);
+    else if (action === 'model')
+      config = await pickModelForEntry(
+        config,
+        await pickEntry(config, 'Model of which provider?', options.name),
+        io,
+        ask,
+      );
     else printList(config, io);
   };
   if (options.action) {
@@ -238,13 +248,14 @@ export async function runConfigCommand(options: ConfigCommandOptions = {}): Prom
     printList(config, io);
     const has = Object.keys(config.providers).length > 0;
     const choice = await ask(() =>
-      p.select<'add' | 'edit' | 'remove' | 'default' | 'options' | 'done'>({
+      p.select<'add' | 'edit' | 'remove' | 'default' | 'options' | 'model' | 'done'>({
         message: 'What do you want to do?',
         choices: [
           { name: 'Add a provider', value: 'add' },
           ...(has
             ? [
                 { name: 'Edit a provider', value: 'edit' as const },
+                { name: "Pick a provider's model from the server's list", value: 'model' as const },
                 { name: 'Remove a provider', value: 'remove' as const },
                 { name: 'Set the default', value: 'default' as const },
                 { name: 'Model options (temperature, JSON mode, output limit)', value: 'options' as const },

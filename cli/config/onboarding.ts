@@ -11,6 +11,14 @@ import { findRegistryEntry, PROVIDER_REGISTRY, type EntryField, type RegistryEnt
 import type { ProviderConfig } from '../../llm/types.js';
 import { isPromptExit } from '../console/interrupt.js';
 import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../../utils/errors.js';
+import {
+  askModelFromList,
+  checkModelListed,
+  listedModels,
+  listModelsOf,
+  type ListOutcome,
+  type ModelLister,
+} from './model-list.js';
 
 /**
  * First-run onboarding and the guided "add a provider" of `clawcode config` (cli/config/command.ts): questions
@@ -31,6 +39,11 @@ export interface ConfigIo {
   checkCredentials?: (config: ProviderConfig) => Promise<void>;
   /** Whether prompts may be shown. @default process.stdin.isTTY && process.stdout.isTTY */
   interactive?: boolean;
+  /**
+   * Lists a provider's models for the model question (undefined: no list). @default the provider's own
+   * list call (llm/provider.ts `listProviderModels`)
+   */
+  listModels?: ModelLister;
 }
 
 type Prompts = typeof import('@inquirer/prompts');
@@ -62,6 +75,8 @@ export function defaults(io: ConfigIo): ResolvedConfigIo {
     env: io.env ?? process.env,
     print: io.print ?? ((line: string) => console.log(line)),
     checkCredentials: io.checkCredentials ?? checkCredentialsAndModel,
+    // The list call is the credential check's call made early: a replaced check (tests) replaces it too.
+    listModels: io.listModels ?? (io.checkCredentials ? async () => undefined : listModelsOf),
     interactive: io.interactive ?? Boolean(process.stdin.isTTY && process.stdout.isTTY),
   };
 }
@@ -83,14 +98,7 @@ export async function checkCredentialsAndModel(config: ProviderConfig): Promise<
     return;
   }
   const { listModels } = await import('../../llm/openai.js');
-  const ids = await listModels(config);
-  const model = config.model;
-  // An empty list proves the key but says nothing about the model (some servers list none).
-  if (!model || ids.length === 0 || ids.includes(model) || ids.includes(`${model}:latest`)) return;
-  const shown = ids.slice(0, 8).join(', ') + (ids.length > 8 ? `, … (${ids.length} in all)` : '');
-  throw new ConfigError(`The key works, but the server lists no model "${model}". It lists: ${shown}`, {
-    code: 'model_not_listed',
-  });
+  checkModelListed(config.model, await listModels(config));
 }
 
 /** A fresh entry name: the kind id, or id-2, id-3... when taken. */
@@ -99,21 +107,45 @@ function freeName(config: ClawcodeConfig, base: string): string {
   for (let n = 2; ; n++) if (!config.providers[`${base}-${n}`]) return `${base}-${n}`;
 }
 
+/** The answers of {@link askFields}, and the models the server listed for them when it was asked. */
+export interface FieldAnswers {
+  /** Non-empty answers by entry field (a key taken from the environment is left out). */
+  values: Partial<Record<EntryField, string>>;
+  /**
+   * The list call made with these answers before the model question: the server's models (the call proved
+   * the key) or its error. It stands for the credential check, so the server is not asked twice.
+   */
+  listed?: ListOutcome;
+}
+
 /**
- * Ask the registry's questions for a kind; `current` pre-fills an edit.
- * @returns the non-empty answers by entry field (a key taken from the environment is left out)
+ * Ask the registry's questions for a kind; `current` pre-fills an edit of the entry `name` (which errors
+ * name). For a provider with a model list
+ * (OpenAI-compatible, Groq) the model question offers the models the server lists (cli/config/model-list.ts).
  * @throws InterruptedError on Ctrl-C
  */
 export async function askFields(
   kind: RegistryEntry,
   io: ResolvedConfigIo,
   current: ProviderEntry | undefined,
-): Promise<Partial<Record<EntryField, string>>> {
+  name: string = kind.id,
+): Promise<FieldAnswers> {
   const p = await prompts();
   const answers: Partial<Record<EntryField, string>> = {};
+  let listed: ListOutcome | undefined;
   for (const question of kind.prompts) {
     const existing = current?.[question.field];
     const fromEnv = question.env ? io.env[question.env]?.trim() : undefined;
+    if (question.field === 'model') {
+      listed = await listedModels(name, kind, entryFrom(kind, answers, current), io.env, io.listModels);
+      if (listed && 'ids' in listed && listed.ids.length > 0) {
+        const { ids } = listed;
+        answers.model = await ask(() =>
+          askModelFromList(p, question.message, ids, existing ?? fromEnv ?? question.default),
+        );
+        continue;
+      }
+    }
     if (question.mask) {
       if (existing) {
         const value = await ask(() =>
@@ -147,7 +179,7 @@ export async function askFields(
     );
     if (value.trim()) answers[question.field] = value.trim();
   }
-  return answers;
+  return { values: answers, ...(listed ? { listed } : {}) };
 }
 
 /** The entry of `kind` made of the answers over `previous`: a field asked and left empty is removed. */
@@ -168,7 +200,8 @@ export function entryFrom(
 
 /**
  * Check the entry `name` (as it would be in `config`) with a real call; on failure offer to re-enter,
- * save anyway or discard.
+ * save anyway or discard. When the model question's list call was made (`listed`), its outcome is the
+ * check: the model is looked for in its list, or its error is the failure; the server is not asked again.
  *
  * @returns 'ok' | 'retry' | 'save' | 'discard'
  * @throws InterruptedError on Ctrl-C
@@ -178,6 +211,7 @@ export async function verify(
   entry: ProviderEntry,
   config: ClawcodeConfig,
   io: ResolvedConfigIo,
+  listed?: ListOutcome,
 ): Promise<'ok' | 'retry' | 'save' | 'discard'> {
   const trial: ClawcodeConfig = { ...config, providers: { ...config.providers, [name]: entry } };
   try {
@@ -186,7 +220,9 @@ export async function verify(
     io.print(
       `Checking ${name} with a real call${(resolved.baseURL ?? resolved.endpoint) ? ` to ${resolved.endpoint ?? resolved.baseURL}` : ''}...`,
     );
-    await io.checkCredentials(resolved);
+    if (listed && 'error' in listed) throw listed.error;
+    if (listed) checkModelListed(resolved.model, listed.ids);
+    else await io.checkCredentials(resolved);
     io.print('Credentials work.');
     return 'ok';
   } catch (error) {
@@ -244,8 +280,9 @@ export async function addProvider(
     }),
   );
   for (;;) {
-    const entry = entryFrom(kind, await askFields(kind, io, undefined));
-    const outcome = await verify(name.trim(), entry, config, io);
+    const answers = await askFields(kind, io, undefined, name.trim());
+    const entry = entryFrom(kind, answers.values);
+    const outcome = await verify(name.trim(), entry, config, io, answers.listed);
     if (outcome === 'retry') continue;
     if (outcome === 'discard') return undefined;
     const next: ClawcodeConfig = { ...config, providers: { ...config.providers, [name.trim()]: entry } };

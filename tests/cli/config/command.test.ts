@@ -221,10 +221,11 @@ describe('runConfigCommand', () => {
     });
   });
 
-  it('edit keeps the key on an empty answer, re-checks and saves', async () => {
+  it("edit keeps the key on an empty answer, offers the server's models (the call that checks the key) and saves", async () => {
     const env = { CLAWCODE_HOME: home, OPENAI_BASE_URL: `${server.url}/v1` };
     await writeConfig({ providers: { openai: { provider: 'openai', apiKey: GOOD_KEY, model: 'gpt-4o-mini' } } }, env);
     const check = vi.fn(async () => {});
+    const listModels = vi.fn(async () => ['gpt-4o-mini', 'gpt-4.1', 'o3']);
     const editing = runConfigCommand({
       action: 'edit',
       name: 'openai',
@@ -232,12 +233,14 @@ describe('runConfigCommand', () => {
       print,
       interactive: true,
       checkCredentials: check,
+      listModels,
     });
     await waitForScreen('empty keeps the current one');
     screen.keypress('enter');
-    await waitForScreen('Model');
-    for (let i = 0; i < 11; i++) screen.keypress('backspace');
-    screen.type('gpt-4.1');
+    await waitForScreen('type to narrow the list');
+    expect(screen.getScreen()).toMatch(/❯ gpt-4o-mini\s+gpt-4\.1\s+o3/);
+    screen.type('4.1');
+    await waitForScreen('❯ gpt-4.1');
     screen.keypress('enter');
     await editing;
     expect((await readConfig(env)).providers.openai).toEqual({
@@ -245,7 +248,9 @@ describe('runConfigCommand', () => {
       apiKey: GOOD_KEY,
       model: 'gpt-4.1',
     });
-    expect(check).toHaveBeenCalledWith(expect.objectContaining({ model: 'gpt-4.1', apiKey: GOOD_KEY }));
+    expect(listModels).toHaveBeenCalledWith(expect.objectContaining({ apiKey: GOOD_KEY }));
+    expect(lines).toContain('Credentials work.');
+    expect(check).not.toHaveBeenCalled();
   });
 
   it('model options: temperature, JSON mode and output limit are saved and sent on the wire; empty answers remove them', async () => {
