@@ -33,3 +33,25 @@ export async function askText(message: string): Promise<string> {
   const { input } = await import('@inquirer/prompts');
   return (await input({ message })).trim();
 }
+
+/**
+ * Offer a list in the terminal (@inquirer/prompts `search`: type to narrow it, arrows to move, Enter to
+ * pick), for `:model`, `:provider` and `:project` without an argument.
+ *
+ * @param choices  `name` is shown (with `description` under the highlighted one), `value` returned
+ * @returns the value picked; Ctrl-C rejects with inquirer's ExitPromptError (the callers' "Cancelled.")
+ */
+export async function pickFromList(
+  message: string,
+  choices: readonly { name: string; value: string; description?: string }[],
+): Promise<string> {
+  const { search } = await import('@inquirer/prompts');
+  return search<string>({
+    message,
+    pageSize: 10,
+    source: (term) => {
+      const words = (term ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+      return choices.filter((c) => words.every((w) => c.name.toLowerCase().includes(w)));
+    },
+  });
+}

@@ -171,8 +171,58 @@ export interface ProjectPrompts {
 }
 
 /**
- * Ask which project to work on: recent projects that still exist, then the folder choices of `cwd`,
- * then "Other (enter path)" with validation. The chosen folder is added to the recent list.
+ * How long ago `iso` was, in words: "just now", "5 minutes ago", "yesterday", "3 weeks ago"
+ * (Intl.RelativeTimeFormat, English, `numeric: 'auto'`). A date that does not parse is shown as it is.
+ *
+ * @param now  clock, injected for tests
+ */
+export function timeAgo(iso: string, now: Date = new Date()): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return iso;
+  const seconds = Math.round((then - now.getTime()) / 1000);
+  if (Math.abs(seconds) < 60) return 'just now';
+  const format = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+  const units: [Intl.RelativeTimeFormatUnit, number][] = [
+    ['year', 365 * 86_400],
+    ['month', 30 * 86_400],
+    ['week', 7 * 86_400],
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+  ];
+  const [unit, size] = units.find(([, size]) => Math.abs(seconds) >= size) ?? ['minute', 60];
+  return format.format(Math.round(seconds / size), unit);
+}
+
+/**
+ * The projects to offer from `cwd`, current folder first (so Enter keeps it): ". (current folder)",
+ * then recent projects that still exist with when they were last opened ("(opened 3 hours ago)"), then the
+ * marked subfolders of `cwd`. No "Other" entry.
+ *
+ * @param now  clock for the relative dates, injected for tests
+ * @returns choices whose values are absolute paths
+ */
+export async function projectChoices(
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+  now: Date = new Date(),
+): Promise<ProjectChoice[]> {
+  const dirChoices = (await getProjectDirectoryChoices(cwd)).filter((c) => c.value !== OTHER_PROJECT);
+  const [current, ...subfolders] = dirChoices;
+  const seen = new Set<string>([current!.value]);
+  const recentChoices: ProjectChoice[] = [];
+  for (const p of await getRecentProjects(env)) {
+    if (seen.has(p.path) || (await validateProjectPath(p.path, cwd)) !== true) continue;
+    seen.add(p.path);
+    recentChoices.push({ name: `${p.path} (opened ${timeAgo(p.lastUsed, now)})`, value: p.path });
+  }
+  return [current!, ...recentChoices, ...subfolders.filter((c) => !seen.has(c.value))];
+}
+
+/**
+ * Ask which project to work on: the current folder first (the default), recent projects that still exist
+ * (with relative dates), the marked subfolders of `cwd`, then "Other (enter path)" with validation. The
+ * chosen folder is added to the recent list.
  *
  * @returns the absolute path of the chosen folder
  * @throws UsageError if a typed path fails validation (only reachable with a non-validating prompt);
@@ -185,15 +235,7 @@ export async function selectProject(options: {
 }): Promise<string> {
   const env = options.env ?? process.env;
   const prompts = options.prompts ?? (await loadInquirerPrompts());
-  const dirChoices = await getProjectDirectoryChoices(options.cwd);
-  const seen = new Set<string>();
-  const recentChoices: ProjectChoice[] = [];
-  for (const p of await getRecentProjects(env)) {
-    if ((await validateProjectPath(p.path, options.cwd)) !== true) continue;
-    seen.add(p.path);
-    recentChoices.push({ name: `${p.path} (recent)`, value: p.path, description: `last used ${p.lastUsed}` });
-  }
-  const choices = [...recentChoices, ...dirChoices.filter((c) => !seen.has(c.value))];
+  const choices = [...(await projectChoices(options.cwd, env)), { name: 'Other (enter path)', value: OTHER_PROJECT }];
   let chosen = await prompts.select({ message: 'Which project?', choices });
   if (chosen === OTHER_PROJECT) {
     const typed = await prompts.input({

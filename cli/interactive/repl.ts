@@ -3,12 +3,10 @@ import { basename, resolve } from 'node:path';
 import chalk, { Chalk, type ChalkInstance } from 'chalk';
 import { ClawcodeError } from '../../utils/errors.js';
 import { appendHistory, loadHistory } from './history-file.js';
-import { isPromptExit } from '../console/interrupt.js';
-import { validateProjectPath } from './projects.js';
-import { clearSession, sessionCommand, type ContextSession } from '../../agent/context/session.js';
+import { isCancel, isExitCommand, runColonCommand, type ColonHandlers, type ColonIo } from './colon-commands.js';
 
-/** Options for {@link runRepl}. Everything that touches providers, plans or undo is injected. */
-export interface ReplOptions {
+/** Options for {@link runRepl}. Everything that touches providers, plans or undo is injected (the `:command` handlers). */
+export interface ReplOptions extends ColonHandlers {
   /** Project root the tasks run against; `:project` changes it. */
   rootDir: string;
   /**
@@ -16,12 +14,8 @@ export interface ReplOptions {
    * should then stop (and cancel its model request) and reject or resolve soon after.
    */
   runTask: (task: string, signal: AbortSignal, context: { rootDir: string }) => Promise<void>;
-  /** `:provider [name]`: switch provider; resolves to a label to show (e.g. "openai · gpt-4o-mini"). */
-  switchProvider?: (name: string | undefined) => Promise<string | void>;
-  /** `:project` with no argument: pick a project (e.g. `selectProject`); resolves to an absolute path. */
-  chooseProject?: (currentRoot: string) => Promise<string>;
-  /** `:undo`: undo the last run in `rootDir` (printing its own outcome, or resolving to a line to show). */
-  undo?: (rootDir: string) => Promise<string | void>;
+  /** Offer a list on the terminal (`:model`, `:provider`, `:project` without an argument); absent for piped input. */
+  pick?: ColonIo['pick'];
   /** Streams, for tests; default process.stdin / process.stdout. */
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
@@ -29,33 +23,12 @@ export interface ReplOptions {
   banner?: string;
   /** Environment (CLAWCODE_HOME for history, NO_COLOR); default process.env. */
   env?: NodeJS.ProcessEnv;
-  /** Files carried between tasks (`:add`, `:drop`, `:files`; `:clear` empties it). */
-  files?: ContextSession;
 }
 
 type ReadResult = { kind: 'line'; line: string } | { kind: 'eof' } | { kind: 'interrupt'; hadText: boolean };
 
-const EXIT_COMMANDS = new Set([':exit', ':quit', ':q']);
-
-const HELP = [
-  'Type a task and press Enter to run it. Commands:',
-  '  :help              this list',
-  '  :project [path]    switch the project folder',
-  '  :provider [name]   switch the provider',
-  '  :undo              undo the last run',
-  "  :add <path>        pin a file (pathspec or glob) into the next tasks' context",
-  '  :drop <path>       unpin a file, or forget one kept from the last task',
-  '  :files             list pinned files and files kept from the last task',
-  '  :clear             clear the screen; the next task starts with no files',
-  '  :exit              leave (or Ctrl-D)',
-  'Ctrl-C cancels a task; twice at an empty prompt leaves.',
-].join('\n');
-
-/** True for the errors a cancelled task ends with: our InterruptedError, AbortError, inquirer's exit. */
-function isCancel(error: unknown): boolean {
-  if (error instanceof ClawcodeError) return error.exitCode === 130;
-  return (error as { name?: string } | null)?.name === 'AbortError' || isPromptExit(error);
-}
+/** What `:help` adds in the shell: its keys. */
+const SHELL_KEYS = 'Ctrl-C cancels a task; twice at an empty prompt leaves. Ctrl-D leaves too.';
 
 /** The REPL's running state and its output, shared by the loop and the `:command` handlers. */
 interface ReplSession {
@@ -135,11 +108,10 @@ async function loop(session: ReplSession): Promise<void> {
     interruptedOnce = false;
     const line = read.line.trim();
     if (!line) continue;
-    const [command, ...rest] = line.split(/\s+/);
     // Leaving is not worth recalling: the next session's first Up should bring back real work.
-    if (!EXIT_COMMANDS.has(command ?? '')) session.history = await appendHistory(session.rootDir, line, session.env);
-    if (command?.startsWith(':')) {
-      if ((await runColonCommand(session, command, rest)) === 'exit') return;
+    if (!isExitCommand(line)) session.history = await appendHistory(session.rootDir, line, session.env);
+    if (line.startsWith(':')) {
+      if ((await runReplCommand(session, line)) === 'exit') return;
     } else {
       await runOne(session, line);
     }
@@ -192,85 +164,24 @@ async function readLine(session: ReplSession): Promise<ReadResult> {
 }
 
 /**
- * One `:command` line (`command` starts with a colon; `rest` are its words). Failures of the callbacks
- * are shown, never thrown.
+ * One `:command` line, through the shared dispatcher (cli/interactive/colon-commands.ts); `:project`
+ * also brings that project's history.
  * @returns 'exit' for `:exit`, `:quit` and `:q`, else 'done'
  */
-async function runColonCommand(
-  session: ReplSession,
-  command: string,
-  rest: readonly string[],
-): Promise<'exit' | 'done'> {
-  const { options, say } = session;
-  const arg = rest.join(' ') || undefined;
-  switch (command) {
-    case ':exit':
-    case ':quit':
-    case ':q':
-      return 'exit';
-    case ':help':
-      say(HELP);
-      break;
-    case ':clear':
+async function runReplCommand(session: ReplSession, line: string): Promise<'exit' | 'done'> {
+  const { options, say, paint } = session;
+  const before = session.rootDir;
+  const outcome = await runColonCommand(line, session, options, {
+    say,
+    error: (text) => say(paint.red(`✖ ${text}`)),
+    ...(options.pick ? { pick: options.pick } : {}),
+    clearScreen: () => {
       if (session.isTty) session.output.write('\u001b[2J\u001b[3J\u001b[H');
-      if (options.files) clearSession(options.files);
-      break;
-    case ':add':
-    case ':drop':
-    case ':files':
-      if (options.files)
-        for (const line of sessionCommand(options.files, [command, ...rest].join(' ')) ?? []) say(line);
-      else say('Pinning files is not available here.');
-      break;
-    case ':provider': {
-      const switchProvider = options.switchProvider;
-      if (!switchProvider) say('Switching providers is not available here.');
-      else
-        await guarded(session, async () => {
-          const label = await switchProvider(arg);
-          say(`Provider: ${label ?? arg ?? 'changed'}`);
-        });
-      break;
-    }
-    case ':undo': {
-      const undo = options.undo;
-      if (!undo) say('Undo is not available yet.');
-      else
-        await guarded(session, async () => {
-          const msg = await undo(session.rootDir);
-          if (msg) say(msg);
-        });
-      break;
-    }
-    case ':project':
-      await guarded(session, () => switchProject(session, arg));
-      break;
-    default:
-      say(`Unknown command ${command}. Type :help for the list.`);
-  }
-  return 'done';
-}
-
-/** `:project [path]`: move the session to the folder at `arg` (checked first), or to the one picked. */
-async function switchProject(session: ReplSession, arg: string | undefined): Promise<void> {
-  const { say, paint, options } = session;
-  let next: string;
-  if (arg) {
-    const verdict = await validateProjectPath(arg, session.rootDir);
-    if (verdict !== true) {
-      say(paint.red(`✖ ${verdict}`));
-      return;
-    }
-    next = resolve(session.rootDir, arg);
-  } else if (options.chooseProject) {
-    next = await options.chooseProject(session.rootDir);
-  } else {
-    say('Usage: :project <path>');
-    return;
-  }
-  session.rootDir = next;
-  session.history = await loadHistory(session.rootDir, session.env);
-  say(`Project: ${session.rootDir}`);
+    },
+  });
+  if (line.trim().split(/\s+/)[0] === ':help') say(paint.dim(SHELL_KEYS));
+  if (session.rootDir !== before) session.history = await loadHistory(session.rootDir, session.env);
+  return outcome;
 }
 
 /** Run one task; the first Ctrl-C aborts its signal, a second one quits clawcode (exit 130). */
@@ -305,14 +216,4 @@ function showError({ say, paint }: ReplSession, error: unknown): void {
   say(paint.red(`✖ ${message}`));
   const hint = error instanceof ClawcodeError ? error.hint : undefined;
   if (hint) say(paint.dim(`  ${hint}`));
-}
-
-/** Run a `:command`'s action, showing its failure (or "Cancelled.") instead of throwing. */
-async function guarded(session: ReplSession, action: () => Promise<void>): Promise<void> {
-  try {
-    await action();
-  } catch (error) {
-    if (isCancel(error)) session.say(session.paint.yellow('Cancelled.'));
-    else showError(session, error);
-  }
 }

@@ -1,15 +1,16 @@
 // The setup every task surface shares (one task, --shell, --ui): the project's trusted settings with the
 // flags on top, the provider, the context budget for its model, and the files carried between tasks.
 import type { TaskFlags } from '../flags.js';
-import { readConfig, resolveProviderConfig } from '../../config/config.js';
+import { listConfiguredProviders, readConfig, resolveProviderConfig } from '../../config/config.js';
 import { budgetFor } from '../../config/model-budget.js';
-import type { ResolvedSettings, SettingsValues } from '../../config/settings.js';
+import { loadSettings, type ResolvedSettings, type SettingsValues } from '../../config/settings.js';
 import { createContextSession, type ContextSession } from '../../agent/context/session.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { ConfigError } from '../../utils/errors.js';
 import { warnIfConfigOpen } from '../config/home-permissions.js';
 import { addRecentProject } from './projects.js';
 import { loadTrustedSettings } from '../config/trust-prompt.js';
+import type { ColonHandlers } from './colon-commands.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
 export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
@@ -86,8 +87,13 @@ export async function resolveProvider(
  * @param interactive  whether to ask about project settings that are not trusted yet (else a warning)
  * @returns the merged settings and where each value comes from
  */
-export function loadTaskSettings(rootDir: string, flags: TaskFlags, interactive: boolean): Promise<ResolvedSettings> {
-  return loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive });
+export function loadTaskSettings(
+  rootDir: string,
+  flags: TaskFlags,
+  interactive: boolean,
+  stderr?: NodeJS.WritableStream,
+): Promise<ResolvedSettings> {
+  return loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive, stderr });
 }
 
 /** The context budget in characters for `provider`'s model: the budget setting, or the model's default when unset. */
@@ -120,4 +126,67 @@ export async function openTaskSession(rootDir: string, flags: TaskFlags, interac
   const settings = await loadTaskSettings(rootDir, flags, interactive);
   const provider = await resolveProvider(settings.values, interactive);
   return { settings, provider, files: createContextSession(flags.files) };
+}
+
+/** An interactive surface's session as it changes: `:project`, `:provider` and `:model` move it. */
+export interface LiveSession extends TaskSession {
+  rootDir: string;
+}
+
+/** "openai · gpt-4o-mini": the provider entry and its model, as the surfaces show them. */
+export function providerLabel(provider: ProviderConfig): string {
+  return `${provider.name} · ${provider.model}`;
+}
+
+/**
+ * The `:project`, `:provider`, `:model` and file handlers of an interactive surface over `live`
+ * (cli/interactive/colon-commands.ts), the same for the shell, the "What next?" loop and the TUI.
+ *
+ * @param flags          the command line's flags; a switch keeps them, except the provider and model it replaces
+ * @param options.ask     whether a person can be asked in the terminal (trust of a project's settings,
+ *                        onboarding); false in the TUI, where Ink owns the terminal
+ * @param options.stderr  where the warning about a project's untrusted settings goes (default stderr)
+ */
+export function sessionHandlers(
+  live: LiveSession,
+  flags: TaskFlags,
+  options: { ask: boolean; stderr?: NodeJS.WritableStream },
+): ColonHandlers {
+  const { ask } = options;
+  // The model named with `:model` (or -m) stays until the provider changes.
+  let current = { ...flags };
+  return {
+    files: live.files,
+    switchProvider: async (name) => {
+      current = { ...current, provider: name, model: undefined };
+      // The project's trust was settled when it was opened: untrusted keys stay out, without a second warning.
+      live.settings = await loadSettings({ rootDir: live.rootDir, env: process.env, flags: settingsFlags(current) });
+      live.provider = await resolveProvider(live.settings.values, ask);
+      return providerLabel(live.provider);
+    },
+    providerChoices: async () => {
+      const config = await readConfig(process.env);
+      return listConfiguredProviders(config, process.env).map((row) => ({
+        name: `${row.name} · ${row.model || '(no model)'}${row.name === live.provider.name ? ' (in use)' : ''}`,
+        value: row.name,
+      }));
+    },
+    switchModel: async (id) => {
+      current = { ...current, model: id };
+      live.provider = { ...live.provider, model: id };
+      return `${id} (${live.provider.name}, for this session; \`clawcode config\` saves it)`;
+    },
+    modelChoices: async () => {
+      const { listProviderModels } = await import('../../llm/provider.js');
+      return listProviderModels(live.provider);
+    },
+    switchProject: async (rootDir) => {
+      live.settings = await loadTaskSettings(rootDir, current, ask, options.stderr);
+      live.rootDir = rootDir;
+      // Files kept from the last task are paths of the old project; pins are the person's own.
+      live.files.kept = [];
+      await rememberProject(rootDir);
+    },
+    projectChoices: async (rootDir) => (await import('./projects.js')).projectChoices(rootDir),
+  };
 }

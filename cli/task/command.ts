@@ -141,6 +141,13 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
     interactive,
   };
   const loop = interactive && !flags.yes;
+  // The loop's `:commands` change the run's project, provider and model; the budget and verify follow.
+  const whatNext = loop
+    ? (await import('../interactive/what-next.js')).whatNextPrompt(run, flags, async () => {
+        run.budgetChars = budgetForProvider(run.settings, run.provider);
+        run.verify = await verifyCommandFor(flags, run.settings, run.rootDir);
+      })
+    : undefined;
 
   let exitCode = 0;
   for (;;) {
@@ -150,8 +157,8 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
       if (!loop) throw error;
       exitCode = await showTaskFailure(error, Boolean(flags.debug));
     }
-    if (!loop) return exitCode;
-    task = await askText('What next? (empty to quit)');
+    if (!whatNext) return exitCode;
+    task = await whatNext();
     if (!task) return exitCode;
   }
 }

@@ -75,7 +75,7 @@ describe('the TUI of the built CLI', () => {
       expect(s.sinceMark()).toContain('answer y/n/r');
       s.mark();
       s.write('r');
-      await s.waitFor('Apply this hunk to src/greet.js? (y/n/a/s/q)');
+      await s.waitFor('Apply this hunk to src/greet.js? (y/n/a/s/e/q)');
       expect(s.sinceMark()).toContain('src/greet.js (hunk 1/2)');
       s.mark();
       s.write('x'); // not an answer: the question stays open
@@ -127,9 +127,9 @@ describe('the TUI of the built CLI', () => {
       });
       try {
         await s.waitFor('Which project?');
-        // The task and Enter in one burst, as a fast typist or a paste sends them.
+        // The task and Enter in one burst, as a fast typist or a paste sends them: Enter keeps the current folder.
         s.write('fix the typo\r');
-        await s.waitFor(`│ ${pty.project.split('/').at(-1)}`);
+        await s.waitFor(`│ ${outside.split('/').at(-1)}`);
         await s.waitFor('fix the typo');
         expect(pty.server.requests).toHaveLength(0);
         s.mark();

@@ -8,6 +8,7 @@ import {
   getRecentProjects,
   OTHER_PROJECT,
   selectProject,
+  timeAgo,
   validateProjectPath,
   type ProjectPrompts,
 } from '../../../cli/interactive/projects.js';
@@ -89,14 +90,27 @@ describe('selectProject', () => {
     };
   }
 
-  it('lists existing recent projects first and records the choice', async () => {
+  it('offers the current folder first (Enter keeps it), then recent projects that exist with relative dates', async () => {
     const old = await mkdtemp(join(tmpdir(), 'clawcode-old-'));
-    await addRecentProject(old, env());
+    await addRecentProject(old, env(), new Date(Date.now() - 3 * 3_600_000));
     await addRecentProject(join(work, 'gone'), env(), new Date(0));
-    const p = prompts((choices) => choices[0]!.value);
-    expect(await selectProject({ cwd: work, env: env(), prompts: p })).toBe(old);
-    expect(p.seen[0]).toEqual([`${old} (recent)`, '. (current folder)', 'Other (enter path)']);
+    const first = prompts((choices) => choices[0]!.value);
+    expect(await selectProject({ cwd: work, env: env(), prompts: first })).toBe(work);
+    expect(first.seen[0]).toEqual(['. (current folder)', `${old} (opened 3 hours ago)`, 'Other (enter path)']);
+    const second = prompts((choices) => choices[1]!.value);
+    expect(await selectProject({ cwd: work, env: env(), prompts: second })).toBe(old);
     expect((await getRecentProjects(env()))[0]!.path).toBe(old);
+  });
+
+  it('says when a project was opened in words', () => {
+    const now = new Date('2026-03-10T12:00:00Z');
+    expect(timeAgo('2026-03-10T11:59:30Z', now)).toBe('just now');
+    expect(timeAgo('2026-03-10T11:55:00Z', now)).toBe('5 minutes ago');
+    expect(timeAgo('2026-03-10T09:00:00Z', now)).toBe('3 hours ago');
+    expect(timeAgo('2026-03-09T10:00:00Z', now)).toBe('yesterday');
+    expect(timeAgo('2026-02-20T12:00:00Z', now)).toBe('3 weeks ago');
+    expect(timeAgo('2025-01-10T12:00:00Z', now)).toBe('last year');
+    expect(timeAgo('not a date', now)).toBe('not a date');
   });
 
   it('"Other" asks for a path, validates it and resolves it against cwd', async () => {

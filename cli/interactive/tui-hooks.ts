@@ -1,0 +1,167 @@
+import { Writable } from 'node:stream';
+import type { TaskFlags } from '../flags.js';
+import type { TaskReport } from '../task/flow.js';
+import type { ReviewableChange } from '../task/review-terminal.js';
+import type { ReviewAnswer } from '../task/review.js';
+import { getGitInfo } from '../../utils/git.js';
+import { runColonCommand } from './colon-commands.js';
+import { sessionHandlers, type LiveSession } from './session.js';
+
+/**
+ * The TUI's side of a task and of a `:command`, on the cli floor: what the console flow says and asks,
+ * turned into the TUI's hooks (ui/task-hooks.ts), declared here by shape since cli/ sits below ui/.
+ */
+export interface TuiTaskHooks {
+  confirm(message: string, details?: readonly string[]): Promise<boolean>;
+  choose(
+    message: string,
+    choices: readonly { key: string; label: string }[],
+    details?: readonly string[],
+  ): Promise<string>;
+  pick(
+    message: string,
+    choices: readonly { name: string; value: string; description?: string }[],
+  ): Promise<string | undefined>;
+  showDiff(diffs: readonly { file: string; diff: string }[]): void;
+  print(line: string, kind?: 'step' | 'error' | 'success'): void;
+  setHeader(header: { provider: string; model: string; rootDir: string; branch?: string }): void;
+  handOver<T>(run: () => T): T;
+}
+
+/** A stream that hands each complete line written to it (colours removed) to `onLine`. */
+export function lines(onLine: (line: string) => void): NodeJS.WritableStream {
+  let pending = '';
+  return new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      pending += chunk.toString().replace(/\u001b\[[0-9;]*m/g, '');
+      const parts = pending.split('\n');
+      pending = parts.pop() ?? '';
+      for (const line of parts) if (line.trim()) onLine(line);
+      done();
+    },
+  });
+}
+
+/** Collects the `  $ command` lines the flow prints; `take()` returns those since the last take. */
+export function commandLines(): { stream: NodeJS.WritableStream; take(): string[] } {
+  let seen: string[] = [];
+  const stream = lines((line) => {
+    if (/^\s+\$ /.test(line)) seen.push(line.trim());
+  });
+  return {
+    stream,
+    take() {
+      const out = seen;
+      seen = [];
+      return out;
+    },
+  };
+}
+
+/**
+ * How a task ended, in the feed: a declined plan says so and leaves the diff pane (it was never
+ * written), a written one names its run for `:undo`.
+ */
+export function showTaskOutcome(report: Pick<TaskReport, 'status' | 'runId'>, hooks: TuiTaskHooks): void {
+  if (report.status === 'declined' || report.status === 'not_confirmed') {
+    hooks.showDiff([]);
+    hooks.print('Declined: nothing written.', 'error');
+  } else if (report.status === 'applied' && report.runId) {
+    hooks.print(`:undo takes it back (run ${report.runId})`);
+  }
+}
+
+/**
+ * One `:command` in the TUI, through the shared dispatcher (cli/interactive/colon-commands.ts): lines go to
+ * the feed, lists to the TUI's list box, and the header follows `:project`, `:provider` and `:model`.
+ *
+ * @param undo  `:undo` with the TUI's confirmation
+ * @returns 'exit' for `:exit`, else 'done'
+ */
+export async function runTuiCommand(options: {
+  line: string;
+  live: LiveSession;
+  flags: TaskFlags;
+  hooks: TuiTaskHooks;
+  undo: (rootDir: string) => Promise<void>;
+}): Promise<'exit' | 'done'> {
+  const { line, live, flags, hooks } = options;
+  const handlers = sessionHandlers(live, flags, { ask: false, stderr: lines((text) => hooks.print(text, 'error')) });
+  const outcome = await runColonCommand(
+    line,
+    live,
+    { ...handlers, undo: options.undo },
+    {
+      say: (text) => hooks.print(text),
+      error: (text) => hooks.print(text, 'error'),
+      pick: (message, choices) => hooks.pick(message, choices),
+    },
+  );
+  const git = await getGitInfo(live.rootDir);
+  hooks.setHeader({
+    provider: live.provider.name,
+    model: live.provider.model,
+    rootDir: live.rootDir,
+    branch: git.branch ?? undefined,
+  });
+  return outcome;
+}
+
+/**
+ * The flow's confirmation in the TUI: y writes all, n nothing, r reviews hunk by hunk (cli/task/review.ts)
+ * with each hunk in the diff pane and y/n/a/s/e/q keys; `e` hands the terminal to the person's editor
+ * (cli/task/editor.ts: `$VISUAL`, `$EDITOR`, git's editor, `vi`) for the hunk's new text.
+ *
+ * @param rootDir  the project, where git looks for `core.editor`
+ */
+export async function reviewInTui(
+  changes: readonly (ReviewableChange & { diff?: string })[],
+  hooks: TuiTaskHooks,
+  rootDir: string,
+): Promise<{ path: string; after: string }[] | null> {
+  const count = changes.length;
+  const answer = await hooks.choose(`Apply these changes to ${count} file${count === 1 ? '' : 's'}?`, [
+    { key: 'y', label: 'yes, write all' },
+    { key: 'n', label: 'no, write nothing' },
+    { key: 'r', label: 'review hunk by hunk' },
+  ]);
+  if (answer === 'n') return null;
+  if (answer === 'y') return changes.map((c) => ({ path: c.path, after: c.after }));
+  const { reviewChanges } = await import('../task/review.js');
+  const { chooseEditor, editInEditor } = await import('../task/editor.js');
+  const labels: Record<string, string> = {
+    y: 'yes',
+    n: 'no',
+    a: 'rest of file',
+    s: 'skip file',
+    e: 'edit',
+    q: 'quit, write nothing',
+  };
+  let shown = '';
+  const editor = chooseEditor(process.env, rootDir);
+  const result = await reviewChanges(
+    changes.map((c) => ({ path: c.path, before: c.beforeText ?? '', after: c.after })),
+    {
+      ask: async (question, choices) => {
+        hooks.showDiff([{ file: question, diff: shown }]);
+        return (await hooks.choose(
+          question,
+          choices.map((key) => ({ key, label: labels[key] ?? key })),
+        )) as ReviewAnswer;
+      },
+      print: (text) => {
+        shown = text.replace(/^\n/, '');
+      },
+      edit: (text, path) => {
+        const edited = hooks.handOver(() => editInEditor(editor.command, text, path));
+        if (edited === null)
+          hooks.print(`Edit cancelled (${editor.command}, from ${editor.source}, exited with an error).`, 'error');
+        return Promise.resolve(edited);
+      },
+    },
+    { color: false },
+  );
+  // Back to the whole plan's diff once every hunk is answered.
+  hooks.showDiff(changes.map((c) => ({ file: c.path, diff: c.diff ?? '' })));
+  return result.quit ? null : result.accepted;
+}
