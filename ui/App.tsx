@@ -267,13 +267,14 @@ export function App(props: AppProps) {
         else push('error', `Unknown command ${line} (not sent to the model).`);
         return;
       }
+      // `:clear` starts the screen afresh: its own answer is the first line of the new feed.
+      if (line === ':clear') {
+        clearFeed();
+        setDiffs([]);
+      }
       start(async (signal, hooks) => {
         if ((await command(line, signal, hooks)) === 'exit') return exit();
         if (line === ':help') push('step', KEYS_HELP);
-        if (line === ':clear') {
-          clearFeed();
-          setDiffs([]);
-        }
       });
     },
     [clearFeed, exit, props, push, setDiffs, start],

@@ -146,6 +146,7 @@ async function dispatch(
     case ':clear':
       io.clearScreen?.();
       if (handlers.files) clearSession(handlers.files);
+      io.say('Cleared: the next task starts clean.');
       return;
     case ':add':
     case ':drop':

@@ -70,7 +70,8 @@ async function settled(s: PtySession, requests: number, task: string): Promise<v
       expect(pty.server.completions()).toHaveLength(requests);
       const out = s.output();
       const frame = out.slice(out.lastIndexOf('openai · gpt-4o-mini │'));
-      const run = frame.slice(frame.lastIndexOf(`Planning: ${task}`));
+      // The run's first line may have scrolled out of the last frame: look from where it was drawn.
+      const run = out.slice(out.lastIndexOf(`Planning: ${task}`));
       expect(run).toMatch(/[✔✖] /);
       expect(frame).toContain('Enter run · Tab diff');
     },
