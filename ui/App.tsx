@@ -28,8 +28,8 @@ export interface AppProps {
   command?: (line: string, signal: AbortSignal, hooks: TuiTaskHooks) => Promise<'exit' | 'done'>;
   /** Earlier inputs of this project, oldest first. */
   history?: readonly string[];
-  /** Called with each submitted task, e.g. to persist history. */
-  onSubmitted?: (task: string) => void;
+  /** Called with each submitted line and the project it was typed in (`:project` moves it), e.g. to persist history. */
+  onSubmitted?: (task: string, rootDir: string) => void;
   /** A short memory label for the status bar. */
   memory?: string;
   /** Text typed before the TUI started (while the project picker was on screen): the input starts with it. */
@@ -253,7 +253,7 @@ export function App(props: AppProps) {
         return;
       }
       setHistory((h) => (h.at(-1) === line ? h : [...h, line]));
-      props.onSubmitted?.(line);
+      props.onSubmitted?.(line, header.rootDir);
       push('task', line);
       if (!line.startsWith(':')) {
         setDiffs([]);
@@ -277,7 +277,7 @@ export function App(props: AppProps) {
         if (line === ':help') push('step', KEYS_HELP);
       });
     },
-    [clearFeed, exit, props, push, setDiffs, start],
+    [clearFeed, exit, header.rootDir, props, push, setDiffs, start],
   );
 
   const layout = screenLayout(rows, items.length, diffs.length, question, pick);

@@ -65,9 +65,9 @@ export async function runInkUI(options: InkUIOptions): Promise<void> {
       memory={options.memory}
       initialInput={options.initialInput}
       history={history}
-      onSubmitted={(task) => {
+      onSubmitted={(task, rootDir) => {
         // History is a convenience: a failed write must not end the session.
-        appendHistory(options.rootDir, task, env).catch(() => undefined);
+        appendHistory(rootDir, task, env).catch(() => undefined);
       }}
     />,
     { stdin, stdout, exitOnCtrlC: false },

@@ -166,10 +166,11 @@ export function sessionHandlers(
     },
     providerChoices: async () => {
       const config = await readConfig(process.env);
-      return listConfiguredProviders(config, process.env).map((row) => ({
-        name: `${row.name} · ${row.model || '(no model)'}${row.name === live.provider.name ? ' (in use)' : ''}`,
-        value: row.name,
-      }));
+      return listConfiguredProviders(config, process.env).map((row) => {
+        const inUse = row.name === live.provider.name;
+        const model = (inUse ? live.provider.model : row.model) || '(no model)';
+        return { name: `${row.name} · ${model}${inUse ? ' (in use)' : ''}`, value: row.name };
+      });
     },
     switchModel: async (id) => {
       current = { ...current, model: id };

@@ -135,7 +135,7 @@ describe('the TUI of the built CLI at 80x24', () => {
   );
 
   it(
-    ':help lists every command; :model offers the server’s models and the next task uses the one picked',
+    ':help lists every command; :model offers the server’s models (the next task uses the one picked), :provider the configured providers, :project moves the header',
     { timeout: 60_000 },
     async () => {
       const other = join(pty.project, 'other');
@@ -168,6 +168,33 @@ describe('the TUI of the built CLI at 80x24', () => {
       expect(pty.server.completions().at(-1)?.body?.model).toBe('qwen2.5-coder:7b');
       s.write('n');
       await s.waitFor('Declined');
+
+      // A second provider in config.json: `:provider` offers both and switches to the one picked.
+      await writeFile(
+        join(pty.env.CLAWCODE_HOME!, 'config.json'),
+        JSON.stringify({
+          providers: {
+            local: {
+              provider: 'openai',
+              preset: 'vllm',
+              baseURL: `${pty.server.url}/v1`,
+              apiKey: 'sk-test-pty',
+              model: 'llama3',
+            },
+          },
+        }),
+        { mode: 0o600 },
+      );
+      await type(s, ':provider');
+      await s.waitFor('Which provider?');
+      await s.waitFor('local · llama3');
+      expect(await settled(s)).toMatch(/│ ❯ local · llama3 +│\n│   openai · qwen2\.5-coder:7b \(in use\) +│/);
+      s.mark();
+      s.write('local');
+      await s.waitFor('1 of 1');
+      s.write('\r');
+      await s.waitFor('Provider: local · llama3');
+      expect((await settled(s)).split('\n')[0]).toContain('local · llama3');
 
       await type(s, ':project other');
       await s.waitFor('Project: ');
