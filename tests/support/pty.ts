@@ -33,6 +33,13 @@ export interface PtySession {
   waitFor(pattern: string | RegExp, timeoutMs?: number): Promise<void>;
   /** Type raw characters ("\r" Enter, "\u0003" Ctrl-C, "\u0004" Ctrl-D, "\u001b[A" up). */
   write(keys: string): void;
+  /** Wait for `pattern` after the mark, then mark and type `keys`: answering a question once it shows. */
+  answer(pattern: string | RegExp, keys: string): Promise<void>;
+  /**
+   * Type a line as a person does: mark, type `text`, wait for its echo, press Enter. Each line typed is new
+   * on the screen, so the echo waited for is this one, and Enter is not read in one chunk with the text.
+   */
+  typeLine(text: string): Promise<void>;
   /** Resolves with the exit code when the program ends. */
   exited: Promise<number>;
   /** The exit code, or a rejection naming the screen if the program is still running after `timeoutMs`. */
@@ -93,6 +100,17 @@ export function spawnPty(
         check();
       }),
     write: (keys) => term.write(keys),
+    answer: async (pattern, keys) => {
+      await session.waitFor(pattern);
+      session.mark();
+      term.write(keys);
+    },
+    typeLine: async (text) => {
+      session.mark();
+      term.write(text);
+      await session.waitFor(text);
+      term.write('\r');
+    },
     exited,
     exitCode: (timeoutMs = 20_000) =>
       new Promise<number>((resolve, reject) => {
@@ -197,6 +215,52 @@ export function useCliInPty(options: {
     },
     start(args, cols = 100) {
       const s = spawnPty(process.execPath, [CLI_PATH, ...args], { cwd: project, env, cols, rows: options.rows });
+      sessions.push(s);
+      return s;
+    },
+  };
+}
+
+/** What `useDriverInPty` gives a test file; members are valid inside tests (set up in the hooks). */
+export interface DriverInPty {
+  /** This test's CLAWCODE_HOME. */
+  readonly home: string;
+  /** This test's (empty) project folder. */
+  readonly project: string;
+  /** Start the driver on the project in a pseudo-terminal; `env` adds to the test environment. */
+  start(options?: { cols?: number; rows?: number; env?: Record<string, string> }): PtySession;
+}
+
+/**
+ * Hooks for test files that run a surface through a driver script in tests/support/ (`repl-driver.ts`,
+ * `tui-driver.ts`: the real REPL or TUI over a scripted planner) under tsx in a pseudo-terminal: per test a
+ * fresh CLAWCODE_HOME and an empty project folder, NO_COLOR set, every session killed afterwards.
+ */
+export function useDriverInPty(options: { driver: string; prefix: string }): DriverInPty {
+  const driver = join(REPO_ROOT, 'tests/support', options.driver);
+  let home = '';
+  let project = '';
+  const sessions: PtySession[] = [];
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
+    vi.stubEnv('CLAWCODE_HOME', home);
+    project = await mkdtemp(join(tmpdir(), options.prefix));
+  });
+  afterEach(() => sessions.splice(0).forEach((s) => s.kill()));
+  return {
+    get home() {
+      return home;
+    },
+    get project() {
+      return project;
+    },
+    start({ cols, rows, env } = {}) {
+      const s = spawnPty(process.execPath, ['--import', 'tsx', driver, project], {
+        cwd: REPO_ROOT,
+        cols,
+        rows,
+        env: { ...process.env, CLAWCODE_HOME: home, NO_COLOR: '1', ...env },
+      });
       sessions.push(s);
       return s;
     },
