@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useCliInPty, type PtySession } from '../support/pty.js';
+import { useCliInPty } from '../support/pty.js';
 
 // `clawcode config` of the built CLI in an 80x24 terminal, against the loopback server's `GET /v1/models`: the
 // model question offers the models the server lists (the same call checks the key), and the menu can pick
@@ -16,21 +16,15 @@ const pty = useCliInPty({
 
 const config = async () => JSON.parse(await readFile(join(pty.env.CLAWCODE_HOME!, 'config.json'), 'utf8'));
 
-async function answer(s: PtySession, question: string, keys: string) {
-  await s.waitFor(question);
-  s.mark();
-  s.write(keys);
-}
-
 describe('clawcode config with a server that lists its models', () => {
   it(
     'add: the model question lists the server’s models; typing narrows, Enter saves the one picked',
     { timeout: 60_000 },
     async () => {
       const s = pty.start(['config', 'add', 'openai-compatible'], 80);
-      await answer(s, 'Name for this provider', 'local\r');
-      await answer(s, 'Base URL', `${pty.server.url}/v1\r`);
-      await answer(s, 'API key', 'sk-test-pty\r');
+      await s.answer('Name for this provider', 'local\r');
+      await s.answer('Base URL', `${pty.server.url}/v1\r`);
+      await s.answer('API key', 'sk-test-pty\r');
       await s.waitFor('mistral:7b');
       const screen = (await s.screen()).join('\n');
       expect(screen).toContain('Model (type to narrow the list)');
@@ -70,12 +64,12 @@ describe('clawcode config with a server that lists its models', () => {
     s.write('\u001b[B\u001b[B');
     await s.waitFor("❯ Pick a provider's model");
     s.write('\r');
-    await answer(s, 'Model of which provider?', '\r');
-    await answer(s, 'mistral:7b', 'mis');
+    await s.answer('Model of which provider?', '\r');
+    await s.answer('mistral:7b', 'mis');
     await s.waitFor('❯ mistral:7b');
     s.write('\r');
     await s.waitFor('Saved local: model mistral:7b.');
-    await answer(s, 'What do you want to do?', '\u001b[A\r');
+    await s.answer('What do you want to do?', '\u001b[A\r');
     expect(await s.exitCode()).toBe(0);
     expect((await config()).providers.local.model).toBe('mistral:7b');
   });

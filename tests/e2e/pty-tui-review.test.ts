@@ -2,6 +2,7 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replies } from '../support/provider-server.js';
+import { replacePlan } from '../support/fixture.js';
 import { useCliInPty, type PtySession } from '../support/pty.js';
 
 // The built CLI's TUI in an 80x24 terminal, used as a person uses it: what the screen says after a plan is
@@ -9,22 +10,6 @@ import { useCliInPty, type PtySession } from '../support/pty.js';
 // from the server's `GET /v1/models` (`:model`). Screens are read as drawn (tests/support/pty.ts `screen`).
 
 const ORIGINAL = `${Array.from({ length: 30 }, (_, i) => `// line ${i + 1}`).join('\n')}\n`;
-
-function plan(...patches: { find: string; replace: string }[]) {
-  return {
-    analysis: 'Change a line.',
-    files_to_edit: [{ path: 'src/greet.js', reason: 'the lines live here' }],
-    patches: patches.map((p) => ({
-      file: 'src/greet.js',
-      operation: 'replace',
-      ...p,
-      replace_all: null,
-      occurrence: null,
-    })),
-    commands: [],
-    agent_notes: [],
-  };
-}
 
 const pty = useCliInPty({
   prefix: 'clawcode-pty-tui-review-',
@@ -35,14 +20,6 @@ const pty = useCliInPty({
 });
 
 const greet = () => readFile(join(pty.project, 'src/greet.js'), 'utf8');
-
-/** Type `text` (waiting for its echo), then Enter. */
-async function type(s: PtySession, text: string) {
-  s.mark();
-  s.write(text);
-  await s.waitFor(text);
-  s.write('\r');
-}
 
 /** The screen once it has stopped changing: what a person reads after the last redraw. */
 async function settled(s: PtySession): Promise<string> {
@@ -61,10 +38,12 @@ describe('the TUI of the built CLI at 80x24', () => {
     'after n the feed says the plan was declined and the diff is gone; numbers read as in the console',
     { timeout: 60_000 },
     async () => {
-      pty.server.reply(replies.plan(plan({ find: '// line 2\n', replace: 'const declined = 1;\n' })));
+      pty.server.reply(
+        replies.plan(replacePlan('src/greet.js', [{ find: '// line 2\n', replace: 'const declined = 1;\n' }])),
+      );
       const s = pty.start(['--provider', 'openai'], 80);
       await s.waitFor('describe a task');
-      await type(s, 'change line two');
+      await s.typeLine('change line two');
       await s.waitFor('Apply these changes to 1 file? (y/n/r)');
       expect((await s.screen()).join('\n')).toContain('+const declined = 1;');
       s.mark();
@@ -83,14 +62,16 @@ describe('the TUI of the built CLI at 80x24', () => {
     { timeout: 60_000 },
     async () => {
       pty.server.reply(
-        replies.plan(plan({ find: '// no such line\n', replace: 'x\n' }), { usage: { input: 1000, output: 200 } }),
-        replies.plan(plan({ find: '// line 3\n', replace: 'const repaired = 3;\n' }), {
+        replies.plan(replacePlan('src/greet.js', [{ find: '// no such line\n', replace: 'x\n' }]), {
+          usage: { input: 1000, output: 200 },
+        }),
+        replies.plan(replacePlan('src/greet.js', [{ find: '// line 3\n', replace: 'const repaired = 3;\n' }]), {
           usage: { input: 1500, output: 300 },
         }),
       );
       const s = pty.start(['--provider', 'openai'], 80);
       await s.waitFor('describe a task');
-      await type(s, 'change line three');
+      await s.typeLine('change line three');
       await s.waitFor('Apply these changes to 1 file? (y/n/r)');
       s.mark();
       s.write('y');
@@ -110,13 +91,15 @@ describe('the TUI of the built CLI at 80x24', () => {
     'offers e in the hunk review: the hunk is edited in $EDITOR, shown, then written',
     { timeout: 60_000 },
     async () => {
-      pty.server.reply(replies.plan(plan({ find: '// line 2\n', replace: 'const greeting = "hello";\n' })));
+      pty.server.reply(
+        replies.plan(replacePlan('src/greet.js', [{ find: '// line 2\n', replace: 'const greeting = "hello";\n' }])),
+      );
       const editor = join(pty.env.CLAWCODE_HOME!, 'edit.sh');
       await writeFile(editor, '#!/bin/sh\nsed -i s/hello/hola/ "$1"\n', { mode: 0o755 });
       pty.env.VISUAL = editor;
       const s = pty.start(['--provider', 'openai'], 80);
       await s.waitFor('describe a task');
-      await type(s, 'greet');
+      await s.typeLine('greet');
       await s.waitFor('Apply these changes to 1 file? (y/n/r)');
       s.mark();
       s.write('r');
@@ -143,14 +126,14 @@ describe('the TUI of the built CLI at 80x24', () => {
       await writeFile(join(other, 'package.json'), '{ "name": "other" }\n');
       const s = pty.start(['--provider', 'openai'], 80);
       await s.waitFor('describe a task');
-      await type(s, ':help');
+      await s.typeLine(':help');
       await s.waitFor(':exit');
       const help = await settled(s);
       for (const command of [':project', ':provider', ':model', ':undo', ':add', ':files', ':clear', ':exit'])
         expect(help).toContain(command);
       expect(pty.server.completions()).toHaveLength(0);
 
-      await type(s, ':model');
+      await s.typeLine(':model');
       await s.waitFor('qwen2.5-coder:7b');
       const picker = await settled(s);
       expect(picker).toContain('Which model?');
@@ -162,8 +145,10 @@ describe('the TUI of the built CLI at 80x24', () => {
       await s.waitFor('Model: qwen2.5-coder:7b');
       expect((await settled(s)).split('\n')[0]).toContain('openai · qwen2.5-coder:7b');
 
-      pty.server.reply(replies.plan(plan({ find: '// line 4\n', replace: 'const four = 4;\n' })));
-      await type(s, 'change line four');
+      pty.server.reply(
+        replies.plan(replacePlan('src/greet.js', [{ find: '// line 4\n', replace: 'const four = 4;\n' }])),
+      );
+      await s.typeLine('change line four');
       await s.waitFor('Apply these changes');
       expect(pty.server.completions().at(-1)?.body?.model).toBe('qwen2.5-coder:7b');
       s.write('n');
@@ -185,7 +170,7 @@ describe('the TUI of the built CLI at 80x24', () => {
         }),
         { mode: 0o600 },
       );
-      await type(s, ':provider');
+      await s.typeLine(':provider');
       await s.waitFor('Which provider?');
       await s.waitFor('local · llama3');
       expect(await settled(s)).toMatch(/│ ❯ local · llama3 +│\n│   openai · qwen2\.5-coder:7b \(in use\) +│/);
@@ -196,7 +181,7 @@ describe('the TUI of the built CLI at 80x24', () => {
       await s.waitFor('Provider: local · llama3');
       expect((await settled(s)).split('\n')[0]).toContain('local · llama3');
 
-      await type(s, ':project other');
+      await s.typeLine(':project other');
       await s.waitFor('Project: ');
       expect((await settled(s)).split('\n')[0]).toContain('│ other');
     },
