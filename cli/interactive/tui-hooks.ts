@@ -87,6 +87,8 @@ export async function runTuiCommand(options: {
 }): Promise<'exit' | 'done'> {
   const { line, live, flags, hooks } = options;
   const handlers = sessionHandlers(live, flags, { ask: false, stderr: lines((text) => hooks.print(text, 'error')) });
+  const shown = () => `${live.rootDir}\n${live.provider.name}\n${live.provider.model}`;
+  const before = shown();
   const outcome = await runColonCommand(
     line,
     live,
@@ -97,13 +99,13 @@ export async function runTuiCommand(options: {
       pick: (message, choices) => hooks.pick(message, choices),
     },
   );
-  const git = await getGitInfo(live.rootDir);
-  hooks.setHeader({
-    provider: live.provider.name,
-    model: live.provider.model,
-    rootDir: live.rootDir,
-    branch: git.branch ?? undefined,
-  });
+  // Only a switch redraws the header: at once, then with the git branch (`:add` and the like answer at once).
+  if (shown() !== before) {
+    const header = { provider: live.provider.name, model: live.provider.model, rootDir: live.rootDir };
+    hooks.setHeader(header);
+    const git = await getGitInfo(live.rootDir);
+    if (git.branch) hooks.setHeader({ ...header, branch: git.branch });
+  }
   return outcome;
 }
 

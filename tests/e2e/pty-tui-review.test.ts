@@ -143,6 +143,7 @@ describe('the TUI of the built CLI at 80x24', () => {
       await s.waitFor('qwen');
       s.write('\r');
       await s.waitFor('Model: qwen2.5-coder:7b');
+      await s.waitFor('openai · qwen2.5-coder:7b │');
       expect((await settled(s)).split('\n')[0]).toContain('openai · qwen2.5-coder:7b');
 
       pty.server.reply(
@@ -179,10 +180,12 @@ describe('the TUI of the built CLI at 80x24', () => {
       await s.waitFor('1 of 1');
       s.write('\r');
       await s.waitFor('Provider: local · llama3');
+      await s.waitFor('local · llama3 │');
       expect((await settled(s)).split('\n')[0]).toContain('local · llama3');
 
       await s.typeLine(':project other');
       await s.waitFor('Project: ');
+      await s.waitFor('llama3 │ other');
       expect((await settled(s)).split('\n')[0]).toContain('│ other');
     },
   );
