@@ -3,6 +3,7 @@ import type { TaskFlags } from '../flags.js';
 import type { TaskReport } from '../task/flow.js';
 import type { ReviewableChange } from '../task/review-terminal.js';
 import type { ReviewAnswer } from '../task/review.js';
+import { makeUnifiedDiff } from '../../utils/diff.js';
 import { getGitInfo } from '../../utils/git.js';
 import { runColonCommand } from './colon-commands.js';
 import { sessionHandlers, type LiveSession } from './session.js';
@@ -163,7 +164,15 @@ export async function reviewInTui(
     },
     { color: false },
   );
-  // Back to the whole plan's diff once every hunk is answered.
-  hooks.showDiff(changes.map((c) => ({ file: c.path, diff: c.diff ?? '' })));
+  // Once every hunk is answered, the pane shows what will be written: the hunks taken, as edited.
+  const before = new Map(changes.map((c) => [c.path, c.beforeText]));
+  hooks.showDiff(
+    result.quit
+      ? []
+      : result.accepted.map((a) => ({
+          file: a.path,
+          diff: makeUnifiedDiff(a.path, before.get(a.path) ?? null, a.after),
+        })),
+  );
   return result.quit ? null : result.accepted;
 }

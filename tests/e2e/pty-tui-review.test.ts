@@ -114,6 +114,10 @@ describe('the TUI of the built CLI at 80x24', () => {
       s.write('y');
       await s.waitFor('ready │');
       expect(await greet()).toBe(ORIGINAL.replace('// line 2\n', 'const greeting = "hola";\n'));
+      // The pane shows what was written: the edited hunk, not the plan's.
+      const written = await settled(s);
+      expect(written).toContain('+const greeting = "hola";');
+      expect(written).not.toContain('"hello"');
     },
   );
 
