@@ -4,7 +4,7 @@ import type { TaskFlags } from '../flags.js';
 import { createAgentEmitter } from '../../agent/events.js';
 import { loadSettings } from '../../config/settings.js';
 import { loadSessionMemory } from '../../memory/memory.js';
-import { getGitInfo } from '../../utils/git.js';
+import { getGitInfo } from '../../utils/git/ops.js';
 import { withProjectLock } from '../../utils/journal/lock.js';
 import { executeTask } from '../task/flow.js';
 import {

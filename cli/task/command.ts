@@ -4,7 +4,7 @@ import chalk from 'chalk';
 import type { TaskFlags } from '../flags.js';
 import { ClawcodeError, InterruptedError, UsageError } from '../../utils/errors.js';
 import { type ResolvedSettings } from '../../config/settings.js';
-import { isGitRepo } from '../../utils/git.js';
+import { isGitRepo } from '../../utils/git/ops.js';
 import { detectProjectSummary } from '../../memory/project-summary.js';
 import { isPromptExit, withInterrupt } from '../console/interrupt.js';
 import { loadGlobalMemory } from '../../memory/memory.js';

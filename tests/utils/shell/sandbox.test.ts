@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCommand } from '../../../utils/shell/run.js';
-import { detectSandbox, sandboxArgs } from '../../../utils/shell/sandbox.js';
+import { detectSandbox, sandboxArgs, type SandboxReady } from '../../../utils/shell/sandbox.js';
 
 const status = await detectSandbox();
 
@@ -19,9 +19,13 @@ beforeEach(async () => {
   await writeFile(join(outside, 'keep.txt'), 'keep\n');
 });
 
+const ready: SandboxReady = status.available
+  ? status
+  : { available: true, kind: 'bubblewrap', bwrapPath: 'bwrap', prlimitPath: '/usr/bin/prlimit', disableUserns: true };
+
 describe('sandboxArgs', () => {
-  it('binds the root writable, keeps control folders read-only, and cuts the network unless allowed', () => {
-    const { args, cleanup } = sandboxArgs('npm test', { rootDir: root, allowNetwork: false });
+  it('binds the root writable, keeps control folders read-only, and cuts the network unless allowed', async () => {
+    const { args, cleanup } = await sandboxArgs('npm test', { rootDir: root, allowNetwork: false }, ready);
     const joined = args.join(' ');
     expect(joined).toContain(`--ro-bind / /`);
     expect(joined).toContain(`--bind ${root} ${root}`);
@@ -32,7 +36,7 @@ describe('sandboxArgs', () => {
     expect(joined).toContain('--setenv XDG_CACHE_HOME /tmp/.cache');
     expect(args.slice(-4)).toEqual(['--', '/bin/sh', '-c', 'npm test']);
     cleanup();
-    expect(sandboxArgs('x', { rootDir: root, allowNetwork: true }).args).not.toContain('--unshare-net');
+    expect((await sandboxArgs('x', { rootDir: root, allowNetwork: true }, ready)).args).not.toContain('--unshare-net');
   });
 
   it('CLAWCODE_SANDBOX=off turns it off with a reason', async () => {
@@ -50,7 +54,7 @@ describe.skipIf(!status.available)(
     const run = (command: string, allowNetwork = false) =>
       runCommand(command, {
         cwd: root,
-        sandbox: { bwrapPath: status.available ? status.bwrapPath : '', policy: { rootDir: root, allowNetwork } },
+        sandbox: { status: ready, policy: { rootDir: root, allowNetwork } },
       });
 
     it('writes inside the root, but not outside it, not in .git, and not a new .clawcode', async () => {
