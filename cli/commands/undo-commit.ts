@@ -52,12 +52,14 @@ export async function findRunCommit(
  *
  * @param run       the run's task and its files' paths
  * @param complete  every file of the run was restored or deleted
+ * @param hooks     let git run the repository's commit hooks and sign (`--commit-hooks`); default neither
  * @throws GitError when the revert commit fails (the files stay restored)
  */
 export async function revertCommittedRun(
   rootDir: string,
   run: { task: string; files: readonly string[] },
   complete: boolean,
+  hooks = false,
 ): Promise<CommittedRunOutcome> {
   const commit = await findRunCommit(rootDir, run.task, run.files);
   if (!commit) return { kind: 'not_committed' };
@@ -67,6 +69,7 @@ export async function revertCommittedRun(
     rootDir,
     run.files,
     `Revert "${subject}"\n\nThis reverts commit ${commit}.`,
+    { hooks },
   );
   return { kind: 'reverted', commit, revert };
 }

@@ -90,6 +90,7 @@ async function checkBeforePlanning(flags: TaskFlags, commit: boolean, rootDir: s
     const info = await stat(folder).catch(() => undefined);
     if (!info?.isDirectory()) throw new UsageError(`--plan-out: folder not found: ${folder}`);
   }
+  if (flags.commitHooks && !commit) throw new UsageError('--commit-hooks applies to a commit: pass --commit too.');
   if (commit && !flags.dryRun && !(await isGitRepo(rootDir))) {
     throw new UsageError(`--commit: ${rootDir} is not a git repository (or git is not installed).`);
   }
@@ -240,6 +241,7 @@ async function runOneTask(run: TaskRun, task: string): Promise<number> {
         verify: run.verify,
         rollbackOnFail: Boolean(flags.rollbackOnFail),
         commit: settings.values.autoCommit,
+        commitHooks: Boolean(flags.commitHooks),
         wide: run.wide,
         ...(interactive ? { review: await reviewer() } : {}),
       }),

@@ -71,15 +71,13 @@ export function forgetRepositories(): void {
 }
 
 async function discover(realRoot: string, options: GitOptions): Promise<GitRepo | null> {
-  const paths = await spawnGit(
-    {
-      cwd: realRoot,
-      realRoot,
-      prefix: GIT_GUARD,
-      args: ['rev-parse', '--path-format=absolute', '--absolute-git-dir', '--git-common-dir', '--show-toplevel'],
-    },
-    options,
-  );
+  const find = (args: string[], maxBytes?: number): Promise<GitRun> =>
+    spawnGit({ cwd: realRoot, realRoot, prefix: GIT_GUARD, args, maxBytes }, options);
+  // Both discover the same repository (`git config` runs no program); side by side, finding costs one spawn.
+  const [paths, config] = await Promise.all([
+    find(['rev-parse', '--path-format=absolute', '--absolute-git-dir', '--git-common-dir', '--show-toplevel']),
+    find(CONFIG_LIST, CONFIG_MAX_BYTES),
+  ]);
   if (!paths.ok) return null;
   const [gitDirRaw, commonRaw, topRaw] = paths.stdout.toString('utf8').split('\n');
   if (!gitDirRaw || !commonRaw || !topRaw) return null;
@@ -92,31 +90,33 @@ async function discover(realRoot: string, options: GitOptions): Promise<GitRepo 
   return withConfig(
     { root: realRoot, gitDir, commonDir, workTree, prefix: prefix === '' ? '' : `${prefix}/` },
     options,
+    config,
   );
 }
+
+const CONFIG_LIST = ['config', '-z', '--list', '--show-origin'];
+const CONFIG_MAX_BYTES = 8 << 20;
 
 /**
  * The repository with its configuration read now: the per-driver guard and the configuration-named
  * control paths. Called when the repository is found, and again right before a commit, so a driver
  * defined since (by the person, or in a file a policy gap let through) is switched off too.
  *
+ * @param listed  `git config -z --list --show-origin` run from the root already (when finding it)
  * @returns null when a driver name cannot be written as a `-c` setting
  */
 export async function withConfig(
   where: Pick<GitRepo, 'root' | 'gitDir' | 'commonDir' | 'workTree' | 'prefix'>,
   options: GitOptions = {},
+  listed?: GitRun,
 ): Promise<GitRepo | null> {
   const base = [`--git-dir=${where.gitDir}`, `--work-tree=${where.workTree}`, ...GIT_GUARD];
-  const config = await spawnGit(
-    {
-      cwd: where.root,
-      realRoot: where.root,
-      prefix: base,
-      args: ['config', '-z', '--list', '--show-origin'],
-      maxBytes: 8 << 20,
-    },
-    options,
-  );
+  const config =
+    listed ??
+    (await spawnGit(
+      { cwd: where.root, realRoot: where.root, prefix: base, args: CONFIG_LIST, maxBytes: CONFIG_MAX_BYTES },
+      options,
+    ));
   const entries = config.ok ? parseConfigList(config.stdout, where.root) : [];
   const guard = driverGuard(entries.map((e) => e.key));
   if (guard === null) return null;
