@@ -1,4 +1,4 @@
-import { findRepository, runInRepo } from '../../utils/git/repo.js';
+import { gitRecords } from '../../utils/git/repo.js';
 import { ignore } from '../../utils/lazy-ignore.js';
 import { UsageError } from '../../utils/errors.js';
 
@@ -17,18 +17,10 @@ export interface ResolvedPathspecs {
   unmatched: string[];
 }
 
-async function gitLsFiles(rootDir: string, specs: readonly string[]): Promise<string[] | null> {
-  const repo = await findRepository(rootDir);
-  if (!repo) return null;
-  const run = await runInRepo(repo, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...specs], {
+function gitLsFiles(rootDir: string, specs: readonly string[]): Promise<string[] | null> {
+  return gitRecords(rootDir, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...specs], {
     maxBytes: 64 << 20,
   });
-  return run.ok
-    ? run.stdout
-        .toString('utf8')
-        .split('\0')
-        .filter((p) => p !== '')
-    : null;
 }
 
 /** A spec as a project-relative pattern: `./src/x.ts` → `src/x.ts`, `src/` → `src`. */

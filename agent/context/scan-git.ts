@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Ignore } from 'ignore';
-import { findRepository, runInRepo } from '../../utils/git/repo.js';
+import { findRepository, gitRecords } from '../../utils/git/repo.js';
 import { ignore } from '../../utils/lazy-ignore.js';
 
 /**
@@ -20,16 +20,8 @@ const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
  *
  * @returns the non-empty records, or null when there is no repository, git fails, or prints over 256 MB
  */
-export async function runGit(rootDir: string, args: string[]): Promise<string[] | null> {
-  const repo = await findRepository(rootDir);
-  if (!repo) return null;
-  const run = await runInRepo(repo, args, { cwd: rootDir, maxBytes: MAX_GIT_OUTPUT_BYTES, timeoutMs: 0 });
-  return run.ok
-    ? run.stdout
-        .toString('utf8')
-        .split('\0')
-        .filter((p) => p !== '')
-    : null;
+export function runGit(rootDir: string, args: string[]): Promise<string[] | null> {
+  return gitRecords(rootDir, args, { maxBytes: MAX_GIT_OUTPUT_BYTES, timeoutMs: 0 });
 }
 
 /**

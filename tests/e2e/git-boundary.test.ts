@@ -1,20 +1,9 @@
-import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../../utils/shell/sandbox.js';
-import { cleanEnv, GIT_TEST_ENV, gitIn, runCli } from '../support/fixture.js';
+import { cleanEnv, fingerprintTree, GIT_TEST_ENV, gitIn, runCli, writeFiles } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
 
 // clawcode's own git runs nothing the tree can influence, through the built CLI: a plan that plants the four
@@ -28,32 +17,6 @@ let server: ProviderServer;
 let base: string;
 let sentinel: string;
 let env: NodeJS.ProcessEnv;
-
-/** Every entry under a folder as path → fingerprint (bytes hashed, link targets, folders named). */
-function fingerprint(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const abs = join(dir, name);
-      const info = lstatSync(abs);
-      const rel = relative(root, abs);
-      if (info.isSymbolicLink()) out.set(rel, `link ${readlinkSync(abs)}`);
-      else if (info.isDirectory()) {
-        out.set(rel, 'dir');
-        walk(abs);
-      } else out.set(rel, createHash('sha256').update(readFileSync(abs)).digest('hex'));
-    }
-  };
-  walk(root);
-  return out;
-}
-
-function files(dir: string, map: Record<string, string>): void {
-  for (const [rel, text] of Object.entries(map)) {
-    mkdirSync(dirname(join(dir, rel)), { recursive: true });
-    writeFileSync(join(dir, rel), text);
-  }
-}
 
 const ran = (): string[] => readdirSync(sentinel);
 const touch = (tag: string): string => `touch ${join(sentinel, tag)}`;
@@ -99,10 +62,10 @@ const PLANT = (tag: string): string =>
 function layouts(): { name: string; root: string; gitDir?: string }[] {
   const plain = join(base, 'plain');
   const mono = join(base, 'mono');
-  files(plain, { 'src/a.js': 'a\n' });
-  files(mono, { 'README.md': '# mono\n', 'pkg/src/a.js': 'a\n' });
+  writeFiles(plain, { 'src/a.js': 'a\n' });
+  writeFiles(mono, { 'README.md': '# mono\n', 'pkg/src/a.js': 'a\n' });
   for (const root of [plain, join(mono, 'pkg')]) {
-    files(root, {
+    writeFiles(root, {
       'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./plant.sh' } }),
       'plant.sh': PLANT('npm-test'),
     });
@@ -136,13 +99,13 @@ beforeEach(() => {
 describe('a plan that plants a git directory', () => {
   it('is refused on a root without .git and in a monorepo folder; the next run runs nothing', async () => {
     for (const { name, root, gitDir } of layouts()) {
-      const before = fingerprint(root);
-      const gitBefore = gitDir ? fingerprint(gitDir) : undefined;
+      const before = fingerprintTree(root);
+      const gitBefore = gitDir ? fingerprintTree(gitDir) : undefined;
       const applied = await runCli(['apply', plan(gitDirPatches('plan')), '--yes', '--dir', root], { env });
       expect(applied.code, `${name}: ${applied.stdout}${applied.stderr}`).toBe(3);
       expect(applied.stderr).toMatch(/HEAD is refused/);
-      expect(fingerprint(root), name).toEqual(before);
-      if (gitDir) expect(fingerprint(gitDir), name).toEqual(gitBefore);
+      expect(fingerprintTree(root), name).toEqual(before);
+      if (gitDir) expect(fingerprintTree(gitDir), name).toEqual(gitBefore);
       const context = await runCli(['context', 'anything', '--dir', root], { env });
       expect(context.code, name).toBe(0);
       expect(ran(), name).toEqual([]);
@@ -153,7 +116,7 @@ describe('a plan that plants a git directory', () => {
     'from an allow-listed `npm test` in the sandbox, cannot make the root one: clawcode and git there run nothing',
     async () => {
       for (const { name, root, gitDir } of layouts()) {
-        const gitBefore = gitDir ? fingerprint(gitDir) : undefined;
+        const gitBefore = gitDir ? fingerprintTree(gitDir) : undefined;
         const applied = await runCli(
           ['apply', plan([], ['npm test']), '--yes', '--run-commands', '--json', '--dir', root],
           {
@@ -165,7 +128,7 @@ describe('a plan that plants a git directory', () => {
         expect(report.commands[0]?.ran, name).toBe(true);
         expect(report.commands[0]?.stderr, name).toMatch(/HEAD: Read-only file system|cannot create HEAD/);
         expect(existsSync(join(root, 'HEAD')), name).toBe(false); // the read-only stand-in is gone again
-        if (gitDir) expect(fingerprint(gitDir), name).toEqual(gitBefore);
+        if (gitDir) expect(fingerprintTree(gitDir), name).toEqual(gitBefore);
         expect((await runCli(['context', 'anything', '--dir', root], { env })).code, name).toBe(0);
         // The person's own git in that folder (it fails outside a repository, and runs nothing either way).
         spawnSync('git', ['status'], { cwd: root, env: { ...process.env, ...GIT_TEST_ENV }, stdio: 'ignore' });
@@ -177,7 +140,7 @@ describe('a plan that plants a git directory', () => {
   it('planted some other way is never obeyed: not by `context`, not by a `--commit` run in the monorepo folder', async () => {
     const [plain, mono] = layouts();
     for (const { root } of [plain!, mono!]) {
-      files(root, {
+      writeFiles(root, {
         HEAD: 'ref: refs/heads/main\n',
         config: `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = ${touch('planted')}\n\thooksPath = hooks\n`,
         'objects/info/keep': '',
@@ -196,7 +159,7 @@ describe('a plan that plants a git directory', () => {
 
 describe('hooks, includes and separate git directories', () => {
   function huskyRepo(root: string): void {
-    files(root, { 'src/a.js': 'a\n', '.husky/pre-commit': '#!/bin/sh\necho lint\n' });
+    writeFiles(root, { 'src/a.js': 'a\n', '.husky/pre-commit': '#!/bin/sh\necho lint\n' });
     chmodSync(join(root, '.husky/pre-commit'), 0o755);
     gitIn(root, 'init', '-q');
     gitIn(root, 'config', 'core.hooksPath', '.husky');
@@ -209,7 +172,7 @@ describe('hooks, includes and separate git directories', () => {
   it('a plan never edits a hook; --commit and the revert commit of undo run none unless --commit-hooks', async () => {
     const root = join(base, 'husky');
     huskyRepo(root);
-    const gitBefore = fingerprint(join(root, '.git'));
+    const gitBefore = fingerprintTree(join(root, '.git'));
     const refused = await runCli(
       [
         'apply',
@@ -221,7 +184,7 @@ describe('hooks, includes and separate git directories', () => {
       { env },
     );
     expect(refused.code).toBe(3);
-    expect(fingerprint(join(root, '.git'))).toEqual(gitBefore);
+    expect(fingerprintTree(join(root, '.git'))).toEqual(gitBefore);
 
     // The person's own hook (a stand-in for lint-staged) records that it ran.
     writeFileSync(join(root, '.husky/pre-commit'), `#!/bin/sh\n${touch('hook')}\n`);
@@ -244,17 +207,17 @@ describe('hooks, includes and separate git directories', () => {
 
   it('a plan never writes an include target or a separate git directory; the next run runs nothing', async () => {
     const inc = join(base, 'include');
-    files(inc, { 'src/a.js': 'a\n' });
+    writeFiles(inc, { 'src/a.js': 'a\n' });
     gitIn(inc, 'init', '-q');
     gitIn(inc, 'config', 'include.path', '../.gitconfig');
     const sep = join(base, 'separate');
-    files(sep, { 'src/a.js': 'a\n' });
+    writeFiles(sep, { 'src/a.js': 'a\n' });
     gitIn(sep, 'init', '-q', `--separate-git-dir=${join(sep, '.repo')}`);
     for (const [root, file, find] of [
       [inc, '.gitconfig', ''],
       [sep, '.repo/config', '[core]\n'],
     ] as const) {
-      const before = fingerprint(root);
+      const before = fingerprintTree(root);
       const result = await runCli(
         [
           'apply',
@@ -266,7 +229,7 @@ describe('hooks, includes and separate git directories', () => {
         { env },
       );
       expect(result.code, `${file}: ${result.stdout}${result.stderr}`).toBe(3);
-      expect(fingerprint(root)).toEqual(before);
+      expect(fingerprintTree(root)).toEqual(before);
       expect((await runCli(['context', 'anything', '--dir', root], { env })).code).toBe(0);
     }
     expect(ran()).toEqual([]);

@@ -1,11 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
   existsSync,
   lstatSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -13,10 +11,19 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox, SANDBOX_MAX_FILE_BYTES } from '../../utils/shell/sandbox.js';
-import { CLI_PATH, cleanEnv, GIT_TEST_ENV, gitIn, REPO_ROOT, type CliResult } from '../support/fixture.js';
+import {
+  CLI_PATH,
+  cleanEnv,
+  fingerprintTree,
+  GIT_TEST_ENV,
+  gitIn,
+  REPO_ROOT,
+  writeFiles,
+  type CliResult,
+} from '../support/fixture.js';
 
 // The sandbox is a wall for root and for an unprivileged user alike, through the built CLI: an allow-listed
 // `npm test` (run with --yes --run-commands and no terminal) tries to remount, unmount, mount and unshare its
@@ -49,28 +56,6 @@ const MARKERS = {
   ssh: 'SSH-KEY-MARKER-77aa',
   clawHome: 'CLAWHOME-MARKER-99bb',
 };
-
-function files(dir: string, map: Record<string, string>): void {
-  for (const [rel, text] of Object.entries(map)) {
-    mkdirSync(dirname(join(dir, rel)), { recursive: true });
-    writeFileSync(join(dir, rel), text);
-  }
-}
-
-/** path → sha256 of every regular file under `dir` (control paths included). */
-function hashes(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const abs = join(d, name);
-      const info = lstatSync(abs);
-      if (info.isDirectory()) walk(abs);
-      else if (info.isFile()) out.set(relative(dir, abs), createHash('sha256').update(readFileSync(abs)).digest('hex'));
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 /** The hostile test script: every line reports what it managed. */
 function attack(sentinel: string, home: string, clawHome: string): string {
@@ -111,11 +96,11 @@ function setup(owner: number | undefined): Setup {
     home: join(base, 'home'),
     clawHome: join(base, 'clawhome'),
   };
-  files(s.sentinel, { 'keep.txt': 'keep\n' });
-  files(s.home, { '.ssh/id_ed25519': `${MARKERS.ssh}\n`, '.gitconfig': '[user]\n\tname = t\n' });
-  files(s.clawHome, { 'config.json': JSON.stringify({ marker: MARKERS.clawHome }) });
+  writeFiles(s.sentinel, { 'keep.txt': 'keep\n' });
+  writeFiles(s.home, { '.ssh/id_ed25519': `${MARKERS.ssh}\n`, '.gitconfig': '[user]\n\tname = t\n' });
+  writeFiles(s.clawHome, { 'config.json': JSON.stringify({ marker: MARKERS.clawHome }) });
   chmodSync(join(s.clawHome, 'config.json'), 0o600);
-  files(s.root, {
+  writeFiles(s.root, {
     'src/a.js': 'a\n',
     'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
     'attack.sh': attack(s.sentinel, s.home, s.clawHome),
@@ -128,7 +113,7 @@ function setup(owner: number | undefined): Setup {
   gitIn(s.root, 'add', 'src', 'package.json', 'attack.sh', '.husky', '.pre-commit-config.yaml');
   gitIn(s.root, 'commit', '-qm', 'init');
   // A submodule checkout's `.git` is a file pointing into the superproject's git directory.
-  files(s.root, { 'sub/.git': 'gitdir: ../.git/modules/sub\n' });
+  writeFiles(s.root, { 'sub/.git': 'gitdir: ../.git/modules/sub\n' });
   if (owner !== undefined) chownTree(base, owner);
   return s;
 }
@@ -195,7 +180,7 @@ describe.skipIf(!sandbox.available)(
             }),
           );
           if (uid !== undefined) chownSync(planFile, uid, uid);
-          const before = { root: hashes(s.root), sentinel: hashes(s.sentinel) };
+          const before = { root: fingerprintTree(s.root), sentinel: fingerprintTree(s.sentinel) };
           const env = cleanEnv({
             HOME: s.home,
             CLAWCODE_HOME: s.clawHome,
@@ -229,8 +214,8 @@ describe.skipIf(!sandbox.available)(
               .join('\n');
             expect(Object.values(MARKERS).filter((m) => seen.includes(m))).toEqual([]);
             expect(seen).not.toMatch(/\.ssh|\.gitconfig/);
-            expect(hashes(s.sentinel)).toEqual(before.sentinel);
-            const after = hashes(s.root);
+            expect(fingerprintTree(s.sentinel)).toEqual(before.sentinel);
+            const after = fingerprintTree(s.root);
             for (const f of ['seen-env.txt', 'seen-files.txt']) after.delete(f);
             expect(after).toEqual(before.root);
             expect(existsSync(join(s.root, 'HEAD'))).toBe(false);

@@ -296,3 +296,25 @@ export function runInRepo(
 export function runOutsideRepository(args: readonly string[], options: GitOptions = {}): Promise<GitRun> {
   return spawnGit({ cwd: '/', realRoot: null, prefix: [...GIT_GUARD, ...COMMIT_PROGRAMS_OFF], args }, options);
 }
+
+/**
+ * Run git on the repository of `rootDir` (found once, programs off) from the root and split its
+ * NUL-separated output (`-z` listings).
+ *
+ * @returns the non-empty records, or null when there is no repository, git fails, or prints over `maxBytes`
+ */
+export async function gitRecords(
+  rootDir: string,
+  args: readonly string[],
+  options: GitOptions & { maxBytes?: number } = {},
+): Promise<string[] | null> {
+  const repo = await findRepository(rootDir, options);
+  if (!repo) return null;
+  const run = await runInRepo(repo, args, { ...options, cwd: rootDir });
+  return run.ok
+    ? run.stdout
+        .toString('utf8')
+        .split('\0')
+        .filter((p) => p !== '')
+    : null;
+}

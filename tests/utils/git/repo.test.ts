@@ -162,6 +162,11 @@ describe("the programs a repository's configuration names", () => {
     gitIn(project, 'config', 'core.editor', 'my-editor --wait');
     expect(await configuredEditor(project, { env })).toBe('my-editor --wait');
     expect(await configuredEditor(join(base, 'sentinel'), { env })).toBeUndefined();
+    // A planted git directory's core.editor is never the editor of the review's `e` key.
+    const loose = join(base, 'loose');
+    plantGitDir(loose, 'loose');
+    writeFileSync(join(loose, 'config'), `[core]\n\trepositoryformatversion = 0\n\teditor = ${touch('editor')}\n`);
+    expect(await configuredEditor(loose, { env })).toBeUndefined();
   });
 });
 

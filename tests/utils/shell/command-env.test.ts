@@ -28,16 +28,8 @@ const person: NodeJS.ProcessEnv = {
 
 describe('commandEnv', () => {
   it('passes what builds need and nothing else: no keys, tokens, cloud credentials, agent sockets or URL passwords', () => {
-    expect(commandEnv(person, false)).toEqual({
-      PATH: '/usr/bin:/bin',
-      HOME: '/home/p',
-      LANG: 'C.UTF-8',
-      LC_ALL: 'C',
-      CI: 'true',
-      NODE_ENV: 'test',
-      GOPATH: '/home/p/go',
-      npm_config_registry: 'https://registry.npmjs.org/',
-    });
+    const passed = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'CI', 'NODE_ENV', 'GOPATH', 'npm_config_registry'];
+    expect(commandEnv(person, false)).toEqual(Object.fromEntries(passed.map((k) => [k, person[k]])));
     expect(commandEnv(person, true)).toMatchObject({ HTTPS_PROXY: 'http://proxy:3128' });
     expect(commandEnv({ ...person, HTTPS_PROXY: 'http://u:p@proxy:3128' }, true)).not.toHaveProperty('HTTPS_PROXY');
   });
