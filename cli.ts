@@ -63,6 +63,7 @@ function mainCommand(): Command {
     .option('--verify-cmd <command>', 'after writing, run this command to verify the change')
     .option('--rollback-on-fail', 'restore the files when the verify command fails (exit 4)')
     .option('--commit', 'git-commit exactly the written files, with the task as the message')
+    .option('--commit-hooks', "with --commit: let git run the repository's commit hooks (and sign)")
     .option(
       '--files <pathspec...>',
       'files the task must cover (git pathspecs or globs; put the task first); split into shards over the budget',
@@ -104,10 +105,10 @@ async function runMain(taskWords: string[], flags: TaskFlags): Promise<void> {
   }
   if (
     (flags.shell || flags.ui) &&
-    (flags.verify || flags.verifyCmd || flags.rollbackOnFail || flags.commit || flags.planOut)
+    (flags.verify || flags.verifyCmd || flags.rollbackOnFail || flags.commit || flags.commitHooks || flags.planOut)
   ) {
     throw new UsageError(
-      '--verify, --rollback-on-fail, --commit and --plan-out apply to a single task, not to --shell or --ui.',
+      '--verify, --rollback-on-fail, --commit, --commit-hooks and --plan-out apply to a single task, not to --shell or --ui.',
     );
   }
   if (flags.shell && !flags.ui) {

@@ -2,8 +2,8 @@
 // Floors, ground first: utils < memory < llm < config < agent < cli < ui. A file imports only its own
 // floor or lower ones; tests/ and bench/ may import anything. Dynamic `import()` is not checked: the one
 // upward reference, cli/ loading the Ink TUI lazily, is deliberate.
-// Inside a floor, its rooms: utils/ holds the ground files and four engines (policy < journal and shell;
-// patch stands alone on the ground files); cli/console/ is the console ground of cli/.
+// Inside a floor, its rooms: utils/ holds the ground files and five engines (git < policy < journal and
+// shell; patch stands alone on the ground files); cli/console/ is the console ground of cli/.
 import tseslint from 'typescript-eslint';
 
 const FLOORS = ['utils', 'memory', 'llm', 'config', 'agent', 'cli', 'ui'];
@@ -26,11 +26,12 @@ const FLOOR_MESSAGE = (floor) =>
  * the same rule replaces the earlier one).
  */
 const ROOMS = [
-  ['utils', ['patch', 'journal', 'policy', 'shell'], 'the ground files of utils/ import no engine of utils/'],
-  ['utils/policy', ['patch', 'journal', 'shell'], 'utils/policy/ imports only the ground files of utils/'],
-  ['utils/patch', ['journal', 'policy', 'shell'], 'utils/patch/ imports only the ground files of utils/'],
-  ['utils/journal', ['patch', 'shell'], 'utils/journal/ imports the ground files and utils/policy/ only'],
-  ['utils/shell', ['patch', 'journal'], 'utils/shell/ imports the ground files and utils/policy/ only'],
+  ['utils', ['patch', 'journal', 'policy', 'shell', 'git'], 'the ground files of utils/ import no engine of utils/'],
+  ['utils/git', ['patch', 'journal', 'policy', 'shell'], 'utils/git/ imports only the ground files of utils/'],
+  ['utils/policy', ['patch', 'journal', 'shell'], 'utils/policy/ imports the ground files and utils/git/ only'],
+  ['utils/patch', ['journal', 'policy', 'shell', 'git'], 'utils/patch/ imports only the ground files of utils/'],
+  ['utils/journal', ['patch', 'shell'], 'utils/journal/ imports the ground files, utils/git/ and utils/policy/ only'],
+  ['utils/shell', ['patch', 'journal'], 'utils/shell/ imports the ground files, utils/git/ and utils/policy/ only'],
   [
     'cli/console',
     ['task', 'wide', 'config', 'commands', 'interactive'],

@@ -3,7 +3,7 @@ import { loadGlobalMemory, saveGlobalMemory, saveSessionAfterRun, type SessionMe
 import { runCommand, sandboxFor } from '../utils/shell/run.js';
 import { detectSandbox } from '../utils/shell/sandbox.js';
 import { InterruptedError } from '../utils/errors.js';
-import { commitFiles, dirtyFiles } from '../utils/git.js';
+import { commitFiles, dirtyFiles } from '../utils/git/ops.js';
 import { undoRun } from '../utils/journal/journal.js';
 
 /** Outcome of the verify step (`--verify`). `ms` is wall time; `tail` the last lines of its output. */
@@ -71,13 +71,19 @@ export async function runVerify(options: {
 }
 
 /**
- * `--commit`: commit exactly the written files with the task as the message.
+ * `--commit`: commit exactly the written files with the task as the message; no hook runs and nothing
+ * is signed unless `hooks` (`--commit-hooks`).
  *
  * @returns the full commit hash
- * @throws whatever utils/git.ts `commitFiles` throws (not a repository, hook failure…)
+ * @throws whatever utils/git/ops.ts `commitFiles` throws (not a repository, hook failure…)
  */
-export async function commitWritten(rootDir: string, files: readonly string[], task: string): Promise<string> {
-  const { commit } = await commitFiles(rootDir, files, task);
+export async function commitWritten(
+  rootDir: string,
+  files: readonly string[],
+  task: string,
+  hooks = false,
+): Promise<string> {
+  const { commit } = await commitFiles(rootDir, files, task, { hooks });
   return commit;
 }
 

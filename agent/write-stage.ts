@@ -99,6 +99,8 @@ export interface WriteStageInput {
   rollbackOnFail?: boolean;
   /** Commit exactly the written files with the task as the message. */
   commit?: boolean;
+  /** Let git run the repository's commit hooks (and sign) for that commit; default neither. */
+  commitHooks?: boolean;
   /**
    * The memory step (never called on a dry run): default agent/write-after.ts `rememberRun`; a surface may
    * pass its own (e.g. one that asks about the model's notes); `false` remembers nothing.
@@ -265,7 +267,7 @@ async function writeAndCheck(
   }
   if (input.commit) {
     try {
-      report.commit = await commitWritten(input.rootDir, report.filesWritten, input.task);
+      report.commit = await commitWritten(input.rootDir, report.filesWritten, input.task, input.commitHooks);
       notify({ type: 'committed', files: report.filesWritten, commit: report.commit });
     } catch (error) {
       // The files are written and undoable; a commit that fails is reported, not a reason to lose the run.

@@ -24,6 +24,8 @@ export interface TaskFlags {
   verifyCmd?: string;
   rollbackOnFail?: boolean;
   commit?: boolean;
+  /** `--commit-hooks`: git runs the repository's commit hooks (and signs) for `--commit`; default neither. */
+  commitHooks?: boolean;
   /** `--files <pathspec...>`: files pinned into the context first; split into shards when they exceed the budget. */
   files?: string[];
   /** `--grep <regex>` (repeatable): files with matching lines, and the regions around the matches. */

@@ -213,9 +213,13 @@ export function addRunCommands(program: Command, modes: OutputModes): void {
     .option('-d, --dir <path>', 'project root')
     .option('-y, --yes', 'do not ask')
     .option('--force', 'restore the files not changed since the run, leave the others')
+    .option('--commit-hooks', "let git run the repository's commit hooks (and sign) for the revert commit")
     .option('--json', 'print JSON, never prompt')
     .action(
-      async (runId: string | undefined, flags: { dir?: string; yes?: boolean; force?: boolean; json?: boolean }) => {
+      async (
+        runId: string | undefined,
+        flags: { dir?: string; yes?: boolean; force?: boolean; json?: boolean; commitHooks?: boolean },
+      ) => {
         modes.json = Boolean(flags.json);
         const [{ runUndoCommand }, { resolveProjectRoot }] = await Promise.all([
           import('./commands/undo.js'),
@@ -226,6 +230,7 @@ export function addRunCommands(program: Command, modes: OutputModes): void {
           runId,
           yes: Boolean(flags.yes),
           force: Boolean(flags.force),
+          commitHooks: Boolean(flags.commitHooks),
           json: Boolean(flags.json),
           interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json),
         });

@@ -1,19 +1,11 @@
-import { execFile } from 'node:child_process';
-import { commitFiles } from '../../utils/git.js';
+import { commitFiles } from '../../utils/git/ops.js';
+import { findRepository, runInRepo } from '../../utils/git/repo.js';
 
 /** What `clawcode undo` did about a run that `--commit` had committed. */
 export type CommittedRunOutcome =
   | { kind: 'not_committed' }
   | { kind: 'reverted'; commit: string; revert: string }
   | { kind: 'left'; commit: string; why: string };
-
-function git(rootDir: string, args: string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile('git', ['-C', rootDir, ...args], { encoding: 'utf8', maxBuffer: 8 * 1024 * 1024 }, (error, stdout) =>
-      resolve(error ? undefined : stdout),
-    );
-  });
-}
 
 /**
  * The commit `--commit` made for a run, found among the last 200 commits of HEAD: the newest whose
@@ -27,10 +19,14 @@ export async function findRunCommit(
   task: string,
   files: readonly string[],
 ): Promise<string | undefined> {
-  const prefix = (await git(rootDir, ['rev-parse', '--show-prefix']))?.trim();
-  if (prefix === undefined) return undefined;
+  const repo = await findRepository(rootDir);
+  if (!repo) return undefined;
+  const prefix = repo.prefix;
   // NUL-separated records: hash, full message, then the changed files (relative to the repository root).
-  const log = await git(rootDir, ['log', '-n', '200', '-z', '--format=%x01%H%x00%B', '--name-only', 'HEAD']);
+  const run = await runInRepo(repo, ['log', '-n', '200', '-z', '--format=%x01%H%x00%B', '--name-only', 'HEAD'], {
+    maxBytes: 8 << 20,
+  });
+  const log = run.ok ? run.stdout.toString('utf8') : '';
   if (!log) return undefined;
   const wanted = [...files]
     .map((f) => `${prefix}${f}`)
@@ -56,12 +52,14 @@ export async function findRunCommit(
  *
  * @param run       the run's task and its files' paths
  * @param complete  every file of the run was restored or deleted
+ * @param hooks     let git run the repository's commit hooks and sign (`--commit-hooks`); default neither
  * @throws GitError when the revert commit fails (the files stay restored)
  */
 export async function revertCommittedRun(
   rootDir: string,
   run: { task: string; files: readonly string[] },
   complete: boolean,
+  hooks = false,
 ): Promise<CommittedRunOutcome> {
   const commit = await findRunCommit(rootDir, run.task, run.files);
   if (!commit) return { kind: 'not_committed' };
@@ -71,6 +69,7 @@ export async function revertCommittedRun(
     rootDir,
     run.files,
     `Revert "${subject}"\n\nThis reverts commit ${commit}.`,
+    { hooks },
   );
   return { kind: 'reverted', commit, revert };
 }

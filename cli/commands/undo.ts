@@ -22,6 +22,8 @@ export interface UndoCommandOptions {
   force?: boolean;
   /** `--yes`: do not ask */
   yes?: boolean;
+  /** `--commit-hooks`: git runs the repository's hooks (and signs) for the revert commit; default none */
+  commitHooks?: boolean;
   /** `--json`: print one JSON object, never prompt */
   json?: boolean;
   /** a person can be asked (TTY and not --json) */
@@ -130,6 +132,7 @@ async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutco
     options.rootDir,
     { task: preview.run.task, files: preview.run.files.map((f) => f.path) },
     result.skipped.length === 0,
+    Boolean(options.commitHooks),
   );
   if (committed.kind === 'reverted') {
     out(

@@ -4,7 +4,7 @@ import type { TaskFlags } from '../flags.js';
 import { createAgentEmitter } from '../../agent/events.js';
 import { loadSessionMemory } from '../../memory/memory.js';
 import { UsageError } from '../../utils/errors.js';
-import { getGitInfo } from '../../utils/git.js';
+import { getGitInfo } from '../../utils/git/ops.js';
 import { withProjectLock } from '../../utils/journal/lock.js';
 import { escapeControls } from '../../utils/terminal-text.js';
 import { rememberTask } from '../../agent/context/session.js';

@@ -4,7 +4,7 @@ import type { TaskReport } from '../task/flow.js';
 import type { ReviewableChange } from '../task/review-terminal.js';
 import type { ReviewAnswer } from '../task/review.js';
 import { makeUnifiedDiff } from '../../utils/diff.js';
-import { getGitInfo } from '../../utils/git.js';
+import { getGitInfo } from '../../utils/git/ops.js';
 import { runColonCommand } from './colon-commands.js';
 import { sessionHandlers, type LiveSession } from './session.js';
 
@@ -141,7 +141,8 @@ export async function reviewInTui(
     q: 'quit, write nothing',
   };
   let shown = '';
-  const editor = chooseEditor(process.env, rootDir);
+  // Chosen on the first `e` only: finding git's editor asks git, which a review without edits never needs.
+  let editor: Awaited<ReturnType<typeof chooseEditor>> | undefined;
   const result = await reviewChanges(
     changes.map((c) => ({ path: c.path, before: c.beforeText ?? '', after: c.after })),
     {
@@ -155,11 +156,12 @@ export async function reviewInTui(
       print: (text) => {
         shown = text.replace(/^\n/, '');
       },
-      edit: (text, path) => {
-        const edited = hooks.handOver(() => editInEditor(editor.command, text, path));
+      edit: async (text, path) => {
+        const chosen = (editor ??= await chooseEditor(process.env, rootDir));
+        const edited = hooks.handOver(() => editInEditor(chosen.command, text, path));
         if (edited === null)
-          hooks.print(`Edit cancelled (${editor.command}, from ${editor.source}, exited with an error).`, 'error');
-        return Promise.resolve(edited);
+          hooks.print(`Edit cancelled (${chosen.command}, from ${chosen.source}, exited with an error).`, 'error');
+        return edited;
       },
     },
     { color: false },

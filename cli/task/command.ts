@@ -4,7 +4,7 @@ import chalk from 'chalk';
 import type { TaskFlags } from '../flags.js';
 import { ClawcodeError, InterruptedError, UsageError } from '../../utils/errors.js';
 import { type ResolvedSettings } from '../../config/settings.js';
-import { isGitRepo } from '../../utils/git.js';
+import { isGitRepo } from '../../utils/git/ops.js';
 import { detectProjectSummary } from '../../memory/project-summary.js';
 import { isPromptExit, withInterrupt } from '../console/interrupt.js';
 import { loadGlobalMemory } from '../../memory/memory.js';
@@ -90,6 +90,7 @@ async function checkBeforePlanning(flags: TaskFlags, commit: boolean, rootDir: s
     const info = await stat(folder).catch(() => undefined);
     if (!info?.isDirectory()) throw new UsageError(`--plan-out: folder not found: ${folder}`);
   }
+  if (flags.commitHooks && !commit) throw new UsageError('--commit-hooks applies to a commit: pass --commit too.');
   if (commit && !flags.dryRun && !(await isGitRepo(rootDir))) {
     throw new UsageError(`--commit: ${rootDir} is not a git repository (or git is not installed).`);
   }
@@ -247,6 +248,7 @@ async function runOneTask(run: TaskRun, task: string): Promise<number> {
         verify: run.verify,
         rollbackOnFail: Boolean(flags.rollbackOnFail),
         commit: settings.values.autoCommit,
+        commitHooks: Boolean(flags.commitHooks),
         wide: run.wide,
         ...(interactive ? { review: await reviewer() } : {}),
       }),

@@ -2,41 +2,41 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { configuredEditor } from '../../utils/git/ops.js';
 
 /** Where the editor for the `e` review key came from, for messages and tests. */
 export interface EditorChoice {
   /** The command line, run through the shell (so `code --wait` works, as in git). */
   command: string;
-  /** `VISUAL`, `EDITOR`, `git var GIT_EDITOR` (GIT_EDITOR or core.editor) or `default`. */
-  source: 'VISUAL' | 'EDITOR' | 'git var GIT_EDITOR' | 'default';
+  /** `VISUAL`, `EDITOR`, `GIT_EDITOR`, git's `core.editor` or `default`. */
+  source: 'VISUAL' | 'EDITOR' | 'GIT_EDITOR' | 'core.editor' | 'default';
 }
 
 /**
  * Choose the editor for the `e` review key: `$VISUAL`, then `$EDITOR`, then what git would use
- * (`git var GIT_EDITOR`: `$GIT_EDITOR`, `core.editor`, git's built-in default), then `vi`.
+ * (`$GIT_EDITOR`, then `core.editor` from the configuration of the repository found for `cwd`, read
+ * through utils/git: a folder a plan planted is never taken for a repository), then `vi`.
  *
- * @param env      environment read for VISUAL / EDITOR (and passed to git)
- * @param cwd      folder git runs in, so a project's `core.editor` counts
- * @param gitVar   runs `git var GIT_EDITOR`; returns its trimmed output or undefined (default: spawnSync git)
+ * @param env        environment read for VISUAL / EDITOR / GIT_EDITOR (and passed to git)
+ * @param cwd        the project root, so a project's `core.editor` counts
+ * @param coreEditor reads `core.editor`; returns it or undefined (default: utils/git `configuredEditor`)
  * @returns the command and where it came from; never throws
  */
-export function chooseEditor(
+export async function chooseEditor(
   env: NodeJS.ProcessEnv,
   cwd: string,
-  gitVar: (env: NodeJS.ProcessEnv, cwd: string) => string | undefined = gitEditor,
-): EditorChoice {
+  coreEditor: (env: NodeJS.ProcessEnv, cwd: string) => Promise<string | undefined> = (e, dir) =>
+    configuredEditor(dir, { env: e }),
+): Promise<EditorChoice> {
   const visual = env.VISUAL?.trim();
   if (visual) return { command: visual, source: 'VISUAL' };
   const editor = env.EDITOR?.trim();
   if (editor) return { command: editor, source: 'EDITOR' };
-  const fromGit = gitVar(env, cwd);
-  if (fromGit) return { command: fromGit, source: 'git var GIT_EDITOR' };
+  const gitEditor = env.GIT_EDITOR?.trim();
+  if (gitEditor) return { command: gitEditor, source: 'GIT_EDITOR' };
+  const fromGit = await coreEditor(env, cwd);
+  if (fromGit) return { command: fromGit, source: 'core.editor' };
   return { command: 'vi', source: 'default' };
-}
-
-function gitEditor(env: NodeJS.ProcessEnv, cwd: string): string | undefined {
-  const result = spawnSync('git', ['var', 'GIT_EDITOR'], { cwd, env, encoding: 'utf8', timeout: 5_000 });
-  return result.status === 0 ? result.stdout.trim() || undefined : undefined;
 }
 
 /** Lines that start with this are the buffer's instructions and are removed from the edited text. */

@@ -57,6 +57,8 @@ export interface TaskOptions {
   rollbackOnFail?: boolean;
   /** `--commit`: commit exactly the written files with the task as the message. */
   commit?: boolean;
+  /** `--commit-hooks`: git runs the repository's commit hooks (and signs) for that commit. */
+  commitHooks?: boolean;
   /** Command allow/deny rules from settings. */
   commandRules?: CommandRules;
   /** Extra ignore patterns for the scan (settings `ignore`). */
@@ -246,6 +248,7 @@ export async function writeWithConsole(
     verify: options.verify,
     rollbackOnFail: options.rollbackOnFail,
     commit: options.commit,
+    commitHooks: options.commitHooks,
     homeDir: options.homeDir,
     signal: options.signal,
     emitter: options.emitter,

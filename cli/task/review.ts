@@ -141,7 +141,7 @@ const ANSWER_NAMES: Record<ReviewAnswer, string> = {
 /**
  * The terminal `ReviewIo`: @inquirer/prompts `expand` for answers (one key, then Enter), stdout for
  * hunks, and for `e` the editor git would pick (cli/task/editor.ts: `$VISUAL`, `$EDITOR`,
- * `git var GIT_EDITOR`, then `vi`), run on a temp file with the terminal handed over.
+ * `$GIT_EDITOR`, `core.editor`, then `vi`), run on a temp file with the terminal handed over.
  *
  * @param env  environment read for VISUAL/EDITOR (default process.env)
  * @param cwd  project folder, where git looks for `core.editor` (default the current folder)
@@ -161,7 +161,7 @@ export function createConsoleReviewIo(env: NodeJS.ProcessEnv = process.env, cwd:
       process.stdout.write(`${text}\n`);
     },
     async edit(text, path) {
-      editor ??= chooseEditor(env, cwd);
+      editor ??= await chooseEditor(env, cwd);
       const edited = editInEditor(editor.command, text, path);
       if (edited === null)
         process.stdout.write(`Edit cancelled (${editor.command}, from ${editor.source}, exited with an error).\n`);

@@ -7,9 +7,12 @@
  * (symlinks resolved, so `notes.txt -> .env` is judged as `.env`):
  * - outside: absolute, `~`, a `..` that climbs out, or a symlink whose real location is outside the root;
  * - control: version-control and clawcode control data (`.git`, `.hg`, `.svn`, `.bzr`, `.jj`, `.clawcode`
- *   at any depth, compared the way case-insensitive file systems do) and the executables of installed tools
- *   (`node_modules/.bin/`, a whole virtualenv: `.venv/`, `venv/`, or any folder holding `pyvenv.cfg`);
- *   writing any of these runs code the next time git, a shell or a tool starts;
+ *   at any depth, compared the way case-insensitive file systems do), a `HEAD` file anywhere, git hooks and
+ *   what they run (`.husky/`, `.pre-commit-config.yaml`, `.lintstagedrc*`, `lint-staged.config.*`,
+ *   `lefthook.yml`), the executables of installed tools (`node_modules/.bin/`, a whole virtualenv: `.venv/`,
+ *   `venv/`, or any folder holding `pyvenv.cfg`), and on disk any folder shaped as a git directory and the
+ *   paths the repository's configuration reads or runs (utils/policy/git-control.ts); writing any of these
+ *   runs code the next time git, a shell or a tool starts;
  * - secret: dotenv files (not their `.example`/`.sample`/`.template` twins), `.envrc`, private keys and
  *   certificates, credential stores, `*.tfstate`, anything under `.ssh/`, `.aws/`, `.gnupg/`;
  * - binary: file types that are never text.
@@ -17,6 +20,7 @@
 import type { Stats } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { gitControlReason } from './git-control.js';
 import { hasNulByte, insideVirtualenv, kindOf, realLocation } from './real-path.js';
 
 export { readRegularFile } from './real-path.js';
@@ -135,7 +139,11 @@ function foldSegment(segment: string): string {
  * of these names must occur in it; a non-ASCII path may fold to one (zero-width characters are
  * dropped, `K` U+212A lowers to `k`), so it always gets the full check.
  */
-const MAYBE_CONTROL = /[^\x00-\x7f]|git|hg|svn|bzr|jj|clawcode|venv|node_modules|pyvenv/i;
+const MAYBE_CONTROL =
+  /[^\x00-\x7f]|git|hg|svn|bzr|jj|clawcode|venv|node_modules|pyvenv|head|husky|pre-commit|lint-?staged|lefthook/i;
+/** Configuration of the tools git hooks run: pre-commit, lint-staged, lefthook (`.husky/` is a folder rule). */
+const HOOK_TOOL_FILE =
+  /^(\.pre-commit-config\.ya?ml|\.lintstagedrc.*|lint-staged\.config\..*|\.?lefthook(-local)?\.ya?ml)$/;
 
 /**
  * Why a project-relative path is a control path, or undefined when it is not one.
@@ -152,8 +160,12 @@ export function controlReason(relPath: string): string | undefined {
     if (i < segments.length - 1 && VENV_DIRS.has(s))
       return `it is inside the virtualenv ${s}/ (installed tools, not source)`;
     if (s === 'node_modules' && segments[i + 1] === '.bin') return 'it is an installed tool in node_modules/.bin/';
+    if (s === '.husky') return 'it is inside .husky/, the git hooks husky installs';
   }
-  if (segments[segments.length - 1] === 'pyvenv.cfg') return 'it is the configuration of a virtualenv';
+  const last = segments[segments.length - 1]!;
+  if (last === 'pyvenv.cfg') return 'it is the configuration of a virtualenv';
+  if (last === 'head') return 'a HEAD file is what makes git take its folder for a git directory';
+  if (HOOK_TOOL_FILE.test(last)) return 'it configures what a git hook runs';
   return undefined;
 }
 
@@ -345,6 +357,8 @@ export async function resolveProjectPath(
       code: 'path_control',
       message: `${shownPath(p)} is refused: it is inside the virtualenv ${shownPath(venv)}/`,
     };
+  const git = options.allowControl?.(realRel) ? undefined : await gitControlReason(realRoot, realRel);
+  if (git) return { ok: false, code: 'path_control', message: `${shownPath(p)} is refused: ${git}` };
   const info = await stat(realAbs).catch(() => undefined);
   if (!info) {
     if (options.mustExist) return { ok: false, code: 'path_missing', message: `${shownPath(p)} does not exist` };

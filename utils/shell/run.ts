@@ -1,7 +1,15 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { IoError } from '../errors.js';
-import { sandboxArgs, type SandboxPolicy, type SandboxStatus } from './sandbox.js';
+import { makePidsGroup } from './cgroup.js';
+import { commandEnv } from './command-env.js';
+import {
+  SANDBOX_MAX_PROCESSES,
+  sandboxArgs,
+  type SandboxPolicy,
+  type SandboxReady,
+  type SandboxStatus,
+} from './sandbox.js';
 
 export { BUILD_FOLDERS, classifyCommand, type CommandSafety } from './safety.js';
 
@@ -15,12 +23,15 @@ export interface RunCommandOptions {
   signal?: AbortSignal;
   /** most characters kept per stream (the end is kept); default 1 048 576 (about 1 MB of text) */
   maxChars?: number;
-  /** environment (default `process.env`) */
+  /**
+   * the person's environment (default `process.env`); the command gets only its allowed variables
+   * (utils/shell/command-env.ts: no keys, tokens or cloud credentials)
+   */
   env?: NodeJS.ProcessEnv;
   /** live output, in arrival order, for a spinner or the TUI */
   onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
-  /** run inside bubblewrap (utils/shell/sandbox.ts) with this policy; `bwrapPath` from detectSandbox() */
-  sandbox?: { bwrapPath: string; policy: SandboxPolicy };
+  /** run inside bubblewrap (utils/shell/sandbox.ts) with this policy; `status` from detectSandbox() */
+  sandbox?: { status: SandboxReady; policy: SandboxPolicy };
 }
 
 /** What one command did. Output strings are UTF-8 decoded; `ms` is wall time. */
@@ -52,7 +63,7 @@ export function sandboxFor(
   rootDir: string,
   allowNetwork = false,
 ): Pick<RunCommandOptions, 'sandbox'> {
-  return status.available ? { sandbox: { bwrapPath: status.bwrapPath, policy: { rootDir, allowNetwork } } } : {};
+  return status.available ? { sandbox: { status, policy: { rootDir, allowNetwork } } } : {};
 }
 
 /**
@@ -66,7 +77,50 @@ export function sandboxFor(
  *
  * @throws IoError (exit 1) the command could not be started at all (e.g. `cwd` does not exist)
  */
-export function runCommand(command: string, options: RunCommandOptions): Promise<CommandResult> {
+export async function runCommand(command: string, options: RunCommandOptions): Promise<CommandResult> {
+  const base = options.env ?? process.env;
+  const env = commandEnv(base, options.sandbox?.policy.allowNetwork ?? false);
+  // In the sandbox bubblewrap runs `/bin/sh -c command` itself; otherwise node's shell option does.
+  let launch: { file: string; args: string[]; shell: boolean; cleanup: () => void } = {
+    file: command,
+    args: [],
+    shell: true,
+    cleanup: () => undefined,
+  };
+  if (options.sandbox) {
+    const { status, policy } = options.sandbox;
+    const sandboxed = await sandboxArgs(command, policy, status, base);
+    // As root the process rlimit is not enforced: a pids cgroup caps the sandbox instead, entered by a
+    // shell that then becomes bubblewrap (so nothing of the command runs outside it).
+    const group = makePidsGroup(SANDBOX_MAX_PROCESSES);
+    launch = group
+      ? {
+          file: '/bin/sh',
+          args: [
+            '-c',
+            'echo $$ > "$1/cgroup.procs" && shift && exec "$@"',
+            'sh',
+            group.path,
+            status.bwrapPath,
+            ...sandboxed.args,
+          ],
+          shell: false,
+          cleanup: () => {
+            sandboxed.cleanup();
+            group.remove();
+          },
+        }
+      : { file: status.bwrapPath, args: sandboxed.args, shell: false, cleanup: sandboxed.cleanup };
+  }
+  return spawnCommand(command, launch, env, options);
+}
+
+function spawnCommand(
+  command: string,
+  launch: { file: string; args: string[]; shell: boolean; cleanup: () => void },
+  env: NodeJS.ProcessEnv,
+  options: RunCommandOptions,
+): Promise<CommandResult> {
   const timeoutMs = options.timeoutMs ?? 300_000;
   const maxChars = options.maxChars ?? 1024 * 1024;
   const started = performance.now();
@@ -76,14 +130,10 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
   const groupKill = process.platform !== 'win32';
 
   return new Promise((resolvePromise, reject) => {
-    // In the sandbox bubblewrap runs `/bin/sh -c command` itself; otherwise node's shell option does.
-    const sandboxed = options.sandbox ? sandboxArgs(command, options.sandbox.policy) : undefined;
-    const [file, args, shell] =
-      options.sandbox && sandboxed ? [options.sandbox.bwrapPath, sandboxed.args, false] : [command, [], true];
-    const child = spawn(file, args, {
+    const child = spawn(launch.file, launch.args, {
       cwd: options.cwd,
-      env: options.env ?? process.env,
-      shell,
+      env,
+      shell: launch.shell,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: groupKill,
       windowsHide: true,
@@ -102,7 +152,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
 
     captureOutput(child, out, err, both, options.onOutput);
     child.on('error', (cause) => {
-      sandboxed?.cleanup();
+      launch.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
       options.signal?.removeEventListener('abort', onAbort);
@@ -114,7 +164,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       );
     });
     child.on('close', (exitCode, signal) => {
-      sandboxed?.cleanup();
+      launch.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
       killer.cancelGrace();

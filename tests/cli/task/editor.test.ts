@@ -7,25 +7,32 @@ import { chooseEditor, editBuffer, editInEditor, stripEditHeader } from '../../.
 import { GIT_TEST_ENV } from '../../support/fixture.js';
 
 describe('chooseEditor', () => {
-  const noGit = () => undefined;
-  it('takes $VISUAL, then $EDITOR, then git, then vi', () => {
-    expect(chooseEditor({ VISUAL: 'code --wait', EDITOR: 'nano' }, '/', noGit)).toEqual({
+  const noGit = () => Promise.resolve(undefined);
+  it('takes $VISUAL, then $EDITOR, then $GIT_EDITOR, then core.editor, then vi', async () => {
+    expect(await chooseEditor({ VISUAL: 'code --wait', EDITOR: 'nano' }, '/', noGit)).toEqual({
       command: 'code --wait',
       source: 'VISUAL',
     });
-    expect(chooseEditor({ VISUAL: ' ', EDITOR: 'nano' }, '/', noGit)).toEqual({ command: 'nano', source: 'EDITOR' });
-    expect(chooseEditor({}, '/', () => 'emacs')).toEqual({ command: 'emacs', source: 'git var GIT_EDITOR' });
-    expect(chooseEditor({}, '/', noGit)).toEqual({ command: 'vi', source: 'default' });
+    expect(await chooseEditor({ VISUAL: ' ', EDITOR: 'nano' }, '/', noGit)).toEqual({
+      command: 'nano',
+      source: 'EDITOR',
+    });
+    expect(await chooseEditor({ GIT_EDITOR: 'ed' }, '/', noGit)).toEqual({ command: 'ed', source: 'GIT_EDITOR' });
+    expect(await chooseEditor({}, '/', () => Promise.resolve('emacs'))).toEqual({
+      command: 'emacs',
+      source: 'core.editor',
+    });
+    expect(await chooseEditor({}, '/', noGit)).toEqual({ command: 'vi', source: 'default' });
   });
 
-  it("reads a project's core.editor through the real `git var GIT_EDITOR`", async () => {
+  it("reads a project's core.editor through clawcode's git", async () => {
     const repo = await mkdtemp(join(tmpdir(), 'clawcode-editor-'));
     execFileSync('git', ['init', '-q', repo], { env: { ...process.env, ...GIT_TEST_ENV } });
     execFileSync('git', ['-C', repo, 'config', 'core.editor', 'my-editor --flag'], {
       env: { ...process.env, ...GIT_TEST_ENV },
     });
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: repo, ...GIT_TEST_ENV };
-    expect(chooseEditor(env, repo)).toEqual({ command: 'my-editor --flag', source: 'git var GIT_EDITOR' });
+    expect(await chooseEditor(env, repo)).toEqual({ command: 'my-editor --flag', source: 'core.editor' });
   });
 });
 

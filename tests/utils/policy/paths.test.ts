@@ -37,6 +37,16 @@ describe('control paths by name', () => {
     'venv/bin/python',
     'py/.venv/lib/python3.11/site-packages/x.pth',
     'env/pyvenv.cfg',
+    'HEAD',
+    'fixtures/bare/HEAD',
+    '.husky/pre-commit',
+    'packages/web/.husky/_/husky.sh',
+    '.pre-commit-config.yaml',
+    '.lintstagedrc',
+    '.lintstagedrc.json',
+    'lint-staged.config.mjs',
+    'lefthook.yml',
+    '.lefthook-local.yaml',
   ])('%j is a control path', (p) => expect(controlReason(p)).toBeDefined());
 
   it.each([
@@ -48,7 +58,52 @@ describe('control paths by name', () => {
     'venv.md',
     'src/venv.ts',
     '.gitmodules',
+    'config/database.yml',
+    'objects/user.ts',
+    'refs/index.md',
+    'src/header.ts',
+    'docs/husky.md',
   ])('%j is not a control path', (p) => expect(controlReason(p)).toBeUndefined());
+});
+
+describe('control paths on disk: git directories under any name and what git configuration names', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await realpath(await mkdtemp(path.join(tmpdir(), 'clawcode-gitcontrol-')));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', root, ...args], {
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+      });
+    git('init', '-q', `--separate-git-dir=${path.join(root, '.repo')}`);
+    git('config', 'core.hooksPath', '.githooks');
+    git('config', 'include.path', '../shared.gitconfig');
+    await mkdir(path.join(root, 'fixtures/bare/objects'), { recursive: true });
+    await mkdir(path.join(root, 'fixtures/bare/refs'), { recursive: true });
+    await writeFile(path.join(root, 'fixtures/bare/HEAD'), 'ref: refs/heads/main\n');
+    await mkdir(path.join(root, 'src'));
+    await writeFile(path.join(root, 'src/a.js'), 'a\n');
+  });
+  afterAll(async () => rm(root, { recursive: true, force: true }));
+
+  it.each([
+    ['.repo/config', /shape of a git directory|git directory of the repository/],
+    ['fixtures/bare/config', /fixtures\/bare\/, which has the shape of a git directory/],
+    ['.githooks/pre-commit', /configuration reads or runs \.githooks/],
+    ['shared.gitconfig', /configuration reads or runs shared\.gitconfig/],
+  ])('%j is refused for a plan', async (p, why) => {
+    const verdict = await resolveProjectPath(root, p);
+    expect(verdict).toMatchObject({ ok: false, code: 'path_control' });
+    expect(verdict.ok ? '' : verdict.message).toMatch(why);
+  });
+
+  it('leaves other files alone and never sends the controlled ones', async () => {
+    expect(await resolveProjectPath(root, 'src/a.js')).toMatchObject({ ok: true });
+    await writeFile(path.join(root, 'shared.gitconfig'), '[core]\n');
+    await writeFile(path.join(root, 'fixtures/bare/config'), '[core]\n');
+    const scan = await scanProject(root);
+    expect(scan.fileList).toContain('src/a.js');
+    expect(scan.fileList.filter((f) => /shared|fixtures|\.repo/.test(f))).toEqual([]);
+  });
 });
 
 describe('secret paths: one rule for context and plans', () => {

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCommand } from '../../../utils/shell/run.js';
-import { detectSandbox, sandboxArgs } from '../../../utils/shell/sandbox.js';
+import { detectSandbox, sandboxArgs, type SandboxReady } from '../../../utils/shell/sandbox.js';
 
 const status = await detectSandbox();
 
@@ -19,9 +19,13 @@ beforeEach(async () => {
   await writeFile(join(outside, 'keep.txt'), 'keep\n');
 });
 
+const ready: SandboxReady = status.available
+  ? status
+  : { available: true, kind: 'bubblewrap', bwrapPath: 'bwrap', prlimitPath: '/usr/bin/prlimit', disableUserns: true };
+
 describe('sandboxArgs', () => {
-  it('binds the root writable, keeps control folders read-only, and cuts the network unless allowed', () => {
-    const { args, cleanup } = sandboxArgs('npm test', { rootDir: root, allowNetwork: false });
+  it('binds the root writable, keeps control folders read-only, and cuts the network unless allowed', async () => {
+    const { args, cleanup } = await sandboxArgs('npm test', { rootDir: root, allowNetwork: false }, ready);
     const joined = args.join(' ');
     expect(joined).toContain(`--ro-bind / /`);
     expect(joined).toContain(`--bind ${root} ${root}`);
@@ -32,7 +36,7 @@ describe('sandboxArgs', () => {
     expect(joined).toContain('--setenv XDG_CACHE_HOME /tmp/.cache');
     expect(args.slice(-4)).toEqual(['--', '/bin/sh', '-c', 'npm test']);
     cleanup();
-    expect(sandboxArgs('x', { rootDir: root, allowNetwork: true }).args).not.toContain('--unshare-net');
+    expect((await sandboxArgs('x', { rootDir: root, allowNetwork: true }, ready)).args).not.toContain('--unshare-net');
   });
 
   it('CLAWCODE_SANDBOX=off turns it off with a reason', async () => {
@@ -50,7 +54,7 @@ describe.skipIf(!status.available)(
     const run = (command: string, allowNetwork = false) =>
       runCommand(command, {
         cwd: root,
-        sandbox: { bwrapPath: status.available ? status.bwrapPath : '', policy: { rootDir: root, allowNetwork } },
+        sandbox: { status: ready, policy: { rootDir: root, allowNetwork } },
       });
 
     it('writes inside the root, but not outside it, not in .git, and not a new .clawcode', async () => {
@@ -80,6 +84,49 @@ describe.skipIf(!status.available)(
       } finally {
         server.close();
       }
+    });
+
+    it('hides the home folders and keeps their tool folders readable; never as root, never with a capability', async () => {
+      const home = await mkdtemp('/var/tmp/clawcode-sandbox-home-');
+      const claw = await mkdtemp('/var/tmp/clawcode-sandbox-claw-');
+      await mkdir(join(home, '.ssh'));
+      await writeFile(join(home, '.ssh', 'id_ed25519'), 'KEY-MARKER\n');
+      await mkdir(join(home, '.nvm'));
+      await writeFile(join(home, '.nvm', 'nvm.sh'), 'NVM-MARKER\n');
+      await mkdir(join(home, 'bin'));
+      await writeFile(join(home, 'bin', 'tool'), '#!/bin/sh\necho TOOL-RAN\n', { mode: 0o755 });
+      await writeFile(join(claw, 'config.json'), 'CLAW-MARKER\n');
+      const env = { PATH: `${join(home, 'bin')}:${process.env.PATH}`, HOME: home, CLAWCODE_HOME: claw };
+      const result = await runCommand(
+        `cat ${home}/.ssh/id_ed25519 ${claw}/config.json; cat ${home}/.nvm/nvm.sh; tool; echo x > ${home}/.nvm/new; id -u; grep CapEff /proc/self/status; git status --short >/dev/null 2>&1; test -e HEAD && echo HEAD-SEEN`,
+        { cwd: root, env, sandbox: { status: ready, policy: { rootDir: root, allowNetwork: false } } },
+      );
+      expect(result.stdout).not.toMatch(/KEY-MARKER|CLAW-MARKER/);
+      expect(result.stdout).toMatch(/NVM-MARKER\nTOOL-RAN\n/);
+      expect(result.stderr).toMatch(/Read-only file system/);
+      expect(result.stdout).not.toMatch(/^0$/m);
+      expect(result.stdout).toMatch(/CapEff:\s+0000000000000000/);
+      expect(result.stdout).toContain('HEAD-SEEN'); // the empty read-only stand-in, during the run only
+      expect(existsSync(join(root, 'HEAD'))).toBe(false);
+      await Promise.all([home, claw].map((d) => rm(d, { recursive: true, force: true })));
+    });
+
+    it('binds every control path read-only: nested .git, a .git file, .husky, hook tool configs', async () => {
+      await mkdir(join(root, 'vendor/lib/.git'), { recursive: true });
+      await writeFile(join(root, 'vendor/lib/.git/config'), '[core]\n');
+      await mkdir(join(root, 'sub'));
+      await writeFile(join(root, 'sub/.git'), 'gitdir: ../.git/modules/sub\n');
+      await mkdir(join(root, '.husky'));
+      await writeFile(join(root, '.husky/pre-commit'), 'lint\n');
+      await writeFile(join(root, '.lintstagedrc.json'), '{}\n');
+      const result = await run(
+        'echo x >> vendor/lib/.git/config; echo x > sub/.git; rm -f sub/.git; echo x >> .husky/pre-commit; echo x > .lintstagedrc.json; echo x > .husky/new',
+      );
+      expect(result.stderr.match(/Read-only file system|Device or resource busy/g)?.length).toBeGreaterThanOrEqual(6);
+      expect(await readFile(join(root, 'vendor/lib/.git/config'), 'utf8')).toBe('[core]\n');
+      expect(await readFile(join(root, 'sub/.git'), 'utf8')).toBe('gitdir: ../.git/modules/sub\n');
+      expect(await readFile(join(root, '.husky/pre-commit'), 'utf8')).toBe('lint\n');
+      expect(await readFile(join(root, '.lintstagedrc.json'), 'utf8')).toBe('{}\n');
     });
   },
 );

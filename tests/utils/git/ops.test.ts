@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { commitFiles, dirtyFiles, getGitInfo, isGitRepo } from '../../utils/git.js';
-import { GIT_TEST_ENV, gitIn } from '../support/fixture.js';
+import { commitFiles, dirtyFiles, getGitInfo, isGitRepo } from '../../../utils/git/ops.js';
+import { GIT_TEST_ENV, gitIn } from '../../support/fixture.js';
 
 let repo: string;
 let plain: string;
