@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ClawcodeError, UsageError } from './utils/errors.js';
 import { DEFAULT_BUDGET_CHARS, DEFAULT_TIMEOUT_MS } from './utils/defaults.js';
 import { ignoreClosedPipes } from './cli/console/closed-pipe.js';
+import { endOnSigterm, isTerminating, TERMINATED_EXIT_CODE } from './cli/console/interrupt.js';
 import type { TaskFlags } from './cli/flags.js';
 import {
   MIN_BUDGET_CHARS,
@@ -176,6 +177,7 @@ async function reportError(error: unknown): Promise<number> {
 
 async function main(argv: string[]): Promise<void> {
   ignoreClosedPipes();
+  endOnSigterm();
   if (process.env.NO_COLOR || argv.includes('--no-color')) {
     // chalk 5 ignores NO_COLOR; ora and boxen share this instance.
     const { default: chalk } = await import('chalk');
@@ -186,6 +188,7 @@ async function main(argv: string[]): Promise<void> {
   } catch (error) {
     process.exitCode = await reportError(error);
   }
+  if (isTerminating()) process.exitCode = TERMINATED_EXIT_CODE;
 }
 
 await main(process.argv);

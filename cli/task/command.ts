@@ -6,7 +6,7 @@ import { ClawcodeError, InterruptedError, UsageError } from '../../utils/errors.
 import { type ResolvedSettings } from '../../config/settings.js';
 import { isGitRepo } from '../../utils/git.js';
 import { detectProjectSummary } from '../../memory/project-summary.js';
-import { isPromptExit, withInterrupt } from '../console/interrupt.js';
+import { isPromptExit, isTerminating, withInterrupt } from '../console/interrupt.js';
 import { loadGlobalMemory } from '../../memory/memory.js';
 import { createAgentEmitter, type AgentEmitter } from '../../agent/events.js';
 import type { ProviderConfig } from '../../llm/types.js';
@@ -147,10 +147,10 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
     try {
       exitCode = await runOneTask(run, task);
     } catch (error) {
-      if (!loop) throw error;
+      if (!loop || isTerminating()) throw error;
       exitCode = await showTaskFailure(error, Boolean(flags.debug));
     }
-    if (!loop) return exitCode;
+    if (!loop || isTerminating()) return exitCode;
     task = await askText('What next? (empty to quit)');
     if (!task) return exitCode;
   }

@@ -17,6 +17,7 @@ import { confirmPrompt } from '../console/ask.js';
 import { consoleDecisions, printWriteNotice } from './write-console.js';
 import { formatMs, formatUsage } from '../console/render.js';
 import { rememberRun } from '../commands/memory.js';
+import { startTerminalSpinner } from '../console/spinner.js';
 import { formatPromptEstimate } from '../commands/context.js';
 
 export type { TaskStatus };
@@ -313,21 +314,14 @@ async function printSummary(report: TaskReport, options: Pick<TaskOptions, 'stdo
 }
 
 /**
- * An ora spinner on stderr that follows the pipeline's events; undefined when stderr is not a
- * terminal or under --json. `stop()` also detaches it from the emitter.
+ * An ora spinner on stderr that follows the pipeline's events; undefined under --json and where no spinner
+ * can be drawn (cli/console/spinner.ts). `stop()` also detaches it from the emitter.
  */
 async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promise<{ stop(): void } | undefined> {
-  if (options.json || !options.stderr.isTTY) return undefined;
-  const { default: ora } = await import('ora');
+  if (options.json) return undefined;
+  const spinner = await startTerminalSpinner(options.stderr, 'Selecting context…');
+  if (!spinner) return undefined;
   const model = options.provider.model;
-  // discardStdin:false keeps a surrounding readline REPL alive (ora #236).
-  // The caller checked stderr is a terminal; ora alone would go quiet whenever CI is set (dev containers set it).
-  const spinner = ora({
-    text: 'Selecting context…',
-    stream: options.stderr as NodeJS.WriteStream,
-    discardStdin: false,
-    isEnabled: true,
-  }).start();
   // While the model works: seconds waited, and characters received once the reply streams.
   const waiting = { since: 0, chars: 0, retry: '' };
   const show = () => {

@@ -19,6 +19,7 @@ import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
 import { confirmPrompt } from '../console/ask.js';
 import { patchReport, savePlan, writeWithConsole, type TaskOptions, type TaskReport } from '../task/flow.js';
 import { formatUsage } from '../console/render.js';
+import { startTerminalSpinner } from '../console/spinner.js';
 import { addUsage } from '../../llm/usage.js';
 import { emptyReport, folderSummary, printShardOutcomes, shardReports, type ShardReport } from './report.js';
 
@@ -192,8 +193,7 @@ async function planAllShards(
   const planner: Planner =
     options.planner ??
     (async (...args: Parameters<Planner>) => (await import('../../llm/provider.js')).getStructuredPlan(...args));
-  const progress =
-    options.json || !options.stderr.isTTY ? undefined : await shardSpinner(options, prepared.requests.length);
+  const progress = options.json ? undefined : await shardSpinner(options, prepared.requests.length);
   try {
     return await runWideChange(prepared, {
       rootDir: options.rootDir,
@@ -227,16 +227,10 @@ async function writeWhatPlanned(
   );
 }
 
-/** Shard progress on stderr in a terminal: shards done/total, tokens and cost so far. */
-async function shardSpinner(options: TaskOptions, total: number): Promise<{ stop(): void }> {
-  const { default: ora } = await import('ora');
-  // The caller checked stderr is a terminal; ora alone would go quiet whenever CI is set (dev containers set it).
-  const spinner = ora({
-    text: `Planning 0/${total} shards…`,
-    stream: options.stderr as NodeJS.WriteStream,
-    discardStdin: false,
-    isEnabled: true,
-  }).start();
+/** Shard progress on stderr where a spinner can be drawn: shards done/total, tokens and cost so far. */
+async function shardSpinner(options: TaskOptions, total: number): Promise<{ stop(): void } | undefined> {
+  const spinner = await startTerminalSpinner(options.stderr, `Planning 0/${total} shards…`);
+  if (!spinner) return undefined;
   let usage: Usage | undefined;
   const off = options.emitter?.on('shard_done', (e) => {
     usage = addUsage(usage, e.usage);
