@@ -23,6 +23,7 @@ import {
   addRunCommands,
   type OutputModes,
 } from './cli/program-commands.js';
+import { addHelpCommand, commandNames, refuseCommandLikeTask } from './cli/help.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -93,11 +94,12 @@ function mainCommand(): Command {
 /**
  * The main job's action: check the flag combinations, then branch to the REPL (`--shell`), the TUI (`--ui`, or a
  * terminal with no task) or one task (cli/task/command.ts), whose exit code it sets.
- * @throws UsageError for flags that cannot go together
+ * @throws UsageError for flags that cannot go together, and for a one-word task that names a command
  */
-async function runMain(taskWords: string[], flags: TaskFlags): Promise<void> {
+async function runMain(taskWords: string[], flags: TaskFlags, commands: readonly string[]): Promise<void> {
   modes.json = Boolean(flags.json);
   modes.debug = Boolean(flags.debug);
+  refuseCommandLikeTask(taskWords, commands);
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   refuseJsonWithEvents(flags);
   if ((flags.shell || flags.ui) && (flags.json || flags.events)) {
@@ -127,13 +129,15 @@ async function runMain(taskWords: string[], flags: TaskFlags): Promise<void> {
 
 /** The whole command line: the main job and every subcommand. */
 function buildProgram(): Command {
-  const program = mainCommand().action(runMain);
+  const program = mainCommand();
+  program.action((words: string[], flags: TaskFlags) => runMain(words, flags, commandNames(program)));
   // In this order for --help.
   addConfigCommand(program, modes);
   addSetupCommands(program);
   addPlanFileCommands(program, modes);
   addContextCommand(program, modes);
   addRunCommands(program, modes);
+  addHelpCommand(program);
   return program;
 }
 
