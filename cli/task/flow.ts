@@ -15,7 +15,7 @@ import { changeReport, type ChangeReport } from './report-changes.js';
 import { reportedCostUsd } from './report-cost.js';
 import { confirmPrompt } from '../console/ask.js';
 import { consoleDecisions, printWriteNotice } from './write-console.js';
-import { formatMs, formatUsage } from '../console/render.js';
+import { formatMs, formatUsage, undoCommand } from '../console/render.js';
 import { rememberRun } from '../commands/memory.js';
 import { startTerminalSpinner } from '../console/spinner.js';
 import { formatPromptEstimate } from '../commands/context.js';
@@ -254,7 +254,7 @@ export async function writeWithConsole(
       { confirm: options.confirm ?? confirmPrompt, review: review && ((changes) => review([...changes])) },
       options.interactive,
     ),
-    onNotice: (notice) => printWriteNotice(notice, out),
+    onNotice: (notice) => printWriteNotice(notice, out, options.rootDir),
     // The model's notes are stored only after a person at this terminal has seen them.
     remember: (run) =>
       rememberRun({
@@ -286,7 +286,11 @@ export async function writeWithConsole(
   return report;
 }
 
-async function printSummary(report: TaskReport, options: Pick<TaskOptions, 'stdout'>, ms: number): Promise<void> {
+async function printSummary(
+  report: TaskReport,
+  options: Pick<TaskOptions, 'stdout' | 'rootDir'>,
+  ms: number,
+): Promise<void> {
   const { default: boxen } = await import('boxen');
   const ran = report.commands.filter((c) => c.ran);
   const lines = [
@@ -302,7 +306,9 @@ async function printSummary(report: TaskReport, options: Pick<TaskOptions, 'stdo
     `${chalk.bold('Time:')} ${formatMs(ms)} (model ${formatMs(report.timings.modelMs)})`,
     ...(report.commit ? [`${chalk.bold('Commit:')} ${report.commit}`] : []),
     // A rolled-back run has nothing left to undo.
-    ...(report.runId && report.status !== 'rolled_back' ? [chalk.dim(`Undo with: clawcode undo ${report.runId}`)] : []),
+    ...(report.runId && report.status !== 'rolled_back'
+      ? [chalk.dim(`Undo with: ${undoCommand(report.runId, options.rootDir)}`)]
+      : []),
   ];
   options.stdout.write(
     boxen(escapeControlsKeepColor(lines.join('\n')), {

@@ -4,7 +4,7 @@ import type { PlannedChange } from '../../agent/prepare.js';
 import type { AcceptedFile, ChangeApproval, WriteDecisions, WriteNotice } from '../../agent/write-stage.js';
 import { commandQuestionText, printCommandNotice } from './commands-step.js';
 import { committedLine, printVerify, uncommittedWarning } from './after-write.js';
-import { colorDiff, formatChangeList, formatPatchResults, formatPathIssues } from '../console/render.js';
+import { colorDiff, formatChangeList, formatPatchResults, formatPathIssues, undoCommand } from '../console/render.js';
 
 /** How the console asks: a yes/no question, and optionally a per-hunk review of the changes. */
 export interface ConsoleAsk {
@@ -40,9 +40,10 @@ export function consoleDecisions(ask: ConsoleAsk, interactive: boolean): WriteDe
  * Print one write-stage notice on the console, as the task flow always has: the plan and its diffs, why
  * nothing was written, what was written, verify, commit and command progress.
  *
- * @param out  prints one line (or block) of text
+ * @param out      prints one line (or block) of text
+ * @param rootDir  the project root, for the undo command printed after a write
  */
-export function printWriteNotice(notice: WriteNotice, out: (text: string) => void): void {
+export function printWriteNotice(notice: WriteNotice, out: (text: string) => void, rootDir: string): void {
   switch (notice.type) {
     case 'preview':
       return printPreview(notice, out);
@@ -63,7 +64,7 @@ export function printWriteNotice(notice: WriteNotice, out: (text: string) => voi
       return out(chalk.yellow('Nothing written.'));
     case 'written':
       return out(
-        `\n${chalk.green('✓')} Wrote ${plural(notice.files.length, 'file')} ${chalk.dim(`(undo: clawcode undo ${notice.runId})`)}`,
+        `\n${chalk.green('✓')} Wrote ${plural(notice.files.length, 'file')} ${chalk.dim(`(undo: ${undoCommand(notice.runId, rootDir)})`)}`,
       );
     case 'verify_started':
       return out(chalk.dim(`\nVerify: $ ${notice.command}`));
