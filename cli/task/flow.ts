@@ -101,6 +101,8 @@ export interface TaskReport {
   };
   verify?: VerifyReport;
   commit?: string;
+  /** `--commit`: the commit of the files' uncommitted changes, made before the write. */
+  committedFirst?: string;
   timings: AgentRun['timings'] & { writeMs: number; commandsMs: number };
   /** Wide changes: one entry per shard request. */
   shards?: import('../wide/report.js').ShardReport[];
@@ -278,6 +280,7 @@ export async function writeWithConsole(
     ...(write.runId ? { runId: write.runId, journal: write.journal } : {}),
     ...(write.verify ? { verify: write.verify } : {}),
     ...(write.commit ? { commit: write.commit } : {}),
+    ...(write.committedFirst ? { committedFirst: write.committedFirst } : {}),
     ...(write.error ? { error: write.error } : {}),
   };
   // Refused, not confirmed and declined runs end without a summary, as before anything was done.

@@ -3,7 +3,7 @@ import { escapeControls } from '../../utils/terminal-text.js';
 import type { PlannedChange } from '../../agent/prepare.js';
 import type { AcceptedFile, ChangeApproval, WriteDecisions, WriteNotice } from '../../agent/write-stage.js';
 import { commandQuestionText, printCommandNotice } from './commands-step.js';
-import { committedLine, printVerify, uncommittedWarning } from './after-write.js';
+import { committedFirstLine, committedLine, printVerify, uncommittedWarning } from './after-write.js';
 import { colorDiff, formatChangeList, formatPatchResults, formatPathIssues, undoCommand } from '../console/render.js';
 
 /** How the console asks: a yes/no question, and optionally a per-hunk review of the changes. */
@@ -57,7 +57,9 @@ export function printWriteNotice(notice: WriteNotice, out: (text: string) => voi
     case 'dry_run':
       return out(chalk.dim('\nDry run: nothing written.'));
     case 'uncommitted':
-      return out(uncommittedWarning(notice.paths));
+      return out(uncommittedWarning(notice.paths, notice.commit));
+    case 'committed_first':
+      return out(committedFirstLine(notice.files, notice.commit));
     case 'no_terminal':
       return out(chalk.yellow('\nNot applied: no terminal to confirm in. Pass --yes to write the changes.'));
     case 'declined':
