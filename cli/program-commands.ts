@@ -2,7 +2,7 @@
 // imports its module lazily, so `--version` and `--help` load commander and nothing heavy.
 import { Argument, type Command } from 'commander';
 import { DEFAULT_BUDGET_CHARS } from '../utils/defaults.js';
-import { MIN_BUDGET_CHARS, refuseUnanswerableRun, wholeNumberAtLeast } from './flag-checks.js';
+import { MIN_BUDGET_CHARS, wholeNumberAtLeast } from './flag-checks.js';
 
 /** How the entry reports an error: as JSON (`--json`) and with stack traces (`--debug`); actions set them. */
 export interface OutputModes {
@@ -77,8 +77,9 @@ export function addConfigCommand(program: Command, modes: OutputModes): void {
 export function addPlanFileCommands(program: Command, modes: OutputModes): void {
   program
     .command('apply')
-    .description('apply a saved plan (from --plan-out, or a model answer) with no model call')
-    .argument('<plan>', 'plan file, or - for standard input')
+    .description('apply a saved plan (from --plan-out, a model answer, or --last) with no model call')
+    .argument('[plan]', 'plan file, or - for standard input')
+    .option('--last', 'the last plan made in this project (kept also when you said no, or with --dry-run)')
     .option('-d, --dir <path>', 'project root')
     .option('--dry-run', 'show the diffs, write nothing')
     .option('-y, --yes', 'write without asking')
@@ -87,8 +88,9 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
     .option('--json', 'print one JSON report; never prompt')
     .action(
       async (
-        source: string,
+        source: string | undefined,
         flags: {
+          last?: boolean;
           dir?: string;
           dryRun?: boolean;
           yes?: boolean;
@@ -98,8 +100,6 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
         },
       ) => {
         modes.json = Boolean(flags.json);
-        // A plan read from standard input leaves no terminal to answer on, as in the apply command itself.
-        refuseUnanswerableRun('apply', flags, Boolean(process.stdin.isTTY && process.stdout.isTTY && source !== '-'));
         const { runApplyCommand } = await import('./commands/apply.js');
         process.exitCode = await runApplyCommand(source, flags);
       },
@@ -108,10 +108,11 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
   program
     .command('check')
     .description('check a saved plan against the current files: applies / already applied / conflict / ambiguous')
-    .argument('<plan>', 'plan file, or - for standard input')
+    .argument('[plan]', 'plan file, or - for standard input')
+    .option('--last', 'the last plan made in this project')
     .option('-d, --dir <path>', 'project root')
     .option('--json', 'print JSON')
-    .action(async (source: string, flags: { dir?: string; json?: boolean }) => {
+    .action(async (source: string | undefined, flags: { last?: boolean; dir?: string; json?: boolean }) => {
       modes.json = Boolean(flags.json);
       const { runCheckCommand } = await import('./commands/apply.js');
       process.exitCode = await runCheckCommand(source, flags);

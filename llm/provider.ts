@@ -1,5 +1,5 @@
 import { DEFAULT_TIMEOUT_MS } from '../utils/defaults.js';
-import { InterruptedError, ProviderError } from '../utils/errors.js';
+import { ClawcodeError, InterruptedError, ProviderError } from '../utils/errors.js';
 import { providerLabel } from './errors-map.js';
 import { parsePlan, PlanParseError } from './plan-parser.js';
 import { PLAN_JSON_SCHEMA } from '../utils/plan.js';
@@ -269,13 +269,17 @@ export async function getStructuredPlan(
     );
 
   const first = await ask(userPrompt);
-  checkFinish(config, first);
+  let firstProblem: PlanParseError;
   try {
+    checkFinish(config, first);
     const plan = parsePlan(first.text);
     return { plan, reply: first, usage: first.usage, repaired: false, ms: Math.round(performance.now() - started) };
   } catch (error) {
-    if (!(error instanceof PlanParseError) || options.parseRepair === false) throw error;
-    const second = await ask(repairPrompt(userPrompt, first.text, error.detail));
+    if (!(error instanceof PlanParseError) || options.parseRepair === false) throw withReplies(error, [first]);
+    firstProblem = error;
+  }
+  const second = await ask(repairPrompt(userPrompt, first.text, firstProblem.detail));
+  try {
     checkFinish(config, second);
     const plan = parsePlan(second.text);
     return {
@@ -285,7 +289,16 @@ export async function getStructuredPlan(
       repaired: true,
       ms: Math.round(performance.now() - started),
     };
+  } catch (error) {
+    throw withReplies(error, [first, second]);
   }
+}
+
+/** `error` with the paid replies that gave no plan attached (ClawcodeError `replies`), for the CLI to keep. */
+function withReplies(error: unknown, replies: readonly ProviderReply[]): unknown {
+  const texts = replies.map((r) => r.text).filter((t) => t.trim() !== '');
+  if (error instanceof ClawcodeError && texts.length > 0) error.replies = texts;
+  return error;
 }
 
 /**

@@ -18,6 +18,7 @@ import { consoleDecisions, printWriteNotice } from './write-console.js';
 import { formatMs, formatUsage, undoCommand } from '../console/render.js';
 import { rememberRun } from '../commands/memory.js';
 import { startTerminalSpinner } from '../console/spinner.js';
+import { keepAsLastPlan, keepRepliesOf } from './keep.js';
 import { formatPromptEstimate } from '../commands/context.js';
 
 export type { TaskStatus };
@@ -161,6 +162,9 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
       files: options.files,
       kept: options.kept,
     });
+  } catch (error) {
+    await keepRepliesOf(error, options.homeDir);
+    throw error;
   } finally {
     spinner?.stop();
   }
@@ -168,10 +172,14 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
   const { plan, prepared } = run;
   const usage = run.planResult.usage;
   const model = run.planResult.reply.model || options.provider.model;
-  if (options.planOut) {
-    const meta = { task: options.task, provider: options.provider.name, model, usage: usage ?? null };
-    await savePlan(options.planOut, makeSavedPlan(plan, prepared.targets, meta), out);
-  }
+  const saved = makeSavedPlan(plan, prepared.targets, {
+    task: options.task,
+    provider: options.provider.name,
+    model,
+    usage: usage ?? null,
+  });
+  await keepAsLastPlan(options.rootDir, saved, options.homeDir);
+  if (options.planOut) await savePlan(options.planOut, saved, out);
   const base = {
     task: options.task,
     provider: options.provider.name,

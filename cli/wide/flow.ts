@@ -20,6 +20,7 @@ import { confirmPrompt } from '../console/ask.js';
 import { patchReport, savePlan, writeWithConsole, type TaskOptions, type TaskReport } from '../task/flow.js';
 import { formatUsage } from '../console/render.js';
 import { startTerminalSpinner } from '../console/spinner.js';
+import { keepAsLastPlan } from '../task/keep.js';
 import { addUsage } from '../../llm/usage.js';
 import { emptyReport, folderSummary, printShardOutcomes, shardReports, type ShardReport } from './report.js';
 
@@ -146,10 +147,10 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
       totalMs: Math.round(performance.now() - started),
     },
   };
-  if (options.planOut) {
-    const meta = { task: options.task, provider: options.provider.name, model, usage: usage ?? null };
-    await savePlan(options.planOut, makeSavedPlan(run.merged.plan, run.prepared.targets, meta), out);
-  }
+  const meta = { task: options.task, provider: options.provider.name, model, usage: usage ?? null };
+  const saved = makeSavedPlan(run.merged.plan, run.prepared.targets, meta);
+  await keepAsLastPlan(options.rootDir, saved, options.homeDir);
+  if (options.planOut) await savePlan(options.planOut, saved, out);
   if (run.merged.failed.length > 0 && !options.dryRun && !(await writeWhatPlanned(options, shards, run))) {
     const failed = `${run.merged.failed.length} of ${shards.length} shards failed`;
     const error = `${failed}; nothing was written${options.interactive ? '' : ' (--partial writes the shards that planned)'}`;
