@@ -61,6 +61,7 @@ function mainCommand(): Command {
     .option('--events', 'print one JSON line per pipeline event on stdout (CI); never prompt')
     .option('--plan-out <file>', 'also save the plan (with base hashes) for `clawcode apply`')
     .option('--print-prompt', 'print the exact prompt for pasting into any chat model; no model call')
+    .option('--task-file <path>', 'read the task from a file (- or a lone - task: standard input)')
     .option('--verify', "after writing, run the project's test command (or the settings' verifyCommand)")
     .option('--verify-cmd <command>', 'after writing, run this command to verify the change')
     .option('--rollback-on-fail', 'restore the files when the verify command fails (exit 4)')
@@ -102,6 +103,10 @@ async function runMain(taskWords: string[], flags: TaskFlags, commands: readonly
   refuseCommandLikeTask(taskWords, commands);
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   refuseJsonWithEvents(flags);
+  const taskFile = flags.taskFile ?? (taskWords.length === 1 && taskWords[0] === '-' ? '-' : undefined);
+  if (taskFile !== undefined && (flags.shell || flags.ui || (flags.taskFile && taskWords.length > 0))) {
+    throw new UsageError('--task-file (or -) gives the whole task: no task words beside it, no --shell or --ui.');
+  }
   if ((flags.shell || flags.ui) && (flags.json || flags.events)) {
     throw new UsageError('--shell and --ui are interactive; they cannot be combined with --json or --events.');
   }
@@ -117,14 +122,23 @@ async function runMain(taskWords: string[], flags: TaskFlags, commands: readonly
     const { runShell } = await import('./cli/interactive/start.js');
     return runShell(flags);
   }
-  if (flags.ui || (terminal && taskWords.length === 0 && !flags.json && !flags.events && !flags.printPrompt)) {
+  const { readTaskSource, refuseTaskTakenByFiles } = await import('./cli/task/task-source.js');
+  if (taskWords.length === 0 && taskFile === undefined && !flags.ui) refuseTaskTakenByFiles(flags.files);
+  if (
+    flags.ui ||
+    (terminal && taskWords.length === 0 && taskFile === undefined && !flags.json && !flags.events && !flags.printPrompt)
+  ) {
     const { runTui } = await import('./cli/interactive/start.js');
     return runTui(flags);
   }
-  // Before the provider is even resolved: a run nobody can confirm must not cost a model call.
-  if (taskWords.length > 0) refuseUnanswerableRun('task', flags, terminal);
+  // Before the provider is even resolved: a run nobody can confirm must not cost a model call. A task read
+  // from standard input leaves no terminal to answer on.
+  if (taskWords.length > 0 || taskFile !== undefined) {
+    refuseUnanswerableRun('task', flags, terminal && taskFile !== '-');
+  }
+  const task = taskFile === undefined ? taskWords.join(' ').trim() : await readTaskSource(taskFile);
   const { runTaskCommand } = await import('./cli/task/command.js');
-  process.exitCode = await runTaskCommand(taskWords.join(' ').trim(), flags);
+  process.exitCode = await runTaskCommand(task, flags);
 }
 
 /** The whole command line: the main job and every subcommand. */

@@ -12,6 +12,7 @@ import {
 import { acquireProjectLock } from '../../utils/journal/lock.js';
 import { recoverUnfinishedRuns } from '../recover.js';
 import { revertCommittedRun, type CommittedRunOutcome } from './undo-commit.js';
+import { taskHeadline } from '../../utils/task-text.js';
 
 /** Options of `clawcode undo [runId]`. Streams and `confirm` are injected so tests drive them. */
 export interface UndoCommandOptions {
@@ -48,7 +49,9 @@ export interface UndoCommandOutcome {
 export function formatUndoPreview(preview: UndoPreview): string {
   const { run } = preview;
   const lines = [
-    chalk.bold(`Undo run ${run.runId}`) + chalk.dim(` (${new Date(run.createdAt).toLocaleString()})`) + `: ${run.task}`,
+    chalk.bold(`Undo run ${run.runId}`) +
+      chalk.dim(` (${new Date(run.createdAt).toLocaleString()})`) +
+      `: ${taskHeadline(run.task, 1, 200)}`,
   ];
   for (const file of preview.restorable) {
     lines.push(

@@ -20,6 +20,7 @@ import { rememberRun } from '../commands/memory.js';
 import { startTerminalSpinner } from '../console/spinner.js';
 import { keepAsLastPlan, keepRepliesOf } from './keep.js';
 import { formatPromptEstimate } from '../commands/context.js';
+import { taskHeadline } from '../../utils/task-text.js';
 
 export type { TaskStatus };
 /** Options of one task run with console UX. Streams and `confirm` are injected so tests drive them. */
@@ -305,7 +306,7 @@ async function printSummary(
   const { default: boxen } = await import('boxen');
   const ran = report.commands.filter((c) => c.ran);
   const lines = [
-    `${chalk.bold('Task:')} ${escapeControls(report.task)}`,
+    `${chalk.bold('Task:')} ${escapeControls(taskHeadline(report.task))}`,
     `${chalk.bold('Result:')} ${report.status.replace('_', ' ')}${report.filesWritten.length ? `, ${report.filesWritten.length} file(s) written` : ''}`,
     ...(ran.length
       ? [`${chalk.bold('Commands:')} ${ran.filter((c) => c.exitCode === 0).length}/${ran.length} succeeded`]
