@@ -61,6 +61,7 @@ function mainCommand(): Command {
     .option('--events', 'print one JSON line per pipeline event on stdout (CI); never prompt')
     .option('--plan-out <file>', 'also save the plan (with base hashes) for `clawcode apply`')
     .option('--print-prompt', 'print the exact prompt for pasting into any chat model; no model call')
+    .option('--any-folder', 'scan the folder even when it is no project (a big non-git folder, the home folder)')
     .option('--task-file <path>', 'read the task from a file (- or a lone - task: standard input)')
     .option('--verify', "after writing, run the project's test command (or the settings' verifyCommand)")
     .option('--verify-cmd <command>', 'after writing, run this command to verify the change')
@@ -168,6 +169,12 @@ async function reportError(error: unknown): Promise<number> {
   }
   if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) return 130; // Ctrl-C at a prompt
   if (error instanceof ClawcodeError) {
+    // A person's no (exit 0) is not an error: said plainly.
+    if (error.exitCode === 0 && !modes.json) {
+      const { escapeControls } = await import('./utils/terminal-text.js');
+      process.stderr.write(`${escapeControls(error.message)}\n`);
+      return 0;
+    }
     if (modes.json) {
       process.stdout.write(
         JSON.stringify({

@@ -172,34 +172,53 @@ export function addContextCommand(program: Command, modes: OutputModes): void {
       budgetFlag,
     )
     .option('--files <pathspec...>', 'pin these files into the context first')
+    .option('--any-folder', 'scan the folder even when it is no project (a big non-git folder, the home folder)')
     .option('--json', 'print JSON')
-    .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean; files?: string[] }) => {
-      modes.json = Boolean(flags.json);
-      const [{ runContextCommand }, { resolveProjectRoot }, { loadSettings }] = await Promise.all([
-        import('./commands/context.js'),
-        import('./project-root.js'),
-        import('../config/settings.js'),
-      ]);
-      const rootDir = await resolveProjectRoot(flags.dir);
-      const settings = await loadSettings({
-        rootDir,
-        env: process.env,
-        flags: flags.budget ? { budgetChars: flags.budget } : {},
-      });
-      await runContextCommand({
-        rootDir,
-        task: taskWords.join(' '),
-        budgetChars: settings.values.budgetChars,
-        extraIgnore: settings.values.ignore,
-        files: flags.files,
-        json: Boolean(flags.json),
-        stdout: process.stdout,
-      });
-      // Read-only and fully awaited: once the output is flushed, leave without Node's environment
-      // teardown (about 30 ms with a large repository's index in the heap).
-      await new Promise<void>((resolveFlush) => process.stdout.write('', () => resolveFlush()));
-      process.exit(0);
-    });
+    .action(
+      async (
+        taskWords: string[],
+        flags: { dir?: string; budget?: number; json?: boolean; files?: string[]; anyFolder?: boolean },
+      ) => {
+        modes.json = Boolean(flags.json);
+        const [
+          { runContextCommand },
+          { resolveProjectRoot },
+          { loadSettings },
+          { checkProjectFolder },
+          { confirmPrompt },
+        ] = await Promise.all([
+          import('./commands/context.js'),
+          import('./project-root.js'),
+          import('../config/settings.js'),
+          import('./folder-check.js'),
+          import('./console/ask.js'),
+        ]);
+        const rootDir = await resolveProjectRoot(flags.dir);
+        const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json);
+        await checkProjectFolder(rootDir, {
+          anyFolder: flags.anyFolder,
+          confirm: terminal ? (question) => confirmPrompt(question, false) : undefined,
+        });
+        const settings = await loadSettings({
+          rootDir,
+          env: process.env,
+          flags: flags.budget ? { budgetChars: flags.budget } : {},
+        });
+        await runContextCommand({
+          rootDir,
+          task: taskWords.join(' '),
+          budgetChars: settings.values.budgetChars,
+          extraIgnore: settings.values.ignore,
+          files: flags.files,
+          json: Boolean(flags.json),
+          stdout: process.stdout,
+        });
+        // Read-only and fully awaited: once the output is flushed, leave without Node's environment
+        // teardown (about 30 ms with a large repository's index in the heap).
+        await new Promise<void>((resolveFlush) => process.stdout.write('', () => resolveFlush()));
+        process.exit(0);
+      },
+    );
 }
 
 /**

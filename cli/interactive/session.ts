@@ -10,6 +10,8 @@ import { ConfigError } from '../../utils/errors.js';
 import { warnIfConfigOpen } from '../config/home-permissions.js';
 import { addRecentProject } from './projects.js';
 import { loadTrustedSettings } from '../config/trust-prompt.js';
+import { confirmPrompt } from '../console/ask.js';
+import { checkProjectFolder } from '../folder-check.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
 export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
@@ -116,6 +118,10 @@ export interface TaskSession {
  * @throws ConfigError when no provider is configured and nobody can be asked
  */
 export async function openTaskSession(rootDir: string, flags: TaskFlags, interactive: boolean): Promise<TaskSession> {
+  await checkProjectFolder(rootDir, {
+    anyFolder: flags.anyFolder,
+    confirm: interactive ? (question) => confirmPrompt(question, false) : undefined,
+  });
   await rememberProject(rootDir);
   const settings = await loadTaskSettings(rootDir, flags, interactive);
   const provider = await resolveProvider(settings.values, interactive);

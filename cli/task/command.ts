@@ -14,7 +14,9 @@ import { executeTask } from './flow.js';
 import type { WideOptions } from '../wide/flow.js';
 import { resolveProjectRoot } from '../project-root.js';
 import { withLockedProject } from '../recover.js';
-import { askText } from '../console/ask.js';
+import { askText, confirmPrompt } from '../console/ask.js';
+import { checkProjectFolder } from '../folder-check.js';
+
 import { escapeControls, escapeControlsKeepColor } from '../../utils/terminal-text.js';
 import { createContextSession, rememberTask, type ContextSession } from '../../agent/context/session.js';
 import {
@@ -24,6 +26,9 @@ import {
   resolveProvider,
   taskSettings,
 } from '../interactive/session.js';
+
+/** A yes/no question whose Enter alone means no. */
+const askNo = (question: string): Promise<boolean> => confirmPrompt(question, false);
 
 /** `--events`: one JSON line per pipeline event on stdout. */
 function eventsToStdout(emitter: AgentEmitter): void {
@@ -105,6 +110,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   const rootDir = await resolveProjectRoot(flags.dir);
   const machine = Boolean(flags.json || flags.events);
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !machine);
+  await checkProjectFolder(rootDir, { anyFolder: flags.anyFolder, confirm: interactive ? askNo : undefined });
   const settings = await loadTaskSettings(rootDir, flags, interactive);
   // A convenience: never fail a task over it; --print-prompt leaves no trace under the clawcode home.
   if (!flags.printPrompt) await rememberProject(rootDir);
