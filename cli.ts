@@ -35,62 +35,73 @@ const timeoutFlag = wholeNumberAtLeast('--timeout', MIN_TIMEOUT_MS, 'ms');
 
 /** The main job's program: its description, version, help and the options of a task (no action yet). */
 function mainCommand(): Command {
-  return new Command('clawcode')
-    .description('Turn one sentence into a reviewed, atomic, undoable set of code edits.')
-    .version(pkg.version, '-v, --version', 'print the version')
-    .helpOption('-h, --help', 'show help')
-    .argument('[task...]', 'what to change, in plain words')
-    .option('-d, --dir <path>', 'project root (default: current folder)')
-    .option('-p, --provider <name>', 'provider or config entry to use (openai, azure, groq, gemini, ollama, …)')
-    .option('-m, --model <id>', 'model (Azure: deployment) to use')
-    .option(
-      '--budget <chars>',
-      `context budget in characters (default 60000 for models with a 32k+ token window, else ${DEFAULT_BUDGET_CHARS}; at least ${MIN_BUDGET_CHARS})`,
-      budgetFlag,
-    )
-    .option(
-      '--timeout <ms>',
-      `provider request timeout in ms (default ${DEFAULT_TIMEOUT_MS}, or CLAWCODE_TIMEOUT_MS; at least ${MIN_TIMEOUT_MS})`,
-      timeoutFlag,
-    )
-    .option('--dry-run', 'show the plan and diffs, write nothing')
-    .option('-y, --yes', 'apply edits without asking (commands still need --run-commands)')
-    .option('--run-commands', "run the plan's allow-listed build/test commands without asking, in the sandbox")
-    .option('--allow-network', 'let plan and verify commands use the network in the sandbox (default: none)')
-    .option('--json', 'print one JSON report on stdout; never prompt')
-    .option('--events', 'print one JSON line per pipeline event on stdout (CI); never prompt')
-    .option('--plan-out <file>', 'also save the plan (with base hashes) for `clawcode apply`')
-    .option('--print-prompt', 'print the exact prompt for pasting into any chat model; no model call')
-    .option('--any-folder', 'scan the folder even when it is no project (a big non-git folder, the home folder)')
-    .option('--task-file <path>', 'read the task from a file (- or a lone - task: standard input)')
-    .option('--verify', "after writing, run the project's test command (or the settings' verifyCommand)")
-    .option('--verify-cmd <command>', 'after writing, run this command to verify the change')
-    .option('--rollback-on-fail', 'restore the files when the verify command fails (exit 4)')
-    .option('--commit', 'git-commit exactly the written files, with the task as the message')
-    .option(
-      '--files <pathspec...>',
-      'files the task must cover (git pathspecs or globs; put the task first); split into shards over the budget',
-    )
-    .option(
-      '--grep <regex>',
-      'cover every file with a line matching this JavaScript regex (repeatable)',
-      (v: string, prev: string[] = []) => [...prev, v],
-    )
-    .option('--wide', 'a change across many files: one scope request finds them, then one plan request per shard')
-    .option(
-      '--concurrency <n>',
-      'wide changes: plan requests in flight (default 4)',
-      wholeNumberAtLeast('--concurrency', 1, 'requests'),
-    )
-    .option('--partial', 'wide changes with --yes: write the shards that planned even if others failed')
-    .option('--no-repair', 'when patches do not apply, do not ask the model once more for those patches')
-    .option('--debug', 'show stack traces and request details (never keys)')
-    .option('--shell', 'start an interactive REPL')
-    .option('--ui', 'start the full-screen terminal UI')
-    .addOption(new Option('--no-color', 'disable colours (NO_COLOR is honoured too)'))
-    .showHelpAfterError('(run clawcode --help for usage)')
-    .enablePositionalOptions()
-    .exitOverride();
+  return (
+    new Command('clawcode')
+      .description('Turn one sentence into a reviewed, atomic, undoable set of code edits.')
+      .version(pkg.version, '-v, --version', 'print the version')
+      // -V as well, as commander, cargo and python spell it.
+      .addOption(new Option('-V').hideHelp())
+      .on('option:V', () => {
+        process.stdout.write(`${pkg.version}\n`);
+        throw new CommanderError(0, 'commander.version', pkg.version);
+      })
+      .helpOption('-h, --help', 'show help')
+      .argument('[task...]', 'what to change, in plain words')
+      .option('-d, --dir <path>', 'project root (default: current folder)')
+      .option('-p, --provider <name>', 'provider or config entry to use (openai, azure, groq, gemini, ollama, …)')
+      .option('-m, --model <id>', 'model (Azure: deployment) to use')
+      .option(
+        '--budget <chars>',
+        `context budget in characters (default 60000 for models with a 32k+ token window, else ${DEFAULT_BUDGET_CHARS}; at least ${MIN_BUDGET_CHARS})`,
+        budgetFlag,
+      )
+      .option(
+        '--timeout <ms>',
+        `provider request timeout in ms (default ${DEFAULT_TIMEOUT_MS}, or CLAWCODE_TIMEOUT_MS; at least ${MIN_TIMEOUT_MS})`,
+        timeoutFlag,
+      )
+      .option('--dry-run', 'show the plan and diffs, write nothing')
+      .option('-y, --yes', 'apply edits without asking (commands still need --run-commands)')
+      .option('--run-commands', "run the plan's allow-listed build/test commands without asking, in the sandbox")
+      .option('--allow-network', 'let plan and verify commands use the network in the sandbox (default: none)')
+      .option('--json', 'print one JSON report on stdout; never prompt')
+      .option('-q, --quiet', 'print only questions, warnings, errors and the outcome (no plan, diffs or summary)')
+      .option('--events', 'print one JSON line per pipeline event on stdout (CI); never prompt')
+      .option('--plan-out <file>', 'also save the plan (with base hashes) for `clawcode apply`')
+      .option('--print-prompt', 'print the exact prompt for pasting into any chat model; no model call')
+      .option('--any-folder', 'scan the folder even when it is no project (a big non-git folder, the home folder)')
+      .option('--task-file <path>', 'read the task from a file (- or a lone - task: standard input)')
+      .option('--verify', "after writing, run the project's test command (or the settings' verifyCommand)")
+      .option('--verify-cmd <command>', 'after writing, run this command to verify the change')
+      .option('--rollback-on-fail', 'restore the files when the verify command fails (exit 4)')
+      .option('--commit', 'git-commit exactly the written files, with the task as the message')
+      .option(
+        '--files <pathspec...>',
+        'files the task must cover (git pathspecs or globs; put the task first); split into shards over the budget',
+      )
+      .option(
+        '--grep <regex>',
+        'cover every file with a line matching this JavaScript regex (repeatable)',
+        (v: string, prev: string[] = []) => [...prev, v],
+      )
+      .option('--wide', 'a change across many files: one scope request finds them, then one plan request per shard')
+      .option(
+        '--concurrency <n>',
+        'wide changes: plan requests in flight (default 4)',
+        wholeNumberAtLeast('--concurrency', 1, 'requests'),
+      )
+      .option('--partial', 'wide changes with --yes: write the shards that planned even if others failed')
+      .option('--no-repair', 'when patches do not apply, do not ask the model once more for those patches')
+      .option('--debug', 'show stack traces and request details (never keys)')
+      .option('--shell', 'start an interactive REPL')
+      .option('--ui', 'start the full-screen terminal UI')
+      .addOption(new Option('--no-color', 'disable colours (NO_COLOR is honoured too)'))
+      .showHelpAfterError('(run clawcode --help for usage)')
+      // Commander's messages read like every other error (cli/console/errors.ts; no colour: chalk loads lazily).
+      .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'clawcode: ')) })
+      .enablePositionalOptions()
+      .exitOverride()
+  );
 }
 
 /**
@@ -168,36 +179,20 @@ async function reportError(error: unknown): Promise<number> {
     return 2; // commander already printed the message
   }
   if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) return 130; // Ctrl-C at a prompt
-  if (error instanceof ClawcodeError) {
+  if (error instanceof ClawcodeError && error.exitCode === 0 && !modes.json) {
     // A person's no (exit 0) is not an error: said plainly.
-    if (error.exitCode === 0 && !modes.json) {
-      const { escapeControls } = await import('./utils/terminal-text.js');
-      process.stderr.write(`${escapeControls(error.message)}\n`);
-      return 0;
-    }
-    if (modes.json) {
-      process.stdout.write(
-        JSON.stringify({
-          error: { code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode },
-        }) + '\n',
-      );
-    } else {
-      const { default: chalk } = await import('chalk');
-      // Messages can quote the model or a file (a parse error, a path): controls are shown, not obeyed.
-      const { escapeControls } = await import('./utils/terminal-text.js');
-      process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(error.message)}\n`);
-      if (error.hint) process.stderr.write(`${chalk.dim(escapeControls(error.hint))}\n`);
-      if (modes.debug && error.cause instanceof Error)
-        process.stderr.write(`${error.cause.stack ?? error.cause.message}\n`);
-    }
-    return error.exitCode;
+    const { escapeControls } = await import('./utils/terminal-text.js');
+    process.stderr.write(`${escapeControls(error.message)}\n`);
+    return 0;
   }
-  const message = error instanceof Error ? error.message : String(error);
-  const { escapeControls } = await import('./utils/terminal-text.js');
-  process.stderr.write(`clawcode: internal error, please report: ${escapeControls(message)}\n`);
-  if (modes.debug && error instanceof Error && error.stack) process.stderr.write(error.stack + '\n');
-  else process.stderr.write('(run again with --debug for the stack trace)\n');
-  return 1;
+  if (error instanceof ClawcodeError && modes.json) {
+    const { code, message, hint, exitCode } = error;
+    process.stdout.write(JSON.stringify({ error: { code, message, hint, exitCode } }) + '\n');
+    return exitCode;
+  }
+  const { errorText } = await import('./cli/console/errors.js');
+  process.stderr.write(errorText(error, modes.debug));
+  return error instanceof ClawcodeError ? error.exitCode : 1;
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -2,6 +2,7 @@
 // imports its module lazily, so `--version` and `--help` load commander and nothing heavy.
 import { Argument, type Command } from 'commander';
 import { DEFAULT_BUDGET_CHARS } from '../utils/defaults.js';
+import type { AddFlags } from './config/add-flags.js';
 import { MIN_BUDGET_CHARS, wholeNumberAtLeast } from './flag-checks.js';
 
 /** How the entry reports an error: as JSON (`--json`) and with stack traces (`--debug`); actions set them. */
@@ -34,16 +35,25 @@ export function addConfigCommand(program: Command, modes: OutputModes): void {
     .argument('[name]', 'provider entry (edit, remove, default, options) or provider kind (add, e.g. ollama)')
     .option('--show', 'print the merged settings and where each value comes from (same as `config show`)')
     .option('-d, --dir <path>', 'project root (for show)')
-    .option('--json', 'with show: print JSON')
+    .option('--json', 'with list or show: print JSON')
+    .option('--name <name>', 'add: the entry name (default: the kind, or kind-2 …)')
+    .option('--model <id>', 'add: the model (Azure: see --deployment)')
+    .option('--base-url <url>', 'add: the server URL (OpenAI-compatible kinds)')
+    .option('--api-key <key>', 'add: the key, stored in config.json (leave it out to keep using the env var)')
+    .option('--endpoint <url>', 'add: the Azure endpoint')
+    .option('--deployment <name>', 'add: the Azure deployment')
+    .option('--api-version <version>', 'add: the Azure API version')
+    .option('--default', 'add: make it the default provider')
+    .option('--no-check', 'add: save without the real call that proves the credentials')
     .addHelpText(
       'after',
-      '\nExamples:\n  clawcode config list\n  clawcode config add ollama\n  clawcode config default work\n  clawcode config show --json',
+      '\nExamples:\n  clawcode config list --json\n  clawcode config add ollama\n  clawcode config add openai --name work --model gpt-4o --default\n  clawcode config default work\n  clawcode config show --json',
     )
     .action(
       async (
         action: string | undefined,
         name: string | undefined,
-        flags: { show?: boolean; dir?: string; json?: boolean },
+        flags: { show?: boolean; dir?: string; json?: boolean } & AddFlags,
       ) => {
         modes.json = Boolean(flags.json);
         if (flags.show || action === 'show') {
@@ -62,9 +72,12 @@ export function addConfigCommand(program: Command, modes: OutputModes): void {
         }
         const { runConfigCommand } = await import('./config/command.js');
         type Action = 'list' | 'add' | 'edit' | 'remove' | 'default' | 'options';
+        const { show: _show, dir: _dir, json, ...add } = flags;
         await runConfigCommand({
           ...(action ? { action: action as Action } : {}),
           ...(name && action === 'add' ? { kind: name } : name ? { name } : {}),
+          add,
+          json,
         });
       },
     );

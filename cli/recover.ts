@@ -12,6 +12,7 @@ import {
 import { isLockedByOther, withProjectLock } from '../utils/journal/lock.js';
 import { confirmPrompt } from './console/ask.js';
 import { taskHeadline } from '../utils/task-text.js';
+import { plural } from './console/render.js';
 
 /** Options of {@link recoverUnfinishedRuns}. */
 export interface RecoverOptions {
@@ -68,7 +69,7 @@ export async function recoverUnfinishedRuns(options: RecoverOptions): Promise<Re
     options.print?.(
       `${chalk.yellow('!')} An earlier \`clawcode undo\` of ${run.runId} was interrupted; finished it: ` +
         `${count} more file${count === 1 ? '' : 's'} restored` +
-        (result.skipped.length > 0 ? `, ${result.skipped.length} changed file(s) left alone` : ''),
+        (result.skipped.length > 0 ? `, ${plural(result.skipped.length, 'changed file')} left alone` : ''),
     );
   }
   if (found.length === 0) return outcome;

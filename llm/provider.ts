@@ -128,6 +128,7 @@ export async function completeWithTimeout(
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort('timeout'), timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  let received = 0;
   try {
     const reply = await client.complete({
       system: request.system,
@@ -136,6 +137,7 @@ export async function completeWithTimeout(
       signal,
       timeoutMs,
       onProgress: (progress) => {
+        received = progress.chars;
         if (progress.chars > maxChars) deadline.abort('too_large');
         else options.onProgress?.(progress);
       },
@@ -149,15 +151,18 @@ export async function completeWithTimeout(
     if (options.signal?.aborted) throw new InterruptedError('Provider request cancelled', { cause: error });
     if (deadline.signal.reason === 'too_large') throw tooLarge(config, maxChars);
     if (deadline.signal.aborted) {
-      throw new ProviderError(
-        `${providerLabel(config)} did not answer within ${Math.round(timeoutMs / 1000)} s (model ${config.model})`,
-        {
-          provider: config.name,
-          code: 'provider_timeout',
-          hint: 'Raise --timeout <ms> (or CLAWCODE_TIMEOUT_MS), or try a faster model.',
-          cause: error,
-        },
-      );
+      // The limit covers the whole reply: a reply that had started streaming did answer, it did not finish.
+      const limit = `${Number((timeoutMs / 1000).toFixed(1))} s`;
+      const what =
+        received > 0
+          ? `did not finish its reply within ${limit} (model ${config.model}): ${received.toLocaleString('en-US')} characters had arrived`
+          : `did not answer within ${limit} (model ${config.model})`;
+      throw new ProviderError(`${providerLabel(config)} ${what}`, {
+        provider: config.name,
+        code: 'provider_timeout',
+        hint: 'Raise --timeout <ms> (or CLAWCODE_TIMEOUT_MS; it covers the whole reply), or try a faster model.',
+        cause: error,
+      });
     }
     throw error;
   } finally {

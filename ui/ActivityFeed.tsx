@@ -25,7 +25,7 @@ export function describeEvent<K extends AgentEventName>(
       return { kind: 'step', text: `Planning: ${(p as AgentEventMap['planning']).task}` };
     case 'scan': {
       const e = p as AgentEventMap['scan'];
-      return { kind: 'step', text: `Scanned ${e.files} files in ${e.ms} ms` };
+      return { kind: 'step', text: `Scanned ${e.files} file${e.files === 1 ? '' : 's'} in ${e.ms} ms` };
     }
     case 'context': {
       const e = p as AgentEventMap['context'];

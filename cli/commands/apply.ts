@@ -167,7 +167,9 @@ export async function runCheckCommand(
     }
     process.stdout.write(
       ok
-        ? `${chalk.green('✓')} All ${checks.length} patches apply cleanly.\n`
+        ? checks.length === 1
+          ? `${chalk.green('✓')} The patch applies cleanly.\n`
+          : `${chalk.green('✓')} All ${checks.length} patches apply cleanly.\n`
         : `${chalk.red('✗')} Not every patch applies.\n`,
     );
   }

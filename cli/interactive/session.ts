@@ -41,6 +41,7 @@ export function taskSettings(flags: TaskFlags, values: SettingsValues) {
     runCommands: Boolean(flags.runCommands),
     allowNetwork: Boolean(flags.allowNetwork),
     repair: values.repair,
+    quiet: Boolean(flags.quiet),
   };
 }
 

@@ -15,9 +15,9 @@ import type { WideOptions } from '../wide/flow.js';
 import { resolveProjectRoot } from '../project-root.js';
 import { withLockedProject } from '../recover.js';
 import { askText, confirmPrompt } from '../console/ask.js';
+import { errorLine, errorText } from '../console/errors.js';
 import { checkProjectFolder } from '../folder-check.js';
 
-import { escapeControls, escapeControlsKeepColor } from '../../utils/terminal-text.js';
 import { createContextSession, rememberTask, type ContextSession } from '../../agent/context/session.js';
 import {
   budgetForProvider,
@@ -254,7 +254,7 @@ async function runOneTask(run: TaskRun, task: string): Promise<number> {
   rememberTask(files, report);
   if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report }) + '\n');
   else if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  else if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(report.error)}\n`);
+  else if (report.error) process.stderr.write(errorLine(report.error));
   return report.exitCode;
 }
 
@@ -264,7 +264,8 @@ async function showTaskFailure(error: unknown, debug: boolean): Promise<number> 
     process.stderr.write(chalk.yellow('Cancelled; nothing more was done.\n'));
     return 130;
   }
-  await showErrorBox(error, debug);
+  // The loop goes on after it, so the error is printed here, as the entry would print it.
+  process.stderr.write(errorText(error, debug));
   return error instanceof ClawcodeError ? error.exitCode : 1;
 }
 
@@ -276,24 +277,4 @@ async function reviewer(): Promise<
 > {
   const { reviewInTerminal } = await import('./review-terminal.js');
   return reviewInTerminal;
-}
-
-/** The What-next loop's error display: a box, so the loop can go on; a bug says so (stack under --debug). */
-async function showErrorBox(error: unknown, debug: boolean): Promise<void> {
-  const { default: boxen } = await import('boxen');
-  const known = error instanceof ClawcodeError;
-  const message = error instanceof Error ? error.message : String(error);
-  const detail = known
-    ? error.hint
-    : debug && error instanceof Error
-      ? error.stack
-      : '(run with --debug for the stack trace)';
-  const title = known ? 'Error' : 'Internal error, please report';
-  process.stderr.write(
-    boxen(escapeControlsKeepColor(`${message}${detail ? `\n${chalk.dim(detail)}` : ''}`), {
-      title,
-      borderColor: 'red',
-      padding: { left: 1, right: 1 },
-    }) + '\n',
-  );
 }

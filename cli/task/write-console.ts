@@ -4,7 +4,14 @@ import type { PlannedChange } from '../../agent/prepare.js';
 import type { AcceptedFile, ChangeApproval, WriteDecisions, WriteNotice } from '../../agent/write-stage.js';
 import { commandQuestionText, printCommandNotice } from './commands-step.js';
 import { committedFirstLine, committedLine, printVerify, uncommittedWarning } from './after-write.js';
-import { colorDiff, formatChangeList, formatPatchResults, formatPathIssues, undoCommand } from '../console/render.js';
+import {
+  colorDiff,
+  formatChangeList,
+  formatPatchResults,
+  formatPathIssues,
+  plural,
+  undoCommand,
+} from '../console/render.js';
 
 /** How the console asks: a yes/no question, and optionally a per-hunk review of the changes. */
 export interface ConsoleAsk {
@@ -13,8 +20,6 @@ export interface ConsoleAsk {
   /** Decide which changes to write; resolves to the files to write, or null (or none) to write nothing. */
   review?: (changes: readonly PlannedChange[]) => Promise<AcceptedFile[] | null>;
 }
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * The write stage's decisions as console prompts: one yes/no (or the review) for the changes, the batch

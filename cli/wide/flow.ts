@@ -194,7 +194,7 @@ async function planAllShards(
   const planner: Planner =
     options.planner ??
     (async (...args: Parameters<Planner>) => (await import('../../llm/provider.js')).getStructuredPlan(...args));
-  const progress = options.json ? undefined : await shardSpinner(options, prepared.requests.length);
+  const progress = options.json || options.quiet ? undefined : await shardSpinner(options, prepared.requests.length);
   try {
     return await runWideChange(prepared, {
       rootDir: options.rootDir,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replies } from '../support/provider-server.js';
 import { useCliInPty } from '../support/pty.js';
+import { REPO_ROOT } from '../support/fixture.js';
 
 // The console prompts of the built CLI in a pseudo-terminal: only y/yes/n/no/Enter answer a yes/no
 // question; any other text asks again.
@@ -76,5 +77,46 @@ describe('the spinner', () => {
     await s.waitFor('What next?');
     s.write('\r');
     expect(await s.exitCode()).toBe(130);
+  });
+});
+
+describe("the README's yes/no defaults", () => {
+  it('names the prompts as they appear, with the default each shows', { timeout: 60_000 }, async () => {
+    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+    // The README said every question took Enter as yes, while "Run it?" takes it as no.
+    expect(readme).not.toMatch(/Enter \(yes\)/);
+    const named = [...readme.matchAll(/`([^`]+\? \((?:Yrnh|Y\/n|y\/N)\))`/g)].map((m) => m[1]!);
+    expect(named).toEqual(
+      expect.arrayContaining(['Apply these changes to 1 file? (Yrnh)', 'Run it? (y/N)', 'Scan it anyway? (y/N)']),
+    );
+    pty.server.reply(
+      replies.plan({
+        analysis: 'Change the greeting.',
+        files_to_edit: [{ path: 'src/greet.js', reason: 'greeting' }],
+        patches: [
+          {
+            file: 'src/greet.js',
+            operation: 'replace',
+            find: "'hello'",
+            replace: "'hi'",
+            replace_all: null,
+            occurrence: null,
+          },
+        ],
+        commands: [RUN],
+        agent_notes: [],
+      }),
+    );
+    const s = pty.start(['shorter greeting']);
+    await s.waitFor('Apply these changes to 1 file? (Yrnh)');
+    s.write('\r');
+    await s.waitFor('Run it? (y/N)');
+    s.write('\r');
+    await s.waitFor('What next?');
+    s.write('\r');
+    expect(await s.exitCode()).toBe(0);
+    // Enter wrote the change (yes) and left the command unrun (no), as the README says.
+    expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe("export const greeting = 'hi';\n");
+    expect(await exists('ran.txt')).toBe(false);
   });
 });
