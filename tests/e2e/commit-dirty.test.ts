@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, GIT_TEST_ENV, gitIn, runCli } from '../support/fixture.js';
+import { cleanEnv, GIT_TEST_ENV, gitIn, replacePlan, runCli } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
 
 // --commit over a file holding the person's uncommitted work: that work gets a commit of its own first, so
@@ -10,22 +10,11 @@ import { replies, startProviderServer, type ProviderServer } from '../support/pr
 
 const GREET = 'function greet(name) {\n  return "Hello " + name;\n}\n';
 const WORK = '// my uncommitted work\n';
-const PLAN = {
-  analysis: 'Add an exclamation mark.',
-  files_to_edit: [{ path: 'greet.js', reason: 'greeting' }],
-  patches: [
-    {
-      file: 'greet.js',
-      operation: 'replace',
-      find: 'return "Hello " + name;',
-      replace: 'return "Hello " + name + "!";',
-      replace_all: null,
-      occurrence: null,
-    },
-  ],
-  commands: [],
-  agent_notes: [],
-};
+const PLAN = replacePlan(
+  'greet.js',
+  [{ find: 'return "Hello " + name;', replace: 'return "Hello " + name + "!";' }],
+  'Add an exclamation mark.',
+);
 
 let server: ProviderServer;
 let project: string;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/fixture.js';
+import { replacePlan, runCli } from '../support/fixture.js';
 import { replies } from '../support/provider-server.js';
 import { useCliInPty } from '../support/pty.js';
 
@@ -9,15 +9,7 @@ import { useCliInPty } from '../support/pty.js';
 // later with `clawcode apply --last`, with no model call.
 
 const GREET = 'export const greet = (name) => "hi " + name;\n';
-const PLAN = {
-  analysis: 'Say hello.',
-  files_to_edit: [{ path: 'greet.js', reason: 'greeting' }],
-  patches: [
-    { file: 'greet.js', operation: 'replace', find: '"hi "', replace: '"hello "', replace_all: null, occurrence: null },
-  ],
-  commands: [],
-  agent_notes: [],
-};
+const PLAN = replacePlan('greet.js', [{ find: '"hi "', replace: '"hello "' }], 'Say hello.');
 
 const pty = useCliInPty({ prefix: 'clawcode-last-plan-', files: { 'greet.js': GREET }, rows: 40 });
 

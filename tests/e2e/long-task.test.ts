@@ -2,29 +2,14 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, copyPackageFixture, runCli } from '../support/fixture.js';
+import { cleanEnv, copyPackageFixture, replacePlan, runCli } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
 
 // A long task: counted in the budget (refused past half of it), shown by its first lines only, kept short in
 // memory, and given from a file or standard input.
 
 const FIND = 'exports.CommanderError = CommanderError;';
-const PLAN = {
-  analysis: 'Export a flag.',
-  files_to_edit: [{ path: 'lib/error.js', reason: 'flag' }],
-  patches: [
-    {
-      file: 'lib/error.js',
-      operation: 'replace',
-      find: FIND,
-      replace: `${FIND}\nexports.FLAG = true;`,
-      replace_all: null,
-      occurrence: null,
-    },
-  ],
-  commands: [],
-  agent_notes: [],
-};
+const PLAN = replacePlan('lib/error.js', [{ find: FIND, replace: `${FIND}\nexports.FLAG = true;` }], 'Export a flag.');
 
 /** A task of `lines` lines about the error classes, ~75 characters each. */
 function longTask(lines: number): string {

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, REPO_ROOT } from '../support/fixture.js';
+import { cleanEnv, replacePlan, REPO_ROOT } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
 
 // The package as users get it: a clean clone of this repository is packed (`npm pack`, which builds on
@@ -14,21 +14,13 @@ import { replies, startProviderServer, type ProviderServer } from '../support/pr
 
 const GREET = 'function greet(name) {\n  return "Hello " + name;\n}\n';
 const PLAN = {
-  analysis: 'Add an exclamation mark.',
-  files_to_edit: [{ path: 'greet.js', reason: 'greeting' }],
-  patches: [
-    {
-      file: 'greet.js',
-      operation: 'replace',
-      find: 'return "Hello " + name;',
-      replace: 'return "Hello " + name + "!";',
-      replace_all: null,
-      occurrence: null,
-    },
-  ],
+  ...replacePlan(
+    'greet.js',
+    [{ find: 'return "Hello " + name;', replace: 'return "Hello " + name + "!";' }],
+    'Add an exclamation mark.',
+  ),
   // Inline code needs a person's yes: without a terminal it is skipped, after the bash grammar read it.
   commands: ['node -e "process.exit(0)"'],
-  agent_notes: [],
 };
 
 let server: ProviderServer;

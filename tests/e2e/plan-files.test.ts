@@ -1,39 +1,26 @@
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, runCli } from '../support/fixture.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { replacePlan, runCli } from '../support/fixture.js';
+import { replies, type ProviderServer } from '../support/provider-server.js';
+import { useLoopbackProject } from '../support/loopback-project.js';
 
 // `clawcode apply` / `check` with a bad plan file: the file's problem first, in words, with line and column,
 // one exit code (2), whether or not a terminal could confirm. And a model reply that is no plan is kept.
 
 const GREET = 'export const greet = (name) => "hi " + name;\n';
-const PLAN = {
-  analysis: 'Say hello.',
-  files_to_edit: [{ path: 'greet.js', reason: 'greeting' }],
-  patches: [
-    { file: 'greet.js', operation: 'replace', find: '"hi "', replace: '"hello "', replace_all: null, occurrence: null },
-  ],
-  commands: [],
-  agent_notes: [],
-};
+const PLAN = replacePlan('greet.js', [{ find: '"hi "', replace: '"hello "' }], 'Say hello.');
 const PLAN_TEXT = JSON.stringify(PLAN, null, 2);
 const HINT = "A plan file holds one JSON plan: from --plan-out, or a model's answer to --print-prompt.\n";
 
+const lp = useLoopbackProject({ prefix: 'clawcode-plan-files-', files: { 'greet.js': GREET } });
 let server: ProviderServer;
 let project: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  server = await startProviderServer({ apiKey: 'k' });
-});
-afterAll(async () => server.close());
 beforeEach(async () => {
-  server.reset();
-  project = await mkdtemp(join(tmpdir(), 'clawcode-plan-files-'));
-  home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
-  await writeFile(join(project, 'greet.js'), GREET);
+  ({ server, project, home, env } = lp);
   await writeFile(join(project, 'cut.json'), PLAN_TEXT.slice(0, 120));
   await writeFile(
     join(project, 'comma.json'),
@@ -43,7 +30,6 @@ beforeEach(async () => {
   await writeFile(join(project, 'other.json'), '{"name": "not a plan"}\n');
   await writeFile(join(project, 'prose.txt'), 'I would change the greeting, but here is no JSON.\n');
   await mkdir(join(project, 'plans'));
-  env = cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${server.url}/v1` });
 });
 
 const cases: [string, string][] = [

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { replacePlan } from '../support/fixture.js';
 import { replies } from '../support/provider-server.js';
 import { useCliInPty } from '../support/pty.js';
 
@@ -8,22 +9,11 @@ import { useCliInPty } from '../support/pty.js';
 // built CLI. ora divided by the width: at 0 it cleared lines forever, and the blocked event loop ignored SIGTERM.
 
 const GREET = 'function greet(name) {\n  return "Hello " + name;\n}\n';
-const PLAN = {
-  analysis: 'Add an exclamation mark.',
-  files_to_edit: [{ path: 'greet.js', reason: 'the greeting' }],
-  patches: [
-    {
-      file: 'greet.js',
-      operation: 'replace',
-      find: 'return "Hello " + name;',
-      replace: 'return "Hello " + name + "!";',
-      replace_all: null,
-      occurrence: null,
-    },
-  ],
-  commands: [],
-  agent_notes: [],
-};
+const PLAN = replacePlan(
+  'greet.js',
+  [{ find: 'return "Hello " + name;', replace: 'return "Hello " + name + "!";' }],
+  'Add an exclamation mark.',
+);
 
 const pty = useCliInPty({ prefix: 'clawcode-pty-zero-', files: { 'greet.js': GREET }, rows: 24 });
 

@@ -1,48 +1,39 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmod, chown, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, chown, readdir, readFile, stat } from 'node:fs/promises';
+
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, CLI_PATH, runCli, type CliResult } from '../support/fixture.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { CLI_PATH, type CliResult, replacePlan, runCli } from '../support/fixture.js';
+import { replies, type ProviderServer } from '../support/provider-server.js';
+import { useLoopbackProject } from '../support/loopback-project.js';
 
 // A target the user cannot write is refused as a permission error before anything is written: no journal,
 // no bytes changed, exit 1. Root can write a 0444 file, and is refused all the same (the owner marked it).
 
 const GREET = 'function greet(name) {\n  return "Hello " + name;\n}\n';
-const PLAN = {
-  analysis: 'Add an exclamation mark.',
-  files_to_edit: [{ path: 'greet.js', reason: 'greeting' }],
-  patches: [
-    {
-      file: 'greet.js',
-      operation: 'replace',
-      find: 'return "Hello " + name;',
-      replace: 'return "Hello " + name + "!";',
-      replace_all: null,
-      occurrence: null,
-    },
-    { file: 'other.js', operation: 'replace', find: '', replace: 'export {};\n', replace_all: null, occurrence: null },
-  ],
-  commands: [],
-  agent_notes: [],
-};
+const PLAN = replacePlan(
+  'greet.js',
+  [{ find: 'return "Hello " + name;', replace: 'return "Hello " + name + "!";' }],
+  'Add an exclamation mark.',
+);
+// A second file the run would create: all or nothing.
+PLAN.patches.push({
+  file: 'other.js',
+  operation: 'replace',
+  find: '',
+  replace: 'export {};\n',
+  replace_all: null,
+  occurrence: null,
+});
 const NOBODY = 65534;
 
+const lp = useLoopbackProject({ prefix: 'clawcode-read-only-', files: { 'greet.js': GREET } });
 let server: ProviderServer;
 let project: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  server = await startProviderServer({ apiKey: 'k' });
-});
-afterAll(async () => server.close());
 beforeEach(async () => {
-  server.reset();
-  project = await mkdtemp(join(tmpdir(), 'clawcode-read-only-'));
-  home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
-  await writeFile(join(project, 'greet.js'), GREET);
-  env = cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${server.url}/v1` });
+  ({ server, project, home, env } = lp);
 });
 
 async function journals(): Promise<string[]> {

@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
+
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, REPO_ROOT, runCli } from '../support/fixture.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { replacePlan, REPO_ROOT, runCli } from '../support/fixture.js';
+import { replies, type ProviderServer } from '../support/provider-server.js';
+import { useLoopbackProject } from '../support/loopback-project.js';
 import { useCliInPty } from '../support/pty.js';
 
 // The smaller first-contact defects, each through the built CLI: --files taking the task, -V, --quiet, one error
@@ -11,30 +12,15 @@ import { useCliInPty } from '../support/pty.js';
 // time apart, and the project map's wording.
 
 const GREET = 'export const greet = (name) => "hi " + name;\n';
-const PLAN = {
-  analysis: 'Say hello.',
-  files_to_edit: [{ path: 'greet.js', reason: 'greeting' }],
-  patches: [
-    { file: 'greet.js', operation: 'replace', find: '"hi "', replace: '"hello "', replace_all: null, occurrence: null },
-  ],
-  commands: [],
-  agent_notes: [],
-};
+const PLAN = replacePlan('greet.js', [{ find: '"hi "', replace: '"hello "' }], 'Say hello.');
 
+const lp = useLoopbackProject({ prefix: 'clawcode-small-', files: { 'greet.js': GREET } });
 let server: ProviderServer;
 let project: string;
 let home: string;
 let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  server = await startProviderServer({ apiKey: 'k' });
-});
-afterAll(async () => server.close());
 beforeEach(async () => {
-  server.reset();
-  project = await mkdtemp(join(tmpdir(), 'clawcode-small-'));
-  home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
-  await writeFile(join(project, 'greet.js'), GREET);
-  env = cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${server.url}/v1` });
+  ({ server, project, home, env } = lp);
 });
 
 const run = (args: string[], input?: string) => runCli(args, { env, cwd: project, input });

@@ -3,21 +3,13 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, CLI_PATH, runCli } from '../support/fixture.js';
+import { cleanEnv, CLI_PATH, replacePlan, runCli } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
 
 // The undo command printed after a write is run exactly as printed, from where the person typed the task.
 
 const GREET = 'export const greet = (name) => "hi " + name;\n';
-const PLAN = {
-  analysis: 'Say hello.',
-  files_to_edit: [{ path: 'greet.js', reason: 'greeting' }],
-  patches: [
-    { file: 'greet.js', operation: 'replace', find: '"hi "', replace: '"hello "', replace_all: null, occurrence: null },
-  ],
-  commands: [],
-  agent_notes: [],
-};
+const PLAN = replacePlan('greet.js', [{ find: '"hi "', replace: '"hello "' }], 'Say hello.');
 
 let server: ProviderServer;
 let parent: string;

@@ -108,3 +108,17 @@ export function runCli(
     child.stdin.end(options.input ?? '');
   });
 }
+
+/**
+ * A plan of find/replace patches on one file, as a model answers for a small edit: `analysis`, the file to
+ * edit, one `replace` patch per `{ find, replace }` (in order), no commands, no notes.
+ */
+export function replacePlan(file: string, patches: readonly { find: string; replace: string }[], analysis = 'Edit.') {
+  return {
+    analysis,
+    files_to_edit: [{ path: file, reason: 'the text to change is here' }],
+    patches: patches.map((p) => ({ file, operation: 'replace', ...p, replace_all: null, occurrence: null })),
+    commands: [] as string[],
+    agent_notes: [] as string[],
+  };
+}
