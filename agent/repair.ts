@@ -103,7 +103,8 @@ export async function repairPlan(options: RepairOptions): Promise<RepairResult |
   };
   const base = { patches: items.map((i) => i.number), firstError, ms };
   if (reply.plan.patches.length !== failed.length) {
-    const error = `the repair reply has ${reply.plan.patches.length} patch(es) for ${failed.length} refused`;
+    const n = reply.plan.patches.length;
+    const error = `the repair reply has ${n} patch${n === 1 ? '' : 'es'} for ${failed.length} refused`;
     return keepOriginal(
       options,
       { ...base, applied: false, error },

@@ -87,6 +87,42 @@ export async function commitWritten(
   return commit;
 }
 
+/**
+ * `--commit` over files that hold uncommitted work: commit that work first, as its own commit with its own
+ * message, so that the run's commit holds clawcode's edit alone and undo's revert of it leaves the person's
+ * work committed (Aider commits dirty files before editing them, for the same reason). Staged and unstaged
+ * changes of those files go in, as they are in the working tree; other files are left as they are.
+ *
+ * @param paths  project-relative paths the run is about to write
+ * @param hooks  let git run the repository's commit hooks and sign (`--commit-hooks`); off by default
+ * @returns the commit and the files it holds, or undefined when none of `paths` has uncommitted changes
+ * @throws whatever utils/git/ops.ts `commitFiles` throws (a hook refused, no identity…)
+ */
+export async function commitUncommittedFirst(
+  rootDir: string,
+  paths: readonly string[],
+  task: string,
+  hooks = false,
+): Promise<{ commit: string; files: string[] } | undefined> {
+  const files = await uncommittedFiles(rootDir, paths);
+  if (files.length === 0) return undefined;
+  // Like clawcode's own commit: no hooks and no signing unless the person asked for them (--commit-hooks).
+  const { commit } = await commitFiles(rootDir, files, uncommittedWorkMessage(files, task), { hooks });
+  return { commit, files };
+}
+
+/** The message of the commit of a person's uncommitted work, made before a `--commit` run writes. */
+function uncommittedWorkMessage(files: readonly string[], task: string): string {
+  const what = files.length === 1 ? files[0]! : `${files.length} files`;
+  const subject = task.trim().split('\n')[0]!.slice(0, 72);
+  return (
+    `Uncommitted changes in ${what}, committed before a clawcode edit\n\n` +
+    `These changes were in the working tree when clawcode was about to write these files for the task\n` +
+    `"${subject}". They are committed on their own so that clawcode's commit holds only its edit.\n\n` +
+    files.map((f) => `  ${f}`).join('\n')
+  );
+}
+
 /** What the memory step is told about a finished run (never called for a dry run). */
 export interface RunToRemember {
   rootDir: string;

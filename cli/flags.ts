@@ -18,6 +18,12 @@ export interface TaskFlags {
   events?: boolean;
   planOut?: string;
   printPrompt?: boolean;
+  /** `-q, --quiet`: print questions, warnings, errors and the outcome only. */
+  quiet?: boolean;
+  /** `--any-folder`: scan a folder that is no project (or the home folder) without asking. */
+  anyFolder?: boolean;
+  /** `--task-file <path>`: the task is this file's text (`-`: standard input). */
+  taskFile?: string;
   /** `--verify`: run the project's test command (or the settings' verifyCommand) after writing. */
   verify?: boolean;
   /** `--verify-cmd <command>`: verify with this command. */

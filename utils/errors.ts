@@ -13,6 +13,11 @@ export class ClawcodeError extends Error {
   readonly exitCode: number;
   /** What the person can do next, one line, or undefined. */
   readonly hint?: string;
+  /**
+   * Model replies that were paid for and gave no plan (a reply with no valid plan, one cut at the token limit),
+   * in the order they came; the CLI keeps them under the clawcode home and names the file.
+   */
+  replies?: readonly string[];
 
   constructor(message: string, options: { code: string; exitCode: number; hint?: string; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });

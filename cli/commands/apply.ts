@@ -1,10 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
 import { preparePlan, readPlanTargets } from '../../agent/prepare.js';
-import { checkPlan, hashBytes, loadPlanSource, type PatchCheck } from '../../agent/plan-file.js';
+import { checkPlan, hashBytes, type PatchCheck } from '../../agent/plan-file.js';
+import { loadPlanSource } from '../../agent/plan-source.js';
 import { loadTrustedSettings } from '../config/trust-prompt.js';
 import { checkPlanPaths } from '../../utils/policy/plan-check.js';
 import { withInterrupt } from '../console/interrupt.js';
+import { refuseUnanswerableRun } from '../flag-checks.js';
 import { withLockedProject } from '../recover.js';
 import { patchReport, writeWithConsole } from '../task/flow.js';
 import { resolveProjectRoot } from '../project-root.js';
@@ -21,11 +23,12 @@ async function readStdin(): Promise<string> {
  * review and journal as a task, and no model call.
  *
  * @returns the exit code: 0 applied (or dry run), 3 the plan did not apply (nothing written), 4 a command failed
- * @throws UsageError (unreadable source), PlanParseError (no valid plan), IoError
+ * @throws PlanFileError (exit 2: unreadable source, no valid plan), UsageError (no terminal to confirm in), IoError
  */
 export async function runApplyCommand(
-  source: string,
+  source: string | undefined,
   flags: {
+    last?: boolean;
     dir?: string;
     dryRun?: boolean;
     yes?: boolean;
@@ -36,8 +39,12 @@ export async function runApplyCommand(
 ): Promise<number> {
   const started = performance.now();
   const rootDir = await resolveProjectRoot(flags.dir);
-  const { plan, saved } = await loadPlanSource(source, process.cwd(), readStdin);
-  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json && source !== '-');
+  // The file first: a missing or broken plan is the error to tell, whether or not a terminal could confirm.
+  const { plan, saved } = await loadPlanSource({ source, last: flags.last, rootDir, cwd: process.cwd(), readStdin });
+  // A plan read from standard input leaves no terminal to answer on.
+  const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY && source !== '-');
+  refuseUnanswerableRun('apply', flags, terminal);
+  const interactive = terminal && !flags.json;
   const settings = await loadTrustedSettings({ rootDir, env: process.env, interactive });
   return withInterrupt((signal) =>
     withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () => {
@@ -112,9 +119,12 @@ const STATUS_MARK: Record<PatchCheck['status'], string> = {
  *
  * @returns 0 when every patch applies cleanly, 3 otherwise
  */
-export async function runCheckCommand(source: string, flags: { dir?: string; json?: boolean }): Promise<number> {
+export async function runCheckCommand(
+  source: string | undefined,
+  flags: { last?: boolean; dir?: string; json?: boolean },
+): Promise<number> {
   const rootDir = await resolveProjectRoot(flags.dir);
-  const { plan, saved } = await loadPlanSource(source, process.cwd(), readStdin);
+  const { plan, saved } = await loadPlanSource({ source, last: flags.last, rootDir, cwd: process.cwd(), readStdin });
   // Same path rules as apply, before any file is read: a plan that apply refuses never "applies" here.
   const pathIssues = await checkPlanPaths(rootDir, plan.patches);
   if (pathIssues.length > 0) {
@@ -157,7 +167,9 @@ export async function runCheckCommand(source: string, flags: { dir?: string; jso
     }
     process.stdout.write(
       ok
-        ? `${chalk.green('✓')} All ${checks.length} patches apply cleanly.\n`
+        ? checks.length === 1
+          ? `${chalk.green('✓')} The patch applies cleanly.\n`
+          : `${chalk.green('✓')} All ${checks.length} patches apply cleanly.\n`
         : `${chalk.red('✗')} Not every patch applies.\n`,
     );
   }

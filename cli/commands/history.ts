@@ -1,6 +1,7 @@
 import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
 import chalk from 'chalk';
 import { listRuns, type RunRecord, type RunStatus } from '../../utils/journal/journal.js';
+import { taskHeadline } from '../../utils/task-text.js';
 
 /** Options of `clawcode history`. */
 export interface HistoryCommandOptions {
@@ -47,7 +48,7 @@ export function formatHistory(runs: readonly RunRecord[]): string {
     .map((run) => {
       const status = STATUS_COLOUR[run.status](run.status.replace('_', ' ').padEnd(11));
       const files = `${run.files.length} file${run.files.length === 1 ? ' ' : 's'}`.padStart(8);
-      return `${shortTime(run.createdAt)}  ${status} ${files}  ${chalk.dim(run.runId)}  ${run.task}`;
+      return `${shortTime(run.createdAt)}  ${status} ${files}  ${chalk.dim(run.runId)}  ${taskHeadline(run.task, 1, 100)}`;
     })
     .join('\n');
 }

@@ -2,6 +2,7 @@ import chalk from 'chalk';
 import { cleanNote, clearSessionMemory, loadSessionMemory, type SessionMemory } from '../../memory/memory.js';
 import { rememberRun as rememberFinishedRun } from '../../agent/write-after.js';
 import { UsageError } from '../../utils/errors.js';
+import { plural } from '../console/render.js';
 
 /** Options of `clawcode memory [clear]`. */
 export interface MemoryCommandOptions {
@@ -84,7 +85,9 @@ export async function rememberRun(options: RememberRunOptions): Promise<SessionM
     const title = `${chalk.bold('Notes for later runs')} ${forget}`;
     options.print?.(`\n${title}\n` + notes.map((n) => `  - ${n}`).join('\n'));
   } else if (notes.length > 0 && options.runId !== undefined) {
-    options.print?.(chalk.dim(`${notes.length} model note(s) not remembered: no person at a terminal saw them`));
+    options.print?.(
+      chalk.dim(`${plural(notes.length, 'model note')} not remembered: no person at a terminal saw them`),
+    );
   }
   return rememberFinishedRun({
     rootDir: options.rootDir,

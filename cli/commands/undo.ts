@@ -12,6 +12,8 @@ import {
 import { acquireProjectLock } from '../../utils/journal/lock.js';
 import { recoverUnfinishedRuns } from '../recover.js';
 import { revertCommittedRun, type CommittedRunOutcome } from './undo-commit.js';
+import { taskHeadline } from '../../utils/task-text.js';
+import { plural } from '../console/render.js';
 
 /** Options of `clawcode undo [runId]`. Streams and `confirm` are injected so tests drive them. */
 export interface UndoCommandOptions {
@@ -50,7 +52,9 @@ export interface UndoCommandOutcome {
 export function formatUndoPreview(preview: UndoPreview): string {
   const { run } = preview;
   const lines = [
-    chalk.bold(`Undo run ${run.runId}`) + chalk.dim(` (${new Date(run.createdAt).toLocaleString()})`) + `: ${run.task}`,
+    chalk.bold(`Undo run ${run.runId}`) +
+      chalk.dim(` (${new Date(run.createdAt).toLocaleString()})`) +
+      `: ${taskHeadline(run.task, 1, 200)}`,
   ];
   for (const file of preview.restorable) {
     lines.push(
@@ -125,7 +129,9 @@ async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutco
     const done = result.restored.length + result.deleted.length;
     out(
       `${chalk.green('✓')} Undid run ${result.runId}: ${done} file${done === 1 ? '' : 's'} restored` +
-        (result.skipped.length > 0 ? chalk.yellow(`, ${result.skipped.length} changed file(s) left alone`) : ''),
+        (result.skipped.length > 0
+          ? chalk.yellow(`, ${plural(result.skipped.length, 'changed file')} left alone`)
+          : ''),
     );
   }
   const committed = await revertCommittedRun(

@@ -10,6 +10,7 @@ import { configPath } from '../../config/paths.js';
 import { findRegistryEntry } from '../../config/registry.js';
 import type { JsonMode } from '../../llm/types.js';
 import { UsageError } from '../../utils/errors.js';
+import { addProviderFromFlags, hasAddFlags, type AddFlags } from './add-flags.js';
 import {
   addProvider,
   ask,
@@ -38,6 +39,10 @@ export interface ConfigCommandOptions extends ConfigIo {
   name?: string;
   /** Registry kind for add (e.g. "ollama"; asked when missing). */
   kind?: string;
+  /** `config add` flags that answer its questions (cli/config/add-flags.ts): with any, nothing is asked. */
+  add?: AddFlags;
+  /** `--json` with `list`: one JSON document instead of the table. */
+  json?: boolean;
 }
 
 /** One line per provider for `clawcode config` (keys masked). */
@@ -50,8 +55,22 @@ export function formatProviderRow(row: ConfiguredProvider): string {
   return parts.join('  ');
 }
 
-function printList(config: ClawcodeConfig, io: ResolvedConfigIo): void {
+function printList(config: ClawcodeConfig, io: ResolvedConfigIo, json = false): void {
   const rows = listConfiguredProviders(config, io.env);
+  if (json) {
+    const providers = rows.map((r) => ({
+      name: r.name,
+      kind: r.preset ?? r.provider,
+      model: r.model || null,
+      url: r.url ?? null,
+      key: r.maskedKey,
+      keySource: r.keySource ?? null,
+      default: r.isDefault,
+      source: r.source,
+    }));
+    io.print(JSON.stringify({ config: configPath(io.env), providers }, null, 2));
+    return;
+  }
   if (rows.length === 0) {
     io.print(
       'No providers configured. Run `clawcode config add`, or set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server).',
@@ -208,8 +227,13 @@ export async function runConfigCommand(options: ConfigCommandOptions = {}): Prom
   const io = defaults(options);
   if (options.action === 'list') {
     const config = await readConfig(io.env);
-    printList(config, io);
+    printList(config, io, options.json);
     return config;
+  }
+  if (options.add && hasAddFlags(options.add)) {
+    if (options.action !== 'add')
+      throw new UsageError('--name, --model, --base-url and the like go with `config add`.');
+    return addProviderFromFlags(options.kind, options.add, io);
   }
   // `default <name>` asks nothing, so it works in scripts; every other action asks questions.
   if (!io.interactive && !(options.action === 'default' && options.name)) {

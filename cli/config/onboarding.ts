@@ -102,7 +102,7 @@ export async function checkCredentialsAndModel(config: ProviderConfig): Promise<
 }
 
 /** A fresh entry name: the kind id, or id-2, id-3... when taken. */
-function freeName(config: ClawcodeConfig, base: string): string {
+export function freeName(config: ClawcodeConfig, base: string): string {
   if (!config.providers[base]) return base;
   for (let n = 2; ; n++) if (!config.providers[`${base}-${n}`]) return `${base}-${n}`;
 }

@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import chalk from 'chalk';
 import type { PatchOutcome } from '../../utils/patch.js';
 import { diffStats } from '../../utils/diff.js';
@@ -64,5 +66,44 @@ export function formatUsage(
 
 /** Format milliseconds for people: "850 ms", "4.2 s". */
 export function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/** `1 file`, `2 files`: a count and its noun, plural unless the count is 1 (`many` for irregular plurals). */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`;
+}
+
+/**
+ * The `clawcode undo <runId>` command that works from `cwd`: with `--dir` (relative when that is shorter,
+ * quoted for a POSIX shell when needed) unless `cwd` is the project root, since a run is looked up in the
+ * project of the folder the command runs in.
+ *
+ * @param rootDir  the run's project root (absolute)
+ * @param cwd      where the person types the command (default: this process's folder)
+ */
+export function undoCommand(runId: string, rootDir: string, cwd = process.cwd()): string {
+  if (sameFolder(rootDir, cwd)) return `clawcode undo ${runId}`;
+  const rel = relative(cwd, rootDir);
+  const dir = rel && rel.length < rootDir.length ? rel : rootDir;
+  return `clawcode undo ${runId} --dir ${shellWord(dir)}`;
+}
+
+function sameFolder(a: string, b: string): boolean {
+  const real = (p: string): string => {
+    try {
+      return realpathSync.native(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  return real(a) === real(b);
+}
+
+/** `word` as one POSIX shell word: as is when it holds only safe characters, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./~-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

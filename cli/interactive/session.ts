@@ -11,6 +11,8 @@ import { warnIfConfigOpen } from '../config/home-permissions.js';
 import { addRecentProject } from './projects.js';
 import { loadTrustedSettings } from '../config/trust-prompt.js';
 import type { ColonHandlers } from './colon-commands.js';
+import { confirmPrompt } from '../console/ask.js';
+import { checkProjectFolder } from '../folder-check.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
 export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
@@ -40,6 +42,7 @@ export function taskSettings(flags: TaskFlags, values: SettingsValues) {
     runCommands: Boolean(flags.runCommands),
     allowNetwork: Boolean(flags.allowNetwork),
     repair: values.repair,
+    quiet: Boolean(flags.quiet),
   };
 }
 
@@ -122,6 +125,10 @@ export interface TaskSession {
  * @throws ConfigError when no provider is configured and nobody can be asked
  */
 export async function openTaskSession(rootDir: string, flags: TaskFlags, interactive: boolean): Promise<TaskSession> {
+  await checkProjectFolder(rootDir, {
+    anyFolder: flags.anyFolder,
+    confirm: interactive ? (question) => confirmPrompt(question, false) : undefined,
+  });
   await rememberProject(rootDir);
   const settings = await loadTaskSettings(rootDir, flags, interactive);
   const provider = await resolveProvider(settings.values, interactive);

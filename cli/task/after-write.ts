@@ -5,9 +5,19 @@ import type { VerifyReport } from '../../agent/write-after.js';
 // is how their outcomes read on the console.
 export type { VerifyReport } from '../../agent/write-after.js';
 
-/** The warning shown before writing over files with uncommitted git changes. */
-export function uncommittedWarning(paths: readonly string[]): string {
-  return `${chalk.yellow('!')} Uncommitted changes in ${paths.join(', ')}; \`clawcode undo\` restores them exactly, but you may want to commit first.`;
+/**
+ * The warning shown before writing over files with uncommitted git changes; with `--commit` (`commit`) it says
+ * those changes get a commit of their own first.
+ */
+export function uncommittedWarning(paths: readonly string[], commit: boolean): string {
+  return commit
+    ? `${chalk.yellow('!')} Uncommitted changes in ${paths.join(', ')}: --commit commits them first, on their own, then the edit.`
+    : `${chalk.yellow('!')} Uncommitted changes in ${paths.join(', ')}; \`clawcode undo\` restores them exactly, but you may want to commit first.`;
+}
+
+/** The line after the files' uncommitted changes were committed on their own, before a `--commit` write. */
+export function committedFirstLine(files: readonly string[], commit: string): string {
+  return `${chalk.green('✓')} Committed the uncommitted changes in ${files.join(', ')} first, as ${commit.slice(0, 10)}`;
 }
 
 /** The line after a `--commit`: how many files, and the commit's short hash. */

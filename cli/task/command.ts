@@ -6,7 +6,7 @@ import { ClawcodeError, InterruptedError, UsageError } from '../../utils/errors.
 import { type ResolvedSettings } from '../../config/settings.js';
 import { isGitRepo } from '../../utils/git/ops.js';
 import { detectProjectSummary } from '../../memory/project-summary.js';
-import { isPromptExit, withInterrupt } from '../console/interrupt.js';
+import { isPromptExit, isTerminating, withInterrupt } from '../console/interrupt.js';
 import { loadGlobalMemory } from '../../memory/memory.js';
 import { createAgentEmitter, type AgentEmitter } from '../../agent/events.js';
 import type { ProviderConfig } from '../../llm/types.js';
@@ -14,8 +14,10 @@ import { executeTask } from './flow.js';
 import type { WideOptions } from '../wide/flow.js';
 import { resolveProjectRoot } from '../project-root.js';
 import { withLockedProject } from '../recover.js';
-import { askText } from '../console/ask.js';
-import { escapeControls, escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { askText, confirmPrompt } from '../console/ask.js';
+import { errorLine, errorText } from '../console/errors.js';
+import { checkProjectFolder } from '../folder-check.js';
+
 import { createContextSession, rememberTask, type ContextSession } from '../../agent/context/session.js';
 import {
   budgetForProvider,
@@ -24,6 +26,9 @@ import {
   resolveProvider,
   taskSettings,
 } from '../interactive/session.js';
+
+/** A yes/no question whose Enter alone means no. */
+const askNo = (question: string): Promise<boolean> => confirmPrompt(question, false);
 
 /** `--events`: one JSON line per pipeline event on stdout. */
 function eventsToStdout(emitter: AgentEmitter): void {
@@ -106,6 +111,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   const rootDir = await resolveProjectRoot(flags.dir);
   const machine = Boolean(flags.json || flags.events);
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && !machine);
+  await checkProjectFolder(rootDir, { anyFolder: flags.anyFolder, confirm: interactive ? askNo : undefined });
   const settings = await loadTaskSettings(rootDir, flags, interactive);
   // A convenience: never fail a task over it; --print-prompt leaves no trace under the clawcode home.
   if (!flags.printPrompt) await rememberProject(rootDir);
@@ -155,10 +161,10 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
     try {
       exitCode = await runOneTask(run, task);
     } catch (error) {
-      if (!loop) throw error;
+      if (!loop || isTerminating()) throw error;
       exitCode = await showTaskFailure(error, Boolean(flags.debug));
     }
-    if (!whatNext) return exitCode;
+    if (!whatNext || isTerminating()) return exitCode;
     task = await whatNext();
     if (!task) return exitCode;
   }
@@ -257,7 +263,7 @@ async function runOneTask(run: TaskRun, task: string): Promise<number> {
   rememberTask(files, report);
   if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report }) + '\n');
   else if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  else if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(report.error)}\n`);
+  else if (report.error) process.stderr.write(errorLine(report.error));
   return report.exitCode;
 }
 
@@ -267,7 +273,8 @@ async function showTaskFailure(error: unknown, debug: boolean): Promise<number> 
     process.stderr.write(chalk.yellow('Cancelled; nothing more was done.\n'));
     return 130;
   }
-  await showErrorBox(error, debug);
+  // The loop goes on after it, so the error is printed here, as the entry would print it.
+  process.stderr.write(errorText(error, debug));
   return error instanceof ClawcodeError ? error.exitCode : 1;
 }
 
@@ -279,24 +286,4 @@ async function reviewer(): Promise<
 > {
   const { reviewInTerminal } = await import('./review-terminal.js');
   return reviewInTerminal;
-}
-
-/** The What-next loop's error display: a box, so the loop can go on; a bug says so (stack under --debug). */
-async function showErrorBox(error: unknown, debug: boolean): Promise<void> {
-  const { default: boxen } = await import('boxen');
-  const known = error instanceof ClawcodeError;
-  const message = error instanceof Error ? error.message : String(error);
-  const detail = known
-    ? error.hint
-    : debug && error instanceof Error
-      ? error.stack
-      : '(run with --debug for the stack trace)';
-  const title = known ? 'Error' : 'Internal error, please report';
-  process.stderr.write(
-    boxen(escapeControlsKeepColor(`${message}${detail ? `\n${chalk.dim(detail)}` : ''}`), {
-      title,
-      borderColor: 'red',
-      padding: { left: 1, right: 1 },
-    }) + '\n',
-  );
 }

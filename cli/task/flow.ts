@@ -10,13 +10,15 @@ import { createAgentEmitter, type AgentEmitter } from '../../agent/events.js';
 import { runWriteStage, type CommandReport, type TaskStatus, type VerifyReport } from '../../agent/write-stage.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
 import type { CommandRules } from '../../config/settings.js';
-import { escapeControls, escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
 import { changeReport, type ChangeReport } from './report-changes.js';
 import { reportedCostUsd } from './report-cost.js';
 import { confirmPrompt } from '../console/ask.js';
 import { consoleDecisions, printWriteNotice } from './write-console.js';
-import { formatMs, formatUsage } from '../console/render.js';
 import { rememberRun } from '../commands/memory.js';
+import { startTerminalSpinner } from '../console/spinner.js';
+import { keepAsLastPlan, keepRepliesOf } from './keep.js';
+import { printSummary } from './summary.js';
 import { formatPromptEstimate } from '../commands/context.js';
 
 export type { TaskStatus };
@@ -35,6 +37,8 @@ export interface TaskOptions {
   allowNetwork?: boolean;
   /** Print one JSON report on stdout; never prompt. */
   json: boolean;
+  /** `--quiet`: no spinner, plan, diffs or summary; questions, warnings, errors and the outcome line stay. */
+  quiet?: boolean;
   debug: boolean;
   /** A person is at a terminal (stdin and stdout are TTYs, not --json). */
   interactive: boolean;
@@ -102,6 +106,8 @@ export interface TaskReport {
   };
   verify?: VerifyReport;
   commit?: string;
+  /** `--commit`: the commit of the files' uncommitted changes, made before the write. */
+  committedFirst?: string;
   timings: AgentRun['timings'] & { writeMs: number; commandsMs: number };
   /** Wide changes: one entry per shard request. */
   shards?: import('../wide/report.js').ShardReport[];
@@ -160,6 +166,9 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
       files: options.files,
       kept: options.kept,
     });
+  } catch (error) {
+    await keepRepliesOf(error, options.homeDir);
+    throw error;
   } finally {
     spinner?.stop();
   }
@@ -167,10 +176,14 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
   const { plan, prepared } = run;
   const usage = run.planResult.usage;
   const model = run.planResult.reply.model || options.provider.model;
-  if (options.planOut) {
-    const meta = { task: options.task, provider: options.provider.name, model, usage: usage ?? null };
-    await savePlan(options.planOut, makeSavedPlan(plan, prepared.targets, meta), out);
-  }
+  const saved = makeSavedPlan(plan, prepared.targets, {
+    task: options.task,
+    provider: options.provider.name,
+    model,
+    usage: usage ?? null,
+  });
+  await keepAsLastPlan(options.rootDir, saved, options.homeDir);
+  if (options.planOut) await savePlan(options.planOut, saved, out);
   const base = {
     task: options.task,
     provider: options.provider.name,
@@ -227,7 +240,19 @@ export async function writeWithConsole(
   // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
   const out = (text: string) => (options.json ? undefined : options.stdout.write(escapeControlsKeepColor(text) + '\n'));
   const { review } = options;
-  if (base.repair) {
+  // Time at the questions is the person's, not clawcode's: the summary shows it apart from the work.
+  let promptMs = 0;
+  const waiting =
+    <A extends unknown[], R>(ask: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const t = performance.now();
+      try {
+        return await ask(...args);
+      } finally {
+        promptMs += performance.now() - t;
+      }
+    };
+  if (base.repair && !options.quiet) {
     out(
       chalk.dim(
         `Repair round for patch ${base.repair.patches.map((n) => `#${n}`).join(', ')} after ${base.repair.firstError}`,
@@ -253,10 +278,18 @@ export async function writeWithConsole(
     signal: options.signal,
     emitter: options.emitter,
     decisions: consoleDecisions(
-      { confirm: options.confirm ?? confirmPrompt, review: review && ((changes) => review([...changes])) },
+      {
+        confirm: waiting(options.confirm ?? confirmPrompt),
+        review: review && waiting((changes) => review([...changes])),
+      },
       options.interactive,
     ),
-    onNotice: (notice) => printWriteNotice(notice, out),
+    onNotice: (notice) => {
+      // Quiet: the plan and diffs only when a question about them follows.
+      const asked = options.interactive && !options.yes && !options.dryRun;
+      if (options.quiet && notice.type === 'preview' && !asked) return;
+      printWriteNotice(notice, options.quiet ? (text) => out(text.replace(/^\n+/, '')) : out, options.rootDir);
+    },
     // The model's notes are stored only after a person at this terminal has seen them.
     remember: (run) =>
       rememberRun({
@@ -266,7 +299,7 @@ export async function writeWithConsole(
         notes: run.agentNotes,
         runId: run.runId,
         personAtTerminal: options.interactive && !options.json,
-        print: options.json ? undefined : out,
+        print: options.json || options.quiet ? undefined : out,
         homeDir: run.homeDir,
       }),
   });
@@ -280,57 +313,26 @@ export async function writeWithConsole(
     ...(write.runId ? { runId: write.runId, journal: write.journal } : {}),
     ...(write.verify ? { verify: write.verify } : {}),
     ...(write.commit ? { commit: write.commit } : {}),
+    ...(write.committedFirst ? { committedFirst: write.committedFirst } : {}),
     ...(write.error ? { error: write.error } : {}),
   };
   // Refused, not confirmed and declined runs end without a summary, as before anything was done.
   const summarized = write.exitCode !== 3 && write.status !== 'not_confirmed' && write.status !== 'declined';
-  if (summarized && !options.json) await printSummary(report, options, performance.now() - started);
+  if (summarized && !options.json && !options.quiet) {
+    await printSummary(report, options, { wallMs: performance.now() - started, promptMs });
+  }
   return report;
 }
 
-async function printSummary(report: TaskReport, options: Pick<TaskOptions, 'stdout'>, ms: number): Promise<void> {
-  const { default: boxen } = await import('boxen');
-  const ran = report.commands.filter((c) => c.ran);
-  const lines = [
-    `${chalk.bold('Task:')} ${escapeControls(report.task)}`,
-    `${chalk.bold('Result:')} ${report.status.replace('_', ' ')}${report.filesWritten.length ? `, ${report.filesWritten.length} file(s) written` : ''}`,
-    ...(ran.length
-      ? [`${chalk.bold('Commands:')} ${ran.filter((c) => c.exitCode === 0).length}/${ran.length} succeeded`]
-      : []),
-    // A saved plan (`clawcode apply`) had no model call in this run.
-    report.providerId === 'none'
-      ? `${chalk.bold('Model:')} none (saved plan${report.model ? ` from ${report.provider}/${report.model}` : ''})`
-      : `${chalk.bold('Model:')} ${report.provider}/${report.model} · ${formatUsage(report.usage ?? undefined, report.costUsd ?? undefined)}`,
-    `${chalk.bold('Time:')} ${formatMs(ms)} (model ${formatMs(report.timings.modelMs)})`,
-    ...(report.commit ? [`${chalk.bold('Commit:')} ${report.commit}`] : []),
-    // A rolled-back run has nothing left to undo.
-    ...(report.runId && report.status !== 'rolled_back' ? [chalk.dim(`Undo with: clawcode undo ${report.runId}`)] : []),
-  ];
-  options.stdout.write(
-    boxen(escapeControlsKeepColor(lines.join('\n')), {
-      padding: { left: 1, right: 1 },
-      borderStyle: 'round',
-      borderColor: report.exitCode === 0 ? 'green' : 'red',
-    }) + '\n',
-  );
-}
-
 /**
- * An ora spinner on stderr that follows the pipeline's events; undefined when stderr is not a
- * terminal or under --json. `stop()` also detaches it from the emitter.
+ * An ora spinner on stderr that follows the pipeline's events; undefined under --json and where no spinner
+ * can be drawn (cli/console/spinner.ts). `stop()` also detaches it from the emitter.
  */
 async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promise<{ stop(): void } | undefined> {
-  if (options.json || !options.stderr.isTTY) return undefined;
-  const { default: ora } = await import('ora');
+  if (options.json || options.quiet) return undefined;
+  const spinner = await startTerminalSpinner(options.stderr, 'Selecting context…');
+  if (!spinner) return undefined;
   const model = options.provider.model;
-  // discardStdin:false keeps a surrounding readline REPL alive (ora #236).
-  // The caller checked stderr is a terminal; ora alone would go quiet whenever CI is set (dev containers set it).
-  const spinner = ora({
-    text: 'Selecting context…',
-    stream: options.stderr as NodeJS.WriteStream,
-    discardStdin: false,
-    isEnabled: true,
-  }).start();
   // While the model works: seconds waited, and characters received once the reply streams.
   const waiting = { since: 0, chars: 0, retry: '' };
   const show = () => {

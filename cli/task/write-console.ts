@@ -3,8 +3,15 @@ import { escapeControls } from '../../utils/terminal-text.js';
 import type { PlannedChange } from '../../agent/prepare.js';
 import type { AcceptedFile, ChangeApproval, WriteDecisions, WriteNotice } from '../../agent/write-stage.js';
 import { commandQuestionText, printCommandNotice } from './commands-step.js';
-import { committedLine, printVerify, uncommittedWarning } from './after-write.js';
-import { colorDiff, formatChangeList, formatPatchResults, formatPathIssues } from '../console/render.js';
+import { committedFirstLine, committedLine, printVerify, uncommittedWarning } from './after-write.js';
+import {
+  colorDiff,
+  formatChangeList,
+  formatPatchResults,
+  formatPathIssues,
+  plural,
+  undoCommand,
+} from '../console/render.js';
 
 /** How the console asks: a yes/no question, and optionally a per-hunk review of the changes. */
 export interface ConsoleAsk {
@@ -13,8 +20,6 @@ export interface ConsoleAsk {
   /** Decide which changes to write; resolves to the files to write, or null (or none) to write nothing. */
   review?: (changes: readonly PlannedChange[]) => Promise<AcceptedFile[] | null>;
 }
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * The write stage's decisions as console prompts: one yes/no (or the review) for the changes, the batch
@@ -40,9 +45,10 @@ export function consoleDecisions(ask: ConsoleAsk, interactive: boolean): WriteDe
  * Print one write-stage notice on the console, as the task flow always has: the plan and its diffs, why
  * nothing was written, what was written, verify, commit and command progress.
  *
- * @param out  prints one line (or block) of text
+ * @param out      prints one line (or block) of text
+ * @param rootDir  the project root, for the undo command printed after a write
  */
-export function printWriteNotice(notice: WriteNotice, out: (text: string) => void): void {
+export function printWriteNotice(notice: WriteNotice, out: (text: string) => void, rootDir: string): void {
   switch (notice.type) {
     case 'preview':
       return printPreview(notice, out);
@@ -56,14 +62,16 @@ export function printWriteNotice(notice: WriteNotice, out: (text: string) => voi
     case 'dry_run':
       return out(chalk.dim('\nDry run: nothing written.'));
     case 'uncommitted':
-      return out(uncommittedWarning(notice.paths));
+      return out(uncommittedWarning(notice.paths, notice.commit));
+    case 'committed_first':
+      return out(committedFirstLine(notice.files, notice.commit));
     case 'no_terminal':
       return out(chalk.yellow('\nNot applied: no terminal to confirm in. Pass --yes to write the changes.'));
     case 'declined':
       return out(chalk.yellow('Nothing written.'));
     case 'written':
       return out(
-        `\n${chalk.green('✓')} Wrote ${plural(notice.files.length, 'file')} ${chalk.dim(`(undo: clawcode undo ${notice.runId})`)}`,
+        `\n${chalk.green('✓')} Wrote ${plural(notice.files.length, 'file')} ${chalk.dim(`(undo: ${undoCommand(notice.runId, rootDir)})`)}`,
       );
     case 'verify_started':
       return out(chalk.dim(`\nVerify: $ ${notice.command}`));

@@ -19,6 +19,8 @@ import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
 import { confirmPrompt } from '../console/ask.js';
 import { patchReport, savePlan, writeWithConsole, type TaskOptions, type TaskReport } from '../task/flow.js';
 import { formatUsage } from '../console/render.js';
+import { startTerminalSpinner } from '../console/spinner.js';
+import { keepAsLastPlan } from '../task/keep.js';
 import { addUsage } from '../../llm/usage.js';
 import { emptyReport, folderSummary, printShardOutcomes, shardReports, type ShardReport } from './report.js';
 
@@ -145,10 +147,10 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
       totalMs: Math.round(performance.now() - started),
     },
   };
-  if (options.planOut) {
-    const meta = { task: options.task, provider: options.provider.name, model, usage: usage ?? null };
-    await savePlan(options.planOut, makeSavedPlan(run.merged.plan, run.prepared.targets, meta), out);
-  }
+  const meta = { task: options.task, provider: options.provider.name, model, usage: usage ?? null };
+  const saved = makeSavedPlan(run.merged.plan, run.prepared.targets, meta);
+  await keepAsLastPlan(options.rootDir, saved, options.homeDir);
+  if (options.planOut) await savePlan(options.planOut, saved, out);
   if (run.merged.failed.length > 0 && !options.dryRun && !(await writeWhatPlanned(options, shards, run))) {
     const failed = `${run.merged.failed.length} of ${shards.length} shards failed`;
     const error = `${failed}; nothing was written${options.interactive ? '' : ' (--partial writes the shards that planned)'}`;
@@ -192,8 +194,7 @@ async function planAllShards(
   const planner: Planner =
     options.planner ??
     (async (...args: Parameters<Planner>) => (await import('../../llm/provider.js')).getStructuredPlan(...args));
-  const progress =
-    options.json || !options.stderr.isTTY ? undefined : await shardSpinner(options, prepared.requests.length);
+  const progress = options.json || options.quiet ? undefined : await shardSpinner(options, prepared.requests.length);
   try {
     return await runWideChange(prepared, {
       rootDir: options.rootDir,
@@ -227,16 +228,10 @@ async function writeWhatPlanned(
   );
 }
 
-/** Shard progress on stderr in a terminal: shards done/total, tokens and cost so far. */
-async function shardSpinner(options: TaskOptions, total: number): Promise<{ stop(): void }> {
-  const { default: ora } = await import('ora');
-  // The caller checked stderr is a terminal; ora alone would go quiet whenever CI is set (dev containers set it).
-  const spinner = ora({
-    text: `Planning 0/${total} shards…`,
-    stream: options.stderr as NodeJS.WriteStream,
-    discardStdin: false,
-    isEnabled: true,
-  }).start();
+/** Shard progress on stderr where a spinner can be drawn: shards done/total, tokens and cost so far. */
+async function shardSpinner(options: TaskOptions, total: number): Promise<{ stop(): void } | undefined> {
+  const spinner = await startTerminalSpinner(options.stderr, `Planning 0/${total} shards…`);
+  if (!spinner) return undefined;
   let usage: Usage | undefined;
   const off = options.emitter?.on('shard_done', (e) => {
     usage = addUsage(usage, e.usage);

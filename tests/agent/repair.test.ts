@@ -107,7 +107,7 @@ describe('repairPlan', () => {
     expect(out?.report).toMatchObject({
       patches: [1],
       applied: false,
-      error: 'the repair reply has 0 patch(es) for 1 refused',
+      error: 'the repair reply has 0 patches for 1 refused',
     });
     expect(out?.prepared.ok).toBe(false);
     expect(out?.plan).toBe(first);

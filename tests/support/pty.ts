@@ -44,23 +44,31 @@ export interface PtySession {
   exited: Promise<number>;
   /** The exit code, or a rejection naming the screen if the program is still running after `timeoutMs`. */
   exitCode(timeoutMs?: number): Promise<number>;
-  /** Kill the program if it still runs (afterEach). */
-  kill(): void;
+  /** Kill the program if it still runs (afterEach), or send it `signal` (`'SIGTERM'`). */
+  kill(signal?: string): void;
 }
 
 /**
  * Spawn `file args` in an 80x24 (or `cols`x`rows`) pseudo-terminal with @lydell/node-pty.
  * Waits poll the output every 25 ms: generous timeouts, no fixed sleeps.
+ * A size of 0 is what `pty.fork()` and `script` from a non-terminal give: node-pty turns 0 into 80x24, so the
+ * program is started through `sh`, which sets the size with `stty` and then execs it (same pid).
  */
 export function spawnPty(
   file: string,
   args: string[],
   options: { cwd: string; env: NodeJS.ProcessEnv; cols?: number; rows?: number },
 ): PtySession {
-  const term: IPty = spawn(file, args, {
+  const cols = options.cols ?? 80;
+  const rows = options.rows ?? 24;
+  const zero = cols === 0 || rows === 0;
+  const [command, argv] = zero
+    ? ['/bin/sh', ['-c', `stty cols ${cols} rows ${rows} && exec "$@"`, 'sh', file, ...args]]
+    : [file, args];
+  const term: IPty = spawn(command, argv, {
     name: 'xterm-256color',
-    cols: options.cols ?? 80,
-    rows: options.rows ?? 24,
+    cols: zero ? 80 : cols,
+    rows: zero ? 24 : rows,
     cwd: options.cwd,
     env: Object.fromEntries(Object.entries(options.env).filter(([, v]) => v !== undefined)) as Record<string, string>,
   });
@@ -76,11 +84,9 @@ export function spawnPty(
       resolve(exitCode);
     });
   });
-  const cols = options.cols ?? 80;
-  const rows = options.rows ?? 24;
   const session: PtySession = {
     output: () => stripAnsi(raw),
-    screen: () => renderScreen(raw, cols, rows),
+    screen: () => renderScreen(raw, zero ? 80 : cols, zero ? 24 : rows),
     raw: () => raw,
     sinceMark: () => stripAnsi(raw.slice(markAt)),
     mark: () => {
@@ -123,8 +129,8 @@ export function spawnPty(
           resolve(code);
         });
       }),
-    kill: () => {
-      if (alive) term.kill();
+    kill: (signal) => {
+      if (alive) term.kill(signal);
     },
   };
   return session;
@@ -150,8 +156,8 @@ export interface CliInPty {
   readonly project: string;
   /** This test's environment for the CLI (mutable: e.g. set EDITOR before `start`). */
   readonly env: NodeJS.ProcessEnv;
-  /** Start the built CLI with `args` in a pseudo-terminal `cols` wide, in the project folder. */
-  start(args: string[], cols?: number): PtySession;
+  /** Start the built CLI with `args` in a pseudo-terminal `cols` wide (and `rows` high), in the project folder. */
+  start(args: string[], cols?: number, rows?: number): PtySession;
 }
 
 /**
@@ -213,8 +219,8 @@ export function useCliInPty(options: {
     get env() {
       return env;
     },
-    start(args, cols = 100) {
-      const s = spawnPty(process.execPath, [CLI_PATH, ...args], { cwd: project, env, cols, rows: options.rows });
+    start(args, cols = 100, rows = options.rows) {
+      const s = spawnPty(process.execPath, [CLI_PATH, ...args], { cwd: project, env, cols, rows });
       sessions.push(s);
       return s;
     },

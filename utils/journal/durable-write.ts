@@ -102,8 +102,11 @@ export async function writeFileDurable(
     created = true;
     // open() applies the umask; an explicit mode (the replaced file's, or the caller's) must hold exactly.
     if (mode !== undefined) await handle.chmod(mode);
-    if (previous?.isFile() && process.getuid?.() === 0) {
-      await handle.chown(previous.uid, previous.gid).catch(() => undefined);
+    // The new inode would take this process's user and group: keep the replaced file's (root can set both; others
+    // can keep the group when they belong to it).
+    if (previous?.isFile()) {
+      const root = process.getuid?.() === 0;
+      await handle.chown(root ? previous.uid : -1, previous.gid).catch(() => undefined);
     }
     let offset = 0;
     while (offset < bytes.length) {

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Node as SyntaxNode, Parser as TreeSitterParser } from 'web-tree-sitter';
 
 /** One word of a simple command; `text` is its value after quote removal, undefined when it needs an expansion. */
@@ -51,8 +51,8 @@ let loading: Promise<ShellParser> | undefined;
 
 /**
  * Load the bash parser: tree-sitter's bash grammar (the `tree-sitter-bash` package's WebAssembly build, the
- * grammar GitHub and codex-rs use to read bash) run by `web-tree-sitter`. Loaded on first use (about 30 ms)
- * and kept for the process.
+ * grammar GitHub and codex-rs use to read bash, vendored in vendor/tree-sitter-bash/ and copied to dist/vendor/
+ * by the build) run by `web-tree-sitter`. Loaded on first use (about 30 ms) and kept for the process.
  *
  * @returns a synchronous parser
  * @throws Error when the WebAssembly files cannot be found or loaded (a broken install)
@@ -61,7 +61,8 @@ export function loadShellParser(): Promise<ShellParser> {
   loading ??= (async () => {
     const { Parser, Language } = await import('web-tree-sitter');
     await Parser.init();
-    const wasm = createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+    // ../../vendor from utils/shell/ in the source tree, and from dist/utils/shell/ in a build.
+    const wasm = fileURLToPath(new URL('../../vendor/tree-sitter-bash/tree-sitter-bash.wasm', import.meta.url));
     const parser = new Parser();
     parser.setLanguage(await Language.load(wasm));
     return (command: string) => parseWith(parser, command);
