@@ -54,14 +54,18 @@ export function formatChangeList(changes: readonly { path: string; diff: string;
     .join('\n');
 }
 
-/** Format a token count and optional cost: "1,234 in / 567 out tokens (~$0.0012)". */
+/**
+ * Format a token count and optional cost: "1,234 in / 567 out tokens (~$0.0012)". Counts the server did not
+ * report (estimated from text length) read "~1,234 in / ~567 out tokens, estimated (~$0.0012)".
+ */
 export function formatUsage(
-  usage: { inputTokens: number; outputTokens: number } | undefined,
+  usage: { inputTokens: number; outputTokens: number; estimated?: boolean } | undefined,
   costUsd?: number,
 ): string {
   if (!usage) return 'usage not reported';
   const cost = costUsd === undefined ? '' : ` (~$${costUsd < 0.01 ? costUsd.toFixed(4) : costUsd.toFixed(2)})`;
-  return `${usage.inputTokens.toLocaleString('en-US')} in / ${usage.outputTokens.toLocaleString('en-US')} out tokens${cost}`;
+  const n = (tokens: number): string => `${usage.estimated ? '~' : ''}${tokens.toLocaleString('en-US')}`;
+  return `${n(usage.inputTokens)} in / ${n(usage.outputTokens)} out tokens${usage.estimated ? ', estimated' : ''}${cost}`;
 }
 
 /** Format milliseconds for people: "850 ms", "4.2 s". */
