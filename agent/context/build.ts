@@ -4,7 +4,7 @@ import { clawcodeHome } from '../../config/paths.js';
 import { classifyContent, scanProject, type ScannedFile } from './scan.js';
 import { redactSecrets } from '../../utils/policy/secrets.js';
 import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './search-index.js';
-import { readIssue } from './evidence.js';
+import { issueText, readIssue, type IssueEvidence } from './evidence.js';
 import { buildOutline, outlineSizeBound } from './outline.js';
 import { resolveMentions, resolvePathspecs, unmatchedPinError } from './pins.js';
 import { extractImports, resolveImport } from './symbols.js';
@@ -115,8 +115,11 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     MAP_RESERVE_MAX_CHARS,
     outlineSizeBound(docs.map((d) => d.path)),
   );
-  const pinned = await resolvePins(rootDir, options, fileSet);
+  // The task is read for evidence once: its `@path` mentions are pins, the rest guides ranking.
+  const issue = readIssue(issueText(options.task));
+  const pinned = await resolvePins(rootDir, options, fileSet, issue.mentions);
   const selection = selectContext(options.task, docs, {
+    issue,
     pinned,
     kept: (options.kept ?? []).filter((p) => fileSet.has(p) && !pinned.includes(p)),
     budgetChars: budget - outlineReserve,
@@ -232,6 +235,7 @@ async function resolvePins(
   rootDir: string,
   options: BuildContextOptions,
   fileSet: ReadonlySet<string>,
+  mentions: IssueEvidence['mentions'],
 ): Promise<string[]> {
   const fromSpecs = options.files?.length
     ? await resolvePathspecs(rootDir, options.files, [...fileSet].sort())
@@ -239,7 +243,6 @@ async function resolvePins(
   if (fromSpecs.unmatched.length > 0) {
     throw unmatchedPinError(fromSpecs.unmatched);
   }
-  const mentions = readIssue(options.task).mentions;
   return [...new Set([...fromSpecs.paths, ...(mentions.length > 0 ? resolveMentions(mentions, [...fileSet]) : [])])];
 }
 

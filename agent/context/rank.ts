@@ -1,7 +1,7 @@
 import { tokenizeQuery, type QueryTerm } from './tokenize.js';
 import type { IndexedDoc } from './search-index.js';
 import { bm25Scores, cachedTf, commitScopes, maxOf, memoize, pathScores, scopeScores, symbolScores } from './score.js';
-import { issueText, issueTitle, locateEvidence, readIssue, type FileEvidence } from './evidence.js';
+import { issueText, issueTitle, locateEvidence, readIssue, type FileEvidence, type IssueEvidence } from './evidence.js';
 import { noisePrior } from './noise.js';
 import { reportTerms } from './report.js';
 import { packContext, type PackCandidate } from './pack.js';
@@ -446,6 +446,8 @@ export interface ContextFile {
 
 /** Options of `selectContext`. */
 export interface SelectOptions extends RankOptions {
+  /** `readIssue(issueText(raw))` when the caller has read it already (its mentions were pins) */
+  issue?: IssueEvidence;
   /** characters available for file texts (the outline's share already taken off), > 0 */
   budgetChars: number;
   /** the file's current text, or null when it cannot be read; called only for files considered */
@@ -518,7 +520,7 @@ export function selectContext(raw: string, docs: readonly RankDoc[], options: Se
   const budget = Math.max(0, Math.floor(options.budgetChars));
   // An issue report's template headings, environment details and package lists say nothing of where.
   const task = options.plainBm25 ? raw : issueText(raw);
-  const issue = readIssue(task);
+  const issue = options.issue ?? readIssue(task);
   // A quoted message's words are mostly query terms too: look each term up in the index once.
   const tfCache = new Map<string, number[]>();
   const docPaths = docs.map((d) => d.path);
