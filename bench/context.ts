@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildContext } from '../agent/context/build.js';
-import type { ContextFile } from '../agent/context/rank.js';
+import type { ContextFile } from '../agent/context/select.js';
 import { bm25Select, loadTree, referenceSelect } from './context-baselines.js';
 import {
   gitDirFor,

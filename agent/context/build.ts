@@ -1,16 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { clawcodeHome } from '../../config/paths.js';
-import { classifyContent, scanProject, type ScannedFile } from './scan.js';
+import { classifyContent } from './scan-rules.js';
+import { scanProject, type ScannedFile } from './scan.js';
 import { redactSecrets } from '../../utils/policy/secrets.js';
 import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './search-index.js';
-import { issueText, readIssue, type IssueEvidence } from './evidence.js';
+import { issueText, readIssue, type IssueEvidence } from './issue.js';
 import { buildOutline, outlineSizeBound } from './outline.js';
 import { resolveMentions, resolvePathspecs, unmatchedPinError } from './pins.js';
 import { extractImports, resolveImport } from './symbols.js';
-import { selectContext, type ContextFile, type RankDoc, type RankedFile } from './rank.js';
+import type { RankDoc, RankedFile } from './rank.js';
+import { selectContext, type ContextFile } from './select.js';
 
-export type { ContextFile } from './rank.js';
+export type { ContextFile } from './select.js';
 
 /**
  * The context stage: scan → index → rank → budget → outline → redaction. The result is
@@ -65,8 +67,7 @@ export interface BuildContextOptions {
 /**
  * The project map's share of the budget: at most MAP_SHARE. MAP_RESERVE of it (at most
  * MAP_RESERVE_MAX_CHARS, and no more than the full map needs) is set aside before files are chosen;
- * the rest only from what the files leave over, since file content is worth more than names
- * (reserving the full 10% cost 0.01 hunk recall at both budgets on the public commits).
+ * the rest only from what the files leave over, since file content is worth more than names.
  */
 const MAP_SHARE = 0.1;
 const MAP_RESERVE = 0.05;

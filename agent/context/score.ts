@@ -161,14 +161,9 @@ export function pathScores(
 }
 
 /**
- * How well a path part's words (`partTokens`) hold a query term: 1 for the word itself,
- * VARIANT_WEIGHT (the weight a query's own singulars get) when a word is its plural (`rules/` for
- * "rule", `_types.py` for "type", `options.ts` for "option"), else 0. Folders and modules are often
- * named in the plural while a request names one thing; the query side already adds the singular of
- * a plural term, and this is the same light stemming on paths. Measured on real commits, hunk recall
- * @18k/@60k: held-out projects 0.694/0.851 → 0.705/0.857, public set 0.699/0.864 → 0.694/0.868
- * (ky lost three tasks at 18k, where `options.ts` and `hooks.ts` now outrank the file edited, and
- * gained one), vite unchanged; the full weight 1 gave 0.701/0.857 and 0.691/0.868.
+ * How well a path part's words (`partTokens`) hold a query term: 1 for the word itself, VARIANT_WEIGHT
+ * when a word is its plural (`rules/` for "rule"), else 0: folders and modules are often named in the
+ * plural while a request names one thing.
  */
 function wordMatch(words: readonly string[], term: string): number {
   if (words.includes(term)) return 1;

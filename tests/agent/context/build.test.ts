@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fenceFor } from '../../../agent/context/pack.js';
+import { fenceFor } from '../../../agent/context/pack-text.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildContext } from '../../../agent/context/build.js';
 import { INDEX_VERSION, indexPath } from '../../../agent/context/search-index.js';
