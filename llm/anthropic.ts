@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ConfigError } from '../utils/errors.js';
 import { toProviderError } from './errors-map.js';
+import { windowOfListedModel } from './model-window.js';
 import type { CompletionRequest, ProviderClient, ProviderConfig, ProviderReply, Usage } from './types.js';
 
 /**
@@ -181,5 +182,27 @@ export async function checkCredentials(
     );
   } catch (error) {
     throw toProviderError(error, { config });
+  }
+}
+
+/**
+ * The configured model's input limit in tokens (`max_input_tokens` of GET /v1/models/{model}).
+ *
+ * @returns tokens, or undefined when the service reports none or cannot be asked
+ * @throws never
+ */
+export async function contextWindow(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<number | undefined> {
+  try {
+    const model = await makeClient(config).models.retrieve(
+      config.model,
+      {},
+      { signal: options.signal, timeout: options.timeoutMs ?? 15_000, maxRetries: 0 },
+    );
+    return windowOfListedModel(model);
+  } catch {
+    return undefined;
   }
 }

@@ -2,6 +2,7 @@ import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse }
 import { ConfigError } from '../utils/errors.js';
 import { defaultStepDown, systemFor } from './chat-completions.js';
 import { isResponseFormatError, toProviderError } from './errors-map.js';
+import { windowOfListedModel } from './model-window.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply, Usage } from './types.js';
 
 /**
@@ -147,5 +148,25 @@ export async function checkCredentials(
     await client.models.get({ model: config.model, config: { abortSignal: options.signal } });
   } catch (error) {
     throw toProviderError(error, { config });
+  }
+}
+
+/**
+ * The configured model's input limit in tokens (`inputTokenLimit` of GET /v1beta/models/{model}).
+ *
+ * @returns tokens, or undefined when the service reports none or cannot be asked
+ * @throws never
+ */
+export async function contextWindow(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<number | undefined> {
+  try {
+    const client = makeClient(config, options.timeoutMs ?? 15_000);
+    return windowOfListedModel(
+      await client.models.get({ model: config.model, config: { abortSignal: options.signal } }),
+    );
+  } catch {
+    return undefined;
   }
 }

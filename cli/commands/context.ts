@@ -1,6 +1,7 @@
 import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
 import type { ContextResult } from '../../agent/context/build.js';
 import { gatherContext } from '../../agent/context/gather.js';
+import { describeBudget, type BudgetChoice } from '../../config/model-budget.js';
 
 /**
  * `clawcode context "<task>"`: show what would be sent to the provider for a task, and why, without
@@ -20,6 +21,8 @@ export interface ContextCommandOptions {
   extraIgnore?: string[];
   /** `--files`: pathspecs pinned into the context. */
   files?: string[];
+  /** where `budgetChars` came from: said under the table (not in `--json`, whose shape is fixed) */
+  budget?: BudgetChoice;
 }
 
 /** The `--json` shape of docs/architecture.md "Contracts": nothing more, nothing less. */
@@ -122,8 +125,9 @@ export async function runContextCommand(options: ContextCommandOptions): Promise
     options.stdout.write(`${JSON.stringify(contextJson(result))}\n`);
     return;
   }
-  const note = instructions.files.length
-    ? `instructions: ${instructions.files.join(', ')} (${instructions.chars} chars${instructions.truncated ? ', truncated' : ''})\n`
-    : '';
+  const note =
+    (instructions.files.length
+      ? `instructions: ${instructions.files.join(', ')} (${instructions.chars} chars${instructions.truncated ? ', truncated' : ''})\n`
+      : '') + (options.budget ? `${describeBudget(options.budget)}\n` : '');
   options.stdout.write(escapeControlsKeepColor(formatContextTable(result) + note));
 }
