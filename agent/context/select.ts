@@ -22,12 +22,11 @@ import { cachedTf } from './score.js';
  * file is the first candidate, not pinned: then the request is about that file (`PackOptions.namedFirst`).
  * A base name shared by several paths (`models.py` in two folders) names none of them for sure.
  *
- * @param candidates  the packer's candidates, in rank order
- * @param paths       every project path the ranking saw
+ * @param first  the first file offered to the packer
+ * @param paths  every project path the ranking saw
  */
-function namesOnlyFirst(candidates: readonly PackCandidate[], paths: readonly string[], task: string): boolean {
-  const first = candidates[0];
-  if (!first || (first.pinned ?? 0) > 0) return false;
+function namesOnlyFirst(first: RankedFile | undefined, paths: readonly string[], task: string): boolean {
+  if (!first || first.parts.pinned > 0) return false;
   const text = task.toLowerCase();
   let named = 0;
   for (const p of paths) if (namesIn(p, text) && ++named > 1) return false;
@@ -116,6 +115,11 @@ export interface ContextSelection {
 
 /** How many ranked files are read and offered to the packer. */
 const MAX_CANDIDATES = 60;
+/**
+ * A ranked file scoring under this share of the best file's score is not offered: it shares little
+ * more than a common word with the request, and at a large budget it would be sent for that alone.
+ */
+const FILE_FLOOR = 0.05;
 
 /**
  * Files that matched nothing, in the order they fill budget left over: source files before tests
@@ -127,27 +131,37 @@ function fillOrder(ranked: readonly RankedFile[]): RankedFile[] {
   const zero = ranked.filter((r) => r.score <= 0 && r.parts.pinned === 0);
   const floor = ranked.reduce((m, r) => (r.score > 0 ? Math.min(m, r.score) : m), 1);
   const topDir = (ranked[0]?.score ?? 0) > 0 ? ranked[0]!.path.slice(0, ranked[0]!.path.lastIndexOf('/') + 1) : '';
+  // Folders shared with the best match, and depth: counted on the path, without splitting it.
+  const slashes = (p: string, end: number): number => {
+    let n = 0;
+    for (let at = p.indexOf('/'); at !== -1 && at < end; at = p.indexOf('/', at + 1)) n++;
+    return n;
+  };
   const shared = (p: string): number => {
     let i = 0;
     while (i < topDir.length && i < p.length && topDir[i] === p[i]) i++;
-    return p.slice(0, i).split('/').length - 1;
+    return slashes(p, i);
   };
-  const sorted = zero
-    .map((r) => ({ r, key: [r.parts.prior, shared(r.path), -r.path.split('/').length, r.doc.sizeBytes] }))
-    .sort((a, b) => {
-      for (let i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return b.key[i]! - a.key[i]!;
-      return 0;
-    });
-  return sorted.map(({ r }, i) => ({ ...r, score: (floor * 1e-3) / (1 + i) }));
+  const keys = zero.map((r) => [r.parts.prior, shared(r.path), -(slashes(r.path, r.path.length) + 1), r.doc.sizeBytes]);
+  const order = zero.map((_, i) => i);
+  order.sort((x, y) => {
+    const a = keys[x]!;
+    const b = keys[y]!;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return b[i]! - a[i]!;
+    return x - y;
+  });
+  return order.map((k, i) => ({ ...zero[k]!, score: (floor * 1e-3) / (1 + i) }));
 }
 
 /**
- * Choose what is sent for one task: rank, read the best MAX_CANDIDATES files (then unmatched fill
- * files while little is on offer), and pack them with `packContext`: files up to half the budget
- * whole (past the first-ranked, at most 20,000 characters), larger ones as verbatim blocks, all
- * units competing in one greedy pass. For a short request the first-ranked file's excerpts also grow
- * into the blocks beside them (at budgets of 40,000 or more, or when it clearly leads the ranking),
- * and a first-ranked file the request names by its file name, alone, may take the whole budget.
+ * Choose what is sent for one task: rank, read the best MAX_CANDIDATES files scoring at least
+ * FILE_FLOOR of the best (then unmatched fill files while little is on offer, unless the request names
+ * its file), and pack them with `packContext`: files up to half the budget whole (past the
+ * first-ranked, at most 20,000 characters), larger ones as verbatim blocks, all units competing in one
+ * greedy pass. For a short request the first-ranked file's excerpts also grow into the blocks beside
+ * them (at budgets of 40,000 or more, or when it clearly leads the ranking), and a first-ranked file
+ * the request names by its file name, alone, may take the whole budget. A budget is a ceiling, not a
+ * target: what stays under the floor is not sent however much room is left.
  *
  * @param raw   the person's request (an issue report is read through `issueText`)
  * @param docs  candidate text files with their index entries
@@ -183,10 +197,18 @@ export function selectContext(raw: string, docs: readonly RankDoc[], options: Se
     const rest = ranked.filter((r) => r.parts.pinned === 0);
     ranked.splice(0, ranked.length, ...pinnedRanked, ...rest);
   }
-  const matched = ranked.filter((r) => r.score > 0 || r.parts.pinned > 0);
-  // Plain BM25 is a benchmark baseline: it sends what matched and nothing else.
+  // Send less when less is relevant: a file far below the best match is not offered at all.
+  const top = ranked.find((r) => r.parts.pinned === 0)?.score ?? 0;
+  const floor = options.plainBm25 || options.wholeOnly ? 0 : FILE_FLOOR * top;
+  const matched = ranked.filter((r) => r.parts.pinned > 0 || (r.score > 0 && r.score >= floor));
+  const longReport = task.length >= LONG_TASK_CHARS;
+  const namedFirst = !longReport && !options.plainBm25 && namesOnlyFirst(matched[0], docPaths, task);
+  // Plain BM25 is a benchmark baseline: it sends what matched and nothing else. A request that writes
+  // its file's name (`retry.ts`, not the word "coverage" that names `scripts/coverage`) is about that
+  // file: files that match none of its words are not sent either.
   const anyScore = matched.length > 0;
-  const fill = options.plainBm25 ? [] : fillOrder(ranked);
+  const writesName = namedFirst && matched[0]!.path.slice(matched[0]!.path.lastIndexOf('/') + 1).includes('.');
+  const fill = options.plainBm25 || writesName ? [] : fillOrder(ranked);
   const order = anyScore ? [...matched, ...fill] : fill;
   const candidates: PackCandidate[] = [];
   const byPath = new Map<string, RankedFile>();
@@ -211,7 +233,6 @@ export function selectContext(raw: string, docs: readonly RankDoc[], options: Se
     byPath.set(r.path, r);
     offered += text.length;
   }
-  const longReport = task.length >= LONG_TASK_CHARS;
   const packed = packContext(candidates, {
     budgetChars: budget,
     idf,
@@ -219,7 +240,7 @@ export function selectContext(raw: string, docs: readonly RankDoc[], options: Se
     wholeOnly: options.wholeOnly,
     maxFiles: options.maxFiles,
     longReport,
-    namedFirst: !longReport && !options.plainBm25 && namesOnlyFirst(candidates, docPaths, task),
+    namedFirst: namedFirst && candidates[0]?.path === matched[0]?.path,
   });
   const files: ContextFile[] = packed.map((p) => ({
     path: p.path,
