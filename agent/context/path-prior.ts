@@ -35,14 +35,9 @@ const DOC_WORDS =
   /\b(docs?|document(?:ation|s|ed|ing)?|readme|examples?|changelog|guide|tutorial|typos?|benchmarks?|instructions?|wording|faq|manual)\b/i;
 
 /**
- * Whether the task names the file itself: its base name, extension included, as a whole word
- * ("update CONTRIBUTING.md", "bump the version in package.json"). Case-insensitive.
+ * Whether the task (lowercased) names the file itself: its base name, extension included, as a whole
+ * word ("update CONTRIBUTING.md", "bump the version in package.json").
  */
-function namesFile(path: string, task: string): boolean {
-  return namesIn(path, task.toLowerCase());
-}
-
-/** `namesFile` against the task's lowercased text. */
 export function namesIn(path: string, text: string): boolean {
   const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
   for (let at = text.indexOf(base); at !== -1; at = text.indexOf(base, at + 1)) {
@@ -67,18 +62,26 @@ export function namesIn(path: string, text: string): boolean {
  * @returns a multiplier in (0, 1]
  */
 export function pathPrior(path: string, task: string): number {
-  const noise = noisePrior(path, task);
-  if (noise < 1) return noise;
-  const prior = kindPrior(path, task);
-  return prior < 1 && namesFile(path, task) ? 1 : prior;
+  return pathPriorFor(task)(path);
+}
+
+/** `pathPrior` for the paths of one task: the task's words are read once, not once per path. */
+export function pathPriorFor(task: string): (path: string) => number {
+  const lower = task.toLowerCase();
+  const asks = { test: TEST_WORDS.test(task), doc: DOC_WORDS.test(task), tooling: TOOLING_WORDS.test(task) };
+  return (path) => {
+    const noise = noisePrior(path, task);
+    if (noise < 1) return noise;
+    const prior = kindPrior(path, asks);
+    return prior < 1 && namesIn(path, lower) ? 1 : prior;
+  };
 }
 
 /** The prior of a path's kind (test, docs, prose, tooling, else code: 1), as `pathPrior` describes. */
-function kindPrior(path: string, task: string): number {
-  if (TEST_PATH.test(path)) return TEST_WORDS.test(task) ? 1 : TEST_PRIOR;
+function kindPrior(path: string, asks: { test: boolean; doc: boolean; tooling: boolean }): number {
+  if (TEST_PATH.test(path)) return asks.test ? 1 : TEST_PRIOR;
   const prose = PROSE_PATH.test(path);
-  if (prose || DOC_PATH.test(path))
-    return DOC_WORDS.test(task) ? 1 : prose && !NOT_PROSE.test(path) ? PROSE_PRIOR : DOC_PRIOR;
-  if (TOOLING_PATH.test(path)) return TOOLING_WORDS.test(task) ? 1 : TOOLING_PRIOR;
+  if (prose || DOC_PATH.test(path)) return asks.doc ? 1 : prose && !NOT_PROSE.test(path) ? PROSE_PRIOR : DOC_PRIOR;
+  if (TOOLING_PATH.test(path)) return asks.tooling ? 1 : TOOLING_PRIOR;
   return 1;
 }

@@ -3,7 +3,7 @@ import type { IndexedDoc } from './search-index.js';
 import { bm25Scores, cachedTf, commitScopes, maxOf, memoize, pathScores, scopeScores, symbolScores } from './score.js';
 import type { FileEvidence } from './evidence.js';
 import { issueTitle } from './issue.js';
-import { pathPrior } from './path-prior.js';
+import { pathPriorFor } from './path-prior.js';
 import { reportTerms } from './report.js';
 
 /**
@@ -138,13 +138,14 @@ export function rankFiles(task: string, docs: readonly RankDoc[], options: RankO
   const symScore = symbolScores(docs, terms, idf, defTerms);
   const scope = scopeScores(docs, commitScopes(task));
   const [mb, mp, ms] = [maxOf(bm25) || 1, maxOf(pathScore) || 1, Math.max(maxOf(symScore), SYM_DEN * maxIdf) || 1];
+  const priorOf = pathPriorFor(issueTitle(task));
   const ranked: RankedFile[] = docs.map((d, i) => {
     const ev = evidence?.get(d.path);
     const parts: ScoreParts = {
       content: bm25[i]! / mb,
       path: pathScore[i]! / mp,
       symbol: symScore[i]! / ms,
-      prior: pathPrior(d.path, issueTitle(task)),
+      prior: priorOf(d.path),
       neighbour: 0,
       evidence: ev ? evidenceScore(ev) : 0,
       scope: scope[i]!,

@@ -1,5 +1,5 @@
 import { singular, splitIdentifier, VARIANT_WEIGHT, type QueryTerm } from './tokenize.js';
-import { termFrequencies, type IndexedDoc } from './search-index.js';
+import { tableFrequencies, termFrequencies, termTable, type IndexedDoc, type TermTable } from './search-index.js';
 
 /**
  * The three raw signals `rankFiles` combines: BM25 over file content, query terms in the file's path,
@@ -29,9 +29,13 @@ export function maxOf(values: readonly number[]): number {
   return m;
 }
 
+/** The joined term table of the docs a cache serves, built on its first lookup. */
+const tables = new WeakMap<Map<string, number[]>, TermTable>();
+
 /**
  * Term frequencies per doc, from `cache` when this term was looked up already (the result is then
- * stored in `cache`). Returns one count per doc, in `docs` order.
+ * stored in `cache`). Returns one count per doc, in `docs` order. A cache serves one docs list: its
+ * lookups go through one joined table of their rows (`termTable`), built on the first one.
  */
 export function cachedTf(
   cache: Map<string, number[]> | undefined,
@@ -39,10 +43,12 @@ export function cachedTf(
   term: string,
 ): number[] {
   let tf = cache?.get(term);
-  if (tf === undefined) {
-    tf = termFrequencies(docs, term);
-    cache?.set(term, tf);
-  }
+  if (tf !== undefined) return tf;
+  if (!cache) return termFrequencies(docs, term);
+  let table = tables.get(cache);
+  if (!table) tables.set(cache, (table = termTable(docs)));
+  tf = tableFrequencies(table, term);
+  cache.set(term, tf);
   return tf;
 }
 
