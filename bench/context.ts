@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildContext } from '../agent/context/build.js';
+import { budgetForWindow } from '../config/model-budget.js';
 import type { ContextFile } from '../agent/context/select.js';
 import { bm25Select, loadTree, referenceSelect } from './context-baselines.js';
 import {
@@ -19,7 +20,8 @@ import {
 /**
  * `npm run bench:context`: file recall, hunk recall, mean characters sent and time per task for
  * clawcode's selector and plain BM25 (and, with CLAWCODE_BENCH_REFERENCE=1, the keyword scorer
- * `referenceSelect`) at 18k, 60k, 120k and 240k characters, side by side in one run, on
+ * `referenceSelect`) at 18k, 60k, 120k and 240k characters and at the default budget of a model with a
+ * 128k-token window, side by side in one run, on
  * ../shared/bench's public sets: real commits (task text = `subject`) and issue reports (task text =
  * the issue). Rows per repository, overall, and per half: the "tune" repositories are the ones
  * weights may be tuned on, the "held out" ones are not.
@@ -32,11 +34,21 @@ import {
  * line per task and selector).
  */
 
-/** Budgets in characters: CLAWCODE_BENCH_BUDGETS (comma-separated), else 18k, 60k, 120k and 240k. */
-const BUDGETS: readonly number[] = (process.env.CLAWCODE_BENCH_BUDGETS ?? '18000,60000,120000,240000')
-  .split(',')
-  .map((b) => Number(b.trim()))
-  .filter((b) => Number.isFinite(b) && b > 0);
+/** The default budget of a model with a 128k-token window, the smallest window the default targets. */
+const DEFAULT_128K = budgetForWindow(128_000).chars;
+/**
+ * Budgets in characters: CLAWCODE_BENCH_BUDGETS (comma-separated), else 18k, 60k, 120k, 240k and the
+ * default for a 128k-token model (labelled `default`).
+ */
+const BUDGETS: readonly number[] = [
+  ...new Set(
+    (process.env.CLAWCODE_BENCH_BUDGETS ?? `18000,60000,120000,240000,${DEFAULT_128K}`)
+      .split(',')
+      .map((b) => Number(b.trim()))
+      .filter((b) => Number.isFinite(b) && b > 0),
+  ),
+];
+const label = (b: number): string => (b === DEFAULT_128K ? `default (${b / 1000}k)` : `${b / 1000}k`);
 type Selector = 'ours' | 'before' | 'reference' | 'bm25';
 
 /**
@@ -178,7 +190,7 @@ async function main(): Promise<void> {
       `${set === 'commits' ? 'Real commits (task text = subject)' : 'Issue reports (task text = the issue)'}: ${setTasks.length} tasks, ${setTasks.filter(namesChangedFile).length} name a changed file`,
     );
     lines.push('');
-    const head = BUDGETS.flatMap((b) => selectors.map((s) => `${s} file / hunk / chars @${b / 1000}k`));
+    const head = BUDGETS.flatMap((b) => selectors.map((s) => `${s} file / hunk / chars @${label(b)}`));
     lines.push(`| repo | n | ${head.join(' | ')} |`);
     lines.push(`|---|---|${head.map(() => '---').join('|')}|`);
     for (const [name, pick] of groups) {
