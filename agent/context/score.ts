@@ -1,5 +1,5 @@
 import { singular, splitIdentifier, VARIANT_WEIGHT, type QueryTerm } from './tokenize.js';
-import { tableFrequencies, termFrequencies, termTable, type IndexedDoc, type TermTable } from './search-index.js';
+import { termFrequencies, type IndexedDoc } from './search-index.js';
 
 /**
  * The three raw signals `rankFiles` combines: BM25 over file content, query terms in the file's path,
@@ -29,13 +29,9 @@ export function maxOf(values: readonly number[]): number {
   return m;
 }
 
-/** The joined term table of the docs a cache serves, built on its first lookup. */
-const tables = new WeakMap<Map<string, number[]>, TermTable>();
-
 /**
  * Term frequencies per doc, from `cache` when this term was looked up already (the result is then
- * stored in `cache`). Returns one count per doc, in `docs` order. A cache serves one docs list: its
- * lookups go through one joined table of their rows (`termTable`), built on the first one.
+ * stored in `cache`). Returns one count per doc, in `docs` order.
  */
 export function cachedTf(
   cache: Map<string, number[]> | undefined,
@@ -43,12 +39,10 @@ export function cachedTf(
   term: string,
 ): number[] {
   let tf = cache?.get(term);
-  if (tf !== undefined) return tf;
-  if (!cache) return termFrequencies(docs, term);
-  let table = tables.get(cache);
-  if (!table) tables.set(cache, (table = termTable(docs)));
-  tf = tableFrequencies(table, term);
-  cache.set(term, tf);
+  if (tf === undefined) {
+    tf = termFrequencies(docs, term);
+    cache?.set(term, tf);
+  }
   return tf;
 }
 
@@ -135,10 +129,16 @@ export function pathScores(
   const maxIdf = maxOf([...idf.values()]) || 1;
   const taskLower = ` ${task.toLowerCase().replace(/[^a-z0-9_/.$-]+/g, ' ')} `;
   const tokensOf = cachedPartTokens();
+  // Many files share a folder (prettier: 7.7k files in a few thousand): a folder is matched once per term.
+  const dirMatches = new Map<string, number>();
   const dirMatch = (dir: string, term: string): number => {
-    let best = 0;
+    const key = `${dir}\0${term}`;
+    let best = dirMatches.get(key);
+    if (best !== undefined) return best;
+    best = 0;
     for (const seg of dir.split('/'))
       if (seg.toLowerCase().includes(term)) best = Math.max(best, wordMatch(tokensOf(seg), term));
+    dirMatches.set(key, best);
     return best;
   };
   const maxBm25 = maxOf(bm25) || 1;

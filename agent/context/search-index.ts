@@ -119,55 +119,6 @@ export function termFrequencies(docs: readonly IndexedDoc[], term: string): numb
   return out;
 }
 
-/** Every document's term rows in one string, and where each document's rows start in it. */
-export interface TermTable {
-  text: string;
-  /** starts[i] = offset of document i's rows; starts[docs.length] = text.length */
-  starts: Int32Array;
-}
-
-/** The term rows of `docs`, joined once so that a term is then looked up in all of them with one search. */
-export function termTable(docs: readonly IndexedDoc[]): TermTable {
-  const starts = new Int32Array(docs.length + 1);
-  const parts: string[] = [];
-  let at = 0;
-  for (let i = 0; i < docs.length; i++) {
-    starts[i] = at;
-    const terms = docs[i]!.terms;
-    parts.push(terms);
-    at += terms.length;
-  }
-  starts[docs.length] = at;
-  return { text: parts.join(''), starts };
-}
-
-/**
- * `termFrequencies` over a joined table: the same counts, from one search through all documents'
- * rows (a hit is mapped to its document by binary search), instead of one search call per document.
- */
-export function tableFrequencies(table: TermTable, term: string): number[] {
-  const { text, starts } = table;
-  const count = starts.length - 1;
-  const out = new Array<number>(count).fill(0);
-  const needle = `${term} `;
-  for (let at = text.indexOf(needle, 1); at !== -1; at = text.indexOf(needle, at + 1)) {
-    if (text.charCodeAt(at - 1) !== 10) continue;
-    let lo = 0;
-    let hi = count - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    if (out[lo] !== 0) continue; // a term is one row per document
-    let n = 0;
-    for (let j = at + needle.length, c = text.charCodeAt(j); c >= 48 && c <= 57; c = text.charCodeAt(++j))
-      n = n * 10 + (c - 48);
-    out[lo] = n;
-  }
-  return out;
-}
-
 /** `kind` as stored: its index in this list. */
 const KINDS: readonly IndexedDoc['kind'][] = ['text', 'binary', 'non_utf8', 'generated', 'unreadable'];
 /** Whole numbers stored per document, as uint32: sizeBytes, kind, tokens, lines, length of terms. */

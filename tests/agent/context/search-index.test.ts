@@ -22,9 +22,7 @@ import {
   indexText,
   loadIndex,
   saveIndex,
-  tableFrequencies,
   termFrequencies,
-  termTable,
   type IndexedDoc,
 } from '../../../agent/context/search-index.js';
 import { gitIn } from '../../support/fixture.js';
@@ -200,20 +198,6 @@ describe('context index file', () => {
       const [term, count] = row.split(' ');
       expect(termFrequencies([real], term!)).toEqual([Number(count)]);
     }
-  });
-
-  it('finds the same counts through one joined table as document by document', () => {
-    const texts = [
-      'export const parseOptions = (options) => options.map(parse);\nparse(options);\n',
-      '',
-      'def substring(s):\n    return s[1:]  # string string\n',
-      'const tostring = String(x); const strings = [tostring];\n',
-    ];
-    const docs = texts.map((t) => indexText(t, 1, t.length));
-    const table = termTable(docs);
-    const terms = new Set(docs.flatMap((d) => d.terms.split('\n').map((r) => r.split(' ')[0]!)));
-    for (const term of [...terms, 'str', 'ing', 'options.map', 'zzz'])
-      expect(tableFrequencies(table, term), term).toEqual(termFrequencies(docs, term));
   });
 
   it('indexes the whole current content whatever size the scan saw', () => {
