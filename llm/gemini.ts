@@ -2,7 +2,7 @@ import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse }
 import { ConfigError } from '../utils/errors.js';
 import { defaultStepDown, systemFor } from './chat-completions.js';
 import { isResponseFormatError, toProviderError } from './errors-map.js';
-import { windowOfListedModel } from './model-window.js';
+import { windowOfListedModel, type ListingOptions } from './model-window.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply, Usage } from './types.js';
 
 /**
@@ -143,9 +143,17 @@ export async function checkCredentials(
   config: ProviderConfig,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<void> {
+  await getModel(config, options);
+}
+
+/** GET /v1beta/models/{model}. @throws ProviderError, ConfigError */
+async function getModel(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number },
+): Promise<unknown> {
   const client = makeClient(config, options.timeoutMs ?? 15_000);
   try {
-    await client.models.get({ model: config.model, config: { abortSignal: options.signal } });
+    return await client.models.get({ model: config.model, config: { abortSignal: options.signal } });
   } catch (error) {
     throw toProviderError(error, { config });
   }
@@ -157,16 +165,5 @@ export async function checkCredentials(
  * @returns tokens, or undefined when the service reports none or cannot be asked
  * @throws never
  */
-export async function contextWindow(
-  config: ProviderConfig,
-  options: { signal?: AbortSignal; timeoutMs?: number } = {},
-): Promise<number | undefined> {
-  try {
-    const client = makeClient(config, options.timeoutMs ?? 15_000);
-    return windowOfListedModel(
-      await client.models.get({ model: config.model, config: { abortSignal: options.signal } }),
-    );
-  } catch {
-    return undefined;
-  }
-}
+export const contextWindow = (config: ProviderConfig, options: ListingOptions = {}): Promise<number | undefined> =>
+  getModel(config, options).then(windowOfListedModel, () => undefined);

@@ -2,7 +2,7 @@ import Groq from 'groq-sdk';
 import { ConfigError, ProviderError } from '../utils/errors.js';
 import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
 import { toProviderError } from './errors-map.js';
-import { windowOfListedModel } from './model-window.js';
+import { windowOfListedModel, type ListingOptions } from './model-window.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
 
 /**
@@ -108,14 +108,10 @@ export async function checkCredentials(
  * @returns tokens, or undefined when the model is not listed or the list cannot be had
  * @throws never
  */
-export async function contextWindow(
-  config: ProviderConfig,
-  options: { signal?: AbortSignal; timeoutMs?: number } = {},
-): Promise<number | undefined> {
-  try {
-    const list = await makeClient(config).models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 });
-    return windowOfListedModel(list.data.find((model) => model.id === config.model));
-  } catch {
-    return undefined;
-  }
-}
+export const contextWindow = (config: ProviderConfig, options: ListingOptions = {}): Promise<number | undefined> =>
+  Promise.resolve()
+    .then(() => makeClient(config).models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 }))
+    .then(
+      (list) => windowOfListedModel(list.data.find((model) => model.id === config.model)),
+      () => undefined,
+    );

@@ -5,6 +5,9 @@
  * OpenAI, Azure and most local servers report none.
  */
 
+/** Options of a model-listing call: cancellation, and a deadline in ms. */
+export type ListingOptions = { signal?: AbortSignal; timeoutMs?: number };
+
 const WINDOW_FIELDS = [
   'context_window',
   'context_length',

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { ConfigError } from '../utils/errors.js';
 import { toProviderError } from './errors-map.js';
-import { windowOfListedModel } from './model-window.js';
+import { windowOfListedModel, type ListingOptions } from './model-window.js';
 import { HOSTED_PRESETS } from './presets.js';
 import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
@@ -93,13 +93,7 @@ export async function listModels(
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<string[]> {
   try {
-    const ids: string[] = [];
-    for await (const model of listingClient(config).models.list({
-      signal: options.signal,
-      timeout: options.timeoutMs ?? 15_000,
-    }))
-      ids.push(model.id);
-    return ids;
+    return (await listedModels(config, options)).map((model) => model.id);
   } catch (error) {
     throw toProviderError(error, { config });
   }
@@ -112,20 +106,24 @@ export async function listModels(
  * @returns tokens, or undefined when the list names no window for the model or cannot be had
  * @throws never
  */
-export async function contextWindow(
+export const contextWindow = (config: ProviderConfig, options: ListingOptions = {}): Promise<number | undefined> =>
+  listedModels(config, options).then(
+    (models) => windowOfListedModel(models.find((model) => model.id === config.model)),
+    () => undefined,
+  );
+
+/** Every entry of GET /models, as the server sent it. @throws what the SDK throws */
+async function listedModels(
   config: ProviderConfig,
-  options: { signal?: AbortSignal; timeoutMs?: number } = {},
-): Promise<number | undefined> {
-  try {
-    for await (const model of listingClient(config).models.list({
-      signal: options.signal,
-      timeout: options.timeoutMs ?? 15_000,
-    }))
-      if (model.id === config.model) return windowOfListedModel(model);
-  } catch {
-    // no listing: the caller keeps its default
-  }
-  return undefined;
+  options: { signal?: AbortSignal; timeoutMs?: number },
+): Promise<OpenAI.Models.Model[]> {
+  const models: OpenAI.Models.Model[] = [];
+  for await (const model of listingClient(config).models.list({
+    signal: options.signal,
+    timeout: options.timeoutMs ?? 15_000,
+  }))
+    models.push(model);
+  return models;
 }
 
 /** A client for the model list only (no key is needed by local servers). */
