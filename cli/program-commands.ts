@@ -1,7 +1,6 @@
 // The subcommands of the entry (cli.ts), registered on its commander program. Like the entry, every action
 // imports its module lazily, so `--version` and `--help` load commander and nothing heavy.
 import { Argument, type Command } from 'commander';
-import { DEFAULT_BUDGET_CHARS } from '../utils/defaults.js';
 import type { AddFlags } from './config/add-flags.js';
 import { MIN_BUDGET_CHARS, wholeNumberAtLeast } from './flag-checks.js';
 
