@@ -65,15 +65,17 @@ function fit(text: string, width: number, cut: 'start' | 'end'): string {
   return cut === 'start' ? `…${text.slice(text.length - width + 1)}` : `${text.slice(0, width - 1)}…`;
 }
 
-/** The line shown before a request is sent: its size in characters and estimated tokens, and the context's share. */
-export function formatPromptEstimate(p: {
-  chars: number;
-  estimatedTokens: number;
-  contextChars: number;
-  budgetChars: number;
-}): string {
+/**
+ * The line shown before a request is sent: its size in characters and estimated tokens, what those
+ * input tokens cost at the model's list price when it is known (USD), and the context's share.
+ */
+export function formatPromptEstimate(
+  p: { chars: number; estimatedTokens: number; contextChars: number; budgetChars: number },
+  inputCostUsd?: number | null,
+): string {
   const n = (x: number): string => x.toLocaleString('en-US');
-  return `Sending ${n(p.chars)} chars (~${n(p.estimatedTokens)} tokens): context ${n(p.contextChars)} of ${n(p.budgetChars)} chars`;
+  const cost = inputCostUsd == null ? '' : `, ~$${inputCostUsd.toFixed(inputCostUsd < 0.01 ? 4 : 2)} in`;
+  return `Sending ${n(p.chars)} chars (~${n(p.estimatedTokens)} tokens${cost}): context ${n(p.contextChars)} of ${n(p.budgetChars)} chars`;
 }
 
 /** Render the readable table of a context result (no colour: it may be piped). */
