@@ -1,4 +1,4 @@
-import { escapeControlsKeepColor } from '../utils/terminal-text.js';
+import { escapeTerminal } from '../utils/terminal-text.js';
 import chalk from 'chalk';
 import {
   findInterruptedUndos,
@@ -108,7 +108,7 @@ export async function withLockedProject<T>(
       await recoverUnfinishedRuns({
         rootDir: options.rootDir,
         confirm: options.interactive ? confirmPrompt : undefined,
-        print: (text) => process.stderr.write(escapeControlsKeepColor(text) + '\n'),
+        print: (text) => process.stderr.write(escapeTerminal(text, 'colored') + '\n'),
       });
     }
     return fn();

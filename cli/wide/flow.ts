@@ -15,7 +15,7 @@ import { estimateCostUsd } from '../../config/prices.js';
 import type { Usage } from '../../llm/types.js';
 import { scanProject } from '../../agent/context/scan.js';
 import { UsageError } from '../../utils/errors.js';
-import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import { confirmPrompt } from '../console/ask.js';
 import { patchReport, savePlan, writeWithConsole, type TaskOptions, type TaskReport } from '../task/flow.js';
 import { formatUsage } from '../console/render.js';
@@ -109,7 +109,7 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
   const started = performance.now();
   // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
   const out = (text: string): void => {
-    if (!options.json) options.stdout.write(`${escapeControlsKeepColor(text)}\n`);
+    if (!options.json) options.stdout.write(`${escapeTerminal(text, 'colored')}\n`);
   };
   const { prepared, scopeUsage } = await prepare(options);
   if (pinsFitOneRequest(options.wide, prepared)) {
