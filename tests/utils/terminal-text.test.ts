@@ -13,8 +13,7 @@ describe('escapeTerminal', () => {
 
   it('shows every bidi control, direction mark and line separator escaped, in every mode', () => {
     const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u2028\u2029';
-    const shown =
-      '\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c\\u2028\\u2029';
+    const shown = '\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c\\u2028\\u2029';
     expect(escapeTerminal(`he${bidi}llo`)).toBe(`he${shown}llo`);
     expect(escapeTerminal(`he${bidi}llo`, 'line')).toBe(`he${shown}llo`);
     expect(escapeTerminal(`he${bidi}llo`, 'colored')).toBe(`he${shown}llo`);
