@@ -89,7 +89,10 @@ export async function recoverUnfinishedRuns(options: RecoverOptions): Promise<Re
     const result = await rollbackRun({ rootDir: options.rootDir, runId: run.runId, homeDir: options.homeDir });
     outcome.rolledBack.push(result);
     const count = result.restored.length + result.deleted.length;
-    options.print?.(`${chalk.green('✓')} Rolled back ${run.runId}: ${count} file${count === 1 ? '' : 's'} restored`);
+    const left = result.left.length > 0 ? `; left alone, changed since: ${result.left.join(', ')}` : '';
+    options.print?.(
+      `${chalk.green('✓')} Rolled back ${run.runId}: ${count} file${count === 1 ? '' : 's'} restored${left}`,
+    );
   }
   return outcome;
 }

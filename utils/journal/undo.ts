@@ -1,10 +1,12 @@
-import { mkdir, realpath, unlink } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { DiskWriteError, fsyncDirs, writeFileDurable } from './durable-write.js';
+import { DiskWriteError, fsyncDirs, TargetChangedError } from './durable-write.js';
+import { guardTarget, unlinkGuarded, writeGuarded, type GuardedTarget } from './guarded-write.js';
 import { ClawcodeError, IoError, UsageError } from '../errors.js';
 import {
   errorMessage,
   listRuns,
+  PathEscapeError,
   readIfExists,
   readManifest,
   removeCreatedDirs,
@@ -140,34 +142,42 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
   run.status = 'undoing';
   run.undoPlan = { at: new Date().toISOString(), files: restorable.map((f) => f.path), skipped: result.skipped };
   await writeManifest(run);
-  const done: { file: RunFileRecord; abs: string; bytes: Buffer }[] = [];
+  const done: { file: RunFileRecord; bytes: Buffer }[] = [];
   let step = '';
   try {
     for (const file of [...restorable].reverse()) {
       step = file.path;
-      const { abs } = await resolveInsideRoot(realRoot, file.path);
-      const bytes = await readIfExists(abs);
-      // Re-check right before touching it: the file may have changed since the preview.
-      if (bytes === null || sha256(bytes) !== file.afterHash)
+      const target = await guarded(realRoot, file.path);
+      // The file must still hold the run's bytes, checked right before it is touched, under its lock.
+      const ours = (bytes: Buffer | null): boolean => bytes !== null && sha256(bytes) === file.afterHash;
+      const bytes = target.missing.length > 0 ? null : await readIfExists(target.abs);
+      try {
+        if (!ours(bytes)) throw new TargetChangedError(target.abs);
+        if (file.created) {
+          await unlinkGuarded(target, ours);
+          result.deleted.push(file.path);
+        } else {
+          await writePreImage(run, file, target, ours);
+          result.restored.push(file.path);
+        }
+      } catch (error) {
+        if (!(error instanceof TargetChangedError)) throw error;
         throw new UndoConflictError(run.runId, [{ path: file.path, kind: bytes === null ? 'deleted' : 'modified' }]);
-      if (file.created) {
-        await unlink(abs);
-        result.deleted.push(file.path);
-      } else {
-        await writePreImage(run, file, abs, { syncFolder: false });
-        result.restored.push(file.path);
       }
-      done.push({ file, abs, bytes });
+      done.push({ file, bytes: bytes! });
       options.onRestore?.(file.path);
     }
   } catch (cause) {
     // Put the run's bytes back (they are in memory); only when that worked is the run `applied` again.
     let reverted = true;
-    for (const { abs, bytes, file } of done.reverse()) {
-      if (file.created) await mkdir(dirname(abs), { recursive: true }).catch(() => undefined);
-      await writeFileDurable(abs, bytes, { mode: file.mode ?? undefined }).catch(() => {
-        reverted = false;
-      });
+    for (const { bytes, file } of done.reverse()) {
+      const back = (current: Buffer | null): boolean =>
+        file.created ? current === null : current !== null && sha256(current) === file.beforeHash;
+      await guarded(realRoot, file.path)
+        .then((target) => writeGuarded(target, bytes, { expect: back, mode: file.mode ?? undefined }))
+        .catch(() => {
+          reverted = false;
+        });
     }
     if (reverted) {
       run.status = 'applied';
@@ -247,21 +257,24 @@ export async function finishInterruptedUndo(options: {
   try {
     for (const file of [...run.files].reverse()) {
       if (!planned.has(file.path)) continue;
-      const { abs } = await resolveInsideRoot(realRoot, file.path);
-      await removeStrayTempFiles(abs, Date.parse(run.undoPlan.at));
-      const current = await readIfExists(abs);
+      const target = await guarded(realRoot, file.path);
+      await removeStrayTempFiles(target.abs, Date.parse(run.undoPlan.at));
+      const current = target.missing.length > 0 ? null : await readIfExists(target.abs);
       const hash = current === null ? null : sha256(current);
       if (hash === file.beforeHash) continue; // restored before the stop (null = created, already deleted)
-      if (hash !== file.afterHash) {
+      const ours = (bytes: Buffer | null): boolean => bytes !== null && sha256(bytes) === file.afterHash;
+      try {
+        if (!ours(current)) throw new TargetChangedError(target.abs);
+        if (file.created) {
+          await unlinkGuarded(target, ours);
+          result.deleted.push(file.path);
+        } else {
+          await writePreImage(run, file, target, ours);
+          result.restored.push(file.path);
+        }
+      } catch (error) {
+        if (!(error instanceof TargetChangedError)) throw error;
         result.skipped.push(file.path);
-        continue;
-      }
-      if (file.created) {
-        await unlink(abs);
-        result.deleted.push(file.path);
-      } else {
-        await writePreImage(run, file, abs, { syncFolder: false });
-        result.restored.push(file.path);
       }
     }
   } catch (cause) {
@@ -272,4 +285,11 @@ export async function finishInterruptedUndo(options: {
   }
   await markUndone(realRoot, run, result);
   return result;
+}
+
+/** A run's file resolved for a guarded write (utils/journal/guarded-write.ts). @throws PathEscapeError */
+async function guarded(realRoot: string, path: string): Promise<GuardedTarget> {
+  const verdict = await guardTarget(realRoot, path);
+  if (!verdict.ok) throw new PathEscapeError(path, verdict.message);
+  return verdict.target;
 }

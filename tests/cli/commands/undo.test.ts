@@ -10,6 +10,7 @@ import { runUndoCommand } from '../../../cli/commands/undo.js';
 import { applyRun, listRuns, type RunRecord } from '../../../utils/journal/journal.js';
 import { writeManifest } from '../../../utils/journal/store.js';
 import { acquireProjectLock, projectLockPath } from '../../../utils/journal/lock.js';
+import { processStartTime } from '../../../utils/journal/process-identity.js';
 
 let root: string;
 let home: string;
@@ -133,7 +134,14 @@ describe('clawcode undo', () => {
     await mkdir(dirname(lockPath), { recursive: true });
     await writeFile(
       lockPath,
-      JSON.stringify({ pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' }),
+      JSON.stringify({
+        pid: process.ppid,
+        hostname: hostname(),
+        since: 'now',
+        rootDir: root,
+        token: 'other',
+        start: processStartTime(process.ppid),
+      }),
     );
     await expect(
       runUndoCommand({ rootDir: root, yes: true, lockWaitMs: 50, stdout: capture().stream }),
@@ -197,7 +205,7 @@ describe('start-up recovery', () => {
       confirm: async () => true,
       print: (t) => printed.push(stripVTControlCharacters(t)),
     });
-    expect(outcome.rolledBack).toEqual([{ runId: run.runId, restored: ['a.ts'], deleted: ['new.ts'] }]);
+    expect(outcome.rolledBack).toEqual([{ runId: run.runId, restored: ['a.ts'], deleted: ['new.ts'], left: [] }]);
     expect(printed.join('\n')).toMatch(/interrupted while writing files/);
     expect(await readdir(root)).toEqual(['a.ts']);
     expect(await read('a.ts')).toBe('a0');
@@ -228,7 +236,14 @@ describe('start-up recovery', () => {
     // The test runner's parent process is alive and is not us: it stands in for a running clawcode.
     await writeFile(
       lockPath,
-      JSON.stringify({ pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' }),
+      JSON.stringify({
+        pid: process.ppid,
+        hostname: hostname(),
+        since: 'now',
+        rootDir: root,
+        token: 'other',
+        start: processStartTime(process.ppid),
+      }),
     );
     const outcome = await recoverUnfinishedRuns({ rootDir: root, confirm: async () => true });
     expect(outcome).toMatchObject({ busy: true, rolledBack: [] });
