@@ -36,4 +36,8 @@ export function printVerify(verify: VerifyReport, out: (text: string) => void): 
       : `${chalk.red('✗')} verify failed (${verify.timedOut ? 'timed out' : `exit ${verify.exitCode}`})`,
   );
   if (verify.rolledBack) out(`${chalk.yellow('↺')} Rolled back: the files are as they were before this run.`);
+  if (verify.rollbackError)
+    out(
+      `${chalk.red('!')} Not rolled back: ${escapeTerminal(verify.rollbackError, 'line')}. The files stay written as the verify command left them.`,
+    );
 }
