@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { preparePlan } from '../agent/prepare.js';
-import { dirtyFiles } from '../utils/git.js';
+import { dirtyFiles } from '../utils/git/ops.js';
 import type { Plan } from '../utils/plan.js';
 
 type Shape = 'files' | 'new' | 'one';
