@@ -22,6 +22,7 @@ import { formatUsage } from '../console/render.js';
 import { startTerminalSpinner } from '../console/spinner.js';
 import { keepAsLastPlan } from '../task/keep.js';
 import { addUsage } from '../../llm/usage.js';
+import { sealRequest } from '../../llm/outbound.js';
 import { emptyReport, folderSummary, printShardOutcomes, shardReports, type ShardReport } from './report.js';
 
 /** The wide-change flags of one task. */
@@ -264,8 +265,15 @@ export async function printWidePrompts(options: TaskOptions & { wide: WideOption
   const { prepared } = await prepare(options);
   if (pinsFitOneRequest(options.wide, prepared)) return false;
   const n = prepared.requests.length;
-  const parts = [`===== system =====\n${prepared.systemPrompt}`];
-  for (const r of prepared.requests) parts.push(`===== request ${r.shard.index + 1}/${n} =====\n${r.userPrompt}`);
-  options.stdout.write(`${parts.join('\n\n')}\n`);
+  const parts = [`===== system =====\n${sealRequest({ system: prepared.systemPrompt, user: '' }).system}`];
+  // Printed for pasting, each request leaves clawcode as surely as a sent one: through the same door.
+  const candidates = new Set(prepared.candidates);
+  for (const r of prepared.requests) {
+    const files = r.shard.files.map((f) => f.path);
+    const sealed = sealRequest({ system: '', user: r.userPrompt, files }, (path) => candidates.has(path));
+    parts.push(`===== request ${r.shard.index + 1}/${n} =====\n${sealed.user}`);
+  }
+  const text = `${parts.join('\n\n')}\n`;
+  options.stdout.write((options.stdout as { isTTY?: boolean }).isTTY ? escapeTerminal(text) : text);
   return true;
 }

@@ -161,6 +161,33 @@ describe('every request passes one redactor and the path policy', () => {
     expectNoMarker([result.stdout]);
   });
 
+  it('--print-prompt of a wide change prints every shard through the door too', async () => {
+    // Redacted, the planted files are small: filler makes the pinned files need several requests.
+    for (const n of [1, 2, 3])
+      await writeFile(join(project, `lib/filler${n}.js`), `// retries\n${'const x = 1;\n'.repeat(120)}`);
+    const result = await runCli(
+      [
+        '--print-prompt',
+        TASK,
+        '--files',
+        'lib/',
+        'config/',
+        'k8s/',
+        'app/',
+        'appsettings.json',
+        '--budget',
+        '2000',
+        '--dir',
+        project,
+      ],
+      { env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/===== request 2\/\d+ =====/);
+    expect(result.stdout).toContain('[REDACTED:private_key]');
+    expectNoMarker([result.stdout]);
+  });
+
   it('a cloned project cannot switch the repair round back on: `repair: true` needs trust', async () => {
     await writeFile(join(env.CLAWCODE_HOME!, 'config.json'), JSON.stringify({ settings: { repair: false } }));
     await writeFile(join(project, '.clawcode/settings.json'), JSON.stringify({ ignore: ['private/'], repair: true }));
