@@ -2,10 +2,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, runCli } from '../support/fixture.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../support/fixture.js';
 import { git } from '../support/git.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { planOf, replacePatch, useCliProvider } from '../support/plans.js';
+import { replies } from '../support/provider-server.js';
 
 // Every byte sent passes one door (llm/outbound.ts): planted secrets of every shape, in context files, in files
 // that are never sent (gitignored, ignored by the settings, not ranked), in the instructions and in the task,
@@ -45,50 +46,32 @@ const FILES: Record<string, string> = {
   'appsettings.json': `{ "Retries": 3, "Db": "Server=tcp:db,1433;Database=app;User ID=admin;Password=${MARKERS.dotnet};" }\n`,
 };
 
-const patch = (file: string, find: string, replace: string) => ({
-  file,
-  operation: 'replace',
-  find,
-  replace,
-  replace_all: null,
-  occurrence: null,
-});
-const plan = (patches: unknown[]) => ({
-  analysis: 'Raise retries.',
-  files_to_edit: [],
-  patches,
-  commands: [],
-  agent_notes: [],
-});
 // Patches that fail and name every kind of file: one quoting the marker it was shown, one near the AWS secret in a
 // file that is sent, one each in a gitignored file and a settings-ignored file (never sent).
-const FAILING = plan([
-  patch('lib/app.js', "  apiKey: '[REDACTED:openai_key]',\n  retries: 3,", '  apiKey: process.env.KEY,\n  retries: 5,'),
-  patch('deploy/deploy.sh', 'aws s3 sync dist s3://bucket-old', 'aws s3 sync dist s3://bucket2'),
-  patch('deploy/prod.sh', `echo ${MARKERS.gitignored.slice(0, -1)}x`, 'echo x'),
-  patch('private/notes.txt', `${MARKERS.settingsIgnored.slice(0, -1)}x`, 'x'),
+const FAILING = planOf([
+  replacePatch(
+    'lib/app.js',
+    "  apiKey: '[REDACTED:openai_key]',\n  retries: 3,",
+    '  apiKey: process.env.KEY,\n  retries: 5,',
+  ),
+  replacePatch('deploy/deploy.sh', 'aws s3 sync dist s3://bucket-old', 'aws s3 sync dist s3://bucket2'),
+  replacePatch('deploy/prod.sh', `echo ${MARKERS.gitignored.slice(0, -1)}x`, 'echo x'),
+  replacePatch('private/notes.txt', `${MARKERS.settingsIgnored.slice(0, -1)}x`, 'x'),
 ]);
 
-let server: ProviderServer;
+const cli = useCliProvider();
 let project: string;
 let env: NodeJS.ProcessEnv;
 
-beforeAll(async () => {
-  server = await startProviderServer({ apiKey: 'sk-test-e2e' });
-});
-afterAll(async () => {
-  await server.close();
-});
 beforeEach(async () => {
-  server.reset();
+  cli.server.reset();
   project = await mkdtemp(join(tmpdir(), 'clawcode-outbound-'));
   for (const [path, text] of Object.entries(FILES)) {
     await mkdir(dirname(join(project, path)), { recursive: true });
     await writeFile(join(project, path), text);
   }
   git(project, 'init', '-q');
-  const home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
-  env = cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'sk-test-e2e', OPENAI_BASE_URL: `${server.url}/v1` });
+  env = await cli.freshEnv();
 });
 
 /** Every string in every request body the server received, one text per request. */
@@ -101,7 +84,7 @@ function sentTexts(): string[] {
         : value && typeof value === 'object'
           ? Object.values(value).flatMap(strings)
           : [];
-  return server.requests.map((r) => strings(r.body).join('\n'));
+  return cli.server.requests.map((r) => strings(r.body).join('\n'));
 }
 
 function expectNoMarker(texts: readonly string[]): void {
@@ -114,7 +97,7 @@ const TASK = `raise retries to 5 everywhere; the old key ${MARKERS.taskKey} is r
 
 describe('every request passes one redactor and the path policy', () => {
   it('the plan, the JSON repair and the patch repair carry no planted secret and no ignored file', async () => {
-    server.reply(replies.text('{"analysis": "cut'), replies.plan(FAILING), replies.plan(FAILING));
+    cli.server.reply(replies.text('{"analysis": "cut'), replies.plan(FAILING), replies.plan(FAILING));
     const result = await runCli([TASK, '--dir', project, '--yes', '--provider', 'openai', '--json'], { env });
     expect(result.code, result.stderr).toBe(3);
     const texts = sentTexts();
@@ -136,12 +119,12 @@ describe('every request passes one redactor and the path policy', () => {
   });
 
   it('--wide: the scope request, every shard and its repair carry none either', async () => {
-    server.reply(
+    cli.server.reply(
       replies.plan({ patterns: ['retries', 'Retries'], pathspecs: [], reason: 'every retries setting' }),
       replies.plan(FAILING),
       replies.plan(FAILING),
     );
-    server.setFallback(replies.plan(FAILING));
+    cli.server.setFallback(replies.plan(FAILING));
     const result = await runCli([TASK, '--wide', '--dir', project, '--yes', '--provider', 'openai', '--json'], {
       env,
       timeoutMs: 60_000,
@@ -191,10 +174,10 @@ describe('every request passes one redactor and the path policy', () => {
   it('a cloned project cannot switch the repair round back on: `repair: true` needs trust', async () => {
     await writeFile(join(env.CLAWCODE_HOME!, 'config.json'), JSON.stringify({ settings: { repair: false } }));
     await writeFile(join(project, '.clawcode/settings.json'), JSON.stringify({ ignore: ['private/'], repair: true }));
-    server.reply(replies.plan(FAILING), replies.plan(FAILING));
+    cli.server.reply(replies.plan(FAILING), replies.plan(FAILING));
     const result = await runCli([TASK, '--dir', project, '--yes', '--provider', 'openai'], { env });
     expect(result.code).toBe(3);
-    expect(server.completions()).toHaveLength(1);
+    expect(cli.server.completions()).toHaveLength(1);
     expect(result.stderr).toContain('Ignoring untrusted project settings (repair)');
   });
 });

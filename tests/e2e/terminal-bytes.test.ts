@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/fixture.js';
+import { replacePatch } from '../support/plans.js';
 import { replies } from '../support/provider-server.js';
 import { useCliInPty } from '../support/pty.js';
 
@@ -16,18 +17,10 @@ const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
 const OSC52 = '\u001b]52;c;cm0gLXJmIH4K\u0007';
 const FORGED = 'notes.md\n✓ #9 src/security.ts (all checks passed)';
 
-const patch = (file: string, find: string, replace: string) => ({
-  file,
-  operation: 'replace',
-  find,
-  replace,
-  replace_all: null,
-  occurrence: null,
-});
 const PLAN = {
   analysis: `Reverse the greeting ${LRI}safely${PDI}.`,
   files_to_edit: [{ path: 'src/greet.js', reason: 'greeting' }],
-  patches: [patch('src/greet.js', "'hello'", `'he${RLO}olleh'`), patch(FORGED, '', 'x\n')],
+  patches: [replacePatch('src/greet.js', "'hello'", `'he${RLO}olleh'`), replacePatch(FORGED, '', 'x\n')],
   commands: [],
   agent_notes: [],
 };

@@ -4,9 +4,10 @@ import { lstatSync, renameSync, symlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, CLI_PATH, REPO_ROOT, runCli, snapshotTree, type CliResult } from '../support/fixture.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { describe, expect, it } from 'vitest';
+import { CLI_PATH, REPO_ROOT, runCli, snapshotTree, type CliResult } from '../support/fixture.js';
+import { planOf, replacePatch, useCliProvider } from '../support/plans.js';
+import { replies } from '../support/provider-server.js';
 import { projectLockPath } from '../../utils/journal/lock.js';
 
 // Writes raced by other processes, through the built CLI: a process swapping src/ for a symlink out of the
@@ -14,28 +15,7 @@ import { projectLockPath } from '../../utils/journal/lock.js';
 // different clawcode homes on one project (a change must never be lost), and a lock naming a live, unrelated pid.
 
 const FILES = 31;
-const patch = (file: string, find: string, replace: string) => ({
-  file,
-  operation: 'replace',
-  find,
-  replace,
-  replace_all: null,
-  occurrence: null,
-});
-const plan = (patches: unknown[]) => ({ analysis: 'x', files_to_edit: [], patches, commands: [], agent_notes: [] });
-
-let server: ProviderServer;
-beforeAll(async () => {
-  server = await startProviderServer({ apiKey: 'sk-test-e2e' });
-});
-afterAll(async () => {
-  await server.close();
-});
-
-async function freshEnv(): Promise<NodeJS.ProcessEnv> {
-  const home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
-  return cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'sk-test-e2e', OPENAI_BASE_URL: `${server.url}/v1` });
-}
+const cli = useCliProvider();
 
 /** A hash of every file under `dir` (names and bytes): the sentinel folder outside the root must keep it. */
 async function treeHash(dir: string): Promise<string> {
@@ -83,10 +63,12 @@ describe('writes raced by other processes', () => {
         symlinkSync(outside, join(project, 'swap'));
         const sentinel = await treeHash(outside);
         const stop = join(outside, '..', `${round}-${process.pid}-${mode}.stop`);
-        server.reply(
-          replies.plan(plan(Array.from({ length: FILES }, (_, i) => patch(`src/f${i}.txt`, `old ${i}`, `new ${i}`)))),
+        cli.server.reply(
+          replies.plan(
+            planOf(Array.from({ length: FILES }, (_, i) => replacePatch(`src/f${i}.txt`, `old ${i}`, `new ${i}`))),
+          ),
         );
-        const env = await freshEnv();
+        const env = await cli.freshEnv();
         let attacker: ReturnType<typeof spawn> | undefined;
         const result = await runWithAttacker(['raise', '--dir', project, '--yes', '--provider', 'openai'], env, () => {
           attacker = spawn(
@@ -134,12 +116,12 @@ describe('writes raced by other processes', () => {
       const project = await mkdtemp(join(tmpdir(), 'clawcode-two-homes-'));
       for (let i = 0; i < N; i++) await writeFile(join(project, `f${i}.txt`), `base ${i}\n`);
       const mk = (tag: string) =>
-        plan(Array.from({ length: N }, (_, i) => patch(`f${i}.txt`, `base ${i}`, `${tag} ${i}`)));
-      server.reply(replies.plan(mk('A')), replies.plan(mk('B')));
+        planOf(Array.from({ length: N }, (_, i) => replacePatch(`f${i}.txt`, `base ${i}`, `${tag} ${i}`)));
+      cli.server.reply(replies.plan(mk('A')), replies.plan(mk('B')));
       const args = ['raise', '--dir', project, '--yes', '--provider', 'openai', '--json', '--no-repair'];
       const [one, two] = await Promise.all([
-        runCli(args, { env: await freshEnv(), timeoutMs: 60_000 }),
-        runCli(args, { env: await freshEnv(), timeoutMs: 60_000 }),
+        runCli(args, { env: await cli.freshEnv(), timeoutMs: 60_000 }),
+        runCli(args, { env: await cli.freshEnv(), timeoutMs: 60_000 }),
       ]);
       const texts = await Promise.all(
         Array.from({ length: N }, (_, i) => readFile(join(project, `f${i}.txt`), 'utf8')),
@@ -161,12 +143,12 @@ describe('writes raced by other processes', () => {
   it('a lock left behind naming a live, unrelated process (pid 1) does not block the project', async () => {
     const project = await mkdtemp(join(tmpdir(), 'clawcode-pid1-'));
     await writeFile(join(project, 'a.txt'), 'hello\n');
-    const env = await freshEnv();
+    const env = await cli.freshEnv();
     const lock = await projectLockPath(project, env.CLAWCODE_HOME);
     await mkdir(join(lock, '..'), { recursive: true });
     const owner = { pid: 1, hostname: hostname(), since: new Date().toISOString(), rootDir: project, token: 'gone' };
     await writeFile(lock, JSON.stringify(owner));
-    server.reply(replies.plan(plan([patch('a.txt', 'hello', 'bye')])));
+    cli.server.reply(replies.plan(planOf([replacePatch('a.txt', 'hello', 'bye')])));
     const first = await runCli(['greet', '--dir', project, '--yes', '--provider', 'openai'], {
       env,
       timeoutMs: 30_000,
@@ -175,7 +157,7 @@ describe('writes raced by other processes', () => {
     expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('bye\n');
     // With a start time that is not pid 1's, too.
     await writeFile(lock, JSON.stringify({ ...owner, start: 'another-boot:12345' }));
-    server.reply(replies.plan(plan([patch('a.txt', 'bye', 'hi')])));
+    cli.server.reply(replies.plan(planOf([replacePatch('a.txt', 'bye', 'hi')])));
     const second = await runCli(['greet', '--dir', project, '--yes', '--provider', 'openai'], {
       env,
       timeoutMs: 30_000,

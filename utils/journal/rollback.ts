@@ -1,7 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { realpath } from 'node:fs/promises';
 import { fsyncDirs, TargetChangedError } from './durable-write.js';
-import { guardTarget, unlinkGuarded } from './guarded-write.js';
+import { guardTarget, unlinkGuarded, type GuardedTarget } from './guarded-write.js';
 import { IoError, UsageError } from '../errors.js';
 import {
   errorMessage,
@@ -15,6 +15,7 @@ import {
   sha256,
   writeManifest,
   writePreImage,
+  type RunFileRecord,
   type RunRecord,
 } from './store.js';
 
@@ -92,28 +93,47 @@ export async function restoreRun(
   const result: RollbackResult = { runId: record.runId, restored: [], deleted: [], left: [] };
   // In the process that wrote, only the files it tried are its own; after a crash, any of them may be.
   for (const file of [...record.files].reverse().filter((f) => attempted?.has(f.path) ?? true)) {
-    const guarded = await guardTarget(realRoot, file.path);
-    if (!guarded.ok) throw new PathEscapeError(file.path, guarded.message);
-    const target = guarded.target;
+    const target = await resolveGuarded(realRoot, file.path);
     await removeStrayTempFiles(target.abs, sinceMs);
     const current = target.missing.length > 0 ? null : await readIfExists(target.abs);
-    const hash = current === null ? null : sha256(current);
-    if (hash === file.beforeHash) continue; // never written, or already restored (null: created, already gone)
-    const ours = (bytes: Buffer | null): boolean => bytes !== null && sha256(bytes) === file.afterHash;
-    try {
-      if (!ours(current)) throw new TargetChangedError(target.abs);
-      if (file.created) {
-        if (await unlinkGuarded(target, ours)) result.deleted.push(file.path);
-      } else {
-        await writePreImage(record, file, target, ours);
-        result.restored.push(file.path);
-      }
-    } catch (error) {
-      if (!(error instanceof TargetChangedError)) throw error;
-      result.left.push(file.path);
-    }
+    if ((current === null ? null : sha256(current)) === file.beforeHash) continue; // never written, or restored
+    const outcome = await giveBack(record, file, target, current);
+    (outcome === 'changed' ? result.left : outcome === 'deleted' ? result.deleted : result.restored).push(file.path);
   }
   await fsyncDirs(record.files.map((f) => dirname(join(realRoot, ...f.path.split('/')))));
   await removeCreatedDirs(realRoot, record.createdDirs);
   return result;
+}
+
+/** A run's file resolved for a guarded write (utils/journal/guarded-write.ts). @throws PathEscapeError */
+export async function resolveGuarded(realRoot: string, path: string): Promise<GuardedTarget> {
+  const verdict = await guardTarget(realRoot, path);
+  if (!verdict.ok) throw new PathEscapeError(path, verdict.message);
+  return verdict.target;
+}
+
+/**
+ * Give one file of a run its state from before the run: delete it when the run created it, else write its
+ * pre-image back; only while it holds the run's bytes, checked again under its lock (a file someone changed
+ * since keeps their bytes).
+ *
+ * @param current  the file's bytes as just read (`null`: absent)
+ * @returns what was done, or `changed` when it holds other bytes and was left alone
+ */
+export async function giveBack(
+  run: RunRecord,
+  file: RunFileRecord,
+  target: GuardedTarget,
+  current: Buffer | null,
+): Promise<'deleted' | 'restored' | 'changed'> {
+  const ours = (bytes: Buffer | null): boolean => bytes !== null && sha256(bytes) === file.afterHash;
+  try {
+    if (!ours(current)) return 'changed';
+    if (file.created) return (await unlinkGuarded(target, ours)) ? 'deleted' : 'changed';
+    await writePreImage(run, file, target, ours);
+    return 'restored';
+  } catch (error) {
+    if (error instanceof TargetChangedError) return 'changed';
+    throw error;
+  }
 }

@@ -1,12 +1,12 @@
 import { realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { DiskWriteError, fsyncDirs, TargetChangedError } from './durable-write.js';
-import { guardTarget, unlinkGuarded, writeGuarded, type GuardedTarget } from './guarded-write.js';
+import { DiskWriteError, fsyncDirs } from './durable-write.js';
+import { writeGuarded } from './guarded-write.js';
+import { giveBack, resolveGuarded } from './rollback.js';
 import { ClawcodeError, IoError, UsageError } from '../errors.js';
 import {
   errorMessage,
   listRuns,
-  PathEscapeError,
   readIfExists,
   readManifest,
   removeCreatedDirs,
@@ -16,7 +16,6 @@ import {
   runDirFor,
   sha256,
   writeManifest,
-  writePreImage,
   type RunFileRecord,
   type RunRecord,
 } from './store.js';
@@ -147,24 +146,14 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
   try {
     for (const file of [...restorable].reverse()) {
       step = file.path;
-      const target = await guarded(realRoot, file.path);
+      const target = await resolveGuarded(realRoot, file.path);
       // The file must still hold the run's bytes, checked right before it is touched, under its lock.
-      const ours = (bytes: Buffer | null): boolean => bytes !== null && sha256(bytes) === file.afterHash;
       const bytes = target.missing.length > 0 ? null : await readIfExists(target.abs);
-      try {
-        if (!ours(bytes)) throw new TargetChangedError(target.abs);
-        if (file.created) {
-          await unlinkGuarded(target, ours);
-          result.deleted.push(file.path);
-        } else {
-          await writePreImage(run, file, target, ours);
-          result.restored.push(file.path);
-        }
-      } catch (error) {
-        if (!(error instanceof TargetChangedError)) throw error;
+      const outcome = await giveBack(run, file, target, bytes);
+      if (outcome === 'changed' || bytes === null)
         throw new UndoConflictError(run.runId, [{ path: file.path, kind: bytes === null ? 'deleted' : 'modified' }]);
-      }
-      done.push({ file, bytes: bytes! });
+      (outcome === 'deleted' ? result.deleted : result.restored).push(file.path);
+      done.push({ file, bytes });
       options.onRestore?.(file.path);
     }
   } catch (cause) {
@@ -173,7 +162,7 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
     for (const { bytes, file } of done.reverse()) {
       const back = (current: Buffer | null): boolean =>
         file.created ? current === null : current !== null && sha256(current) === file.beforeHash;
-      await guarded(realRoot, file.path)
+      await resolveGuarded(realRoot, file.path)
         .then((target) => writeGuarded(target, bytes, { expect: back, mode: file.mode ?? undefined }))
         .catch(() => {
           reverted = false;
@@ -257,25 +246,15 @@ export async function finishInterruptedUndo(options: {
   try {
     for (const file of [...run.files].reverse()) {
       if (!planned.has(file.path)) continue;
-      const target = await guarded(realRoot, file.path);
+      const target = await resolveGuarded(realRoot, file.path);
       await removeStrayTempFiles(target.abs, Date.parse(run.undoPlan.at));
       const current = target.missing.length > 0 ? null : await readIfExists(target.abs);
       const hash = current === null ? null : sha256(current);
       if (hash === file.beforeHash) continue; // restored before the stop (null = created, already deleted)
-      const ours = (bytes: Buffer | null): boolean => bytes !== null && sha256(bytes) === file.afterHash;
-      try {
-        if (!ours(current)) throw new TargetChangedError(target.abs);
-        if (file.created) {
-          await unlinkGuarded(target, ours);
-          result.deleted.push(file.path);
-        } else {
-          await writePreImage(run, file, target, ours);
-          result.restored.push(file.path);
-        }
-      } catch (error) {
-        if (!(error instanceof TargetChangedError)) throw error;
-        result.skipped.push(file.path);
-      }
+      const outcome = await giveBack(run, file, target, current);
+      (outcome === 'changed' ? result.skipped : outcome === 'deleted' ? result.deleted : result.restored).push(
+        file.path,
+      );
     }
   } catch (cause) {
     throw new IoError(`Could not finish undoing run ${run.runId}: ${errorMessage(cause)}`, {
@@ -285,11 +264,4 @@ export async function finishInterruptedUndo(options: {
   }
   await markUndone(realRoot, run, result);
   return result;
-}
-
-/** A run's file resolved for a guarded write (utils/journal/guarded-write.ts). @throws PathEscapeError */
-async function guarded(realRoot: string, path: string): Promise<GuardedTarget> {
-  const verdict = await guardTarget(realRoot, path);
-  if (!verdict.ok) throw new PathEscapeError(path, verdict.message);
-  return verdict.target;
 }

@@ -45,6 +45,17 @@ async function applied(task: string, files: Record<string, string>): Promise<Run
 
 const read = (p: string) => readFile(join(root, p), 'utf8');
 
+/**
+ * Write the project lock as another live clawcode would: the test runner's parent process is alive and is not
+ * us, so it stands in for one (with its start time, as a lock records it).
+ */
+async function lockedByAnother(): Promise<void> {
+  const lockPath = await projectLockPath(root, home);
+  await mkdir(dirname(lockPath), { recursive: true });
+  const owner = { pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' };
+  await writeFile(lockPath, JSON.stringify({ ...owner, start: processStartTime(process.ppid) }));
+}
+
 describe('clawcode undo', () => {
   it('shows the files, asks, and restores them', async () => {
     await writeFile(join(root, 'a.ts'), 'a0');
@@ -130,19 +141,7 @@ describe('clawcode undo', () => {
   it('refuses while another live clawcode run holds the project lock', async () => {
     await writeFile(join(root, 'a.ts'), 'a0');
     await applied('t', { 'a.ts': 'a1' });
-    const lockPath = await projectLockPath(root, home);
-    await mkdir(dirname(lockPath), { recursive: true });
-    await writeFile(
-      lockPath,
-      JSON.stringify({
-        pid: process.ppid,
-        hostname: hostname(),
-        since: 'now',
-        rootDir: root,
-        token: 'other',
-        start: processStartTime(process.ppid),
-      }),
-    );
+    await lockedByAnother();
     await expect(
       runUndoCommand({ rootDir: root, yes: true, lockWaitMs: 50, stdout: capture().stream }),
     ).rejects.toMatchObject({ code: 'project_locked' });
@@ -231,20 +230,7 @@ describe('start-up recovery', () => {
 
   it('leaves a run alone while another live process holds the project lock (it may still be applying)', async () => {
     await interrupted();
-    const lockPath = await projectLockPath(root, home);
-    await mkdir(dirname(lockPath), { recursive: true });
-    // The test runner's parent process is alive and is not us: it stands in for a running clawcode.
-    await writeFile(
-      lockPath,
-      JSON.stringify({
-        pid: process.ppid,
-        hostname: hostname(),
-        since: 'now',
-        rootDir: root,
-        token: 'other',
-        start: processStartTime(process.ppid),
-      }),
-    );
+    await lockedByAnother();
     const outcome = await recoverUnfinishedRuns({ rootDir: root, confirm: async () => true });
     expect(outcome).toMatchObject({ busy: true, rolledBack: [] });
     expect(await read('a.ts')).toBe('a1');
