@@ -94,6 +94,12 @@ const PROC_FD = existsSync('/proc/self/fd');
  * @throws FolderMovedError when the path now leads elsewhere
  */
 async function holdFolder(folder: FolderIdentity): Promise<HeldFolder> {
+  // Without /proc (macOS, Windows, where a folder cannot even be opened) the path is used, checked before and
+  // after each step.
+  if (!PROC_FD) {
+    await checkChain([folder]);
+    return { base: folder.path, close: async () => undefined };
+  }
   const handle = await open(folder.path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(
     () => {
       throw new FolderMovedError(folder.path);
@@ -104,8 +110,7 @@ async function holdFolder(folder: FolderIdentity): Promise<HeldFolder> {
     await handle.close();
     throw new FolderMovedError(folder.path);
   }
-  // Without /proc (macOS, Windows) the path is used, checked before and after each step.
-  return { base: PROC_FD ? `/proc/self/fd/${handle.fd}` : folder.path, close: () => handle.close() };
+  return { base: `/proc/self/fd/${handle.fd}`, close: () => handle.close() };
 }
 
 /** Run `fn` with the last folder of the chain held open. */
