@@ -94,7 +94,7 @@ describe('untrusted bytes on the terminal', () => {
     );
     pty.server.reply(replies.plan(PLAN));
     const s = pty.start(['reverse the greeting', '--dir', pty.project, '--provider', 'openai', '--dry-run']);
-    await s.waitFor("Trust this project's settings?");
+    await s.waitFor('(y/N)');
     expect(s.output()).toContain('verifyCommand = "npm test \\u202e\\x9b2J# ~ fr- mr"');
     expect(s.raw()).not.toMatch(BIDI);
     expect(s.raw()).not.toContain('\u009b');

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IoError } from '../errors.js';
-import { isProcessAlive } from './process-identity.js';
+import { lockOwnerAlive, processStartTime } from './process-identity.js';
 
 /**
  * A lock file beside one project file, held only around a compare-and-swap (read the bytes, compare, rename:
  * well under a millisecond for source files). It lives in the project, not in clawcode's home, so two clawcode
- * processes with different homes see each other. `<name>.cclock` holds `<pid> <token>`.
+ * processes with different homes see each other. `<name>.cclock` holds `<pid> <start time or -> <token>`.
  */
 
 /** Suffix of the lock file of a target. */
@@ -25,7 +25,7 @@ const STALE_MS = 30_000;
  */
 export async function holdFileLock<T>(target: string, fn: () => Promise<T>): Promise<T> {
   const path = `${target}${FILE_LOCK_SUFFIX}`;
-  const token = `${process.pid} ${randomBytes(6).toString('hex')}`;
+  const token = `${process.pid} ${processStartTime(process.pid) ?? '-'} ${randomBytes(6).toString('hex')}`;
   const started = Date.now();
   // Made whole, then linked into place (atomic, fails when the lock exists): no reader sees a lock without its
   // writer's pid, even when that writer is killed midway. The temp file has a durable write's temp name, so a
@@ -63,11 +63,15 @@ export async function holdFileLock<T>(target: string, fn: () => Promise<T>): Pro
   }
 }
 
-/** A lock whose writer is gone (pid not alive) or that is far older than any compare-and-swap takes. */
+/**
+ * A lock whose writer is gone (its pid is not alive, or now names a process that started at another time) or
+ * that is far older than any compare-and-swap takes.
+ */
 export async function isStaleLock(path: string): Promise<boolean> {
   const [text, info] = await Promise.all([readFile(path, 'utf8').catch(() => ''), stat(path).catch(() => undefined)]);
   if (!info) return false; // released meanwhile: the next attempt takes it
   if (Date.now() - info.mtimeMs > STALE_MS) return true;
-  const pid = Number(text.split(' ')[0]);
-  return Number.isInteger(pid) && pid > 0 && !isProcessAlive(pid);
+  const [pidText, start] = text.split(' ');
+  const pid = Number(pidText);
+  return Number.isInteger(pid) && pid > 0 && !lockOwnerAlive(pid, start === '-' ? undefined : start);
 }

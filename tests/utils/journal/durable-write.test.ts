@@ -2,7 +2,12 @@ import { chmod, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DiskWriteError, writeFileDurable, type ChunkWriter } from '../../../utils/journal/durable-write.js';
+import {
+  DiskWriteError,
+  TargetChangedError,
+  writeFileDurable,
+  type ChunkWriter,
+} from '../../../utils/journal/durable-write.js';
 import { IoError } from '../../../utils/errors.js';
 
 const cleanup: string[] = [];
@@ -119,5 +124,40 @@ describe('writeFileDurable through a symlink', () => {
     await writeFileDurable(join(dir, 'link.ts'), 'new');
     expect((await lstat(join(dir, 'link.ts'))).isSymbolicLink()).toBe(true);
     expect(await readFile(join(dir, 'real.ts'), 'utf8')).toBe('new');
+  });
+});
+
+describe('writeFileDurable as a compare-and-swap with a folder check', () => {
+  it('refuses to replace bytes other than the expected ones, and leaves no temp or lock file', async () => {
+    const dir = await tempDir();
+    const target = join(dir, 'a.ts');
+    await writeFile(target, 'changed by another run');
+    const write = writeFileDurable(target, 'ours', { expect: (current) => current?.toString() === 'pre-image' });
+    await expect(write).rejects.toBeInstanceOf(TargetChangedError);
+    expect(await readFile(target, 'utf8')).toBe('changed by another run');
+    expect(await readdir(dir)).toEqual(['a.ts']);
+  });
+
+  it('a new file expected absent is not written over one that appeared meanwhile', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'new.ts'), 'theirs');
+    await expect(writeFileDurable(join(dir, 'new.ts'), 'ours', { expect: (c) => c === null })).rejects.toBeInstanceOf(
+      TargetChangedError,
+    );
+    expect(await readFile(join(dir, 'new.ts'), 'utf8')).toBe('theirs');
+  });
+
+  it('asks the folder check after the temp file exists and right before the rename; a failing one writes nothing', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'a.ts'), 'old');
+    let calls = 0;
+    const check = async (): Promise<void> => {
+      calls += 1;
+      if (calls === 2) throw new IoError('moved', { code: 'folder_moved' });
+    };
+    await expect(writeFileDurable(join(dir, 'a.ts'), 'new', { check })).rejects.toThrow('moved');
+    expect(calls).toBe(2);
+    expect(await readFile(join(dir, 'a.ts'), 'utf8')).toBe('old');
+    expect(await readdir(dir)).toEqual(['a.ts']);
   });
 });
