@@ -141,9 +141,10 @@ export async function buildPrompts(
 }
 
 /**
- * The plan stage of one task, without any user I/O: select context,
- * build prompts, ONE provider call (plus at most one repair request, inside the planner), then
- * apply the plan in memory. Nothing is written to the project.
+ * The plan stage of one task, without any user I/O: select context, build prompts, ask for ONE plan,
+ * then apply it in memory. At most three requests: the plan, one JSON repair inside the planner when
+ * the reply does not parse, and one patch-repair round (agent/repair.ts) when patches are refused.
+ * Nothing is written to the project.
  *
  * @returns the computed run; a plan that does not apply is reported in `prepared.ok === false`
  * @throws ProviderError / PlanParseError / InterruptedError from the planner; IoError on unreadable files

@@ -15,7 +15,7 @@ import { changeReport, type ChangeReport } from './report-changes.js';
 import { reportedCostUsd } from './report-cost.js';
 import { confirmPrompt } from '../console/ask.js';
 import { consoleDecisions, printWriteNotice } from './write-console.js';
-import { rememberRun } from '../commands/memory.js';
+import { showNotesAndRemember } from '../commands/memory.js';
 import { startTerminalSpinner } from '../console/spinner.js';
 import { keepAsLastPlan, keepRepliesOf } from './keep.js';
 import { printSummary } from './summary.js';
@@ -294,7 +294,7 @@ export async function writeWithConsole(
     },
     // The model's notes are stored only after a person at this terminal has seen them.
     remember: (run) =>
-      rememberRun({
+      showNotesAndRemember({
         rootDir: run.rootDir,
         task: run.task,
         filesWritten: run.filesWritten,
