@@ -59,7 +59,9 @@ export function widenToBlankRun(model: TextModel, c: Candidate): Candidate | und
     const lead = leadingWs(w.slice(runStart, c.end));
     if (lead.includes('\n') && upToLastBreak(lead) === upToLastBreak(leadingWs(c.text))) start = runStart;
   }
-  if (trailingWs(matched).includes('\n')) {
+  // A find that ends with its last line's own line break quotes no blank line there: it ends before the
+  // run, not inside it, so a replacement that writes more line breaks adds blank lines (unsure: refused).
+  if (trailingWs(matched).split('\n').length > 2) {
     // The run ends at the last line break of the whitespace after the match (or at the end of the file).
     const after = wsRunEnd(w, c.end);
     const nl = w.slice(c.end, after).lastIndexOf('\n');

@@ -10,6 +10,7 @@ import { locateElision } from './elision.js';
 import { renderCandidate, type LineMatch } from './render.js';
 import { inlineSubstring, linesWithWord, substringCandidates, trimmedWhole } from './substring.js';
 import { tokenStream } from './tokens.js';
+import { fileLiterals } from './literal.js';
 import {
   contentKey,
   foldedKey,
@@ -271,9 +272,10 @@ const LINE_PASSES: readonly LinePass[] = [
       const m = windowMatch(window, fl.map(squashKey), 0);
       if (m) Object.assign(m, { first: i, last: i + fl.length - 1, map: fl.map((_, j) => i + j) });
       if (!m) return undefined;
-      const pairs = fl.flatMap((l, j): [string, string][] =>
-        l.trim() === '' ? [] : [[indentOf(l), keys.indent[i + j]!]],
+      const seen = fl.flatMap((l, j): [string, string, number][] =>
+        l.trim() === '' ? [] : [[indentOf(l), keys.indent[i + j]!, i + j]],
       );
+      const pairs = codePairs(model, seen);
       const indent = buildIndentMap(model, pairs, rl.map(indentOf), false);
       // Wide or tab runs inside lines that differ from the file's: new lines may carry the same drift.
       const drift = fl.some(
@@ -281,8 +283,8 @@ const LINE_PASSES: readonly LinePass[] = [
           l.trim() !== model.lines[i + j]!.trim() && WIDE_RUN.test(`${l.trim()}\n${model.lines[i + j]!.trim()}`),
       );
       if (!indent) return undefined;
-      const unsureFrame = identity(pairs) ? undefined : (frameUnsure(pairs, rl) ?? inFileFrame(model, fl, rl, m.map));
-      return { ...m, indent: identity(pairs) ? undefined : indent, inlineDrift: drift, unsureFrame };
+      const unsureFrame = identity(seen) ? undefined : (frameUnsure(pairs, rl) ?? inFileFrame(model, fl, rl, m.map));
+      return { ...m, indent: identity(seen) ? undefined : indent, inlineDrift: drift, unsureFrame };
     },
   },
 ];
@@ -292,7 +294,18 @@ function startLines(model: TextModel, findLines: readonly string[]): readonly nu
   return lineKeys(model).byContent.get(contentKey(findLines[0]!)) ?? [];
 }
 
-function identity(pairs: readonly (readonly [string, string])[]): boolean {
+/**
+ * The (find indent, file indent) pairs the code's indentation relation is learned from: those of lines that
+ * begin in code (a string's lines keep their own indentation, which need not follow the code's), or all of
+ * them when every matched line begins inside a string. Takes (find indent, file indent, file line) triples.
+ */
+function codePairs(model: TextModel, seen: readonly (readonly [string, string, number])[]): [string, string][] {
+  const literal = fileLiterals(model);
+  const code = seen.filter(([, , at]) => !literal[at]);
+  return (code.length > 0 ? code : seen).map(([f, g]) => [f, g]);
+}
+
+function identity(pairs: readonly (readonly [string, string, ...unknown[]])[]): boolean {
   return pairs.every(([f, g]) => f === g);
 }
 
@@ -306,19 +319,20 @@ function reindented(
 ): LineMatch | undefined {
   const keys = lineKeys(model);
   if (i + fl.length > keys.content.length) return undefined;
-  const pairs: [string, string][] = [];
+  const seen: [string, string, number][] = [];
   for (let j = 0; j < fl.length; j++) {
     if (keys.content[i + j] !== contentKey(fl[j]!)) return undefined;
-    if (keys.content[i + j] !== '') pairs.push([indentOf(fl[j]!), keys.indent[i + j]!]);
+    if (keys.content[i + j] !== '') seen.push([indentOf(fl[j]!), keys.indent[i + j]!, i + j]);
   }
+  const pairs = codePairs(model, seen);
   const indent = buildIndentMap(model, pairs, rl.map(indentOf), strict);
   if (!indent) return undefined;
   return {
     first: i,
     last: i + fl.length - 1,
     map: fl.map((_, j) => i + j),
-    indent: identity(pairs) ? undefined : indent,
-    unsureFrame: identity(pairs)
+    indent: identity(seen) ? undefined : indent,
+    unsureFrame: identity(seen)
       ? undefined
       : (frameUnsure(pairs, rl) ??
         inFileFrame(
@@ -385,7 +399,7 @@ function blankTolerant(
   i: number,
 ): LineMatch | undefined {
   const keys = lineKeys(model);
-  const pairs: [string, string][] = [];
+  const seen: [string, string, number][] = [];
   const lines: string[] = [];
   const map: number[] = [];
   const fileOnly = new Set<number>();
@@ -409,14 +423,15 @@ function blankTolerant(
       map.push(k++);
     }
     if (k >= keys.content.length || keys.content[k] !== key) return undefined;
-    pairs.push([indentOf(line), keys.indent[k]!]);
+    seen.push([indentOf(line), keys.indent[k]!, k]);
     lines.push(line);
     map.push(k++);
   }
+  const pairs = codePairs(model, seen);
   const indent = buildIndentMap(model, pairs, rl.map(indentOf), false);
   if (!indent) return undefined;
-  const unsureFrame = identity(pairs) ? undefined : (frameUnsure(pairs, rl) ?? inFileFrame(model, lines, rl, map));
-  return { first: i, last: k - 1, map, lines, fileOnly, indent: identity(pairs) ? undefined : indent, unsureFrame };
+  const unsureFrame = identity(seen) ? undefined : (frameUnsure(pairs, rl) ?? inFileFrame(model, lines, rl, map));
+  return { first: i, last: k - 1, map, lines, fileOnly, indent: identity(seen) ? undefined : indent, unsureFrame };
 }
 
 const WIDE_RUN = /\S(?:\t| {2,})\S/;

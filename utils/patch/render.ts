@@ -14,8 +14,8 @@
  * blank lines the find left out next to a changed line), or which of two equal find lines a hunk removes
  * changes the bytes, the patch is refused rather than guessed.
  */
-import { fitsIndent, reindentLine, type IndentMap } from './indent.js';
-import { literalLines } from './literal.js';
+import { buildIndentMap, fitsIndent, reindentLine, type IndentMap } from './indent.js';
+import { fileLiterals, literalLines } from './literal.js';
 import { contentKey, indentOf, spanCandidate, type Candidate, type TextModel } from './text.js';
 import { lineSteps, sameKey, slideToKeep, type Step } from './steps.js';
 
@@ -91,12 +91,17 @@ export function renderMatch(
       const at = match.map[step.keep]!;
       if (at < 0) continue;
       emitFile(prev + 1, at - 1);
-      // A blank line find quotes byte for byte and replace writes with other whitespace: written as replace
-      // has it, as the exact pass would (the whitespace of a blank line is all it has to change).
+      // A blank line that find and replace write with different whitespace was rewritten by the model: written
+      // as replace has it (the whitespace of a blank line is all it has to change).
       const [f, r] = [findLines[step.keep]!, replLines[step.at]!];
-      if (f.trim() === '' && r !== f && f === model.lines[at] && !match.fileOnly?.has(step.keep))
-        pushNew(out, sources, [r]);
-      else emitFile(at, at);
+      // A blank line find left out, written by replace with other whitespace than the file's: which the
+      // model meant is unknown.
+      if (match.fileOnly?.has(step.keep) && r !== model.lines[at]) return { uncertain: 'blank', line: step.at + 1 };
+      if (f.trim() === '' && r !== f && !match.fileOnly?.has(step.keep)) {
+        const moved = r !== '' && match.indent ? reindentLine(match.indent, r) : r;
+        if (moved === undefined) return { uncertain: 'indent', line: step.at + 1 };
+        pushNew(out, sources, [moved]);
+      } else emitFile(at, at);
       prev = at;
       continue;
     }
@@ -225,7 +230,7 @@ function dropsLeftOutBlank(
 class FrameCheck {
   private literal: readonly boolean[] | undefined;
   private replLiteral: boolean[] | undefined;
-  private literalPairs: { fit: boolean; seen: number } | undefined;
+  private ownRelation: IndentMap | null | undefined | false = false;
 
   constructor(
     private readonly model: TextModel,
@@ -272,25 +277,30 @@ class FrameCheck {
     }
     const moved: string[] = [];
     for (let a = 0; a < added.length; a++) {
-      const line = relation[a]!;
-      if (line !== added[a]) {
+      let line = relation[a]!;
+      if (line !== added[a] || this.spanHasLiteral()) {
         // One extra line: whether the last line of replace closes the string it is in.
         // Read from the state the file is in where the span begins (a fragment may begin inside a comment).
         if (!this.replLiteral) {
           this.literalMap();
-          this.replLiteral = literalLines([...replLines, ''], false, this.model.comment?.[this.match.first] ?? false);
+          this.replLiteral = literalLines([...replLines, ''], this.model.lexStates![this.match.first]);
         }
-        // A line replace begins in code, where replace reads as the file does, rewrites only code
-        // whitespace even when the file line after the hunk begins inside a string.
-        const touches =
-          this.touchesLiteral(prev + 1, next - 1) ||
-          (this.touchesLiteral(next, next) && (this.replLiteral[addedIndex[a]!] || !this.lexAgrees(steps)));
-        if (
-          (this.replLiteral[addedIndex[a]!] || touches) &&
-          !this.literalSafe(added[a]!, line) &&
-          (touches || indentOf(line).includes('\t') || !this.newLiteral(addedIndex[a]!, step, steps))
-        )
-          return { uncertain: 'literal', line: addedIndex[a]! + 1 };
+        // Where replace reads as the file does (`lexAgrees`), its own reading says whether a new line is in a
+        // string; where not, a line is taken as in a string when the file's rewritten lines are.
+        const k = addedIndex[a]!;
+        const agrees = this.lexAgrees(steps);
+        const inString = this.replLiteral[k] || (!agrees && this.touchesLiteral(prev + 1, next));
+        if (inString && agrees && this.newLiteral(k, step, steps)) {
+          // A string the hunk writes whole moves with the code around it, but never gains a tab.
+          if (indentOf(line).includes('\t') || mixesAnew(added[a]!, line)) return { uncertain: 'literal', line: k + 1 };
+        } else if (inString) {
+          // Inside a string the line follows the string's own lines as the find quoted them, never the code.
+          const own = agrees ? this.literalRelation() : undefined;
+          const moved = own ? reindentLine(own, added[a]!) : own === null ? line : undefined;
+          if (moved === undefined || mixesAnew(added[a]!, moved) || (own === null && !prefixMove(added[a]!, moved)))
+            return { uncertain: 'literal', line: k + 1 };
+          line = moved;
+        }
       }
       moved.push(line);
     }
@@ -330,10 +340,12 @@ class FrameCheck {
     const out: string[] = [];
     for (let a = 0; a < added.length; a++) {
       const line = added[a]!;
-      if (line.trim() === '') {
+      if (line === '') {
         out.push(line);
         continue;
       }
+      // A line of only whitespace has no text to say which removed line it edits.
+      if (line.trim() === '') return undefined;
       const want = indentOf(line);
       const alike = step.removed.filter((j) => fileIndent(j) !== undefined && indentOf(findLines[j]!) === want);
       const edited = alike.filter((j) => similarLines(findLines[j]!, line));
@@ -383,7 +395,8 @@ class FrameCheck {
     const lit = this.replLiteral!;
     const fileLit = this.literalMap();
     const { match } = this;
-    if (fileLit[match.first]) return false;
+    // Replace must also leave the file where the span ends in the state the file is in there.
+    if (lit[this.replLines.length] !== (fileLit[match.last + 1] ?? false)) return false;
     for (const t of steps) {
       // A blank line reads the same in code and in a string (the diff may pair one inside a new string).
       if (!('keep' in t) || this.findLines[t.keep]!.trim() === '') continue;
@@ -393,9 +406,13 @@ class FrameCheck {
     return true;
   }
 
+  /** Whether any line of the span begins inside a multi-line string (a new line there may have to move). */
+  private spanHasLiteral(): boolean {
+    return this.touchesLiteral(this.match.first, this.match.last + 1);
+  }
+
   private literalMap(): readonly boolean[] {
-    return (this.literal ??= this.model.literal ??=
-      literalLines(this.model.lines, false, false, (this.model.comment = [])));
+    return (this.literal ??= fileLiterals(this.model));
   }
 
   /**
@@ -417,30 +434,39 @@ class FrameCheck {
   }
 
   /**
-   * Inside a multi-line string, a new line may be moved only when every quoted line of such strings fits
-   * the relation, and only by a shift in the same characters unless quoted string lines show the same
-   * tab ↔ space rewrite.
+   * The indentation relation of the multi-line strings the find quotes, learned from their lines alone (the
+   * code's relation says nothing about a string's bytes): `null` when the find quotes no such line with
+   * text, `undefined` when the quoted lines fit no one relation.
    */
-  private literalSafe(given: string, moved: string): boolean {
-    if (!this.literalPairs) {
-      const { match, findLines, model } = this;
-      const literal = this.literalMap();
-      // Evidence: quoted string lines whose indentation the find wrote differently (and the relation maps).
-      const lead = (l: string) => l.slice(0, l.length - l.trimStart().length);
-      const inside = match.map.filter(
-        (at, j) =>
-          at >= 0 && literal[at] && findLines[j]!.trim() !== '' && lead(findLines[j]!) !== lead(model.lines[at]!),
-      );
-      this.literalPairs = {
-        fit: match.map.every((at, j) => at < 0 || !literal[at] || !this.outlier(j)),
-        seen: inside.length,
-      };
-    }
-    const a = given.slice(0, given.length - given.trimStart().length);
-    const b = moved.slice(0, moved.length - moved.trimStart().length);
-    const rewrite = /\t/.test(a + b) && / /.test(a + b);
-    return this.literalPairs.fit && (!rewrite || this.literalPairs.seen > 0);
+  private literalRelation(): IndentMap | null | undefined {
+    if (this.ownRelation !== false) return this.ownRelation;
+    const { match, findLines, model } = this;
+    const literal = this.literalMap();
+    const pairs: [string, string][] = [];
+    match.map.forEach((at, j) => {
+      if (at < 0 || !literal[at] || findLines[j]!.trim() === '') return;
+      const [f, g] = [indentOf(findLines[j]!), indentOf(model.lines[at]!)];
+      // A line at the left margin in both says nothing: a dedent stops at the margin whatever its size.
+      if (f !== '' || g !== '') pairs.push([f, g]);
+    });
+    this.ownRelation = pairs.length === 0 ? null : buildIndentMap(model, pairs, [], true);
+    return this.ownRelation;
   }
+}
+
+/**
+ * Whether `moved` only adds or takes off leading whitespace of `given`: the one move allowed in a string
+ * no quoted line of which shows how its lines move.
+ */
+function prefixMove(given: string, moved: string): boolean {
+  const [a, b] = [indentOf(given), indentOf(moved)];
+  return (b.endsWith(a) || a.endsWith(b)) && !mixesAnew(given, moved);
+}
+
+/** Whether `moved`'s indentation mixes tabs and spaces where `given`'s did not. */
+function mixesAnew(given: string, moved: string): boolean {
+  const mixes = (x: string) => x.includes('\t') && x.includes(' ');
+  return mixes(indentOf(moved)) && !mixes(indentOf(given));
 }
 
 function pushNew(out: string[], sources: (number | undefined)[], lines: readonly string[]): void {

@@ -38,7 +38,9 @@ export function lineSteps(findLines: readonly string[], replLines: readonly stri
     const n = part.count ?? part.value.length;
     if (!part.added && !part.removed) {
       for (let k = 0; k < n; k++) {
-        if (sameKey(findLines[f]!) === sameKey(replLines[r]!)) {
+        // Kept only when replace writes the line as find does: a line whose characters the model changed
+        // (a space for a no-break space, quotes) is changed, however alike the two fold.
+        if (findLines[f] === replLines[r] || (findLines[f]!.trim() === '' && replLines[r]!.trim() === '')) {
           hunk = undefined;
           steps.push({ keep: f++, at: r++ });
           continue;

@@ -4,6 +4,7 @@
  * raw offsets. Matching happens on the working text; splicing happens on the raw text, so bytes outside a
  * matched span are never touched.
  */
+import type { LexState } from './literal.js';
 
 /** A file's content prepared for matching. Offsets into `w` are "working offsets". */
 export interface TextModel {
@@ -25,8 +26,8 @@ export interface TextModel {
   keys?: LineKeys;
   /** Lazily built: whether each line begins inside a multi-line string (utils/patch/literal.ts). */
   literal?: boolean[];
-  /** Lazily built with `literal`: whether each line begins inside a block comment. */
-  comment?: boolean[];
+  /** Lazily built with `literal`: the lexer state each line begins in. */
+  lexStates?: LexState[];
 }
 
 /** Per-line comparison keys of a file, built once and shared by every pass. */

@@ -8,7 +8,7 @@
  * breaks fall inside a multi-line string (where they are content) is refused.
  */
 import type { PassOutcome } from './match.js';
-import { literalLines } from './literal.js';
+import { fileLiterals } from './literal.js';
 import { foldUnicode, lineAt, lineKeys, type Candidate, type TextModel } from './text.js';
 
 /** More locations than this and the pass stops counting (the find is ambiguous anyway). */
@@ -72,7 +72,7 @@ export function tokenStream(model: TextModel, core: string, rcore: string): Pass
     const found: Candidate = { start, end, firstLine, lastLine, text };
     if (leadUnsure) Object.assign(found, { uncertain: 'indent', uncertainLine: 1 });
     // Line breaks inside a multi-line string are content: there the find's tokens are not the file's.
-    const literal = (model.literal ??= literalLines(model.lines, false, false, (model.comment = [])));
+    const literal = fileLiterals(model);
     for (let i = firstLine + 1; i <= lastLine; i++)
       if (literal[i]) Object.assign(found, { uncertain: 'literal', uncertainLine: 1 });
     out.push(found);
