@@ -51,7 +51,8 @@ export function widenToBlankRun(model: TextModel, c: Candidate): Candidate | und
   const matched = w.slice(c.start, c.end);
   let start = c.start;
   let end = c.end;
-  if (leadingWs(matched).includes('\n')) {
+  // Likewise a find that begins with the line break before its first line quotes no blank line there.
+  if (leadingWs(matched).split('\n').length > 2) {
     // The run begins after the first line break of the whitespace before the match.
     const before = wsRunStart(w, c.start);
     const nl = w.slice(before, c.start).indexOf('\n');

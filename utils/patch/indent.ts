@@ -18,6 +18,8 @@ export interface IndentMap {
   readonly relate: (indent: string) => string | undefined;
   /** Whether the file indents with tabs more often than with spaces. */
   readonly fileTabs: boolean;
+  /** Find indents seen on matched lines at two or more file indents (a clamped dedent, a drifted line). */
+  readonly conflicted: ReadonlySet<string>;
 }
 
 /** Returned by a relation that cannot tell how the file would write an indent. */
@@ -85,7 +87,8 @@ export function buildIndentMap(
     if (fit > bestFit) [best, bestFit] = [rel, fit];
   }
   const fileTabs = fileUsesTabs(model);
-  if (!best) return matched.length === 0 ? { pairs, convert: (r) => r, relate: (r) => r, fileTabs } : undefined;
+  if (!best)
+    return matched.length === 0 ? { pairs, convert: (r) => r, relate: (r) => r, fileTabs, conflicted } : undefined;
   const chosen = best;
   // Unless the model's extra prefix is simply taken off, a new indent with a tab in it, in a frame that
   // used spaces and never a tab, has no known meaning.
@@ -97,7 +100,7 @@ export function buildIndentMap(
     if (!frameHasTabs && frameHasSpaces && r.includes('\t')) return AMBIGUOUS_INDENT;
     return chosen(r, true) ?? shift?.(r, true) ?? r;
   };
-  return { pairs, convert, relate: (r) => chosen(r, false), fileTabs };
+  return { pairs, convert, relate: (r) => chosen(r, false), fileTabs, conflicted };
 }
 
 /**

@@ -11,6 +11,7 @@ import { renderCandidate, type LineMatch } from './render.js';
 import { inlineSubstring, linesWithWord, substringCandidates, trimmedWhole } from './substring.js';
 import { tokenStream } from './tokens.js';
 import { fileLiterals } from './literal.js';
+import { withDroppedBreaks } from './edges.js';
 import {
   contentKey,
   foldedKey,
@@ -87,6 +88,11 @@ export interface PreparedPatch {
   /** Whether blank lines were dropped at the start / end of find. */
   leadTrimmed: boolean;
   trailTrimmed: boolean;
+  /** Line breaks at the start / end of find, and how many of them replace does not write again. */
+  leadBreaks: number;
+  leadDropped: number;
+  trailBreaks: number;
+  trailDropped: number;
 }
 
 /** Normalise line endings and cut blank edge lines off find (and as many off replace). */
@@ -97,17 +103,31 @@ export function preparePatch(find: string, replace: string): PreparedPatch {
   const trail = /(?:\n[ \t]*)+$/.exec(f.slice(lead.length))?.[0] ?? '';
   const core = f.slice(lead.length, f.length - trail.length);
   let rcore = r;
-  for (let k = countNewlines(lead); k > 0; k--) {
+  const [leadBreaks, trailBreaks] = [countNewlines(lead), countNewlines(trail)];
+  let leadDropped = leadBreaks;
+  for (; leadDropped > 0; leadDropped--) {
     const m = /^[ \t]*\n/.exec(rcore);
     if (!m) break;
     rcore = rcore.slice(m[0].length);
   }
-  for (let k = countNewlines(trail); k > 0; k--) {
+  let trailDropped = trailBreaks;
+  for (; trailDropped > 0; trailDropped--) {
     const m = /\n[ \t]*$/.exec(rcore);
     if (!m) break;
     rcore = rcore.slice(0, rcore.length - m[0].length);
   }
-  return { find: f, replace: r, core, rcore, leadTrimmed: lead.length > 0, trailTrimmed: trail.length > 0 };
+  return {
+    find: f,
+    replace: r,
+    core,
+    rcore,
+    leadTrimmed: lead.length > 0,
+    trailTrimmed: trail.length > 0,
+    leadBreaks,
+    leadDropped,
+    trailBreaks,
+    trailDropped,
+  };
 }
 
 /**
@@ -176,6 +196,12 @@ export function unescapeText(s: string): string {
 function locatePrepared(model: TextModel, patch: PreparedPatch): PassOutcome | undefined {
   const exact = substringCandidates(model, patch.find, patch.replace, false, false);
   if (exact.length > 0) return { strategy: 'exact', candidates: exact };
+  const found = locateRelaxed(model, patch);
+  return found && withDroppedBreaks(model, found, patch);
+}
+
+/** The relaxed passes, on find without its blank edges (see `withDroppedBreaks` for what they dropped). */
+function locateRelaxed(model: TextModel, patch: PreparedPatch): PassOutcome | undefined {
   if ((patch.leadTrimmed || patch.trailTrimmed) && patch.core.trim() !== '') {
     const trimmed = substringCandidates(model, patch.core, patch.rcore, patch.leadTrimmed, patch.trailTrimmed);
     if (trimmed.length > 0) return { strategy: 'trimmed_blank_edges', candidates: trimmed };

@@ -231,6 +231,7 @@ class FrameCheck {
   private literal: readonly boolean[] | undefined;
   private replLiteral: boolean[] | undefined;
   private ownRelation: IndentMap | null | undefined | false = false;
+  private marginSeen = false;
 
   constructor(
     private readonly model: TextModel,
@@ -297,7 +298,15 @@ class FrameCheck {
           // Inside a string the line follows the string's own lines as the find quoted them, never the code.
           const own = agrees ? this.literalRelation() : undefined;
           const moved = own ? reindentLine(own, added[a]!) : own === null ? line : undefined;
-          if (moved === undefined || mixesAnew(added[a]!, moved) || (own === null && !prefixMove(added[a]!, moved)))
+          // A line at the margin where the string has lines at the margin in the file too: a dedent stopped
+          // there, so whether the line moves with the code is unknown.
+          const margin = own === null && this.marginSeen && indentOf(added[a]!) === '' && indent.relate('') !== '';
+          if (
+            moved === undefined ||
+            margin ||
+            mixesAnew(added[a]!, moved) ||
+            (own === null && !prefixMove(added[a]!, moved))
+          )
             return { uncertain: 'literal', line: k + 1 };
           line = moved;
         }
@@ -349,6 +358,9 @@ class FrameCheck {
       const want = indentOf(line);
       const alike = step.removed.filter((j) => fileIndent(j) !== undefined && indentOf(findLines[j]!) === want);
       const edited = alike.filter((j) => similarLines(findLines[j]!, line));
+      // A line that edits none of them, written at an indent the find shows at two file indents (a dedent
+      // that stopped at the margin), has no certain place whatever its neighbours say.
+      if (edited.length === 0 && match.indent?.conflicted.has(want)) return undefined;
       const from =
         edited.length > 0
           ? edited
@@ -448,6 +460,7 @@ class FrameCheck {
       const [f, g] = [indentOf(findLines[j]!), indentOf(model.lines[at]!)];
       // A line at the left margin in both says nothing: a dedent stops at the margin whatever its size.
       if (f !== '' || g !== '') pairs.push([f, g]);
+      else this.marginSeen = true;
     });
     this.ownRelation = pairs.length === 0 ? null : buildIndentMap(model, pairs, [], true);
     return this.ownRelation;
