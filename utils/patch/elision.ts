@@ -92,6 +92,18 @@ export function locateElision(
     return { strategy: 'elision', candidates: spans, truncated: occurrences[weak]!.length > 20 };
   }
   const { readings, truncated } = settled ? { readings: [settled], truncated: false } : all!;
+  // Without markers, replace stands for the whole span, the elided text included. A replace that writes
+  // nothing between the pieces deletes text the find never quoted: more likely markers left out of replace
+  // (Aider refuses such an unpaired "..." too).
+  if (!keep && readings.length === 1 && deletesElided(model, segments, readings[0]!, replLines)) {
+    return {
+      strategy: 'elision',
+      refusal: {
+        code: 'patch_elision_unpaired',
+        message: 'find has "..." lines and replace has none, and replace keeps none of the lines they stand for',
+      },
+    };
+  }
   const candidates: Candidate[] = readings.map((starts) => {
     const first = starts[0]!;
     const lastSeg = segments.length - 1;
@@ -333,4 +345,23 @@ function columns(line: string): number {
     else break;
   }
   return w;
+}
+
+/**
+ * Whether replace writes no line but the pieces' own while the reading elides text: the elided text would
+ * go without a line of replace standing for it.
+ */
+function deletesElided(
+  model: TextModel,
+  segments: readonly Segment[],
+  starts: readonly number[],
+  replLines: readonly string[],
+): boolean {
+  const content = lineKeys(model).content;
+  let elided = false;
+  for (let k = 0; k + 1 < starts.length && !elided; k++)
+    for (let i = starts[k]! + segments[k]!.lines.length; i < starts[k + 1]! && !elided; i++) elided = content[i] !== '';
+  if (!elided) return false;
+  const pieces = new Set(segments.flatMap((seg) => seg.lines.map(contentKey)));
+  return !replLines.some((l) => contentKey(l) !== '' && !pieces.has(contentKey(l)));
 }

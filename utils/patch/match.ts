@@ -12,6 +12,7 @@ import { inlineSubstring, linesWithWord, substringCandidates, trimmedWhole } fro
 import { tokenStream } from './tokens.js';
 import { fileLiterals } from './literal.js';
 import { withDroppedBreaks } from './edges.js';
+import { ESCAPE, stripLineNumbers, unescapedReplace, unescapeText } from './views.js';
 import {
   contentKey,
   foldedKey,
@@ -143,7 +144,10 @@ export function locate(model: TextModel, patch: PreparedPatch): PassOutcome | un
   const stripped = stripLineNumbers(patch.find, patch.replace);
   if (stripped) {
     // A numbered view quotes whole lines: with an empty replace, the lines go with their line ending.
-    const whole = patch.replace === '' ? locatePrepared(model, preparePatch(`${stripped.find}\n`, '')) : undefined;
+    const whole =
+      patch.replace === '' && !stripped.find.endsWith('\n')
+        ? locatePrepared(model, preparePatch(`${stripped.find}\n`, ''))
+        : undefined;
     const again = whole ?? locatePrepared(model, preparePatch(stripped.find, stripped.replace));
     if (!again || 'refusal' in again) return again;
     return { ...again, strategy: 'line_numbers' };
@@ -166,31 +170,6 @@ function locateUnescaped(model: TextModel, patch: PreparedPatch): PassOutcome | 
   const again = locatePrepared(model, preparePatch(find, replace));
   if (!again || 'refusal' in again) return again;
   return { ...again, strategy: 'unescaped' };
-}
-
-/**
- * Replace as the model meant it, given that its find was escaped: as written when it has no escape at all,
- * unescaped when it is escaped the same way (no bare character of a kind find escaped: a real newline where
- * find wrote `\\n`, a bare `"` where find wrote `\\"`), else undefined (which reading is meant is unknown).
- */
-function unescapedReplace(find: string, replace: string): string | undefined {
-  if (!ESCAPE.test(replace)) return replace;
-  const bare = replace.replace(/\\[nt"'`$\\]/g, '');
-  for (const m of find.matchAll(/\\([nt"'`$])/g)) {
-    const c = m[1] === 'n' ? '\n' : m[1] === 't' ? '\t' : m[1]!;
-    if (bare.includes(c)) return undefined;
-  }
-  return unescapeText(replace);
-}
-
-const ESCAPE = /\\[nt"'`$\\]/;
-
-/**
- * `\\n` → newline, `\\t` → tab, `\\"` `\\'` `\\`` → the quote, `\\$` → `$`, `\\\\` → one backslash; other
- * text as is.
- */
-export function unescapeText(s: string): string {
-  return s.replace(/\\([nt"'`$\\])/g, (_m, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c));
 }
 
 function locatePrepared(model: TextModel, patch: PreparedPatch): PassOutcome | undefined {
@@ -310,7 +289,7 @@ const LINE_PASSES: readonly LinePass[] = [
       );
       if (!indent) return undefined;
       const unsureFrame = identity(seen) ? undefined : (frameUnsure(pairs, rl) ?? inFileFrame(model, fl, rl, m.map));
-      return { ...m, indent: identity(seen) ? undefined : indent, inlineDrift: drift, unsureFrame };
+      return { ...m, indent: identity(seen) ? undefined : indent, inlineDrift: drift, inlinePass: true, unsureFrame };
     },
   },
 ];
@@ -461,45 +440,6 @@ function blankTolerant(
 }
 
 const WIDE_RUN = /\S(?:\t| {2,})\S/;
-
-/**
- * Find and replace without line-number prefixes copied from a numbered view (`12 | code`, `12\tcode`,
- * `  12→code`), when EVERY line of find has one and the numbers count up by one; replace loses its prefixes
- * only when every line of it has one too. `undefined` when find is not such a copy.
- */
-export function stripLineNumbers(find: string, replace: string): { find: string; replace: string } | undefined {
-  const f = find.split('\n');
-  const r = replace === '' ? [] : replace.split('\n');
-  // One numbered line is too easily real text (`1 | 2`): only with replace numbered too, or empty.
-  if (f.length < 2 && !/^\s*\d+(?:→|\t)/.test(f[0]!) && r.length > 0 && !r.every((l) => LINE_NUMBER.test(l)))
-    return undefined;
-  const strip = (lines: readonly string[], consecutive: boolean): string[] | undefined => {
-    let style: string | undefined;
-    let prevNo: number | undefined;
-    const out: string[] = [];
-    for (const line of lines) {
-      const m = LINE_NUMBER.exec(line);
-      if (!m) return undefined;
-      const sep = m[2]!.trim() === '' ? 'tab' : m[2]!.trim();
-      if (style !== undefined && sep !== style) return undefined;
-      style = sep;
-      const n = Number(m[1]);
-      if (consecutive && prevNo !== undefined && n !== prevNo + 1) return undefined;
-      prevNo = n;
-      out.push(line.slice(m[0].length));
-    }
-    return out;
-  };
-  const fl = strip(f, true);
-  if (!fl) return undefined;
-  const rl = r.length > 0 ? strip(r, false) : [];
-  // Replace with some numbered lines and some not: which prefixes are text is unknown (refused).
-  if (!rl && r.some((l) => LINE_NUMBER.test(l))) return undefined;
-  return { find: fl.join('\n'), replace: (rl ?? r).join('\n') };
-}
-
-/** `12 | `, `12| `, `12\t`, `  12→` at the start of a line (the separator's own single space is part of it). */
-const LINE_NUMBER = /^\s*(\d+)( ?\| ?|\t|→)/;
 
 function countNewlines(s: string): number {
   let n = 0;

@@ -41,6 +41,8 @@ export interface LineMatch {
   fileOnly?: ReadonlySet<number>;
   /** Whitespace inside find's lines was drifted (wide or tab runs): a new line with such a run is unsure. */
   inlineDrift?: boolean;
+  /** Found by ignoring whitespace inside lines: a line replace keeps must have the file's spacing. */
+  inlinePass?: boolean;
   /** 1-based replace line whose indentation frame is unsure before any rendering (see match.ts `frameUnsure`). */
   unsureFrame?: number;
 }
@@ -53,7 +55,7 @@ export type Rendered =
       /** For each line of `text`: the file line it was copied from verbatim, or undefined for a new line. */
       sources: (number | undefined)[];
     }
-  | { uncertain: 'indent' | 'literal' | 'blank'; line: number };
+  | { uncertain: 'indent' | 'literal' | 'blank' | 'spacing'; line: number };
 
 /**
  * Render the replacement of a relaxed match (see the invariant above).
@@ -94,6 +96,9 @@ export function renderMatch(
       // A blank line that find and replace write with different whitespace was rewritten by the model: written
       // as replace has it (the whitespace of a blank line is all it has to change).
       const [f, r] = [findLines[step.keep]!, replLines[step.at]!];
+      // A kept line whose spacing inside differs from the file's (`if  x` vs `if x`): the model wrote the
+      // line as it believed the file had it; the file's spacing or its own, which is meant is unknown.
+      if (match.inlinePass && f.trim() !== model.lines[at]!.trim()) return { uncertain: 'spacing', line: step.at + 1 };
       // A blank line find left out, written by replace with other whitespace than the file's: which the
       // model meant is unknown.
       if (match.fileOnly?.has(step.keep) && r !== model.lines[at]) return { uncertain: 'blank', line: step.at + 1 };

@@ -280,8 +280,11 @@ export interface Candidate {
   text: string;
   /** Set when a replacement line could not be written with certainty: its 1-based line in replace. */
   uncertainLine?: number;
-  /** Why: its indentation in the file's frame is unknown, it sits inside a multi-line string, or blank lines. */
-  uncertain?: 'indent' | 'literal' | 'blank';
+  /**
+   * Why: its indentation in the file's frame is unknown, it sits inside a multi-line string, blank lines, or
+   * the spacing inside a line it keeps differs from the file's.
+   */
+  uncertain?: 'indent' | 'literal' | 'blank' | 'spacing';
   /** For each line of `text`, the file line copied verbatim into it (its own line ending is kept). */
   sources?: readonly (number | undefined)[];
 }
