@@ -12,7 +12,7 @@ import { inlineSubstring, linesWithWord, substringCandidates, trimmedWhole } fro
 import { tokenStream } from './tokens.js';
 import { fileLiterals } from './literal.js';
 import { withDroppedBreaks } from './edges.js';
-import { ESCAPE, stripLineNumbers, unescapedReplace, unescapeText } from './views.js';
+import { ESCAPE, stripFences, stripLineNumbers, unescapedReplace, unescapeQuotes, unescapeText } from './views.js';
 import {
   contentKey,
   foldedKey,
@@ -41,6 +41,7 @@ export type { Candidate } from './text.js';
  * - `inline_whitespace`: whitespace inside lines differs where it cannot change meaning (`a=b` vs `a = b`,
  *   tabs vs spaces between tokens).
  * - `line_numbers`: every find line carried a line-number prefix copied from a numbered view; stripped.
+ * - `fences_stripped`: find (and replace) had markdown fence lines (```` ``` ````) at its edges; stripped.
  * - `unescaped`: find (and replace) were written with escaped newlines, tabs, quotes or backslashes; unescaped.
  * - `token_stream`: find's tokens in order with whitespace that cannot change meaning ignored, across lines.
  * - `elision`: find holds `...` lines; the parts around them anchor both ends of the span.
@@ -57,6 +58,7 @@ export type MatchStrategy =
   | 'blank_lines_ignored'
   | 'inline_whitespace'
   | 'line_numbers'
+  | 'fences_stripped'
   | 'unescaped'
   | 'token_stream'
   | 'elision'
@@ -152,6 +154,11 @@ export function locate(model: TextModel, patch: PreparedPatch): PassOutcome | un
     if (!again || 'refusal' in again) return again;
     return { ...again, strategy: 'line_numbers' };
   }
+  const fenced = stripFences(patch.find, patch.replace);
+  if (fenced) {
+    const again = locatePrepared(model, preparePatch(fenced.find, fenced.replace));
+    if (again) return 'refusal' in again ? again : { ...again, strategy: 'fences_stripped' };
+  }
   return locateUnescaped(model, patch);
 }
 
@@ -166,8 +173,16 @@ function locateUnescaped(model: TextModel, patch: PreparedPatch): PassOutcome | 
   const find = unescapeText(patch.find);
   if (find === patch.find || find.trim() === '') return undefined;
   const replace = unescapedReplace(patch.find, patch.replace);
-  if (replace === undefined) return undefined;
+  if (replace === undefined) return locateQuotes(model, patch);
   const again = locatePrepared(model, preparePatch(find, replace));
+  if (again) return 'refusal' in again ? again : { ...again, strategy: 'unescaped' };
+  return locateQuotes(model, patch);
+}
+
+/** Find with its quote escapes read, the other escapes being code (`'it\\'s' + "\\n"`); see `unescapeQuotes`. */
+function locateQuotes(model: TextModel, patch: PreparedPatch): PassOutcome | undefined {
+  const quotes = unescapeQuotes(patch.find, patch.replace);
+  const again = quotes && locatePrepared(model, preparePatch(quotes.find, quotes.replace));
   if (!again || 'refusal' in again) return again;
   return { ...again, strategy: 'unescaped' };
 }

@@ -1,7 +1,7 @@
 /**
  * Find and replace as copied from a view of the file rather than from the file: with the line numbers of a
- * numbered view, or double-encoded (escaped newlines and quotes). The cascade (match.ts) runs once more on
- * the text these functions give back when the find as written matches nowhere.
+ * numbered view, inside a markdown code fence, or double-encoded (escaped newlines and quotes). The cascade
+ * (match.ts) runs once more on the text these functions give back when the find as written matches nowhere.
  */
 
 /**
@@ -71,4 +71,47 @@ export const ESCAPE = /\\[nt"'`$\\]/;
  */
 export function unescapeText(s: string): string {
   return s.replace(/\\([nt"'`$\\])/g, (_m, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c));
+}
+
+/**
+ * Find and replace without the markdown fence lines (```` ``` ````, ```` ```ts ````) a model copied around
+ * them from its own answer: find loses a fence line at its first and/or last line, replace loses a fence
+ * line at the same edge when it has one there. `undefined` when find has none, or is nothing else.
+ */
+export function stripFences(find: string, replace: string): { find: string; replace: string } | undefined {
+  const f = find.split('\n');
+  const r = replace.split('\n');
+  const open = FENCE.test(f[0]!);
+  const close =
+    f.length > 1 && FENCE.test(f[f.length - 1]!.trim() === '' && f.length > 2 ? f[f.length - 2]! : f[f.length - 1]!);
+  if (!open && !close) return undefined;
+  const cut = (lines: string[], strict: boolean): string[] | undefined => {
+    let out = lines;
+    if (open && FENCE.test(out[0] ?? '')) out = out.slice(1);
+    else if (open && strict) return undefined;
+    // A fence line may be followed by the find's own final line break (an empty last element).
+    const tail = out[out.length - 1] === '' ? 1 : 0;
+    if (close && FENCE.test(out[out.length - 1 - tail] ?? ''))
+      out = [...out.slice(0, out.length - 1 - tail), ...out.slice(out.length - tail)];
+    else if (close && strict) return undefined;
+    return out;
+  };
+  const fl = cut(f, true);
+  if (!fl || fl.join('').trim() === '') return undefined;
+  return { find: fl.join('\n'), replace: cut(r, false)!.join('\n') };
+}
+
+/** A markdown fence line: three or more backticks, maybe a language name. */
+const FENCE = /^\s*`{3,}[\w+#.-]*\s*$/;
+
+/**
+ * Find and replace with only their quote escapes read (`\\'` → `'`, `\\"` → `"`), the other escapes left as
+ * they are (a `\\n` in code stays two characters): for a find written with escaped quotes where the file has
+ * plain ones. Replace is read the same way (it was written with the same habit). `undefined` when find has
+ * no quote escape.
+ */
+export function unescapeQuotes(find: string, replace: string): { find: string; replace: string } | undefined {
+  if (!/\\['"]/.test(find)) return undefined;
+  const read = (s: string) => s.replace(/\\(['"])/g, '$1');
+  return { find: read(find), replace: read(replace) };
 }
