@@ -320,6 +320,8 @@ function startLines(model: TextModel, findLines: readonly string[]): readonly nu
  * them when every matched line begins inside a string. Takes (find indent, file indent, file line) triples.
  */
 function codePairs(model: TextModel, seen: readonly (readonly [string, string, number])[]): [string, string][] {
+  // Lines the find quotes at the file's own indentation say the same in code and in strings.
+  if (seen.every(([f, g]) => f === g)) return seen.map(([f, g]) => [f, g]);
   const literal = fileLiterals(model);
   const code = seen.filter(([, , at]) => !literal[at]);
   return (code.length > 0 ? code : seen).map(([f, g]) => [f, g]);
