@@ -221,3 +221,23 @@ function fileUsesTabs(model: TextModel): boolean {
   TABS.set(model, tabs > spaces);
   return tabs > spaces;
 }
+
+/**
+ * Whether (find indent, file indent) pairs of string lines differ in one way throughout: one prefix added
+ * (or taken off) on every line, or tabs written as one width of spaces (or back) with no shift. A string's
+ * indentation is its content, so only a copy of it moved whole, or its tabs expanded, is the same text.
+ */
+export function stringShiftFits(pairs: readonly (readonly [string, string, ...unknown[]])[]): boolean {
+  const moved = pairs.filter(([f, g]) => f !== g);
+  if (moved.length === 0) return true;
+  const [f0, g0] = moved[0]!;
+  const prefix = (f: string, g: string) =>
+    g.endsWith(f)
+      ? `+${g.slice(0, g.length - f.length)}`
+      : f.endsWith(g)
+        ? `-${f.slice(0, f.length - g.length)}`
+        : undefined;
+  const p0 = prefix(f0, g0);
+  if (p0 !== undefined && pairs.every(([f, g]) => f === g || prefix(f, g) === p0)) return true;
+  return TAB_WIDTHS.some((u) => pairs.every(([f, g]) => columns(f, u) === columns(g, u)));
+}

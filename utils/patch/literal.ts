@@ -21,6 +21,9 @@ export type LexState =
 type State = LexState;
 
 const CODE: State = { kind: 'code' };
+
+/** The state of a text that begins inside a block comment (a fragment cut from one). */
+export const IN_COMMENT: LexState = { kind: 'comment' };
 const HEREDOC = /<<([-~]?)\s*(?:(['"])([A-Za-z_][\w]*)\2|([A-Z_][A-Z0-9_]*)\b)/y;
 const RUST_RAW = /b?r(#*)"/y;
 const INTERESTING = /[/"'`rb@<]/g;

@@ -5,7 +5,7 @@
  * Codex folds punctuation). Line passes return where each find line landed; the replacement is then rendered
  * under the invariant of utils/patch/render.ts.
  */
-import { buildIndentMap } from './indent.js';
+import { buildIndentMap, stringShiftFits } from './indent.js';
 import { locateElision } from './elision.js';
 import { renderCandidate, type LineMatch } from './render.js';
 import { inlineSubstring, linesWithWord, substringCandidates, trimmedWhole } from './substring.js';
@@ -211,14 +211,27 @@ function locateRelaxed(model: TextModel, patch: PreparedPatch): PassOutcome | un
     const whole = around ? undefined : inlineSubstring(model, patch.core, patch.rcore, true);
     return trimmedWhole(model, patch.core, patch.rcore, true) ?? whole ?? locateElision(model, findLines, replLines);
   }
-  for (const pass of LINE_PASSES) {
+  for (const [p, pass] of LINE_PASSES.entries()) {
     if (pass.eligible && !pass.eligible(findLines)) continue;
     const found: Candidate[] = [];
+    let stringMoved = false;
     for (const i of pass.starts(model, findLines)) {
       const m = pass.match(model, findLines, replLines, i);
       if (m) found.push(renderCandidate(model, findLines, replLines, m));
+      stringMoved ||= m?.stringMoved === true;
     }
-    if (found.length > 0) return { strategy: pass.strategy, candidates: found };
+    if (found.length === 0) continue;
+    // String lines quoted at other indentation: a rewrite of a string's whitespace can make it read like
+    // another of its copies, so a place the next (looser) pass finds is as likely; several are ambiguous.
+    const looser = LINE_PASSES[p + 1];
+    if (stringMoved && looser && (!looser.eligible || looser.eligible(findLines))) {
+      for (const i of looser.starts(model, findLines)) {
+        if (found.some((c) => c.firstLine === i)) continue;
+        const m = looser.match(model, findLines, replLines, i);
+        if (m) found.push(renderCandidate(model, findLines, replLines, m));
+      }
+    }
+    return { strategy: pass.strategy, candidates: found };
   }
   if (short) return trimmedWhole(model, patch.core, patch.rcore, true) ?? locateElision(model, findLines, replLines);
   const whole = trimmedWhole(model, patch.core, patch.rcore);
@@ -296,6 +309,7 @@ const LINE_PASSES: readonly LinePass[] = [
         l.trim() === '' ? [] : [[indentOf(l), keys.indent[i + j]!, i + j]],
       );
       const pairs = codePairs(model, seen);
+      if (!pairs) return undefined;
       const indent = buildIndentMap(model, pairs, rl.map(indentOf), false);
       // Wide or tab runs inside lines that differ from the file's: new lines may carry the same drift.
       const drift = fl.some(
@@ -319,11 +333,17 @@ function startLines(model: TextModel, findLines: readonly string[]): readonly nu
  * begin in code (a string's lines keep their own indentation, which need not follow the code's), or all of
  * them when every matched line begins inside a string. Takes (find indent, file indent, file line) triples.
  */
-function codePairs(model: TextModel, seen: readonly (readonly [string, string, number])[]): [string, string][] {
+function codePairs(
+  model: TextModel,
+  seen: readonly (readonly [string, string, number])[],
+): [string, string][] | undefined {
   // Lines the find quotes at the file's own indentation say the same in code and in strings.
   if (seen.every(([f, g]) => f === g)) return seen.map(([f, g]) => [f, g]);
   const literal = fileLiterals(model);
   const code = seen.filter(([, , at]) => !literal[at]);
+  // A string's lines are its content: quoted at other indentation, they must differ by one added or removed
+  // prefix, or one tab width, throughout (else they are other text, however alike once trimmed).
+  if (!stringShiftFits(seen.filter(([, , at]) => literal[at]))) return undefined;
   return (code.length > 0 ? code : seen).map(([f, g]) => [f, g]);
 }
 
@@ -347,12 +367,15 @@ function reindented(
     if (keys.content[i + j] !== '') seen.push([indentOf(fl[j]!), keys.indent[i + j]!, i + j]);
   }
   const pairs = codePairs(model, seen);
+  if (!pairs) return undefined;
+  const stringMoved = !identity(seen) && seen.some(([f, g, at]) => f !== g && fileLiterals(model)[at]);
   const indent = buildIndentMap(model, pairs, rl.map(indentOf), strict);
   if (!indent) return undefined;
   return {
     first: i,
     last: i + fl.length - 1,
     map: fl.map((_, j) => i + j),
+    stringMoved,
     indent: identity(seen) ? undefined : indent,
     unsureFrame: identity(seen)
       ? undefined
@@ -450,6 +473,7 @@ function blankTolerant(
     map.push(k++);
   }
   const pairs = codePairs(model, seen);
+  if (!pairs) return undefined;
   const indent = buildIndentMap(model, pairs, rl.map(indentOf), false);
   if (!indent) return undefined;
   const unsureFrame = identity(seen) ? undefined : (frameUnsure(pairs, rl) ?? inFileFrame(model, lines, rl, map));

@@ -43,6 +43,8 @@ export interface LineMatch {
   inlineDrift?: boolean;
   /** Found by ignoring whitespace inside lines: a line replace keeps must have the file's spacing. */
   inlinePass?: boolean;
+  /** Lines inside multi-line strings were quoted at other indentation than the file's. */
+  stringMoved?: boolean;
   /** 1-based replace line whose indentation frame is unsure before any rendering (see match.ts `frameUnsure`). */
   unsureFrame?: number;
 }
@@ -305,10 +307,17 @@ class FrameCheck {
           const moved = own ? reindentLine(own, added[a]!) : own === null ? line : undefined;
           // A line at the margin where the string has lines at the margin in the file too: a dedent stopped
           // there, so whether the line moves with the code is unknown.
-          const margin = own === null && this.marginSeen && indentOf(added[a]!) === '' && indent.relate('') !== '';
+          const margin =
+            this.marginSeen &&
+            indentOf(added[a]!) === '' &&
+            (own ? moved !== added[a] : own === null && indent.relate('') !== '');
+          // The string's lines and the code's read the find's indentation differently: the model's frame
+          // conflates the two (a tab and four spaces written alike), so which the line had is unknown.
+          const conflated = own && moved !== line;
           if (
             moved === undefined ||
             margin ||
+            conflated ||
             mixesAnew(added[a]!, moved) ||
             (own === null && !prefixMove(added[a]!, moved))
           )

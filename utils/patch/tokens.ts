@@ -40,7 +40,8 @@ export function tokenStream(model: TextModel, core: string, rcore: string): Pass
   // A one-line find over a line the file wraps: the region maps back token for token, and replace changes
   // tokens only (its whitespace is find's), so the changed tokens are written into the file's own layout.
   if (out.length === 0 && !deletion && !core.includes('\n')) {
-    out = (regions(model, core, false) ?? []).flatMap((c) => {
+    // (A line break between two words may end a statement: the file's wrap must fall next to punctuation.)
+    out = (regions(model, core, false, false) ?? []).flatMap((c) => {
       const rewritten = tokenForToken(model.w.slice(c.start, c.end), core, rcore);
       return rewritten === undefined ? [] : [{ ...c, text: rewritten }];
     });
@@ -62,11 +63,11 @@ export function tokenStream(model: TextModel, core: string, rcore: string): Pass
 /**
  * Every region of the file whose tokens are find's (folded), whole tokens only, with `text` empty. Where find
  * has whitespace the file may have any, line breaks included, unless `sameLine` (spaces and tabs only there;
- * a line break may still stand where find glued two tokens). `undefined` when find has no token or its
+ * a line break may still stand where find glued two tokens); between two words only with `wordBreaks`. `undefined` when find has no token or its
  * longest word is nowhere in the file (nothing can fit). Stops after `MAX_FOUND + 1` regions.
  */
-function regions(model: TextModel, core: string, sameLine: boolean): Candidate[] | undefined {
-  const wordGap = sameLine ? '[ \\t]+' : '\\s+';
+function regions(model: TextModel, core: string, sameLine: boolean, wordBreaks = !sameLine): Candidate[] | undefined {
+  const wordGap = wordBreaks ? '\\s+' : '[ \\t]+';
   const gap = sameLine ? '[ \\t]*' : '\\s*';
   // Code points, not UTF-16 units: a character outside the BMP is one token character.
   const tokens = Array.from(foldUnicode(core).trim());

@@ -107,11 +107,13 @@ const FENCE = /^\s*`{3,}[\w+#.-]*\s*$/;
 /**
  * Find and replace with only their quote escapes read (`\\'` → `'`, `\\"` → `"`), the other escapes left as
  * they are (a `\\n` in code stays two characters): for a find written with escaped quotes where the file has
- * plain ones. Replace is read the same way (it was written with the same habit). `undefined` when find has
- * no quote escape.
+ * plain ones. Replace is read so when it escapes quotes the same way (no bare quote of a kind find escaped:
+ * `'it\\'s'` is code as it stands), else `undefined`; also `undefined` when find has no quote escape.
  */
 export function unescapeQuotes(find: string, replace: string): { find: string; replace: string } | undefined {
   if (!/\\['"]/.test(find)) return undefined;
   const read = (s: string) => s.replace(/\\(['"])/g, '$1');
+  const bare = (s: string) => s.replace(/\\['"]/g, '');
+  for (const m of find.matchAll(/\\(['"])/g)) if (bare(find).includes(m[1]!) || bare(replace).includes(m[1]!)) return undefined;
   return { find: read(find), replace: read(replace) };
 }
