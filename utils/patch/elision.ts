@@ -9,7 +9,8 @@
  * that span (it keeps or edits a line of the elided text, and none of the text a farther copy would add).
  */
 import type { PassOutcome } from './match.js';
-import { renderCandidate, similarLines } from './render.js';
+import { renderCandidate } from './render.js';
+import { similarLines } from './steps.js';
 import {
   type Candidate,
   contentKey,

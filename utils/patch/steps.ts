@@ -115,3 +115,27 @@ export function slideToKeep(steps: Step[], findLines: readonly string[], fileOnl
   }
   return steps;
 }
+
+/** Lines longer than this (trimmed) are not compared by `similarLines` (they count as not similar). */
+const SIMILAR_MAX_CHARS = 400;
+
+/**
+ * Whether two lines read as one line edited rather than one line swapped for another: the edit distance
+ * of their trimmed text (Levenshtein, in UTF-16 units) is at most half the longer one's length.
+ */
+export function similarLines(a: string, b: string): boolean {
+  const x = a.trim();
+  const y = b.trim();
+  const longer = Math.max(x.length, y.length);
+  // The distance is at least the difference in length.
+  if (longer === 0 || longer > SIMILAR_MAX_CHARS || Math.abs(x.length - y.length) * 2 > longer) return false;
+  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= y.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[y.length]! * 2 <= longer;
+}

@@ -114,6 +114,7 @@ export function unescapeQuotes(find: string, replace: string): { find: string; r
   if (!/\\['"]/.test(find)) return undefined;
   const read = (s: string) => s.replace(/\\(['"])/g, '$1');
   const bare = (s: string) => s.replace(/\\['"]/g, '');
-  for (const m of find.matchAll(/\\(['"])/g)) if (bare(find).includes(m[1]!) || bare(replace).includes(m[1]!)) return undefined;
+  for (const m of find.matchAll(/\\(['"])/g))
+    if (bare(find).includes(m[1]!) || bare(replace).includes(m[1]!)) return undefined;
   return { find: read(find), replace: read(replace) };
 }
