@@ -214,4 +214,60 @@ describe('a dedented find', () => {
       { numRuns: 1500 },
     );
   });
+
+  it('a find dedented uniformly, docstrings included, applies with replace moved back by the same amount', () => {
+    // Docstring lines at the code's indentation or deeper; the model drops 4 or 8 columns from every line of
+    // find and replace alike. Edits keep each string's quotes where they are (code lines and string text).
+    const text = fc.constantFrom('Some text.', 'More words here.', ':param x: the x.', '');
+    const stmt = fc.constantFrom('x = 1', 'return value', 'self.items.append(x)', 'if x:');
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.array(text, { maxLength: 5 }),
+            fc.array(stmt, { minLength: 1, maxLength: 4 }),
+            fc.constantFrom('', '    '),
+          ),
+          { minLength: 1, maxLength: 3 },
+        ),
+        fc.nat(),
+        fc.integer({ min: 2, max: 8 }),
+        fc.array(fc.constantFrom('keep', 'keep', 'change', 'insert'), { minLength: 8, maxLength: 8 }),
+        fc.constantFrom(4, 8),
+        (methods, at, len, ops, by) => {
+          const lines = ['class A:'];
+          const inString = new Set<number>();
+          methods.forEach(([doc, body, deeper], m) => {
+            lines.push(`    def f${m}(self):`, '        """Doc.');
+            for (const l of doc) {
+              inString.add(lines.length);
+              lines.push(l === '' ? '' : `        ${deeper}${l}`);
+            }
+            lines.push('        """', ...body.map((s) => `        ${s}`), '');
+          });
+          const start = at % lines.length;
+          const block = lines.slice(start, Math.min(lines.length, start + len));
+          fc.pre(block[0]!.trim() !== '' && block[block.length - 1]!.trim() !== '');
+          const edited = block.flatMap((l, k) => {
+            const indent = /^ */.exec(l)![0];
+            const op = ops[k] ?? 'keep';
+            if (op === 'keep' || l.trim() === '' || l.includes('"""')) return [l];
+            const what = inString.has(start + k) ? `new words ${k}.` : `changed${k}()`;
+            return op === 'change' ? [indent + what] : [l, indent + what];
+          });
+          const indents = [...block, ...edited].filter((l) => l.trim() !== '').map((l) => /^ */.exec(l)![0].length);
+          fc.pre(Math.min(...indents) >= by);
+          const content = `${lines.join('\n')}\n`;
+          const want = intended(content, block.join('\n'), edited.join('\n'));
+          fc.pre(want !== undefined && block.join('\n') !== edited.join('\n'));
+          const dedent = (ls: string[]) => ls.map((l) => l.slice(Math.min(by, /^ */.exec(l)![0].length))).join('\n');
+          fc.pre(!content.includes(dedent(block)));
+          const r = applyPatch(content, dedent(block), dedent(edited));
+          if (!r.applied) expect(r.code).toBe('patch_ambiguous_find');
+          else expect(r.newContent).toBe(want);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
 });

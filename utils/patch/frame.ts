@@ -83,8 +83,9 @@ export class FrameCheck {
           if (indentOf(line).includes('\t') || mixesAnew(added[a]!, line)) return { uncertain: 'literal', line: k + 1 };
         } else if (inString) {
           // Inside a string the line follows the string's own lines as the find quoted them, never the code.
-          const own = agrees ? this.literalRelation() : undefined;
-          const moved = own ? reindentLine(own, added[a]!) : own === null ? line : undefined;
+          // Where replace reads otherwise than the file, the line moves only when both relations agree.
+          const own = this.literalRelation();
+          const moved = own ? reindentLine(own, added[a]!) : own === null && agrees ? line : undefined;
           // A line at the margin where the string has lines at the margin in the file too: a dedent stopped
           // there, so whether the line moves with the code is unknown.
           const margin =

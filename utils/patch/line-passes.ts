@@ -86,7 +86,7 @@ export const LINE_PASSES: readonly LinePass[] = [
           l.trim() !== model.lines[i + j]!.trim() && WIDE_RUN.test(`${l.trim()}\n${model.lines[i + j]!.trim()}`),
       );
       if (!indent) return undefined;
-      const unsureFrame = identity(seen) ? undefined : (frameUnsure(pairs, rl) ?? inFileFrame(model, fl, rl, m.map));
+      const unsureFrame = identity(seen) ? undefined : (frameUnsure(seen, rl) ?? inFileFrame(model, fl, rl, m.map));
       return { ...m, indent: identity(seen) ? undefined : indent, inlineDrift: drift, inlinePass: true, unsureFrame };
     },
   },
@@ -148,7 +148,7 @@ function reindented(
     indent: identity(seen) ? undefined : indent,
     unsureFrame: identity(seen)
       ? undefined
-      : (frameUnsure(pairs, rl) ??
+      : (frameUnsure(seen, rl) ??
         inFileFrame(
           model,
           fl,
@@ -187,9 +187,13 @@ function inFileFrame(
  * replace was written in: when replace's first non-blank line (the counterpart of find's line) is indented
  * like the file's line and not like find's, replace may already be in the file's frame, and moving it by the
  * find → file shift would indent it twice. Returns that 1-based replace line, or undefined. `pairs`: (find
- * indentation, file indentation) of find's non-blank lines.
+ * indentation, file indentation, ...) of all find's non-blank lines, string lines included (a find of one
+ * code line among string lines says which frame replace is in through them).
  */
-function frameUnsure(pairs: readonly (readonly [string, string])[], rl: readonly string[]): number | undefined {
+function frameUnsure(
+  pairs: readonly (readonly [string, string, ...unknown[]])[],
+  rl: readonly string[],
+): number | undefined {
   if (pairs.length !== 1 || pairs[0]![0] === pairs[0]![1]) return undefined;
   const [findIndent, fileIndent] = pairs[0]!;
   const k = rl.findIndex((l) => l.trim() !== '');
@@ -198,7 +202,7 @@ function frameUnsure(pairs: readonly (readonly [string, string])[], rl: readonly
 }
 
 /** Whether the relation keeps indentation `indent` as it is (a pair maps it to itself): moving cannot harm. */
-function staysPut(pairs: readonly (readonly [string, string])[], indent: string): boolean {
+function staysPut(pairs: readonly (readonly [string, string, ...unknown[]])[], indent: string): boolean {
   return pairs.some(([f, g]) => f === indent && g === indent);
 }
 
@@ -245,7 +249,7 @@ function blankTolerant(
   if (!pairs) return undefined;
   const indent = buildIndentMap(model, pairs, rl.map(indentOf), false);
   if (!indent) return undefined;
-  const unsureFrame = identity(seen) ? undefined : (frameUnsure(pairs, rl) ?? inFileFrame(model, lines, rl, map));
+  const unsureFrame = identity(seen) ? undefined : (frameUnsure(seen, rl) ?? inFileFrame(model, lines, rl, map));
   return { first: i, last: k - 1, map, lines, fileOnly, indent: identity(seen) ? undefined : indent, unsureFrame };
 }
 
