@@ -161,6 +161,43 @@ describe('strings keep their bytes under any re-indent', () => {
       { numRuns: 800 },
     );
   });
+
+  it('a raw string holding tab-indented code re-indented with spaces, the whole edit dedented by one column', () => {
+    // A Go file whose raw string is itself a code template; the edit rewrites the template's tabs as spaces
+    // and the model drops the first character of every line. Which character it dropped (a tab of the
+    // file, a space of the new text) decides the new lines' bytes: apply only what is certain.
+    const tpl = fc.constantFrom('if err != nil {', 'fmt.Println(err)', 'viper.AutomaticEnv()', 'os.Exit(1)', '}');
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 3 }), tpl), { minLength: 2, maxLength: 6 }),
+        fc.nat(),
+        fc.integer({ min: 2, max: 6 }),
+        fc.array(fc.constantFrom('keep', 'spaces', 'spaces', 'change'), { minLength: 8, maxLength: 8 }),
+        (template, at, len, ops) => {
+          const lines = ['func tpl() []byte {', '\treturn []byte(`package main', ''];
+          lines.push(...template.map(([depth, l]) => '\t'.repeat(depth) + l), '`)', '}', '');
+          const start = 3 + (at % template.length);
+          const block = lines.slice(start, Math.min(3 + template.length, start + len));
+          fc.pre(block.length >= 2);
+          const edited = block.map((l, k) => {
+            const tabs = /^\t*/.exec(l)![0].length;
+            const op = ops[k] ?? 'keep';
+            if (op === 'keep') return l;
+            const text = op === 'change' ? `changed${k}()` : l.trim();
+            return '    '.repeat(tabs) + text;
+          });
+          const content = lines.join('\n');
+          const want = intended(content, block.join('\n'), edited.join('\n'));
+          fc.pre(want !== undefined && block.join('\n') !== edited.join('\n'));
+          const drop = (ls: string[]) => ls.map((l) => l.slice(1)).join('\n');
+          fc.pre(!content.includes(drop(block)));
+          const r = applyPatch(content, drop(block), drop(edited));
+          if (r.applied) expect(r.newContent).toBe(want);
+        },
+      ),
+      { numRuns: 800 },
+    );
+  });
 });
 
 describe('a dedented find', () => {
