@@ -2,6 +2,8 @@
 // Floors, ground first: utils < memory < llm < config < agent < cli < ui. A file imports only its own
 // floor or lower ones; tests/ and bench/ may import anything. Dynamic `import()` is not checked: the one
 // upward reference, cli/ loading the Ink TUI lazily, is deliberate.
+// Inside a floor, its rooms: utils/ holds the ground files and five engines (git < policy < journal and
+// shell; patch stands alone on the ground files); cli/console/ is the console ground of cli/.
 import tseslint from 'typescript-eslint';
 
 const FLOORS = ['utils', 'memory', 'llm', 'config', 'agent', 'cli', 'ui'];
@@ -15,22 +17,50 @@ function above(floor) {
   return patterns;
 }
 
+const FLOOR_MESSAGE = (floor) =>
+  `${floor}/ may import only its own floor or lower ones (utils < memory < llm < config < agent < cli < ui).`;
+
+/**
+ * The rooms inside a floor and the sibling rooms each may not import, as [folder, [forbidden rooms], why].
+ * A file matched by a room gets the floor's patterns and the room's together (a later flat-config entry for
+ * the same rule replaces the earlier one).
+ */
+const ROOMS = [
+  ['utils', ['patch', 'journal', 'policy', 'shell', 'git'], 'the ground files of utils/ import no engine of utils/'],
+  ['utils/git', ['patch', 'journal', 'policy', 'shell'], 'utils/git/ imports only the ground files of utils/'],
+  ['utils/policy', ['patch', 'journal', 'shell'], 'utils/policy/ imports the ground files and utils/git/ only'],
+  ['utils/patch', ['journal', 'policy', 'shell', 'git'], 'utils/patch/ imports only the ground files of utils/'],
+  ['utils/journal', ['patch', 'shell'], 'utils/journal/ imports the ground files, utils/git/ and utils/policy/ only'],
+  ['utils/shell', ['patch', 'journal'], 'utils/shell/ imports the ground files, utils/git/ and utils/policy/ only'],
+  [
+    'cli/console',
+    ['task', 'wide', 'config', 'commands', 'interactive'],
+    'cli/console/ is the console ground of cli/: it imports no other part of cli/',
+  ],
+];
+
+function restrict(groups) {
+  return { 'no-restricted-imports': ['error', { patterns: groups }] };
+}
+
 function floorRule(floor) {
   return {
     files: [`${floor}/**/*.{ts,tsx}`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: above(floor),
-              message: `${floor}/ may import only its own floor or lower ones (utils < memory < llm < config < agent < cli < ui).`,
-            },
-          ],
-        },
-      ],
-    },
+    rules: restrict([{ group: above(floor), message: FLOOR_MESSAGE(floor) }]),
+  };
+}
+
+function roomRule([folder, forbidden, message]) {
+  const floor = folder.split('/')[0];
+  // The ground files of utils/ are the files directly in it; utils/patch.ts is the patch engine's entry.
+  const files = folder === 'utils' ? ['utils/*.ts'] : [`${folder}/**/*.{ts,tsx}`];
+  return {
+    files,
+    ignores: folder === 'utils' ? ['utils/patch.ts'] : [],
+    rules: restrict([
+      { group: above(floor), message: FLOOR_MESSAGE(floor) },
+      { group: forbidden.map((room) => `**/${room}/**`), message },
+    ]),
   };
 }
 
@@ -56,4 +86,5 @@ export default tseslint.config(
     },
   },
   ...FLOORS.filter((floor) => floor !== 'ui').map(floorRule),
+  ...ROOMS.map(roomRule),
 );

@@ -11,9 +11,9 @@
  * clients (reach them through `planTask`, which loads only the chosen SDK).
  */
 import { resolve } from 'node:path';
-import { buildContext, type ContextResult } from './agent/context.js';
+import { buildContext, type ContextResult } from './agent/context/build.js';
 import { createAgentEmitter, type AgentEmitter, type AgentEventMap, type AgentEventName } from './agent/events.js';
-import { preparePlan, type PlannedChange, type PreparedPlan } from './agent/executor.js';
+import { preparePlan, type PlannedChange, type PreparedPlan } from './agent/prepare.js';
 import { runAgent, type AgentRun, type StageTimings } from './agent/runner.js';
 import { parsePlan } from './llm/plan-parser.js';
 import type { ProviderConfig, Usage } from './llm/types.js';
@@ -81,7 +81,8 @@ export interface PlanTaskOptions {
 }
 
 /**
- * Plan one task: select context, make ONE provider call, apply the plan in memory.
+ * Plan one task: select context, ask for ONE plan (at most three requests: the plan, one JSON repair,
+ * one patch-repair round), apply the plan in memory.
  * Nothing is written; pass the result's plan to {@link applyPlan}.
  *
  * @returns the run: `plan`, `prepared` (per-patch outcomes and the file changes with diffs), `context`, timings, usage

@@ -17,8 +17,8 @@ export interface AgentEventMap {
   model_reply: { ms: number; inputTokens?: number; outputTokens?: number };
   /** Patches were refused: the one repair request asks for these (1-based) patches again. */
   repair_request: { patches: number[]; firstError: string };
-  /** The repair reply arrived; `applied` tells whether the plan applies with it. */
-  repair_reply: { ms: number; applied: boolean };
+  /** The repair reply arrived; `applied` tells whether the plan applies with it; tokens as the provider reported them. */
+  repair_reply: { ms: number; applied: boolean; inputTokens?: number; outputTokens?: number };
   read_file: { path: string };
   diffs: { diffs: { file: string; diff: string }[] };
   write_file: { path: string };

@@ -1,10 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { z } from 'zod';
-import { parsePlan } from '../llm/plan-parser.js';
 import type { Plan, Usage } from '../llm/types.js';
 import { applyPatch } from '../utils/patch.js';
-import { UsageError } from '../utils/errors.js';
 import { sha256 } from '../utils/journal/store.js';
 import { isAlreadyApplied } from './already-applied.js';
 
@@ -21,7 +17,8 @@ export interface SavedPlan {
   plan: Plan;
 }
 
-const savedPlanSchema = z.object({
+/** The `--plan-out` document's shape (its `plan` is validated on its own). */
+export const savedPlanSchema = z.object({
   version: z.literal(1),
   task: z.string(),
   createdAt: z.string(),
@@ -58,54 +55,6 @@ export function makeSavedPlan(
     baseHashes,
     plan,
   };
-}
-
-/**
- * Read a plan for `clawcode apply`/`check`: a saved plan (from `--plan-out`) or a bare plan — also a
- * model's answer pasted with prose or fences around it (the `--print-prompt` route).
- *
- * @param text  the file's (or stdin's) text
- * @returns the plan, and the saved-plan wrapper when there was one
- * @throws PlanParseError when no valid plan is found
- */
-export function readPlanText(text: string): { plan: Plan; saved?: SavedPlan } {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return { plan: parsePlan(text) };
-  }
-  const wrapper = savedPlanSchema.safeParse(data);
-  if (wrapper.success) {
-    const plan = parsePlan(JSON.stringify(wrapper.data.plan));
-    return { plan, saved: { ...wrapper.data, usage: wrapper.data.usage ?? null, plan } };
-  }
-  return { plan: parsePlan(text) };
-}
-
-/**
- * Load a plan from a path or `-` (stdin).
- * @throws UsageError when the file cannot be read; PlanParseError when it holds no valid plan
- */
-export async function loadPlanSource(
-  source: string,
-  cwd: string,
-  readStdin: () => Promise<string>,
-): Promise<{ plan: Plan; saved?: SavedPlan }> {
-  let text: string;
-  if (source === '-') text = await readStdin();
-  else {
-    try {
-      text = await readFile(resolve(cwd, source), 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        `Cannot read plan file ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
-    }
-  }
-  if (!text.trim())
-    throw new UsageError(source === '-' ? 'No plan on standard input.' : `Plan file ${source} is empty.`);
-  return readPlanText(text);
 }
 
 /** Status of one patch against the current files (`clawcode check`). */

@@ -5,7 +5,7 @@ import type { PlanResult } from '../llm/provider.js';
 import type { Plan, ProviderConfig } from '../llm/types.js';
 import type { PatchOutcome } from '../utils/patch.js';
 import type { AgentEmitter } from './events.js';
-import { preparePlan, type PreparedPlan } from './executor.js';
+import { preparePlan, type PreparedPlan } from './prepare.js';
 import type { Planner } from './runner.js';
 import { addUsage } from '../llm/usage.js';
 
@@ -103,18 +103,20 @@ export async function repairPlan(options: RepairOptions): Promise<RepairResult |
   };
   const base = { patches: items.map((i) => i.number), firstError, ms };
   if (reply.plan.patches.length !== failed.length) {
-    const error = `the repair reply has ${reply.plan.patches.length} patch(es) for ${failed.length} refused`;
+    const n = reply.plan.patches.length;
+    const error = `the repair reply has ${n} patch${n === 1 ? '' : 'es'} for ${failed.length} refused`;
     return keepOriginal(
       options,
       { ...base, applied: false, error },
       { ...summed, plan, reply: options.planResult.reply },
+      replyTokens(reply),
     );
   }
   const patches = [...plan.patches];
   failed.forEach((r, k) => (patches[r.index] = reply.plan.patches[k]!));
   const repaired: Plan = { ...plan, patches };
   const again = await preparePlan(options.rootDir, repaired, options.emitter);
-  options.emitter?.emit('repair_reply', { ms, applied: again.ok });
+  options.emitter?.emit('repair_reply', { ms, applied: again.ok, ...replyTokens(reply) });
   return {
     plan: repaired,
     prepared: again,
@@ -123,8 +125,18 @@ export async function repairPlan(options: RepairOptions): Promise<RepairResult |
   };
 }
 
-function keepOriginal(options: RepairOptions, report: RepairReport, planResult = options.planResult): RepairResult {
-  options.emitter?.emit('repair_reply', { ms: report.ms, applied: false });
+/** The repair reply's tokens for its event, when the provider reported them. */
+function replyTokens(reply: PlanResult): { inputTokens?: number; outputTokens?: number } {
+  return reply.usage ? { inputTokens: reply.usage.inputTokens, outputTokens: reply.usage.outputTokens } : {};
+}
+
+function keepOriginal(
+  options: RepairOptions,
+  report: RepairReport,
+  planResult = options.planResult,
+  tokens: { inputTokens?: number; outputTokens?: number } = {},
+): RepairResult {
+  options.emitter?.emit('repair_reply', { ms: report.ms, applied: false, ...tokens });
   return { plan: options.plan, prepared: options.prepared, planResult, report };
 }
 

@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import type { ContextResult } from './context.js';
-import { preparePlan, type PreparedPlan } from './executor.js';
+import type { ContextResult } from './context/build.js';
+import { preparePlan, type PreparedPlan } from './prepare.js';
 import type { AgentEmitter } from './events.js';
 import { buildMemoryContext, loadGlobalMemory, loadSessionMemory } from '../memory/memory.js';
 import { detectProjectSummary } from '../memory/project-summary.js';
 import type { ProjectInstructions } from './context/instructions.js';
-import { gatherContext } from './prompt-context.js';
+import { gatherContext } from './context/gather.js';
 import { repairPlan, type RepairReport } from './repair.js';
 import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';
 import type { PlanResult, RetryNotice } from '../llm/provider.js';
@@ -136,9 +136,10 @@ export async function buildPrompts(
 }
 
 /**
- * The plan stage of one task, without any user I/O: select context,
- * build prompts, ONE provider call (plus at most one repair request, inside the planner), then
- * apply the plan in memory. Nothing is written to the project.
+ * The plan stage of one task, without any user I/O: select context, build prompts, ask for ONE plan,
+ * then apply it in memory. At most three requests: the plan, one JSON repair inside the planner when
+ * the reply does not parse, and one patch-repair round (agent/repair.ts) when patches are refused.
+ * Nothing is written to the project.
  *
  * @returns the computed run; a plan that does not apply is reported in `prepared.ok === false`
  * @throws ProviderError / PlanParseError / InterruptedError from the planner; IoError on unreadable files

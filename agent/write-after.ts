@@ -1,9 +1,9 @@
 import { detectProjectSummary } from '../memory/project-summary.js';
 import { loadGlobalMemory, saveGlobalMemory, saveSessionAfterRun, type SessionMemory } from '../memory/memory.js';
-import { runCommand, sandboxFor } from '../utils/commands.js';
-import { detectSandbox } from '../utils/sandbox.js';
+import { runCommand, sandboxFor } from '../utils/shell/run.js';
+import { detectSandbox } from '../utils/shell/sandbox.js';
 import { InterruptedError } from '../utils/errors.js';
-import { commitFiles, dirtyFiles } from '../utils/git.js';
+import { commitFiles, dirtyFiles } from '../utils/git/ops.js';
 import { undoRun } from '../utils/journal/journal.js';
 
 /** Outcome of the verify step (`--verify`). `ms` is wall time; `tail` the last lines of its output. */
@@ -71,14 +71,56 @@ export async function runVerify(options: {
 }
 
 /**
- * `--commit`: commit exactly the written files with the task as the message.
+ * `--commit`: commit exactly the written files with the task as the message; no hook runs and nothing
+ * is signed unless `hooks` (`--commit-hooks`).
  *
  * @returns the full commit hash
- * @throws whatever utils/git.ts `commitFiles` throws (not a repository, hook failure…)
+ * @throws whatever utils/git/ops.ts `commitFiles` throws (not a repository, hook failure…)
  */
-export async function commitWritten(rootDir: string, files: readonly string[], task: string): Promise<string> {
-  const { commit } = await commitFiles(rootDir, files, task);
+export async function commitWritten(
+  rootDir: string,
+  files: readonly string[],
+  task: string,
+  hooks = false,
+): Promise<string> {
+  const { commit } = await commitFiles(rootDir, files, task, { hooks });
   return commit;
+}
+
+/**
+ * `--commit` over files that hold uncommitted work: commit that work first, as its own commit with its own
+ * message, so that the run's commit holds clawcode's edit alone and undo's revert of it leaves the person's
+ * work committed (Aider commits dirty files before editing them, for the same reason). Staged and unstaged
+ * changes of those files go in, as they are in the working tree; other files are left as they are.
+ *
+ * @param paths  project-relative paths the run is about to write
+ * @param hooks  let git run the repository's commit hooks and sign (`--commit-hooks`); off by default
+ * @returns the commit and the files it holds, or undefined when none of `paths` has uncommitted changes
+ * @throws whatever utils/git/ops.ts `commitFiles` throws (a hook refused, no identity…)
+ */
+export async function commitUncommittedFirst(
+  rootDir: string,
+  paths: readonly string[],
+  task: string,
+  hooks = false,
+): Promise<{ commit: string; files: string[] } | undefined> {
+  const files = await uncommittedFiles(rootDir, paths);
+  if (files.length === 0) return undefined;
+  // Like clawcode's own commit: no hooks and no signing unless the person asked for them (--commit-hooks).
+  const { commit } = await commitFiles(rootDir, files, uncommittedWorkMessage(files, task), { hooks });
+  return { commit, files };
+}
+
+/** The message of the commit of a person's uncommitted work, made before a `--commit` run writes. */
+function uncommittedWorkMessage(files: readonly string[], task: string): string {
+  const what = files.length === 1 ? files[0]! : `${files.length} files`;
+  const subject = task.trim().split('\n')[0]!.slice(0, 72);
+  return (
+    `Uncommitted changes in ${what}, committed before a clawcode edit\n\n` +
+    `These changes were in the working tree when clawcode was about to write these files for the task\n` +
+    `"${subject}". They are committed on their own so that clawcode's commit holds only its edit.\n\n` +
+    files.map((f) => `  ${f}`).join('\n')
+  );
 }
 
 /** What the memory step is told about a finished run (never called for a dry run). */

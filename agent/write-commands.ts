@@ -1,12 +1,12 @@
 import type { CommandRules } from '../config/settings.js';
-import { decideCommand, type CommandApproval } from '../utils/command-approval.js';
-import { runCommand, sandboxFor, type CommandResult } from '../utils/commands.js';
+import { decideCommand, type CommandApproval } from '../utils/shell/approval.js';
+import { runCommand, sandboxFor, type CommandResult } from '../utils/shell/run.js';
 import { InterruptedError } from '../utils/errors.js';
-import { detectSandbox, type SandboxStatus } from '../utils/sandbox.js';
-import { loadShellParser } from '../utils/shell-parse.js';
+import { detectSandbox, type SandboxStatus } from '../utils/shell/sandbox.js';
+import { loadShellParser } from '../utils/shell/parse.js';
 import type { AgentEmitter } from './events.js';
 
-export type { CommandApproval } from '../utils/command-approval.js';
+export type { CommandApproval } from '../utils/shell/approval.js';
 
 /** What happened to one plan command; `ran: false` carries the reason it did not run. */
 export interface CommandReport {
@@ -20,12 +20,12 @@ export interface CommandReport {
    * `denied_by_rule`, `dry_run`, `verify_failed`.
    */
   skipped?: string;
-  /** the approval decision (utils/command-approval.ts) and its reason; absent for dry runs */
+  /** the approval decision (utils/shell/approval.ts) and its reason; absent for dry runs */
   decision?: CommandApproval['type'];
   reason?: string;
   /** true when it ran inside the OS sandbox */
   sandboxed?: boolean;
-  /** Full captured output (bounded by utils/commands.ts). */
+  /** Full captured output (bounded by utils/shell/run.ts). */
   stdout?: string;
   stderr?: string;
   ms?: number;
@@ -44,7 +44,7 @@ export interface CommandPolicy {
 }
 
 /**
- * Decide one plan command with the shell-parsed allow-list (utils/command-approval.ts): `reject` never
+ * Decide one plan command with the shell-parsed allow-list (utils/shell/approval.ts): `reject` never
  * runs, `ask-user` needs a person's yes for this command, `auto-approve` runs with `--run-commands` (or
  * after one yes for the batch). Loads the shell parser and probes the sandbox.
  *
@@ -83,7 +83,7 @@ export interface CommandStepOptions extends CommandPolicy {
   commands: readonly string[];
   /** Asks the person; undefined when nobody can be asked (no terminal, --json). */
   ask?: (question: CommandQuestion) => Promise<boolean>;
-  /** Per-command timeout in ms (default: utils/commands.ts). */
+  /** Per-command timeout in ms (default: utils/shell/run.ts). */
   timeoutMs?: number;
   signal?: AbortSignal;
   emitter?: AgentEmitter;
@@ -97,7 +97,7 @@ const byRule = (d: CommandApproval): boolean =>
  * Run the plan's commands that the policy and the person allow. Each command is decided by
  * decideCommand: `reject` never runs; `ask-user` runs only after a person's yes for that command (never
  * without a terminal, whatever the flags); `auto-approve` runs with `--run-commands` (or an allow rule),
- * else after one yes for the batch. Commands run inside the bubblewrap sandbox (utils/sandbox.ts); where
+ * else after one yes for the batch. Commands run inside the bubblewrap sandbox (utils/shell/sandbox.ts); where
  * there is none, that is said once and every command is asked about. Emits `run_tests` and
  * `command_done` per command that runs.
  *

@@ -4,8 +4,9 @@ import type { SessionMemory } from '../memory/memory.js';
 import { applyRun, type RunRecord } from '../utils/journal/journal.js';
 import type { Plan } from '../utils/plan.js';
 import type { AgentEmitter } from './events.js';
-import type { PlannedChange, PreparedPlan } from './executor.js';
+import type { PlannedChange, PreparedPlan } from './prepare.js';
 import {
+  commitUncommittedFirst,
   commitWritten,
   rememberRun,
   runVerify,
@@ -29,8 +30,9 @@ export type { RunToRemember, VerifyReport } from './write-after.js';
 export type TaskStatus = 'applied' | 'dry_run' | 'not_confirmed' | 'declined' | 'failed' | 'no_changes' | 'rolled_back';
 
 /**
- * Exit code of a run: 0 done (also declined, dry run, nothing to change), 1 written but not committed,
- * 3 the plan was not applied (nothing written), 4 verify or a plan command failed.
+ * Exit code of a run: 0 done (also declined, dry run, nothing to change), 1 written but not committed (or, with
+ * `commit`, nothing written because the files' uncommitted changes could not be committed first), 3 the plan was
+ * not applied (nothing written), 4 verify or a plan command failed.
  */
 export type WriteExitCode = 0 | 1 | 3 | 4;
 
@@ -64,7 +66,9 @@ export type WriteNotice =
   | { type: 'refused'; reason: 'path_issues'; issues: PreparedPlan['pathIssues'] }
   | { type: 'refused'; reason: 'patches_failed'; failed: PreparedPlan['results'] }
   | { type: 'dry_run' }
-  | { type: 'uncommitted'; paths: string[] }
+  /** Files to write hold uncommitted changes; with `commit` they are committed first (`committed_first`). */
+  | { type: 'uncommitted'; paths: string[]; commit: boolean }
+  | { type: 'committed_first'; files: string[]; commit: string }
   | { type: 'no_terminal' }
   | { type: 'declined' }
   | { type: 'written'; files: string[]; runId: string }
@@ -80,7 +84,7 @@ export interface WriteStageInput {
   /** The task, recorded in the journal, memory and a `--commit` message. */
   task: string;
   plan: Plan;
-  /** The plan applied in memory (agent/executor.ts `preparePlan`). */
+  /** The plan applied in memory (agent/prepare.ts `preparePlan`). */
   prepared: PreparedPlan;
   /** Recorded in the run journal. */
   meta?: { provider?: string; model?: string };
@@ -99,6 +103,8 @@ export interface WriteStageInput {
   rollbackOnFail?: boolean;
   /** Commit exactly the written files with the task as the message. */
   commit?: boolean;
+  /** Let git run the repository's commit hooks (and sign) for that commit; default neither. */
+  commitHooks?: boolean;
   /**
    * The memory step (never called on a dry run): default agent/write-after.ts `rememberRun`; a surface may
    * pass its own (e.g. one that asks about the model's notes); `false` remembers nothing.
@@ -128,6 +134,8 @@ export interface WriteReport {
   verify?: VerifyReport;
   /** Full hash of the `--commit` commit. */
   commit?: string;
+  /** `--commit`: full hash of the commit of the files' uncommitted changes, made before the write. */
+  committedFirst?: string;
   commands: CommandReport[];
   /** Session memory as saved, or null when nothing was remembered (dry run, `remember: false`, or the step said so). */
   memory: SessionMemory | null;
@@ -184,6 +192,30 @@ export async function runWriteStage(input: WriteStageInput): Promise<WriteReport
     report.status = 'no_changes';
     return finish(input, report);
   }
+  if (input.commit) {
+    try {
+      const first = await commitUncommittedFirst(
+        input.rootDir,
+        chosen.files.map((f) => f.path),
+        input.task,
+        input.commitHooks,
+      );
+      if (first) {
+        report.committedFirst = first.commit;
+        notify({ type: 'committed_first', files: first.files, commit: first.commit });
+      }
+    } catch (error) {
+      // Writing now would put the person's work into clawcode's commit: stop before anything is written.
+      const why = (error as Error).message;
+      return end(
+        input,
+        report,
+        'failed',
+        1,
+        `nothing written: the uncommitted changes could not be committed first: ${why}`,
+      );
+    }
+  }
   const stop = await writeAndCheck(input, chosen.files, report, notify);
   return finish(input, report, { skipCommands: stop });
 }
@@ -199,7 +231,7 @@ async function chooseFiles(
     input.rootDir,
     all.map((f) => f.path),
   );
-  if (dirty.length > 0) notify({ type: 'uncommitted', paths: dirty });
+  if (dirty.length > 0) notify({ type: 'uncommitted', paths: dirty, commit: Boolean(input.commit) });
   if (input.yes) return { type: 'write', files: all };
   const ask = input.decisions?.approveChanges;
   if (!ask) {
@@ -265,7 +297,7 @@ async function writeAndCheck(
   }
   if (input.commit) {
     try {
-      report.commit = await commitWritten(input.rootDir, report.filesWritten, input.task);
+      report.commit = await commitWritten(input.rootDir, report.filesWritten, input.task, input.commitHooks);
       notify({ type: 'committed', files: report.filesWritten, commit: report.commit });
     } catch (error) {
       // The files are written and undoable; a commit that fails is reported, not a reason to lose the run.

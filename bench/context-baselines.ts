@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { indexText } from '../agent/context/index.js';
+import { indexText } from '../agent/context/search-index.js';
 import { wholeFileText } from '../agent/context/pack.js';
 import { selectContext, type ContextFile, type RankDoc } from '../agent/context/rank.js';
 import { scanProject } from '../agent/context/scan.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildContext } from '../agent/context.js';
-import { loadIndex } from '../agent/context/index.js';
+import { buildContext } from '../agent/context/build.js';
+import { loadIndex } from '../agent/context/search-index.js';
 import { rankFiles, type RankDoc } from '../agent/context/rank.js';
 import { gitDirFor, goldHunks, loadTasks, materialise, queryOf } from './context-data.js';
 import { formatLoss, lossSummary, type Miss } from './context-loss.js';

@@ -1,8 +1,8 @@
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildContext } from '../agent/context.js';
+import { buildContext } from '../agent/context/build.js';
 import type { ContextFile } from '../agent/context/rank.js';
 import { bm25Select, loadTree, referenceSelect } from './context-baselines.js';
 import {
@@ -25,7 +25,7 @@ import {
  * Env: CLAWCODE_BENCH_REPOS (folder of bare clones, required), CLAWCODE_BENCH_TASKS (default
  * ../shared/bench), CLAWCODE_BENCH_FILTER (substring of repo names), CLAWCODE_BENCH_SET (commits or
  * issues), CLAWCODE_BENCH_HOME (keep indexes between runs), CLAWCODE_BENCH_ONLY_OURS (skip baselines),
- * CLAWCODE_BENCH_BEFORE (the root of another checkout, e.g. `git archive main`: its `agent/context.ts` runs
+ * CLAWCODE_BENCH_BEFORE (the root of another checkout, e.g. `git archive main`: its `agent/context/build.ts` runs
  * as the `before` selector, side by side), CLAWCODE_BENCH_DUMP (a file: one JSON line per task and selector).
  */
 
@@ -86,8 +86,12 @@ async function main(): Promise<void> {
   const onlySet = process.env.CLAWCODE_BENCH_SET ?? '';
   const onlyOurs = Boolean(process.env.CLAWCODE_BENCH_ONLY_OURS);
   const beforeDir = process.env.CLAWCODE_BENCH_BEFORE;
+  // The context stage's entry moved into its folder; a checkout from before that keeps it beside the folder.
+  const beforeEntry = (root: string) =>
+    [join(root, 'agent/context/build.ts'), join(root, 'agent/context.ts')].find((path) => existsSync(path)) ??
+    join(root, 'agent/context/build.ts');
   const before = beforeDir
-    ? ((await import(pathToFileURL(join(resolve(beforeDir), 'agent/context.ts')).href)) as {
+    ? ((await import(pathToFileURL(beforeEntry(resolve(beforeDir))).href)) as {
         buildContext: typeof buildContext;
       })
     : undefined;

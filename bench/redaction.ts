@@ -1,11 +1,11 @@
 /**
- * Redaction speed (utils/secrets.ts): characters per millisecond on large real files and on
+ * Redaction speed (utils/policy/secrets.ts): characters per millisecond on large real files and on
  * adversarial inputs (the rule keywords repeated, long runs of base64 and of name-like text), plus the
  * slowest vendored rules. `npx tsx bench/redaction.ts [file...]`; never part of `npm test`.
  */
 import { readFileSync } from 'node:fs';
-import { redactSecrets } from '../utils/secrets.js';
-import { GITLEAKS_RULES } from '../utils/secret-rules.js';
+import { redactSecrets } from '../utils/policy/secrets.js';
+import { GITLEAKS_RULES } from '../utils/policy/secret-rules.js';
 
 function time(label: string, text: string): void {
   redactSecrets(text.slice(0, 1000));

@@ -2,7 +2,8 @@
 // imports its module lazily, so `--version` and `--help` load commander and nothing heavy.
 import { Argument, type Command } from 'commander';
 import { DEFAULT_BUDGET_CHARS } from '../utils/defaults.js';
-import { MIN_BUDGET_CHARS, refuseUnanswerableRun, wholeNumberAtLeast } from './flag-checks.js';
+import type { AddFlags } from './config/add-flags.js';
+import { MIN_BUDGET_CHARS, wholeNumberAtLeast } from './flag-checks.js';
 
 /** How the entry reports an error: as JSON (`--json`) and with stack traces (`--debug`); actions set them. */
 export interface OutputModes {
@@ -34,21 +35,30 @@ export function addConfigCommand(program: Command, modes: OutputModes): void {
     .argument('[name]', 'provider entry (edit, remove, default, options) or provider kind (add, e.g. ollama)')
     .option('--show', 'print the merged settings and where each value comes from (same as `config show`)')
     .option('-d, --dir <path>', 'project root (for show)')
-    .option('--json', 'with show: print JSON')
+    .option('--json', 'with list or show: print JSON')
+    .option('--name <name>', 'add: the entry name (default: the kind, or kind-2 …)')
+    .option('--model <id>', 'add: the model (Azure: see --deployment)')
+    .option('--base-url <url>', 'add: the server URL (OpenAI-compatible kinds)')
+    .option('--api-key <key>', 'add: the key, stored in config.json (leave it out to keep using the env var)')
+    .option('--endpoint <url>', 'add: the Azure endpoint')
+    .option('--deployment <name>', 'add: the Azure deployment')
+    .option('--api-version <version>', 'add: the Azure API version')
+    .option('--default', 'add: make it the default provider')
+    .option('--no-check', 'add: save without the real call that proves the credentials')
     .addHelpText(
       'after',
-      '\nExamples:\n  clawcode config list\n  clawcode config add ollama\n  clawcode config default work\n  clawcode config show --json',
+      '\nExamples:\n  clawcode config list --json\n  clawcode config add ollama\n  clawcode config add openai --name work --model gpt-4o --default\n  clawcode config default work\n  clawcode config show --json',
     )
     .action(
       async (
         action: string | undefined,
         name: string | undefined,
-        flags: { show?: boolean; dir?: string; json?: boolean },
+        flags: { show?: boolean; dir?: string; json?: boolean } & AddFlags,
       ) => {
         modes.json = Boolean(flags.json);
         if (flags.show || action === 'show') {
           const [{ runConfigShow }, { resolveProjectRoot }] = await Promise.all([
-            import('./config-show.js'),
+            import('./config/show.js'),
             import('./project-root.js'),
           ]);
           await runConfigShow({
@@ -60,11 +70,14 @@ export function addConfigCommand(program: Command, modes: OutputModes): void {
           });
           return;
         }
-        const { runConfigCommand } = await import('./config.js');
+        const { runConfigCommand } = await import('./config/command.js');
         type Action = 'list' | 'add' | 'edit' | 'remove' | 'default' | 'options';
+        const { show: _show, dir: _dir, json, ...add } = flags;
         await runConfigCommand({
           ...(action ? { action: action as Action } : {}),
           ...(name && action === 'add' ? { kind: name } : name ? { name } : {}),
+          add,
+          json,
         });
       },
     );
@@ -77,8 +90,9 @@ export function addConfigCommand(program: Command, modes: OutputModes): void {
 export function addPlanFileCommands(program: Command, modes: OutputModes): void {
   program
     .command('apply')
-    .description('apply a saved plan (from --plan-out, or a model answer) with no model call')
-    .argument('<plan>', 'plan file, or - for standard input')
+    .description('apply a saved plan (from --plan-out, a model answer, or --last) with no model call')
+    .argument('[plan]', 'plan file, or - for standard input')
+    .option('--last', 'the last plan made in this project (kept also when you said no, or with --dry-run)')
     .option('-d, --dir <path>', 'project root')
     .option('--dry-run', 'show the diffs, write nothing')
     .option('-y, --yes', 'write without asking')
@@ -87,8 +101,9 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
     .option('--json', 'print one JSON report; never prompt')
     .action(
       async (
-        source: string,
+        source: string | undefined,
         flags: {
+          last?: boolean;
           dir?: string;
           dryRun?: boolean;
           yes?: boolean;
@@ -98,9 +113,7 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
         },
       ) => {
         modes.json = Boolean(flags.json);
-        // A plan read from standard input leaves no terminal to answer on, as in the apply command itself.
-        refuseUnanswerableRun('apply', flags, Boolean(process.stdin.isTTY && process.stdout.isTTY && source !== '-'));
-        const { runApplyCommand } = await import('./apply-command.js');
+        const { runApplyCommand } = await import('./commands/apply.js');
         process.exitCode = await runApplyCommand(source, flags);
       },
     );
@@ -108,12 +121,13 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
   program
     .command('check')
     .description('check a saved plan against the current files: applies / already applied / conflict / ambiguous')
-    .argument('<plan>', 'plan file, or - for standard input')
+    .argument('[plan]', 'plan file, or - for standard input')
+    .option('--last', 'the last plan made in this project')
     .option('-d, --dir <path>', 'project root')
     .option('--json', 'print JSON')
-    .action(async (source: string, flags: { dir?: string; json?: boolean }) => {
+    .action(async (source: string | undefined, flags: { last?: boolean; dir?: string; json?: boolean }) => {
       modes.json = Boolean(flags.json);
-      const { runCheckCommand } = await import('./apply-command.js');
+      const { runCheckCommand } = await import('./commands/apply.js');
       process.exitCode = await runCheckCommand(source, flags);
     });
 }
@@ -129,7 +143,7 @@ export function addSetupCommands(program: Command): void {
     .option('-d, --dir <path>', 'project root')
     .action(async (flags: { dir?: string }) => {
       const [{ runInitCommand }, { resolveProjectRoot }] = await Promise.all([
-        import('./init-command.js'),
+        import('./commands/init.js'),
         import('./project-root.js'),
       ]);
       await runInitCommand({ rootDir: await resolveProjectRoot(flags.dir), stdout: process.stdout });
@@ -144,7 +158,7 @@ export function addSetupCommands(program: Command): void {
     .option('--revoke', 'stop trusting them')
     .action(async (flags: { dir?: string; revoke?: boolean }) => {
       const [{ runTrustCommand }, { resolveProjectRoot }] = await Promise.all([
-        import('./trust-prompt.js'),
+        import('./config/trust-prompt.js'),
         import('./project-root.js'),
       ]);
       process.exitCode = await runTrustCommand({
@@ -171,34 +185,53 @@ export function addContextCommand(program: Command, modes: OutputModes): void {
       budgetFlag,
     )
     .option('--files <pathspec...>', 'pin these files into the context first')
+    .option('--any-folder', 'scan the folder even when it is no project (a big non-git folder, the home folder)')
     .option('--json', 'print JSON')
-    .action(async (taskWords: string[], flags: { dir?: string; budget?: number; json?: boolean; files?: string[] }) => {
-      modes.json = Boolean(flags.json);
-      const [{ runContextCommand }, { resolveProjectRoot }, { loadSettings }] = await Promise.all([
-        import('./context.js'),
-        import('./project-root.js'),
-        import('../config/settings.js'),
-      ]);
-      const rootDir = await resolveProjectRoot(flags.dir);
-      const settings = await loadSettings({
-        rootDir,
-        env: process.env,
-        flags: flags.budget ? { budgetChars: flags.budget } : {},
-      });
-      await runContextCommand({
-        rootDir,
-        task: taskWords.join(' '),
-        budgetChars: settings.values.budgetChars,
-        extraIgnore: settings.values.ignore,
-        files: flags.files,
-        json: Boolean(flags.json),
-        stdout: process.stdout,
-      });
-      // Read-only and fully awaited: once the output is flushed, leave without Node's environment
-      // teardown (about 30 ms with a large repository's index in the heap).
-      await new Promise<void>((resolveFlush) => process.stdout.write('', () => resolveFlush()));
-      process.exit(0);
-    });
+    .action(
+      async (
+        taskWords: string[],
+        flags: { dir?: string; budget?: number; json?: boolean; files?: string[]; anyFolder?: boolean },
+      ) => {
+        modes.json = Boolean(flags.json);
+        const [
+          { runContextCommand },
+          { resolveProjectRoot },
+          { loadSettings },
+          { checkProjectFolder },
+          { confirmPrompt },
+        ] = await Promise.all([
+          import('./commands/context.js'),
+          import('./project-root.js'),
+          import('../config/settings.js'),
+          import('./folder-check.js'),
+          import('./console/ask.js'),
+        ]);
+        const rootDir = await resolveProjectRoot(flags.dir);
+        const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json);
+        await checkProjectFolder(rootDir, {
+          anyFolder: flags.anyFolder,
+          confirm: terminal ? (question) => confirmPrompt(question, false) : undefined,
+        });
+        const settings = await loadSettings({
+          rootDir,
+          env: process.env,
+          flags: flags.budget ? { budgetChars: flags.budget } : {},
+        });
+        await runContextCommand({
+          rootDir,
+          task: taskWords.join(' '),
+          budgetChars: settings.values.budgetChars,
+          extraIgnore: settings.values.ignore,
+          files: flags.files,
+          json: Boolean(flags.json),
+          stdout: process.stdout,
+        });
+        // Read-only and fully awaited: once the output is flushed, leave without Node's environment
+        // teardown (about 30 ms with a large repository's index in the heap).
+        await new Promise<void>((resolveFlush) => process.stdout.write('', () => resolveFlush()));
+        process.exit(0);
+      },
+    );
 }
 
 /**
@@ -213,12 +246,16 @@ export function addRunCommands(program: Command, modes: OutputModes): void {
     .option('-d, --dir <path>', 'project root')
     .option('-y, --yes', 'do not ask')
     .option('--force', 'restore the files not changed since the run, leave the others')
+    .option('--commit-hooks', "let git run the repository's commit hooks (and sign) for the revert commit")
     .option('--json', 'print JSON, never prompt')
     .action(
-      async (runId: string | undefined, flags: { dir?: string; yes?: boolean; force?: boolean; json?: boolean }) => {
+      async (
+        runId: string | undefined,
+        flags: { dir?: string; yes?: boolean; force?: boolean; json?: boolean; commitHooks?: boolean },
+      ) => {
         modes.json = Boolean(flags.json);
         const [{ runUndoCommand }, { resolveProjectRoot }] = await Promise.all([
-          import('./undo.js'),
+          import('./commands/undo.js'),
           import('./project-root.js'),
         ]);
         const outcome = await runUndoCommand({
@@ -226,6 +263,7 @@ export function addRunCommands(program: Command, modes: OutputModes): void {
           runId,
           yes: Boolean(flags.yes),
           force: Boolean(flags.force),
+          commitHooks: Boolean(flags.commitHooks),
           json: Boolean(flags.json),
           interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json),
         });
@@ -242,7 +280,7 @@ export function addRunCommands(program: Command, modes: OutputModes): void {
     .action(async (action: string | undefined, flags: { dir?: string; json?: boolean }) => {
       modes.json = Boolean(flags.json);
       const [{ runMemoryCommand }, { resolveProjectRoot }] = await Promise.all([
-        import('./memory-command.js'),
+        import('./commands/memory.js'),
         import('./project-root.js'),
       ]);
       await runMemoryCommand({ rootDir: await resolveProjectRoot(flags.dir), action, json: Boolean(flags.json) });
@@ -256,7 +294,7 @@ export function addRunCommands(program: Command, modes: OutputModes): void {
     .action(async (flags: { dir?: string; json?: boolean }) => {
       modes.json = Boolean(flags.json);
       const [{ runHistoryCommand }, { resolveProjectRoot }] = await Promise.all([
-        import('./history.js'),
+        import('./commands/history.js'),
         import('./project-root.js'),
       ]);
       await runHistoryCommand({ rootDir: await resolveProjectRoot(flags.dir), json: Boolean(flags.json) });

@@ -10,7 +10,9 @@ import {
   type UndoResult,
 } from '../utils/journal/journal.js';
 import { isLockedByOther, withProjectLock } from '../utils/journal/lock.js';
-import { confirmPrompt } from './ask.js';
+import { confirmPrompt } from './console/ask.js';
+import { taskHeadline } from '../utils/task-text.js';
+import { plural } from './console/render.js';
 
 /** Options of {@link recoverUnfinishedRuns}. */
 export interface RecoverOptions {
@@ -67,12 +69,15 @@ export async function recoverUnfinishedRuns(options: RecoverOptions): Promise<Re
     options.print?.(
       `${chalk.yellow('!')} An earlier \`clawcode undo\` of ${run.runId} was interrupted; finished it: ` +
         `${count} more file${count === 1 ? '' : 's'} restored` +
-        (result.skipped.length > 0 ? `, ${result.skipped.length} changed file(s) left alone` : ''),
+        (result.skipped.length > 0 ? `, ${plural(result.skipped.length, 'changed file')} left alone` : ''),
     );
   }
   if (found.length === 0) return outcome;
   const list = found
-    .map((r) => `  ${chalk.dim(r.runId)} ${r.task} (${r.files.length} file${r.files.length === 1 ? '' : 's'})`)
+    .map(
+      (r) =>
+        `  ${chalk.dim(r.runId)} ${taskHeadline(r.task, 1, 100)} (${r.files.length} file${r.files.length === 1 ? '' : 's'})`,
+    )
     .join('\n');
   options.print?.(`${chalk.yellow('!')} An earlier clawcode run was interrupted while writing files:\n${list}`);
   if (options.confirm && !(await options.confirm('Roll it back to the files as they were before that run?'))) {

@@ -2,7 +2,7 @@ import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { ProviderConfig, ProviderId } from '../llm/types.js';
-import { writeFileDurable } from '../utils/durable-write.js';
+import { writeFileDurable } from '../utils/journal/durable-write.js';
 import { ConfigError, UsageError } from '../utils/errors.js';
 import { clawcodeHome, configPath } from './paths.js';
 import type { ModelPrice } from './prices.js';
@@ -149,7 +149,7 @@ export async function readConfig(env: NodeJS.ProcessEnv = process.env): Promise<
 }
 
 /**
- * Write the config atomically (utils/durable-write.ts: temp file in the same folder, every byte, fsync, rename),
+ * Write the config atomically (utils/journal/durable-write.ts: temp file in the same folder, every byte, fsync, rename),
  * then force the file to 0600 and the folder to 0700.
  *
  * @throws ConfigError when the folder or file cannot be written

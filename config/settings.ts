@@ -30,7 +30,7 @@ export type SettingsValues = {
   ignore: string[];
   /** Command run after applying a plan to check it (e.g. `npm test`); undefined = none. */
   verifyCommand?: string;
-  /** Command rules: prefixes such as `npm test` or `npm run *` (applied by utils/command-approval.ts). */
+  /** Command rules: prefixes such as `npm test` or `npm run *` (applied by utils/shell/approval.ts). */
   commands: { allow: string[]; deny: string[] };
   /** Commit applied edits to git automatically. Default false. */
   autoCommit: boolean;

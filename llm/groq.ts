@@ -66,6 +66,23 @@ export function createClient(config: ProviderConfig): ProviderClient {
 }
 
 /**
+ * List model ids (GET /openai/v1/models).
+ *
+ * @throws ProviderError as mapped by the SDK call (401 names the key source)
+ */
+export async function listModels(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<string[]> {
+  try {
+    const list = await makeClient(config).models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 });
+    return list.data.map((model) => model.id);
+  } catch (error) {
+    throw toProviderError(error, { config });
+  }
+}
+
+/**
  * Prove the key and the model: list the models (GET /openai/v1/models) and look for the entry's model.
  *
  * @throws ProviderError (401 names the key source; code `provider_not_found` when the model is not
@@ -75,14 +92,7 @@ export async function checkCredentials(
   config: ProviderConfig,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<void> {
-  const client = makeClient(config);
-  let ids: string[];
-  try {
-    const list = await client.models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 });
-    ids = list.data.map((model) => model.id);
-  } catch (error) {
-    throw toProviderError(error, { config });
-  }
+  const ids = await listModels(config, options);
   if (!config.model || ids.includes(config.model)) return;
   throw new ProviderError(`The Groq key works, but Groq lists no model "${config.model}"`, {
     provider: config.name || config.provider,

@@ -8,13 +8,16 @@ import { planSchema, type Plan } from '../utils/plan.js';
  */
 export class PlanParseError extends ClawcodeError {
   readonly detail: string;
-  constructor(message: string, detail: string) {
+  /** What is wrong, in words that do not assume a model wrote the text (a plan file reuses them). */
+  readonly problem: string;
+  constructor(message: string, detail: string, problem: string) {
     super(message, {
       code: 'plan_invalid',
       exitCode: 1,
       hint: 'Try again, or use a model with structured output support.',
     });
     this.detail = detail;
+    this.problem = problem;
   }
 }
 
@@ -84,14 +87,22 @@ export function parsePlan(raw: string): Plan {
   // A reply that is itself a JSON object keeps its text whole: its patches may mention such tags.
   const json = extractJson(/^\s*\{/.test(raw) ? raw : stripReasoning(raw));
   if (json === undefined) {
-    throw new PlanParseError('The model reply holds no JSON plan.', 'The reply contained no JSON object.');
+    throw new PlanParseError(
+      'The model reply holds no JSON plan.',
+      'The reply contained no JSON object.',
+      'holds no JSON object',
+    );
   }
   let data: unknown;
   try {
     data = JSON.parse(json);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new PlanParseError(`The model reply is not valid JSON: ${why}`, `JSON.parse failed: ${why}`);
+    throw new PlanParseError(
+      `The model reply is not valid JSON: ${why}`,
+      `JSON.parse failed: ${why}`,
+      `is not valid JSON: ${why}`,
+    );
   }
   const result = planSchema.safeParse(data);
   if (!result.success) {
@@ -101,6 +112,7 @@ export function parsePlan(raw: string): Plan {
     throw new PlanParseError(
       `The model's plan is invalid at ${where}: ${what}`,
       `Schema validation failed at ${where}: ${what}`,
+      `is not a plan: at ${where}: ${what}`,
     );
   }
   const p = result.data;

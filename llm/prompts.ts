@@ -1,4 +1,4 @@
-import { PLAN_JSON_SCHEMA } from './plan-schema.js';
+import { PLAN_JSON_SCHEMA } from '../utils/plan.js';
 
 /**
  * The system prompt: the rules of a plan and its JSON schema.

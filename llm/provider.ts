@@ -1,8 +1,8 @@
 import { DEFAULT_TIMEOUT_MS } from '../utils/defaults.js';
-import { InterruptedError, ProviderError } from '../utils/errors.js';
+import { ClawcodeError, InterruptedError, ProviderError } from '../utils/errors.js';
 import { providerLabel } from './errors-map.js';
 import { parsePlan, PlanParseError } from './plan-parser.js';
-import { PLAN_JSON_SCHEMA } from './plan-schema.js';
+import { PLAN_JSON_SCHEMA } from '../utils/plan.js';
 import { withRetries, type RetryOptions } from './retry.js';
 import type { Plan, ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage } from './types.js';
 import { addUsage } from './usage.js';
@@ -128,6 +128,7 @@ export async function completeWithTimeout(
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort('timeout'), timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  let received = 0;
   try {
     const reply = await client.complete({
       system: request.system,
@@ -136,6 +137,7 @@ export async function completeWithTimeout(
       signal,
       timeoutMs,
       onProgress: (progress) => {
+        received = progress.chars;
         if (progress.chars > maxChars) deadline.abort('too_large');
         else options.onProgress?.(progress);
       },
@@ -149,15 +151,18 @@ export async function completeWithTimeout(
     if (options.signal?.aborted) throw new InterruptedError('Provider request cancelled', { cause: error });
     if (deadline.signal.reason === 'too_large') throw tooLarge(config, maxChars);
     if (deadline.signal.aborted) {
-      throw new ProviderError(
-        `${providerLabel(config)} did not answer within ${Math.round(timeoutMs / 1000)} s (model ${config.model})`,
-        {
-          provider: config.name,
-          code: 'provider_timeout',
-          hint: 'Raise --timeout <ms> (or CLAWCODE_TIMEOUT_MS), or try a faster model.',
-          cause: error,
-        },
-      );
+      // The limit covers the whole reply: a reply that had started streaming did answer, it did not finish.
+      const limit = `${Number((timeoutMs / 1000).toFixed(1))} s`;
+      const what =
+        received > 0
+          ? `did not finish its reply within ${limit} (model ${config.model}): ${received.toLocaleString('en-US')} characters had arrived`
+          : `did not answer within ${limit} (model ${config.model})`;
+      throw new ProviderError(`${providerLabel(config)} ${what}`, {
+        provider: config.name,
+        code: 'provider_timeout',
+        hint: 'Raise --timeout <ms> (or CLAWCODE_TIMEOUT_MS; it covers the whole reply), or try a faster model.',
+        cause: error,
+      });
     }
     throw error;
   } finally {
@@ -269,13 +274,17 @@ export async function getStructuredPlan(
     );
 
   const first = await ask(userPrompt);
-  checkFinish(config, first);
+  let firstProblem: PlanParseError;
   try {
+    checkFinish(config, first);
     const plan = parsePlan(first.text);
     return { plan, reply: first, usage: first.usage, repaired: false, ms: Math.round(performance.now() - started) };
   } catch (error) {
-    if (!(error instanceof PlanParseError) || options.parseRepair === false) throw error;
-    const second = await ask(repairPrompt(userPrompt, first.text, error.detail));
+    if (!(error instanceof PlanParseError) || options.parseRepair === false) throw withReplies(error, [first]);
+    firstProblem = error;
+  }
+  const second = await ask(repairPrompt(userPrompt, first.text, firstProblem.detail));
+  try {
     checkFinish(config, second);
     const plan = parsePlan(second.text);
     return {
@@ -285,13 +294,22 @@ export async function getStructuredPlan(
       repaired: true,
       ms: Math.round(performance.now() - started),
     };
+  } catch (error) {
+    throw withReplies(error, [first, second]);
   }
+}
+
+/** `error` with the paid replies that gave no plan attached (ClawcodeError `replies`), for the CLI to keep. */
+function withReplies(error: unknown, replies: readonly ProviderReply[]): unknown {
+  const texts = replies.map((r) => r.text).filter((t) => t.trim() !== '');
+  if (error instanceof ClawcodeError && texts.length > 0) error.replies = texts;
+  return error;
 }
 
 /**
  * Check a provider's credentials with one real lightweight call, which also looks up the model:
  * Groq lists the models, Gemini and Anthropic get the model, Azure sends a one-token request to the
- * deployment; the OpenAI module lists the models (cli/config.ts looks for the model in that list).
+ * deployment; the OpenAI module lists the models (cli/config/command.ts looks for the model in that list).
  *
  * @throws ProviderError (401 names the key source, code `provider_not_found` for an unknown model or
  *         deployment), ConfigError, InterruptedError
@@ -302,4 +320,20 @@ export async function checkProviderCredentials(
 ): Promise<void> {
   const module = await loadProviderModule(config.provider);
   await module.checkCredentials(config, options);
+}
+
+/**
+ * The models a provider lists, for a person to pick from (`:model`, `clawcode config`): OpenAI and every
+ * OpenAI-compatible server (GET /v1/models), and Groq. Other providers have no list to offer here.
+ *
+ * @returns model ids in the server's order, or undefined for a provider without a list
+ * @throws ProviderError (key refused, server unreachable), InterruptedError
+ */
+export async function listProviderModels(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<string[] | undefined> {
+  if (config.provider === 'openai') return (await import('./openai.js')).listModels(config, options);
+  if (config.provider === 'groq') return (await import('./groq.js')).listModels(config, options);
+  return undefined;
 }

@@ -1,9 +1,10 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { clawcodeHome } from '../utils/home.js';
-import { writeFileDurable } from '../utils/durable-write.js';
+import { writeFileDurable } from '../utils/journal/durable-write.js';
 import { canonicalRoot, readManifest, runDirFor } from '../utils/journal/store.js';
 import { getProjectHash } from '../utils/project-hash.js';
+import { taskHeadline } from '../utils/task-text.js';
 
 /** Caps of the session memory lists. */
 export const MAX_LAST_TASKS = 10;
@@ -223,7 +224,8 @@ export async function saveSessionAfterRun(options: SaveSessionOptions): Promise<
     .filter((n) => !seen.has(n.text) && seen.add(n.text))
     .slice(0, MAX_AGENT_NOTES);
   const next: SessionMemory = {
-    lastTasks: prependUnique([options.task], current.lastTasks, MAX_LAST_TASKS),
+    // A recent task is quoted in later prompts: its first line only, so a long task is sent once.
+    lastTasks: prependUnique([taskHeadline(options.task, 1, 200)], current.lastTasks, MAX_LAST_TASKS),
     recentFiles: prependUnique(options.filesTouched, current.recentFiles, MAX_RECENT_FILES),
     notes,
   };

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Convert gitleaks' default rule set (config/gitleaks.toml, MIT) into utils/secret-rules.ts (data only).
+"""Convert gitleaks' default rule set (config/gitleaks.toml, MIT) into utils/policy/secret-rules.ts (data only).
 
-Usage: python3 scripts/gitleaks-rules.py <gitleaks.toml> <gitleaks commit> > utils/secret-rules.ts
+Usage: python3 scripts/gitleaks-rules.py <gitleaks.toml> <gitleaks commit> > utils/policy/secret-rules.ts
 
 gitleaks writes Go RE2 regexes; JavaScript (Node 20) lacks inline flag groups, so: a leading `(?i)` becomes
 the `i` flag, a later `(?i)` or `(?i:...)` makes the whole rule case-insensitive (it can only match more),

@@ -11,6 +11,16 @@ export interface FeedItem {
   text: string;
 }
 
+/** A count as the console writes it: `60,000` (en-US grouping). */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** `1 file`, `3 files`: a count with its noun, grouped as the console writes it. */
+function counted(n: number, noun: string): string {
+  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /**
  * Turn one agent event into a feed line (kind and text), or null for events the feed does not show
  * (`model_progress` updates the running line instead; `diffs` goes to the DiffView).
@@ -25,11 +35,14 @@ export function describeEvent<K extends AgentEventName>(
       return { kind: 'step', text: `Planning: ${(p as AgentEventMap['planning']).task}` };
     case 'scan': {
       const e = p as AgentEventMap['scan'];
-      return { kind: 'step', text: `Scanned ${e.files} files in ${e.ms} ms` };
+      return { kind: 'step', text: `Scanned ${counted(e.files, 'file')} in ${formatCount(e.ms)} ms` };
     }
     case 'context': {
       const e = p as AgentEventMap['context'];
-      return { kind: 'step', text: `Context: ${e.files.length} files, ${e.totalChars}/${e.budgetChars} chars` };
+      return {
+        kind: 'step',
+        text: `Context: ${counted(e.files.length, 'file')}, ${formatCount(e.totalChars)}/${formatCount(e.budgetChars)} chars`,
+      };
     }
     case 'model_request': {
       const e = p as AgentEventMap['model_request'];
@@ -38,12 +51,27 @@ export function describeEvent<K extends AgentEventName>(
     case 'model_retry':
       return { kind: 'step', text: `Provider ${(p as AgentEventMap['model_retry']).message}` };
     case 'model_reply':
-      return { kind: 'step', text: `Plan received in ${(p as AgentEventMap['model_reply']).ms} ms` };
+      return { kind: 'step', text: `Plan received in ${formatCount((p as AgentEventMap['model_reply']).ms)} ms` };
+    case 'repair_request': {
+      const e = p as AgentEventMap['repair_request'];
+      const which = e.patches.map((n) => `#${n}`).join(', ');
+      return {
+        kind: 'step',
+        text: `Asking once more for patch${e.patches.length === 1 ? '' : 'es'} ${which}: ${e.firstError}`,
+      };
+    }
+    case 'repair_reply': {
+      const e = p as AgentEventMap['repair_reply'];
+      return {
+        kind: e.applied ? 'step' : 'error',
+        text: `Repair received in ${formatCount(e.ms)} ms: ${e.applied ? 'the plan applies' : 'the plan still does not apply'}`,
+      };
+    }
     case 'read_file':
       return { kind: 'file', text: `Read ${(p as AgentEventMap['read_file']).path}` };
     case 'diffs': {
       const n = (p as AgentEventMap['diffs']).diffs.length;
-      return { kind: 'step', text: `${n} file${n === 1 ? '' : 's'} changed (Tab to scroll the diff)` };
+      return { kind: 'step', text: `${counted(n, 'file')} changed (Tab to scroll the diff)` };
     }
     case 'write_file':
       return { kind: 'file', text: `Wrote ${(p as AgentEventMap['write_file']).path}` };
@@ -58,7 +86,7 @@ export function describeEvent<K extends AgentEventName>(
     case 'success': {
       const e = p as AgentEventMap['success'];
       const n = e.filesWritten.length;
-      return { kind: 'success', text: n > 0 ? `${e.message} · wrote ${n} file${n === 1 ? '' : 's'}` : e.message };
+      return { kind: 'success', text: n > 0 ? `${e.message} · wrote ${counted(n, 'file')}` : e.message };
     }
     default:
       return null;

@@ -1,46 +1,16 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { Box, Text, useApp, useFocusManager, useInput, useStdout } from 'ink';
+import { useCallback, useRef, useState } from 'react';
+import { Box, Text, useApp, useFocusManager, useInput, useStdin, useStdout } from 'ink';
 import type { AgentEmitter } from '../agent/events.js';
-import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
-import { ActivityFeed, describeEvent, type FeedItem, type FeedKind } from './ActivityFeed.js';
-import { DiffView, type FileDiff } from './DiffView.js';
+import { ActivityFeed, type FeedKind } from './ActivityFeed.js';
+import { useAgentFeed } from './agent-feed.js';
+import { DiffView } from './DiffView.js';
 import { Header } from './Header.js';
 import { InputPrompt } from './InputPrompt.js';
 import { Logo } from './Logo.js';
+import { PICK_ROWS, PickBox, QuestionBox } from './Questions.js';
 import { StatusBar, type UiMode } from './StatusBar.js';
-
-/** One answer of a TUI question: the key that gives it and what it means. */
-export interface TuiChoice {
-  key: string;
-  label: string;
-}
-
-/**
- * What the TUI offers a running task: questions answered with one key, the diff pane, and the feed.
- * `confirm` is a yes/no question (y or Enter = yes, n or Esc = no); `choose` offers `choices` (the
- * first is the Enter default; Esc picks `n` when offered); `details` are lines shown under the
- * question (the commands a "Run this command?" is about).
- */
-export interface TuiTaskHooks {
-  confirm(message: string, details?: readonly string[]): Promise<boolean>;
-  choose(message: string, choices: readonly TuiChoice[], details?: readonly string[]): Promise<string>;
-  /** Show these diffs (or one hunk, as a diff) in the diff pane. */
-  showDiff(diffs: readonly FileDiff[]): void;
-  /** Add a line to the activity feed. */
-  print(line: string): void;
-}
-
-/** A question waiting for its one-key answer. */
-interface Question {
-  message: string;
-  choices: readonly TuiChoice[];
-  details: readonly string[];
-}
-
-const YES_NO: readonly TuiChoice[] = [
-  { key: 'y', label: 'yes' },
-  { key: 'n', label: 'no' },
-];
+import type { TuiHeader, TuiTaskHooks } from '../cli/interactive/tui-hooks.js';
+import { noAnswer, taskHooks, type Pick, type Question } from './task-hooks.js';
 
 /** Props of the TUI root; `runTask` is the lead's flow, run with an AbortSignal the TUI controls. */
 export interface AppProps {
@@ -50,74 +20,29 @@ export interface AppProps {
   branch?: string;
   emitter: AgentEmitter;
   runTask: (task: string, signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>;
-  /** `:undo`: undo the last run of this project (asks through `hooks`); absent = not offered. */
-  undo?: (signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>;
+  /**
+   * A line starting with `:` (`:undo`, `:model`, `:project`, …): run like a task, with the same hooks;
+   * resolves to 'exit' when the command leaves. Absent: only `:help` and `:exit` are known.
+   */
+  command?: (line: string, signal: AbortSignal, hooks: TuiTaskHooks) => Promise<'exit' | 'done'>;
   /** Earlier inputs of this project, oldest first. */
   history?: readonly string[];
-  /** Called with each submitted task, e.g. to persist history. */
-  onSubmitted?: (task: string) => void;
+  /** Called with each submitted line and the project it was typed in (`:project` moves it), e.g. to persist history. */
+  onSubmitted?: (task: string, rootDir: string) => void;
   /** A short memory label for the status bar. */
   memory?: string;
   /** Text typed before the TUI started (while the project picker was on screen): the input starts with it. */
   initialInput?: string;
-  /**
-   * `:add`, `:drop`, `:files`, `:clear`: change or show the files the next task keeps. Returns the
-   * lines to show, or undefined when the line is not such a command; absent = not offered.
-   */
-  filesCommand?: (line: string) => string[] | undefined;
 }
 
 const EXIT_WORDS = new Set([':exit', ':quit', ':q', 'exit', 'quit']);
-const HELP = ':undo undo the last run · :exit leave · Esc cancel a running task · Tab scroll the diff';
-const FILES_HELP = ':add/:drop <path> pin or unpin a file · :files list kept files · :clear start clean';
+/** The TUI's own keys, shown under the commands `:help` lists. */
+const KEYS_HELP = 'Keys: Esc cancels a running task · Tab scrolls the diff · Ctrl-C leaves';
 
 /** True for errors that mean "cancelled": InterruptedError (exit 130), AbortError, inquirer's exit. */
 function isCancel(error: unknown): boolean {
   const e = error as { exitCode?: number; name?: string } | null;
   return e?.exitCode === 130 || e?.name === 'AbortError' || e?.name === 'ExitPromptError';
-}
-
-/** The answer that means "no": `n`, else `q`, else the last choice. */
-function noAnswer(q: Question): string {
-  return (
-    q.choices.find((c) => c.key === 'n')?.key ?? q.choices.find((c) => c.key === 'q')?.key ?? q.choices.at(-1)!.key
-  );
-}
-
-/**
- * The activity feed, the diff pane, the token totals and the activity line, fed by the agent's events.
- * @returns them, with `push` (add a feed line, controls shown as text) and `setDiffs` for the task hooks
- */
-function useAgentFeed(emitter: AgentEmitter) {
-  const [items, setItems] = useState<FeedItem[]>([]);
-  const [diffs, setDiffs] = useState<FileDiff[]>([]);
-  const [tokens, setTokens] = useState({ input: 0, output: 0 });
-  const [activity, setActivity] = useState<string | undefined>(undefined);
-  const nextId = useRef(0);
-
-  const push = useCallback((kind: FeedKind, text: string) => {
-    const id = nextId.current++;
-    // Feed text quotes tasks, paths, commands and errors from the model or files: show controls, never obey them.
-    setItems((list) => [...list, { id, kind, text: escapeControls(text) }].slice(-200));
-  }, []);
-
-  useEffect(
-    () =>
-      emitter.onAny((name, payload) => {
-        if (name === 'diffs') setDiffs([...(payload as { diffs: FileDiff[] }).diffs]);
-        if (name === 'model_progress') setActivity(`${(payload as { chars: number }).chars} chars received`);
-        else if (name === 'model_request') setActivity('waiting for the provider');
-        else if (name !== 'read_file') setActivity(undefined);
-        if (name === 'model_reply') {
-          const r = payload as { inputTokens?: number; outputTokens?: number };
-          setTokens((t) => ({ input: t.input + (r.inputTokens ?? 0), output: t.output + (r.outputTokens ?? 0) }));
-        }
-        const line = describeEvent(name, payload);
-        if (line) push(line.kind, line.text);
-      }),
-    [emitter, push],
-  );
-  return { items, diffs, setDiffs, tokens, activity, push };
 }
 
 /** The open question and its pending answer; `answer(key)` closes it with `key`. */
@@ -134,7 +59,7 @@ function useQuestion() {
 }
 
 /**
- * The keys of the TUI: an open question takes its answer keys (Enter: the first choice; Esc: no; Ctrl-C:
+ * The keys of the TUI: an open list takes every key; an open question takes its answer keys (Enter: the first choice; Esc: no; Ctrl-C:
  * no, and cancel the task); otherwise Esc cancels a running task and Ctrl-C cancels it or, when idle, leaves.
  */
 function useTuiKeys(options: {
@@ -142,11 +67,14 @@ function useTuiKeys(options: {
   answer: (key: string) => void;
   controller: { current: AbortController | null };
   cancel: () => void;
+  /** A list is open: its own keys (ui/Questions.tsx PickBox) answer it. */
+  picking: boolean;
 }): void {
   const { answerRef, answer, controller, cancel } = options;
   const { exit } = useApp();
   const { focus } = useFocusManager();
   useInput((input, key) => {
+    if (options.picking) return;
     if (answerRef.current) {
       const q = answerRef.current.question;
       // Keys typed quickly can arrive together ("xy"): the first one that is an answer counts.
@@ -177,67 +105,24 @@ function useTuiKeys(options: {
  * Rows for the parts of the screen: whether the logo shows, the feed's rows and the diff window's height.
  * @param rows  the terminal's height; `items` and `diffs` the feed and diff lengths; `question` the open one
  */
-function screenLayout(rows: number, items: number, diffs: number, question: Question | null) {
+function screenLayout(rows: number, items: number, diffs: number, question: Question | null, pick: Pick | null) {
   // The logo is a splash: once work shows, its 5 rows go to the feed and the diff (unless the terminal is tall).
   const showLogo = rows >= 36 || (rows >= 16 && items === 0);
   // Rows left for the feed and the diff once the fixed parts (logo, header, status, input box) are drawn.
   const free = Math.max(4, rows - (showLogo ? 5 : 0) - 1 - 1 - 3 - 1);
   // The question box grows by its detail lines (and a legend line when it offers more than y/n).
-  const questionExtra = question ? question.details.length + (question.choices.length > 2 ? 1 : 0) : 0;
+  // A list box is taller still: its rows and a footer line, in place of the input's one line.
+  const questionExtra = pick
+    ? Math.min(PICK_ROWS, Math.max(1, pick.choices.length)) + 1
+    : question
+      ? question.details.length + (question.choices.length > 2 ? 1 : 0)
+      : 0;
   const room = Math.max(4, free - questionExtra);
   // With a diff, the feed keeps its last lines (at most 40% of the room) and the diff box takes the
   // rest of the screen; its box adds 3 rows (two borders and its footer) to its window.
   const feedRows = diffs > 0 ? Math.max(2, Math.min(items || 1, Math.floor(room * 0.4))) : room;
   const diffHeight = diffs > 0 ? Math.max(3, room - feedRows - 3) : 0;
   return { showLogo, feedRows, diffHeight };
-}
-
-/**
- * What a `:` line shows instead of running: the help for `:help`, an error for any command but a
- * runnable `:undo` (so a typo never reaches the model).
- * @returns the feed line, or undefined to run the line (a task, or `:undo` when offered)
- */
-function commandNotice(task: string, canUndo: boolean): { kind: FeedKind; text: string } | undefined {
-  // `:` starts a TUI command, never a task: nothing typed as `:undo` (or a typo of it) reaches the model.
-  if (!task.startsWith(':')) return undefined;
-  if (task === ':help') return { kind: 'step', text: HELP };
-  if (task !== ':undo' || !canUndo)
-    return { kind: 'error', text: `Unknown command ${task} (not sent to the model). ${HELP}` };
-  return undefined;
-}
-
-/**
- * The hooks one run gets: a question opens through `open` (at once answered "no" once `signal` aborted)
- * and puts the mode back to running when answered; diffs go to the pane, lines to the feed.
- */
-function taskHooks(options: {
-  signal: AbortSignal;
-  open: (question: Question, resolve: (key: string) => void) => void;
-  setMode: (mode: UiMode) => void;
-  setDiffs: (diffs: FileDiff[]) => void;
-  push: (kind: FeedKind, text: string) => void;
-}): TuiTaskHooks {
-  const { signal, open, setMode, setDiffs, push } = options;
-  const choose = (message: string, choices: readonly TuiChoice[], details: readonly string[] = []) =>
-    new Promise<string>((resolve) => {
-      const q: Question = {
-        message: escapeControlsKeepColor(message),
-        choices,
-        details: details.map(escapeControls),
-      };
-      if (signal.aborted) return resolve(noAnswer(q));
-      // Deferred: the Enter that submitted the task is still being dispatched to the other
-      // input handlers, and must not answer the question as well.
-      queueMicrotask(() => open(q, resolve));
-    }).finally(() => {
-      if (!signal.aborted) setMode('running');
-    });
-  return {
-    choose,
-    confirm: async (message, details) => (await choose(message, YES_NO, details)) === 'y',
-    showDiff: (next) => setDiffs([...next]),
-    print: (line) => push('step', line),
-  };
 }
 
 /** Show in the feed how a run ended: "Task cancelled." when it was, its error when it failed; never rejects. */
@@ -253,33 +138,46 @@ function feedOutcome(run: Promise<void>, signal: AbortSignal, push: (kind: FeedK
   );
 }
 
-/** The open question: its message and keys, its detail lines, and a legend when it offers more than y/n. */
-function QuestionBox({ question }: { question: Question }) {
-  return (
-    <Box borderStyle="round" borderColor="yellow" paddingX={1} flexDirection="column">
-      <Text wrap="truncate-end">
-        <Text color="yellow">? </Text>
-        <Text bold>{question.message}</Text>
-        <Text dimColor> ({question.choices.map((c) => c.key).join('/')})</Text>
-      </Text>
-      {question.details.map((line, i) => (
-        <Text key={i} wrap="truncate-end">
-          {line}
-        </Text>
-      ))}
-      {question.choices.length > 2 ? (
-        <Text dimColor wrap="truncate-end">
-          {question.choices.map((c) => `${c.key} ${c.label}`).join(' · ')}
-        </Text>
-      ) : null}
-    </Box>
+/** The open list and its pending pick; `done(value)` closes it with `value` (undefined: backed out). */
+function usePick() {
+  const [pick, setPick] = useState<Pick | null>(null);
+  const pending = useRef<((value: string | undefined) => void) | null>(null);
+  const done = useCallback((value: string | undefined) => {
+    const resolve = pending.current;
+    pending.current = null;
+    setPick(null);
+    resolve?.(value);
+  }, []);
+  return { pick, setPick, pending, done };
+}
+
+/**
+ * `handOver` for the hooks: the terminal goes to `run` (an editor) in cooked mode, then comes back in raw
+ * mode and the whole screen is drawn again, since the program may have drawn over it.
+ */
+function useHandOver() {
+  const { stdin } = useStdin();
+  const { write } = useStdout();
+  return useCallback(
+    <T,>(run: () => T): T => {
+      const raw = stdin.isTTY && stdin.isRaw;
+      if (raw) stdin.setRawMode(false);
+      try {
+        return run();
+      } finally {
+        if (raw) stdin.setRawMode(true);
+        // Ink's write clears its frame, writes this (clear the screen, cursor home) and draws the frame anew.
+        write('\u001b[2J\u001b[3J\u001b[H');
+      }
+    },
+    [stdin, write],
   );
 }
 
 /**
  * The TUI: Logo → Header → ActivityFeed → DiffView (when a plan has diffs) → StatusBar →
- * InputPrompt. Agent events feed the activity list; Enter runs a task; Esc or Ctrl-C cancels a running
- * task; Ctrl-C when idle (or `:exit`) leaves.
+ * InputPrompt (or the open question or list). Agent events feed the activity list; Enter runs a task or
+ * a `:command`; Esc or Ctrl-C cancels a running task; Ctrl-C when idle (or `:exit`) leaves.
  */
 export function App(props: AppProps) {
   const { exit } = useApp();
@@ -288,81 +186,118 @@ export function App(props: AppProps) {
   const { stdout } = useStdout();
   const columns = stdout.columns || 80;
   const rows = stdout.rows || 24;
-  const { items, diffs, setDiffs, tokens, activity, push } = useAgentFeed(props.emitter);
+  const { items, diffs, setDiffs, tokens, activity, push, clearFeed } = useAgentFeed(props.emitter);
   const [mode, setMode] = useState<UiMode>('ready');
+  const [header, setHeader] = useState<TuiHeader>({
+    provider: props.provider,
+    model: props.model,
+    rootDir: props.rootDir,
+    branch: props.branch,
+  });
   const [history, setHistory] = useState<string[]>([...(props.history ?? [])]);
   const controller = useRef<AbortController | null>(null);
   const { question, setQuestion, answerRef, answer } = useQuestion();
+  const { pick, setPick, pending, done } = usePick();
+  const handOver = useHandOver();
 
   const cancel = useCallback(() => {
     if (!controller.current || controller.current.signal.aborted) return;
     setMode('cancelling');
     controller.current.abort();
   }, []);
-  useTuiKeys({ answerRef, answer, controller, cancel });
+  useTuiKeys({ answerRef, answer, controller, cancel, picking: pick !== null });
 
-  const submit = useCallback(
-    (task: string) => {
-      if (controller.current) return;
-      // The typed-ahead text is used once: a later input (after a question) starts empty.
-      typedAhead.current = '';
-      if (EXIT_WORDS.has(task)) {
-        exit();
-        return;
-      }
-      setHistory((h) => (h.at(-1) === task ? h : [...h, task]));
-      props.onSubmitted?.(task);
-      push('task', task);
-      const shown = task.startsWith(':') ? props.filesCommand?.(task) : undefined;
-      if (shown) {
-        for (const line of shown) push('step', line);
-        return;
-      }
-      // The feed truncates long lines: the file commands get a help line of their own.
-      if (task === ':help' && props.filesCommand) push('step', FILES_HELP);
-      const notice = commandNotice(task, Boolean(props.undo));
-      if (notice) {
-        push(notice.kind, notice.text);
-        return;
-      }
+  /** Run a task or a command with the hooks, then show how it ended and get ready for the next line. */
+  const start = useCallback(
+    (run: (signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>) => {
       const ac = new AbortController();
       controller.current = ac;
       setMode('running');
-      const open = (q: Question, resolve: (key: string) => void) => {
-        answerRef.current = { resolve, question: q };
-        setQuestion(q);
-        setMode('asking');
-      };
-      const hooks = taskHooks({ signal: ac.signal, open, setMode, setDiffs, push });
-      setDiffs([]);
-      const run = task === ':undo' && props.undo ? props.undo(ac.signal, hooks) : props.runTask(task, ac.signal, hooks);
-      void feedOutcome(run, ac.signal, push).finally(() => {
+      const hooks = taskHooks({
+        signal: ac.signal,
+        ask: (q, resolve) => {
+          answerRef.current = { resolve, question: q };
+          setQuestion(q);
+          setMode('asking');
+        },
+        offer: (list, resolve) => {
+          pending.current = resolve;
+          setPick(list);
+          setMode('picking');
+        },
+        resume: () => setMode('running'),
+        setDiffs,
+        push,
+        setHeader,
+        handOver,
+      });
+      void feedOutcome(run(ac.signal, hooks), ac.signal, push).finally(() => {
         if (answerRef.current) answer(noAnswer(answerRef.current.question));
+        if (pending.current) done(undefined);
         controller.current = null;
         setMode('ready');
         focus('input');
       });
     },
-    [answer, exit, focus, props, push],
+    [answer, answerRef, done, focus, handOver, pending, push, setDiffs, setPick, setQuestion],
   );
 
-  const { showLogo, feedRows, diffHeight } = screenLayout(rows, items.length, diffs.length, question);
+  const submit = useCallback(
+    (line: string) => {
+      if (controller.current) return;
+      // The typed-ahead text is used once: a later input (after a question) starts empty.
+      typedAhead.current = '';
+      if (EXIT_WORDS.has(line)) {
+        exit();
+        return;
+      }
+      setHistory((h) => (h.at(-1) === line ? h : [...h, line]));
+      props.onSubmitted?.(line, header.rootDir);
+      push('task', line);
+      if (!line.startsWith(':')) {
+        setDiffs([]);
+        start((signal, hooks) => props.runTask(line, signal, hooks));
+        return;
+      }
+      // `:` starts a command, never a task: nothing typed as `:undo` (or a typo of it) reaches the model.
+      const command = props.command;
+      if (!command) {
+        if (line === ':help') push('step', KEYS_HELP);
+        else push('error', `Unknown command ${line} (not sent to the model).`);
+        return;
+      }
+      // `:clear` starts the screen afresh: its own answer is the first line of the new feed.
+      if (line === ':clear') {
+        clearFeed();
+        setDiffs([]);
+      }
+      start(async (signal, hooks) => {
+        if ((await command(line, signal, hooks)) === 'exit') return exit();
+        if (line === ':help') push('step', KEYS_HELP);
+      });
+    },
+    [clearFeed, exit, header.rootDir, props, push, setDiffs, start],
+  );
+
+  const layout = screenLayout(rows, items.length, diffs.length, question, pick);
   return (
     <Box flexDirection="column" width={columns}>
-      {showLogo ? <Logo columns={columns} /> : null}
-      <Header provider={props.provider} model={props.model} rootDir={props.rootDir} branch={props.branch} />
-      <ActivityFeed items={items} maxItems={feedRows} />
-      {diffs.length > 0 ? <DiffView diffs={diffs} height={diffHeight} /> : null}
+      {layout.showLogo ? <Logo columns={columns} /> : null}
+      <Header provider={header.provider} model={header.model} rootDir={header.rootDir} branch={header.branch} />
+      <ActivityFeed items={items} maxItems={layout.feedRows} />
+      {diffs.length > 0 ? <DiffView diffs={diffs} height={layout.diffHeight} /> : null}
       <StatusBar
         mode={mode}
         answerKeys={question ? question.choices.map((c) => c.key).join('/') : undefined}
-        model={props.model}
+        model={header.model}
         inputTokens={tokens.input}
         outputTokens={tokens.output}
         activity={activity}
         memory={props.memory}
       />
-      {question ? (
+      {pick ? (
+        <PickBox pick={pick} onDone={done} />
+      ) : question ? (
         <QuestionBox question={question} />
       ) : (
         <InputPrompt

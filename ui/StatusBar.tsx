@@ -1,8 +1,12 @@
 import { useEffect, useState } from 'react';
 import { Box, Text } from 'ink';
+import { formatCount } from './ActivityFeed.js';
 
-/** The TUI's state: waiting for a task, running one, waiting for an answer to its question, or cancelling it. */
-export type UiMode = 'ready' | 'running' | 'asking' | 'cancelling';
+/**
+ * The TUI's state: waiting for a task, running one, waiting for an answer to its question or for a pick
+ * from its list, or cancelling it.
+ */
+export type UiMode = 'ready' | 'running' | 'asking' | 'picking' | 'cancelling';
 
 /** Status bar data; tokens are provider-reported totals for this session (not characters). */
 export interface StatusBarProps {
@@ -31,22 +35,30 @@ function useSpinner(active: boolean): string {
   return active ? `${SPINNER[frame]} ` : '';
 }
 
-const MODE_COLOR: Record<UiMode, string> = { ready: 'green', running: 'yellow', asking: 'cyan', cancelling: 'red' };
+const MODE_COLOR: Record<UiMode, string> = {
+  ready: 'green',
+  running: 'yellow',
+  asking: 'cyan',
+  picking: 'cyan',
+  cancelling: 'red',
+};
 const MODE_LABEL: Record<Exclude<UiMode, 'asking'>, string> = {
   ready: 'ready',
   running: 'running',
+  picking: 'pick one',
   cancelling: 'cancelling',
+};
+const MODE_KEYS: Record<Exclude<UiMode, 'asking'>, string> = {
+  ready: 'Enter run · Tab diff · Ctrl-C quit',
+  running: 'Esc/Ctrl-C cancel',
+  picking: 'type to narrow · Enter pick · Esc cancel',
+  cancelling: 'Esc/Ctrl-C cancel',
 };
 
 /** One line: mode (with a spinner while busy), activity, model, token totals, memory, and the keys for this mode. */
 export function StatusBar({ mode, model, inputTokens, outputTokens, memory, activity, answerKeys }: StatusBarProps) {
   const spinner = useSpinner(mode === 'running' || mode === 'cancelling');
-  const keys =
-    mode === 'ready'
-      ? 'Enter run · Tab diff · Ctrl-C quit'
-      : mode === 'asking'
-        ? `Enter ${answerKeys?.[0] ?? 'y'} · Esc no · Tab diff`
-        : 'Esc/Ctrl-C cancel';
+  const keys = mode === 'asking' ? `Enter ${answerKeys?.[0] ?? 'y'} · Esc no · Tab diff` : MODE_KEYS[mode];
   return (
     <Box>
       <Text wrap="truncate-end">
@@ -59,7 +71,7 @@ export function StatusBar({ mode, model, inputTokens, outputTokens, memory, acti
         <Text>{model}</Text>
         <Text dimColor> │ </Text>
         <Text>
-          tokens {inputTokens}↑ {outputTokens}↓
+          tokens {formatCount(inputTokens)}↑ {formatCount(outputTokens)}↓
         </Text>
         {memory ? <Text dimColor> │ {memory}</Text> : null}
         <Text dimColor> │ {keys}</Text>

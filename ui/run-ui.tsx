@@ -1,13 +1,12 @@
 import chalk from 'chalk';
 import { render } from 'ink';
 import type { AgentEmitter } from '../agent/events.js';
-import { appendHistory, loadHistory } from '../cli/history-file.js';
+import { appendHistory, loadHistory } from '../cli/interactive/history-file.js';
 import { UsageError } from '../utils/errors.js';
-import { App, type TuiChoice, type TuiTaskHooks } from './App.js';
+import type { TuiTaskHooks } from '../cli/interactive/tui-hooks.js';
+import { App } from './App.js';
 
-export type { TuiChoice, TuiTaskHooks };
-
-/** Options of {@link runInkUI}, as cli/interactive.ts passes them. */
+/** Options of {@link runInkUI}, as cli/interactive/start.ts passes them. */
 export interface InkUIOptions {
   rootDir: string;
   provider: string;
@@ -20,14 +19,12 @@ export interface InkUIOptions {
    * asks a yes/no question inside the TUI (pass it as the flow's `confirm`); never prompt on stdin.
    */
   runTask: (task: string, signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>;
-  /** `:undo` in the input: undo the last run, asking and printing through `hooks`. */
-  undo?: (signal: AbortSignal, hooks: TuiTaskHooks) => Promise<void>;
+  /** A `:command` line (`:undo`, `:model`, …), run with the same hooks; resolves to 'exit' to leave. */
+  command?: (line: string, signal: AbortSignal, hooks: TuiTaskHooks) => Promise<'exit' | 'done'>;
   /** A short memory label for the status bar, e.g. "memory: 3 tasks". */
   memory?: string;
   /** Text typed before the TUI started (while the project picker was on screen). */
   initialInput?: string;
-  /** `:add`, `:drop`, `:files`, `:clear` in the input: the lines to show, or undefined for any other line. */
-  filesCommand?: (line: string) => string[] | undefined;
   /** Streams and environment, for tests; default process.stdin/stdout/env. */
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
@@ -63,14 +60,13 @@ export async function runInkUI(options: InkUIOptions): Promise<void> {
       branch={options.branch}
       emitter={options.emitter}
       runTask={options.runTask}
-      undo={options.undo}
+      command={options.command}
       memory={options.memory}
       initialInput={options.initialInput}
-      filesCommand={options.filesCommand}
       history={history}
-      onSubmitted={(task) => {
+      onSubmitted={(task, rootDir) => {
         // History is a convenience: a failed write must not end the session.
-        appendHistory(options.rootDir, task, env).catch(() => undefined);
+        appendHistory(rootDir, task, env).catch(() => undefined);
       }}
     />,
     { stdin, stdout, exitOnCtrlC: false },

@@ -10,5 +10,5 @@ export const DEFAULT_BUDGET_CHARS = 18_000;
 /** How long a run waits for another clawcode run to release the project lock, in ms. */
 export const DEFAULT_LOCK_WAIT_MS = 10_000;
 
-/** Provider timeout per attempt, in ms: the longest wait for the first data and between two streamed chunks. */
+/** Provider timeout per attempt, in ms: the longest one request may take, its whole streamed reply included. */
 export const DEFAULT_TIMEOUT_MS = 120_000;

@@ -13,6 +13,11 @@ export class ClawcodeError extends Error {
   readonly exitCode: number;
   /** What the person can do next, one line, or undefined. */
   readonly hint?: string;
+  /**
+   * Model replies that were paid for and gave no plan (a reply with no valid plan, one cut at the token limit),
+   * in the order they came; the CLI keeps them under the clawcode home and names the file.
+   */
+  replies?: readonly string[];
 
   constructor(message: string, options: { code: string; exitCode: number; hint?: string; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -53,13 +58,6 @@ export class PatchApplyError extends ClawcodeError {
       hint: options.hint,
       cause: options.cause,
     });
-  }
-}
-
-/** A plan command or verify step exited non-zero. Exit 4. */
-export class CommandFailedError extends ClawcodeError {
-  constructor(message: string, options: { code?: string; hint?: string; cause?: unknown } = {}) {
-    super(message, { code: options.code ?? 'command_failed', exitCode: 4, hint: options.hint, cause: options.cause });
   }
 }
 

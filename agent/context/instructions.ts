@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { posix } from 'node:path';
-import { readRegularFile, resolveProjectPath } from '../../utils/path-policy.js';
-import { redactSecrets, type Redaction } from '../../utils/secrets.js';
+import { readRegularFile, resolveProjectPath } from '../../utils/policy/paths.js';
+import { redactSecrets, type Redaction } from '../../utils/policy/secrets.js';
 
 /** Instruction files, in the order they are read at each folder. */
 export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAWCODE.md', '.clawcode/instructions.md'] as const;

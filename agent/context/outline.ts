@@ -57,7 +57,7 @@ function fileLabel(input: OutlineInput, p: string): string {
 }
 
 function header(total: number): string {
-  return `Project files (${total}; * = shown above; (N files) = folded):\n`;
+  return `Project files (${total}; * = shown below; (N files) = folded):\n`;
 }
 
 /** Lines of the map: listed folders with their files, folded ones as counts, folded subtrees deeper than `depth` merged. */

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { gitRecords } from '../../utils/git/repo.js';
 import { ignore } from '../../utils/lazy-ignore.js';
 import { UsageError } from '../../utils/errors.js';
 
@@ -18,37 +18,8 @@ export interface ResolvedPathspecs {
 }
 
 function gitLsFiles(rootDir: string, specs: readonly string[]): Promise<string[] | null> {
-  return new Promise((done) => {
-    execFile(
-      'git',
-      [
-        '-C',
-        rootDir,
-        '-c',
-        'core.quotepath=off',
-        'ls-files',
-        '-z',
-        '--cached',
-        '--others',
-        '--exclude-standard',
-        '--',
-        ...specs,
-      ],
-      {
-        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' },
-        maxBuffer: 64 * 1024 * 1024,
-        timeout: 15_000,
-        windowsHide: true,
-      },
-      (error, stdout) =>
-        done(
-          error
-            ? null
-            : String(stdout)
-                .split('\0')
-                .filter((p) => p !== ''),
-        ),
-    );
+  return gitRecords(rootDir, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...specs], {
+    maxBytes: 64 << 20,
   });
 }
 

@@ -1,5 +1,5 @@
 import { tokenizeQuery, type QueryTerm } from './tokenize.js';
-import type { IndexedDoc } from './index.js';
+import type { IndexedDoc } from './search-index.js';
 import { bm25Scores, cachedTf, commitScopes, maxOf, memoize, pathScores, scopeScores, symbolScores } from './score.js';
 import { issueText, issueTitle, locateEvidence, readIssue, type FileEvidence } from './evidence.js';
 import { noisePrior } from './noise.js';

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Ignore } from 'ignore';
+import { findRepository, gitRecords } from '../../utils/git/repo.js';
 import { ignore } from '../../utils/lazy-ignore.js';
 
 /**
@@ -15,43 +15,25 @@ import { ignore } from '../../utils/lazy-ignore.js';
 const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 /**
- * Run git in `rootDir` (no prompts, C locale) and split its NUL-separated output. Only stdout is a
- * pipe (stdin and stderr are not opened): fewer handles per spawn, and the output is decoded once.
+ * Run git on the repository of `rootDir` (utils/git/repo.ts: found once, programs off) and split its
+ * NUL-separated output. No time limit: listing a large work tree takes what it takes.
  *
- * @returns the non-empty records, or null when git fails, is missing, or prints over 256 MB
+ * @returns the non-empty records, or null when there is no repository, git fails, or prints over 256 MB
  */
 export function runGit(rootDir: string, args: string[]): Promise<string[] | null> {
-  return new Promise((resolvePaths) => {
-    let child;
-    try {
-      child = spawn('git', args, {
-        cwd: rootDir,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
-    } catch {
-      resolvePaths(null);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    child.stdout.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes <= MAX_GIT_OUTPUT_BYTES) chunks.push(chunk);
-      else child.kill();
-    });
-    child.on('error', () => resolvePaths(null));
-    child.on('close', (code) => {
-      if (code !== 0 || bytes > MAX_GIT_OUTPUT_BYTES) resolvePaths(null);
-      else
-        resolvePaths(
-          Buffer.concat(chunks)
-            .toString('utf8')
-            .split('\0')
-            .filter((p) => p !== ''),
-        );
-    });
-  });
+  return gitRecords(rootDir, args, { maxBytes: MAX_GIT_OUTPUT_BYTES, timeoutMs: 0 });
+}
+
+/**
+ * The work tree's top folder and the repository's `info/attributes` file, in the shape
+ * `attributeTexts` reads (`git rev-parse --show-toplevel --git-path info/attributes`), from the
+ * repository found for `rootDir`.
+ *
+ * @returns one record "top\ninfo-attributes\n", or null when there is no repository
+ */
+export async function repositoryPaths(rootDir: string): Promise<string[] | null> {
+  const repo = await findRepository(rootDir);
+  return repo ? [`${repo.workTree}\n${join(repo.commonDir, 'info', 'attributes')}\n`] : null;
 }
 
 /** A tracked listing: each path once, and the blob id of each regular file at stage 0 tagged `H`. */

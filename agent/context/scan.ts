@@ -3,6 +3,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stat
 import { join, sep } from 'node:path';
 import type { Ignore } from 'ignore';
 import { ignore } from '../../utils/lazy-ignore.js';
+import { gitControlledFilter } from '../../utils/policy/git-control.js';
 import {
   isBinaryName,
   isControlPath,
@@ -10,13 +11,14 @@ import {
   isSecretPath,
   refuseByName,
   virtualenvPrefixes,
-} from '../../utils/path-policy.js';
+} from '../../utils/policy/paths.js';
 import {
   attributeTexts,
   blobIdsIdentifyBytes,
   clawcodeIgnoreFilter,
   parseTracked,
   readTextOrNull,
+  repositoryPaths,
   runGit,
 } from './scan-git.js';
 
@@ -319,18 +321,6 @@ function readInto(file: ScannedFile): SkipReason | null {
   return null;
 }
 
-/**
- * What `git rev-parse --show-toplevel --git-path info/attributes` prints, without running it, when
- * the answer is plain: `.git` is a folder at the root and no GIT_* variable moves the repository.
- * Undefined otherwise (a linked worktree or submodule, where `.git` is a file, or a nested project).
- */
-function plainGitPaths(realRoot: string): Promise<string[]> | undefined {
-  const env = process.env;
-  if (env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_COMMON_DIR) return undefined;
-  if (!lstatQuiet(join(realRoot, '.git'))?.isDirectory()) return undefined;
-  return Promise.resolve([`${realRoot}\n.git/info/attributes\n`]);
-}
-
 /** Take paths out of both results (files handled again, or ignored by a .clawcodeignore). */
 function drop(c: Collector, gone: (path: string) => boolean): void {
   c.files = c.files.filter((f) => !gone(f.path));
@@ -366,8 +356,7 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   const untrackedListing = git(['-o', '--exclude-standard']);
   const modifiedListing = git(['-m']);
   const gitConfig = runGit(realRoot, ['config', '-z', '--get-regexp', '^core\\.(autocrlf|eol|attributesfile)$']);
-  const gitPaths =
-    plainGitPaths(realRoot) ?? runGit(realRoot, ['rev-parse', '--show-toplevel', '--git-path', 'info/attributes']);
+  const gitPaths = repositoryPaths(realRoot);
   options.whileListing?.();
   const c: Collector = {
     realRoot,
@@ -408,6 +397,12 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   // Virtualenvs under any name (a folder holding pyvenv.cfg) are installed tools, never context.
   const venvs = virtualenvPrefixes([...c.files.map((f) => f.path), ...c.skipped.map((f) => f.path)]);
   if (venvs.length > 0) drop(c, (p) => venvs.some((prefix) => p.startsWith(prefix)));
+  // Git directories under any name and the files git's configuration reads or runs: never context.
+  const gitControlled = await gitControlledFilter(realRoot, [
+    ...c.files.map((f) => f.path),
+    ...c.skipped.map((f) => f.path),
+  ]);
+  if (gitControlled) drop(c, gitControlled);
   const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   const { files, skipped } = c;
   files.sort(byPath);

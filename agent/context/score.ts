@@ -1,5 +1,5 @@
 import { singular, splitIdentifier, VARIANT_WEIGHT, type QueryTerm } from './tokenize.js';
-import { termFrequencies, type IndexedDoc } from './index.js';
+import { termFrequencies, type IndexedDoc } from './search-index.js';
 
 /**
  * The three raw signals `rankFiles` combines: BM25 over file content, query terms in the file's path,

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { classifyContent, type ScannedFile } from '../context/scan.js';
-import { redactSecrets } from '../../utils/secrets.js';
+import { redactSecrets } from '../../utils/policy/secrets.js';
 import { UsageError } from '../../utils/errors.js';
 import type { FootprintFile } from './shards.js';
 

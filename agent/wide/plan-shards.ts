@@ -3,7 +3,7 @@ import type { PlanResult } from '../../llm/provider.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
 import { ClawcodeError, InterruptedError, ProviderError } from '../../utils/errors.js';
 import type { AgentEmitter } from '../events.js';
-import { preparePlan } from '../executor.js';
+import { preparePlan } from '../prepare.js';
 import { repairPlan, type RepairReport } from '../repair.js';
 import type { Planner } from '../runner.js';
 import type { ShardOutcome } from './merge.js';

@@ -5,8 +5,9 @@ import { buildSystemPrompt } from '../../llm/prompts.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
 import { scanProject, type ScanOptions, type ScanResult } from '../context/scan.js';
 import { UsageError } from '../../utils/errors.js';
+import { budgetAfterTask } from '../task-size.js';
 import type { AgentEmitter } from '../events.js';
-import { preparePlan, type PreparedPlan } from '../executor.js';
+import { preparePlan, type PreparedPlan } from '../prepare.js';
 import type { RepairReport } from '../repair.js';
 import type { Planner } from '../runner.js';
 import { collectFootprint, pathsUnder } from './footprint.js';
@@ -59,6 +60,7 @@ export interface PreparedWideChange {
  * Find the footprint and build every shard request; no provider call.
  *
  * @returns the footprint (paths), one request per shard and an estimate
+ * @throws TaskTooLongError (exit 2) when the task takes more than half the budget (agent/task-size.ts)
  * @throws UsageError `footprint_empty` when nothing is in scope, `budget_too_small` when the
  *         budget cannot hold the scope list and one line of a file; UsageError for a bad pattern
  */
@@ -77,11 +79,12 @@ export async function prepareWideChange(input: WideChangeInput): Promise<Prepare
     });
   }
   const budget = Math.floor(input.budgetChars);
+  budgetAfterTask(input.task, budget);
   const listMaxChars = Math.floor(budget * LIST_SHARE);
   const footprint = files.map((f) => f.path);
-  // The scope list rides in every request, so it comes off each shard's content budget.
+  // The task and the scope list ride in every request, so they come off each shard's content budget.
   const probe = buildShardRequests({
-    task: '',
+    task: input.task,
     shards: [{ index: 0, files: [], chars: 0 }],
     footprintPaths: footprint,
     listMaxChars,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkPlan, hashBytes, makeSavedPlan, readPlanText } from '../../agent/plan-file.js';
+import { checkPlan, hashBytes, makeSavedPlan } from '../../agent/plan-file.js';
+import { readPlanText } from '../../agent/plan-source.js';
 import type { Plan } from '../../llm/types.js';
 
 const plan = (patches: Plan['patches']): Plan => ({

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { preparePlan } from '../../agent/executor.js';
+import { preparePlan } from '../../agent/prepare.js';
 import { repairPlan } from '../../agent/repair.js';
 import type { Planner } from '../../agent/runner.js';
 import type { PlanResult } from '../../llm/provider.js';
@@ -107,7 +107,7 @@ describe('repairPlan', () => {
     expect(out?.report).toMatchObject({
       patches: [1],
       applied: false,
-      error: 'the repair reply has 0 patch(es) for 1 refused',
+      error: 'the repair reply has 0 patches for 1 refused',
     });
     expect(out?.prepared.ok).toBe(false);
     expect(out?.plan).toBe(first);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentEmitter, type AgentEventName } from '../../agent/events.js';
-import { preparePlan } from '../../agent/executor.js';
+import { preparePlan } from '../../agent/prepare.js';
 import {
   approveCommand,
   runWriteStage,
@@ -17,7 +17,7 @@ import {
 import { loadSessionMemory } from '../../memory/memory.js';
 import type { Plan } from '../../utils/plan.js';
 import { gitIn } from '../support/fixture.js';
-import { detectSandbox } from '../../utils/sandbox.js';
+import { detectSandbox } from '../../utils/shell/sandbox.js';
 
 let root: string;
 let home: string;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commandMatchesRule, type CommandRules } from '../../config/settings-commands.js';
-import { decideCommand } from '../../utils/command-approval.js';
-import { loadShellParser, type ShellParser } from '../../utils/shell-parse.js';
+import { decideCommand } from '../../utils/shell/approval.js';
+import { loadShellParser, type ShellParser } from '../../utils/shell/parse.js';
 
 describe('commandMatchesRule', () => {
   it('matches the same command or the command followed by arguments, not a longer word', () => {
@@ -22,7 +22,7 @@ describe('commandMatchesRule', () => {
   });
 });
 
-// Settings rules as decideCommand (utils/command-approval.ts) applies them: the line is parsed as bash, and each
+// Settings rules as decideCommand (utils/shell/approval.ts) applies them: the line is parsed as bash, and each
 // simple command in it is judged; allow rules add to the built-in allow-list, deny rules refuse.
 describe('settings rules in decideCommand', () => {
   const rules = {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, copyPackageFixture, REPO_ROOT, runCli, snapshotTree } from '../support/fixture.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
-import { detectSandbox } from '../../utils/sandbox.js';
+import { detectSandbox } from '../../utils/shell/sandbox.js';
 
 // The built CLI on a copy of a real package's source (commander, from node_modules), planning
 // through the real openai SDK against the loopback server. Exact bytes on disk are checked.

@@ -45,7 +45,7 @@ describe('model notes', () => {
       env: pty.env,
     });
     expect(yes.code, yes.stderr).toBe(0);
-    expect(yes.stdout).toContain('1 model note(s) not remembered: no person at a terminal saw them');
+    expect(yes.stdout).toContain('1 model note not remembered: no person at a terminal saw them');
     const json = await runCli(['change it again', '--dir', pty.project, '--yes', '--json', '--provider', 'openai'], {
       env: pty.env,
     });

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replies } from '../support/provider-server.js';
-import { useCliInPty, type PtySession } from '../support/pty.js';
+import { useCliInPty } from '../support/pty.js';
 
 // The built CLI in a pseudo-terminal, as a person uses it: the "What next?" loop with the per-hunk
 // review. Plans come from the loopback server.
@@ -34,12 +34,6 @@ const pty = useCliInPty({
   rows: 40,
 });
 
-async function answer(s: PtySession, waitText: string, keys: string) {
-  await s.waitFor(waitText);
-  s.mark();
-  s.write(keys);
-}
-
 describe('clawcode in a terminal (built CLI)', () => {
   it(
     '"What next?" loop: applies the first plan, takes one hunk of the second (edited in $EDITOR) through the review, leaves on an empty answer',
@@ -59,7 +53,7 @@ describe('clawcode in a terminal (built CLI)', () => {
       delete pty.env.EDITOR;
       pty.env.GIT_EDITOR = 'sed -i s/HELLO/Hola/';
       const s = pty.start(['make the greeting friendlier', '--dir', pty.project, '--provider', 'openai']);
-      await answer(s, 'Apply these changes to 1 file?', 'y');
+      await s.answer('Apply these changes to 1 file?', 'y');
       s.write('\r');
       await s.waitFor('What next?');
       const afterFirst = ORIGINAL.replace("'hello'", "'hello there'");
@@ -67,17 +61,17 @@ describe('clawcode in a terminal (built CLI)', () => {
 
       s.mark();
       s.write('shout both strings\r');
-      await answer(s, 'Apply these changes to 1 file?', 'r');
+      await s.answer('Apply these changes to 1 file?', 'r');
       s.write('\r');
       // e: the editor (here a sed that rewrites the hunk's new text) edits the first hunk, which is shown
       // again as edited and taken with y.
-      await answer(s, '(hunk 1/2)', 'e');
+      await s.answer('(hunk 1/2)', 'e');
       s.write('\r');
       await s.waitFor('Apply the edited hunk to src/greet.js?');
       expect(s.sinceMark()).toContain("+export const greeting = 'Hola';");
       s.mark();
       s.write('y\r');
-      await answer(s, '(hunk 2/2)', 'n');
+      await s.answer('(hunk 2/2)', 'n');
       s.write('\r');
       await s.waitFor('What next?');
       expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(

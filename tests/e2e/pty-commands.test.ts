@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectSandbox } from '../../utils/sandbox.js';
+import { detectSandbox } from '../../utils/shell/sandbox.js';
 import { replies } from '../support/provider-server.js';
 import { useCliInPty } from '../support/pty.js';
 

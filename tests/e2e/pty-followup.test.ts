@@ -49,17 +49,6 @@ function userPrompt(r: RecordedRequest): string {
 }
 
 /**
- * Type a line as a person does (the echo first), then press Enter. Each line typed is new on the
- * screen, so the echo waited for is this one, and Enter is not read in one chunk with the text (a paste).
- */
-async function type(s: PtySession, text: string): Promise<void> {
-  s.mark();
-  s.write(text);
-  await s.waitFor(text);
-  s.write('\r');
-}
-
-/**
  * Wait until `task` has ended in the TUI: the latest frame (each redraw starts with the header line)
  * shows the task's outcome line below its "Planning:" line and the ready keys again. The request count
  * alone is not enough: it grows before the run ends, and a Ctrl-C then cancels the run instead of leaving.
@@ -70,7 +59,8 @@ async function settled(s: PtySession, requests: number, task: string): Promise<v
       expect(pty.server.completions()).toHaveLength(requests);
       const out = s.output();
       const frame = out.slice(out.lastIndexOf('openai · gpt-4o-mini │'));
-      const run = frame.slice(frame.lastIndexOf(`Planning: ${task}`));
+      // The run's first line may have scrolled out of the last frame: look from where it was drawn.
+      const run = out.slice(out.lastIndexOf(`Planning: ${task}`));
       expect(run).toMatch(/[✔✖] /);
       expect(frame).toContain('Enter run · Tab diff');
     },
@@ -142,23 +132,23 @@ describe('follow-up context in the shell and the TUI', () => {
       pty.server.reply(replies.plan(plan), replies.plan(empty), replies.plan(empty));
       const s = pty.start(['--provider', 'openai', '--budget', '2600'], 100);
       await s.waitFor('describe a task');
-      await type(s, 'make the greeting shorter');
+      await s.typeLine('make the greeting shorter');
       await s.waitFor('Apply these changes to 1 file? (y/n/r)');
       s.mark();
       s.write('y');
       await settled(s, 1, 'make the greeting shorter');
       expect(await readFile(join(pty.project, 'src/greet.js'), 'utf8')).toBe(GREET.replace("'hello'", "'hi'"));
 
-      await type(s, ':add src/limits.js');
+      await s.typeLine(':add src/limits.js');
       await s.waitFor('Pinned src/limits.js');
-      await type(s, ':files');
+      await s.typeLine(':files');
       await s.waitFor('kept    src/greet.js');
       expect(s.sinceMark()).toContain('pinned  src/limits.js');
       // A files command is answered by the TUI: nothing reached the model.
       expect(pty.server.completions()).toHaveLength(1);
 
       // The follow-up names nothing in greet.js: it is there because the first task edited it.
-      await type(s, 'now finish the extraction step');
+      await s.typeLine('now finish the extraction step');
       await settled(s, 2, 'now finish the extraction step');
       const second = userPrompt(pty.server.completions()[1]!);
       expect(second).toContain('## src/limits.js (whole file)');
@@ -166,10 +156,10 @@ describe('follow-up context in the shell and the TUI', () => {
       expect(second).toContain("export const greeting = 'hi';");
       expect(second.indexOf('## src/limits.js')).toBeLessThan(second.indexOf('## src/greet.js'));
 
-      await type(s, ':clear');
+      await s.typeLine(':clear');
       await s.waitFor('Cleared: the next task starts clean.');
       // A task text not already on screen: the echo is then surely the typed one.
-      await type(s, 'finish the extraction step again');
+      await s.typeLine('finish the extraction step again');
       await settled(s, 3, 'finish the extraction step again');
       const third = userPrompt(pty.server.completions()[2]!);
       expect(third).not.toContain('## src/greet.js');

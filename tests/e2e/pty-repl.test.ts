@@ -1,37 +1,15 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { spawnPty, type PtySession } from '../support/pty.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useDriverInPty, type PtySession } from '../support/pty.js';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
-const driver = join(repoRoot, 'tests/support/repl-driver.ts');
 const UP = '\u001b[A';
+const pty = useDriverInPty({ driver: 'repl-driver.ts', prefix: 'clawcode-pty-repl-' });
+const startRepl = () => pty.start();
 
-let home: string;
-let project: string;
-const sessions: PtySession[] = [];
-
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
-  vi.stubEnv('CLAWCODE_HOME', home);
-  project = await mkdtemp(join(tmpdir(), 'clawcode-pty-repl-'));
-});
-afterEach(() => sessions.splice(0).forEach((s) => s.kill()));
-
-function startRepl(): PtySession {
-  const s = spawnPty(process.execPath, ['--import', 'tsx', driver, project], {
-    cwd: repoRoot,
-    env: { ...process.env, CLAWCODE_HOME: home, NO_COLOR: '1' },
-  });
-  sessions.push(s);
-  return s;
-}
-
-async function typeLine(s: PtySession, line: string, expect: string | RegExp) {
-  s.mark();
-  s.write(`${line}\r`);
-  await s.waitFor(expect);
+async function typeLine(s: PtySession, line: string, expected: string | RegExp) {
+  await s.typeLine(line);
+  await s.waitFor(expected);
 }
 
 describe('clawcode shell in a terminal', () => {
@@ -42,7 +20,7 @@ describe('clawcode shell in a terminal', () => {
       const s = startRepl();
       await s.waitFor('clawcode:');
       await typeLine(s, 'write a.txt hello', 'wrote a.txt');
-      expect(await readFile(join(project, 'a.txt'), 'utf8')).toBe('hello\n');
+      expect(await readFile(join(pty.project, 'a.txt'), 'utf8')).toBe('hello\n');
 
       // Ctrl-C during a task aborts that task only; the prompt comes back.
       await typeLine(s, 'wait', 'working...');
@@ -51,7 +29,7 @@ describe('clawcode shell in a terminal', () => {
       await s.waitFor('Task cancelled.');
       await s.waitFor('clawcode:');
       await typeLine(s, 'write b.txt second', 'wrote b.txt');
-      expect(await readFile(join(project, 'b.txt'), 'utf8')).toBe('second\n');
+      expect(await readFile(join(pty.project, 'b.txt'), 'utf8')).toBe('second\n');
 
       // Up three times: "write b.txt second", "wait", "write a.txt hello".
       s.mark();

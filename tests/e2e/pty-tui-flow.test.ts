@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replies } from '../support/provider-server.js';
 import { CLI_PATH } from '../support/fixture.js';
-import { spawnPty, useCliInPty, type PtySession } from '../support/pty.js';
+import { spawnPty, useCliInPty } from '../support/pty.js';
 
 // The built CLI's TUI, started the way a person starts it (`clawcode` inside a project folder), planning
 // against the loopback server: the hunk review, the command shown with its question, `:undo`.
@@ -46,13 +46,6 @@ const pty = useCliInPty({
 
 const greet = () => readFile(join(pty.project, 'src/greet.js'), 'utf8');
 
-async function type(s: PtySession, text: string) {
-  s.mark();
-  s.write(text);
-  await s.waitFor(text);
-  s.write('\r');
-}
-
 describe('the TUI of the built CLI', () => {
   it(
     'opens on the current project folder without a picker, reviews hunks, shows the command it asks about, and :undo never reaches the model',
@@ -70,12 +63,12 @@ describe('the TUI of the built CLI', () => {
       expect(s.output()).not.toContain('Which project?');
       expect(s.output()).toContain(`│ ${pty.project.split('/').at(-1)}`);
 
-      await type(s, 'change two lines');
+      await s.typeLine('change two lines');
       await s.waitFor('Apply these changes to 1 file? (y/n/r)');
       expect(s.sinceMark()).toContain('answer y/n/r');
       s.mark();
       s.write('r');
-      await s.waitFor('Apply this hunk to src/greet.js? (y/n/a/s/q)');
+      await s.waitFor('Apply this hunk to src/greet.js? (y/n/a/s/e/q)');
       expect(s.sinceMark()).toContain('src/greet.js (hunk 1/2)');
       s.mark();
       s.write('x'); // not an answer: the question stays open
@@ -92,14 +85,14 @@ describe('the TUI of the built CLI', () => {
       await s.waitFor('ready │');
       expect(await greet()).toBe(ORIGINAL.replace('// line 2\n', "export const greeting = 'hi';\n"));
 
-      await type(s, ':undo');
+      await s.typeLine(':undo');
       await s.waitFor('Undo 1 file? (y/n)');
       s.mark();
       s.write('y');
       await s.waitFor('Undid run');
       expect(await greet()).toBe(ORIGINAL);
       await s.waitFor('ready │');
-      await type(s, ':undoo');
+      await s.typeLine(':undoo');
       await s.waitFor('Unknown command :undoo (not sent to the model)');
       expect(pty.server.completions()).toHaveLength(1);
 
@@ -127,9 +120,9 @@ describe('the TUI of the built CLI', () => {
       });
       try {
         await s.waitFor('Which project?');
-        // The task and Enter in one burst, as a fast typist or a paste sends them.
+        // The task and Enter in one burst, as a fast typist or a paste sends them: Enter keeps the current folder.
         s.write('fix the typo\r');
-        await s.waitFor(`│ ${pty.project.split('/').at(-1)}`);
+        await s.waitFor(`│ ${outside.split('/').at(-1)}`);
         await s.waitFor('fix the typo');
         expect(pty.server.requests).toHaveLength(0);
         s.mark();

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { replies, type RecordedRequest } from '../support/provider-server.js';
-import { useCliInPty, type PtySession } from '../support/pty.js';
+import { useCliInPty } from '../support/pty.js';
 
 // A wide change in a terminal, as a person runs it: the footprint and estimate first, a yes before
 // any plan request, then, when one shard fails, a choice to write the shards that planned, the
@@ -17,12 +17,6 @@ const pty = useCliInPty({ prefix: 'clawcode-pty-wide-', files, rows: 50 });
 
 const shown = (r: RecordedRequest): string[] =>
   [...String(r.body.messages[1].content).matchAll(/^## (\S+)/gm)].map((m) => m[1]!);
-
-async function answer(s: PtySession, waitText: string | RegExp, keys: string): Promise<void> {
-  await s.waitFor(waitText);
-  s.mark();
-  s.write(keys);
-}
 
 describe('a wide change in a terminal (built CLI)', () => {
   it(
@@ -56,13 +50,13 @@ describe('a wide change in a terminal (built CLI)', () => {
       ]);
       await s.waitFor(/Footprint: 10 files, \d+ shards/);
       expect(pty.server.requests).toHaveLength(0);
-      await answer(s, /Send \d+ plan requests\?/, 'y');
+      await s.answer(/Send \d+ plan requests\?/, 'y');
       s.write('\r');
-      await answer(s, /1 of \d+ shards failed\. Review and write the \d+ that planned\?/, 'y');
+      await s.answer(/1 of \d+ shards failed\. Review and write the \d+ that planned\?/, 'y');
       s.write('\r');
       await s.waitFor('Changes by folder:');
       await s.waitFor(/lib\/\s+5 files\s+\+5 −5/);
-      await answer(s, /Apply these changes to \d+ files\?/, 'y');
+      await s.answer(/Apply these changes to \d+ files\?/, 'y');
       s.write('\r');
       await s.waitFor('What next?');
       s.write('\r');

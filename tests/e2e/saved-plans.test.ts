@@ -129,15 +129,15 @@ describe('saved plans', () => {
     expect(await readdir(home)).toEqual([]);
   });
 
-  it('apply of an invalid plan file is one clear line and exit 1; a missing file exit 2', async () => {
+  it('apply of an invalid plan file is one clear line, exit 2 like a missing file', async () => {
     const bad = join(work, 'bad.json');
     await writeFile(bad, '{"patches": [{"file": 3}]}');
     const invalid = await runCli(['apply', bad, '--dir', project, '--yes'], { env });
-    expect(invalid.code).toBe(1);
-    expect(invalid.stderr).toMatch(/^clawcode: The model's plan is invalid at patches\.0\.file/);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/^clawcode: Plan file .*bad\.json is not a plan: at patches\.0\.file/);
     const missing = await runCli(['apply', join(work, 'none.json'), '--dir', project, '--yes'], { env });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/Cannot read plan file/);
+    expect(missing.stderr).toMatch(/^clawcode: Plan file .*none\.json not found\./);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveProviderConfig } from '../../config/config.js';
 import { estimateCostUsd } from '../../config/prices.js';
 import { PLAN_TOOL_NAME, splitStablePrefix } from '../../llm/anthropic.js';
-import { PLAN_JSON_SCHEMA } from '../../llm/plan-schema.js';
+import { PLAN_JSON_SCHEMA } from '../../utils/plan.js';
 import { checkProviderCredentials, getStructuredPlan, type RetryNotice } from '../../llm/provider.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { type ProviderError } from '../../utils/errors.js';

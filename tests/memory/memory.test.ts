@@ -15,7 +15,7 @@ import {
   type SaveSessionOptions,
 } from '../../memory/memory.js';
 import { applyRun, undoRun } from '../../utils/journal/journal.js';
-import { getProjectHash } from '../../memory/project-hash.js';
+import { getProjectHash } from '../../utils/project-hash.js';
 
 let home: string;
 beforeEach(async () => {

@@ -54,14 +54,16 @@ describe('scripts/relayout.mjs', () => {
     expect(await read('agent/context/scan.ts')).toBe(
       "import { e } from '../../utils/errors.js';\nexport const s = e;\n",
     );
-    expect(await read('agent/context.ts')).toBe(
-      "// scans: agent/context/scan.ts\nimport { s } from './context/scan.js';\nexport type T = typeof import('../utils/journal/journal.js');\n",
+    // The context stage's entry moved into its own folder: its imports are rewritten from the new place.
+    expect(existsSync(join(repo, 'agent/context.ts'))).toBe(false);
+    expect(await read('agent/context/build.ts')).toBe(
+      "// scans: agent/context/scan.ts\nimport { s } from './scan.js';\nexport type T = typeof import('../../utils/journal/journal.js');\n",
     );
     expect(await read('tests/utils/journal/journal.test.ts')).toBe(
       "import { j } from '../../../utils/journal/journal.js';\nconst root = new URL('../../..', import.meta.url);\nexport { j, root };\n",
     );
-    // Text inside a test fixture that names no repository file is left alone.
-    expect(await read('tests/agent/context.test.ts')).toBe(
+    // Text inside a test fixture that names no repository file is left alone (the test moved with its module).
+    expect(await read('tests/agent/context/build.test.ts')).toBe(
       "const fixture = `import x from './a.js'`;\nexport { fixture };\n",
     );
     expect(gitIn(repo, 'status', '--porcelain')).toContain('R  utils/journal-store.ts -> utils/journal/store.ts');

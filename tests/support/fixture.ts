@@ -1,4 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { cp, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -37,6 +39,37 @@ export async function snapshotTree(root: string): Promise<Map<string, Buffer>> {
   }
   await walk(root);
   return out;
+}
+
+/**
+ * Every entry under a folder as path → fingerprint, for before/after comparisons of a tree and its `.git`:
+ * a regular file's SHA-256, a symlink's target, `dir` for a folder, `special` for anything else.
+ */
+export function fingerprintTree(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const abs = join(dir, name);
+      const info = lstatSync(abs);
+      const rel = relative(root, abs);
+      if (info.isSymbolicLink()) out.set(rel, `link ${readlinkSync(abs)}`);
+      else if (info.isDirectory()) {
+        out.set(rel, 'dir');
+        walk(abs);
+      } else if (info.isFile()) out.set(rel, createHash('sha256').update(readFileSync(abs)).digest('hex'));
+      else out.set(rel, 'special');
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** Write text files under `dir` (path → text), making folders on the way. */
+export function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  }
 }
 
 /** Environment for a child CLI: no provider variables from the developer's shell, a temp home, no colour. */
@@ -107,4 +140,18 @@ export function runCli(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * A plan of find/replace patches on one file, as a model answers for a small edit: `analysis`, the file to
+ * edit, one `replace` patch per `{ find, replace }` (in order), no commands, no notes.
+ */
+export function replacePlan(file: string, patches: readonly { find: string; replace: string }[], analysis = 'Edit.') {
+  return {
+    analysis,
+    files_to_edit: [{ path: file, reason: 'the text to change is here' }],
+    patches: patches.map((p) => ({ file, operation: 'replace', ...p, replace_all: null, occurrence: null })),
+    commands: [] as string[],
+    agent_notes: [] as string[],
+  };
 }

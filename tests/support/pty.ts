@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import xterm from '@xterm/headless';
 import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 import { cleanEnv, CLI_PATH, REPO_ROOT } from './fixture.js';
 import { startProviderServer, type ProviderServer } from './provider-server.js';
@@ -19,6 +20,11 @@ export interface PtySession {
   output(): string;
   /** Everything printed so far, escape sequences kept (to check for colour codes). */
   raw(): string;
+  /**
+   * The screen as a person sees it now: the output so far played on an emulated terminal of the
+   * session's size, one string per row (trailing blanks trimmed). Redrawn and erased text is gone.
+   */
+  screen(): Promise<string[]>;
   /** Everything printed since the last `mark()`, escape sequences removed. */
   sinceMark(): string;
   /** Remember the current end of output; `waitFor` then only looks at what comes after. */
@@ -27,27 +33,42 @@ export interface PtySession {
   waitFor(pattern: string | RegExp, timeoutMs?: number): Promise<void>;
   /** Type raw characters ("\r" Enter, "\u0003" Ctrl-C, "\u0004" Ctrl-D, "\u001b[A" up). */
   write(keys: string): void;
+  /** Wait for `pattern` after the mark, then mark and type `keys`: answering a question once it shows. */
+  answer(pattern: string | RegExp, keys: string): Promise<void>;
+  /**
+   * Type a line as a person does: mark, type `text`, wait for its echo, press Enter. Each line typed is new
+   * on the screen, so the echo waited for is this one, and Enter is not read in one chunk with the text.
+   */
+  typeLine(text: string): Promise<void>;
   /** Resolves with the exit code when the program ends. */
   exited: Promise<number>;
   /** The exit code, or a rejection naming the screen if the program is still running after `timeoutMs`. */
   exitCode(timeoutMs?: number): Promise<number>;
-  /** Kill the program if it still runs (afterEach). */
-  kill(): void;
+  /** Kill the program if it still runs (afterEach), or send it `signal` (`'SIGTERM'`). */
+  kill(signal?: string): void;
 }
 
 /**
  * Spawn `file args` in an 80x24 (or `cols`x`rows`) pseudo-terminal with @lydell/node-pty.
  * Waits poll the output every 25 ms: generous timeouts, no fixed sleeps.
+ * A size of 0 is what `pty.fork()` and `script` from a non-terminal give: node-pty turns 0 into 80x24, so the
+ * program is started through `sh`, which sets the size with `stty` and then execs it (same pid).
  */
 export function spawnPty(
   file: string,
   args: string[],
   options: { cwd: string; env: NodeJS.ProcessEnv; cols?: number; rows?: number },
 ): PtySession {
-  const term: IPty = spawn(file, args, {
+  const cols = options.cols ?? 80;
+  const rows = options.rows ?? 24;
+  const zero = cols === 0 || rows === 0;
+  const [command, argv] = zero
+    ? ['/bin/sh', ['-c', `stty cols ${cols} rows ${rows} && exec "$@"`, 'sh', file, ...args]]
+    : [file, args];
+  const term: IPty = spawn(command, argv, {
     name: 'xterm-256color',
-    cols: options.cols ?? 80,
-    rows: options.rows ?? 24,
+    cols: zero ? 80 : cols,
+    rows: zero ? 24 : rows,
     cwd: options.cwd,
     env: Object.fromEntries(Object.entries(options.env).filter(([, v]) => v !== undefined)) as Record<string, string>,
   });
@@ -65,6 +86,7 @@ export function spawnPty(
   });
   const session: PtySession = {
     output: () => stripAnsi(raw),
+    screen: () => renderScreen(raw, zero ? 80 : cols, zero ? 24 : rows),
     raw: () => raw,
     sinceMark: () => stripAnsi(raw.slice(markAt)),
     mark: () => {
@@ -84,6 +106,17 @@ export function spawnPty(
         check();
       }),
     write: (keys) => term.write(keys),
+    answer: async (pattern, keys) => {
+      await session.waitFor(pattern);
+      session.mark();
+      term.write(keys);
+    },
+    typeLine: async (text) => {
+      session.mark();
+      term.write(text);
+      await session.waitFor(text);
+      term.write('\r');
+    },
     exited,
     exitCode: (timeoutMs = 20_000) =>
       new Promise<number>((resolve, reject) => {
@@ -96,11 +129,23 @@ export function spawnPty(
           resolve(code);
         });
       }),
-    kill: () => {
-      if (alive) term.kill();
+    kill: (signal) => {
+      if (alive) term.kill(signal);
     },
   };
   return session;
+}
+
+/** Play `raw` terminal output on a headless xterm of `cols` x `rows` and read back the visible rows. */
+async function renderScreen(raw: string, cols: number, rows: number): Promise<string[]> {
+  const term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
+  try {
+    await new Promise<void>((resolve) => term.write(raw, resolve));
+    const buffer = term.buffer.active;
+    return Array.from({ length: rows }, (_, i) => buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
+  } finally {
+    term.dispose();
+  }
 }
 
 /** What `useCliInPty` gives a test file; members are valid inside tests (set up in the hooks). */
@@ -111,8 +156,8 @@ export interface CliInPty {
   readonly project: string;
   /** This test's environment for the CLI (mutable: e.g. set EDITOR before `start`). */
   readonly env: NodeJS.ProcessEnv;
-  /** Start the built CLI with `args` in a pseudo-terminal `cols` wide, in the project folder. */
-  start(args: string[], cols?: number): PtySession;
+  /** Start the built CLI with `args` in a pseudo-terminal `cols` wide (and `rows` high), in the project folder. */
+  start(args: string[], cols?: number, rows?: number): PtySession;
 }
 
 /**
@@ -126,6 +171,8 @@ export function useCliInPty(options: {
   files: Record<string, string>;
   env?: Record<string, string>;
   rows: number;
+  /** Model ids the loopback server lists at GET …/models (default: its own, `test-model`). */
+  models?: string[];
 }): CliInPty {
   let server: ProviderServer | undefined;
   let project = '';
@@ -137,7 +184,10 @@ export function useCliInPty(options: {
   };
   beforeAll(async () => {
     if (!existsSync(CLI_PATH)) execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
-    server = await startProviderServer({ apiKey: 'sk-test-pty' });
+    server = await startProviderServer({
+      apiKey: 'sk-test-pty',
+      ...(options.models ? { models: options.models } : {}),
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -169,8 +219,54 @@ export function useCliInPty(options: {
     get env() {
       return env;
     },
-    start(args, cols = 100) {
-      const s = spawnPty(process.execPath, [CLI_PATH, ...args], { cwd: project, env, cols, rows: options.rows });
+    start(args, cols = 100, rows = options.rows) {
+      const s = spawnPty(process.execPath, [CLI_PATH, ...args], { cwd: project, env, cols, rows });
+      sessions.push(s);
+      return s;
+    },
+  };
+}
+
+/** What `useDriverInPty` gives a test file; members are valid inside tests (set up in the hooks). */
+export interface DriverInPty {
+  /** This test's CLAWCODE_HOME. */
+  readonly home: string;
+  /** This test's (empty) project folder. */
+  readonly project: string;
+  /** Start the driver on the project in a pseudo-terminal; `env` adds to the test environment. */
+  start(options?: { cols?: number; rows?: number; env?: Record<string, string> }): PtySession;
+}
+
+/**
+ * Hooks for test files that run a surface through a driver script in tests/support/ (`repl-driver.ts`,
+ * `tui-driver.ts`: the real REPL or TUI over a scripted planner) under tsx in a pseudo-terminal: per test a
+ * fresh CLAWCODE_HOME and an empty project folder, NO_COLOR set, every session killed afterwards.
+ */
+export function useDriverInPty(options: { driver: string; prefix: string }): DriverInPty {
+  const driver = join(REPO_ROOT, 'tests/support', options.driver);
+  let home = '';
+  let project = '';
+  const sessions: PtySession[] = [];
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
+    vi.stubEnv('CLAWCODE_HOME', home);
+    project = await mkdtemp(join(tmpdir(), options.prefix));
+  });
+  afterEach(() => sessions.splice(0).forEach((s) => s.kill()));
+  return {
+    get home() {
+      return home;
+    },
+    get project() {
+      return project;
+    },
+    start({ cols, rows, env } = {}) {
+      const s = spawnPty(process.execPath, ['--import', 'tsx', driver, project], {
+        cwd: REPO_ROOT,
+        cols,
+        rows,
+        env: { ...process.env, CLAWCODE_HOME: home, NO_COLOR: '1', ...env },
+      });
       sessions.push(s);
       return s;
     },

@@ -6,7 +6,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runRepl } from '../../cli/repl.js';
+import { runRepl } from '../../cli/interactive/repl.js';
 
 const rootDir = process.argv[2] ?? process.cwd();
 

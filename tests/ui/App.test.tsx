@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { render } from 'ink-testing-library';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAgentEmitter } from '../../agent/events.js';
-import { createContextSession, sessionCommand } from '../../agent/context/session.js';
+import { createContextSession } from '../../agent/context/session.js';
+import { runColonCommand } from '../../cli/interactive/colon-commands.js';
 import { App, type AppProps } from '../../ui/App.js';
 import { ConfigError } from '../../utils/errors.js';
 
@@ -125,12 +126,18 @@ describe('App', () => {
     expect(answers).toEqual([true, false]);
   });
 
-  it('answers :add, :files and :help from the session, never running them as tasks', async () => {
+  it('answers :add, :files and :help through the command handler, never running them as tasks', async () => {
     const tasks: string[] = [];
     const files = createContextSession();
     files.kept = ['src/greet.js'];
     const r = await renderReady({
-      filesCommand: (line) => sessionCommand(files, line),
+      command: (line, _signal, hooks) =>
+        runColonCommand(
+          line,
+          { rootDir: '/p' },
+          { files },
+          { say: hooks.print, error: (t) => hooks.print(t, 'error') },
+        ),
       runTask: async (t) => {
         tasks.push(t);
       },
@@ -138,14 +145,64 @@ describe('App', () => {
     for (const [line, shown] of [
       [':add src/limits.js', 'Pinned src/limits.js'],
       [':files', 'kept    src/greet.js'],
-      [':help', ':files list kept files'],
+      [':help', 'Keys: Esc cancels a running task'],
+      [':undoo', 'Unknown command :undoo (not sent to the model)'],
     ] as const) {
       await submitLine(r, line);
       await waitForFrame(r.lastFrame, shown);
     }
-    expect(r.lastFrame()).toContain('pinned  src/limits.js');
+    expect(r.lastFrame()).toContain(':files            list pinned files');
     expect(files.pinned).toEqual(['src/limits.js']);
     expect(tasks).toEqual([]);
+  });
+
+  it('a command offers a list: typing narrows it, Enter picks, Esc backs out', async () => {
+    const picked: (string | undefined)[] = [];
+    const r = await renderReady({
+      command: async (_line, _signal, hooks) => {
+        picked.push(
+          await hooks.pick(
+            'Which model?',
+            ['gpt-4o', 'gpt-4o-mini', 'o3'].map((m) => ({ name: m, value: m })),
+          ),
+        );
+        return 'done';
+      },
+      runTask: async () => {},
+    });
+    await submitLine(r, ':model');
+    await waitForFrame(r.lastFrame, '1 of 3');
+    // The list reads keys once it has mounted (its input hook subscribes after the first frame).
+    await tick(50);
+    r.stdin.write('mini');
+    await waitForFrame(r.lastFrame, '1 of 1');
+    expect(r.lastFrame()).not.toContain('o3');
+    r.stdin.write('\r');
+    await waitForFrame(r.lastFrame, 'describe a task');
+    await submitLine(r, ':model');
+    await waitForFrame(r.lastFrame, '1 of 3');
+    await tick(50);
+    r.stdin.write('\u001b[B');
+    await waitForFrame(r.lastFrame, '2 of 3');
+    r.stdin.write('\u001b');
+    await waitForFrame(r.lastFrame, 'describe a task');
+    expect(picked).toEqual(['gpt-4o-mini', undefined]);
+  });
+
+  it('counts the tokens of a repair request with the plan request, grouped as the console writes them', async () => {
+    const emitter = createAgentEmitter();
+    const r = await renderReady({
+      emitter,
+      runTask: async () => {
+        emitter.emit('model_reply', { ms: 1200, inputTokens: 1000, outputTokens: 200 });
+        emitter.emit('repair_request', { patches: [2], firstError: 'patch #2 (a.ts): find text not found' });
+        emitter.emit('repair_reply', { ms: 900, applied: true, inputTokens: 1500, outputTokens: 300 });
+      },
+    });
+    await submitLine(r, 'go');
+    await waitForFrame(r.lastFrame, 'tokens 2,500↑ 500↓');
+    expect(r.lastFrame()).toContain('Asking once more for patch #2: patch #2 (a.ts): find text not found');
+    expect(r.lastFrame()).toContain('Repair received in 900 ms: the plan applies');
   });
 
   it(':exit leaves the app without running a task', async () => {

@@ -1,6 +1,7 @@
 import { mkdir, realpath, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { DiskWriteError, fsyncDirs, writeFileDurable, type ChunkWriter } from '../durable-write.js';
+import { DiskWriteError, fsyncDirs, writeFileDurable, type ChunkWriter } from './durable-write.js';
+import { refuseUnwritable } from './writable.js';
 import { IoError, PatchApplyError, UsageError } from '../errors.js';
 import {
   ensureDir,
@@ -109,8 +110,8 @@ interface Target {
  *
  * Order (each step durable before the next): resolve every path inside the root; check each file's
  * current bytes equal `before`; save pre-images and the manifest (status `applying`, fsynced) under
- * `<home>/runs/<projectHash>/<runId>/` (owner-only modes); write each file durably (utils/durable-write.ts:
- * temp file, every byte, fsync, size check, rename, folder fsync; the previous mode is kept; new files and
+ * `<home>/runs/<projectHash>/<runId>/` (owner-only modes); write each file durably (utils/journal/durable-write.ts:
+ * temp file, every byte, fsync, size check, rename, folder fsync; the previous mode and group are kept; new files and
  * folders are created), re-checking its bytes just
  * before; then mark the run `applied` and prune journals beyond `keepRuns`. A process killed at any
  * point leaves each file with its old or its new bytes, and the `applying` manifest lets
@@ -119,6 +120,8 @@ interface Target {
  * @returns the run record (status `applied`), including `runDir`
  * @throws PathEscapeError (exit 3) a path leaves the root; nothing written, nothing journaled
  * @throws StaleFileError (exit 3) a file's bytes are not `before`; nothing written
+ * @throws PermissionDeniedError (exit 1) a file is read-only or not writable by this user, or the folder a file
+ *         goes in is not writable (utils/journal/writable.ts); nothing written, nothing journaled
  * @throws UsageError (exit 2) no changes, or a path listed twice
  * @throws IoError (exit 1) a write failed; the files already written were restored (status `rolled_back`);
  *         a full disk gives code `disk_full` and the one line "Disk full while writing <path>: nothing was changed"
@@ -132,6 +135,7 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     throw new IoError(`Project folder ${options.rootDir} is not readable`, { cause });
   });
   const targets = await resolveTargets(realRoot, changes);
+  await refuseUnwritable(realRoot, targets);
 
   const runId = meta.runId ?? newRunId();
   const runDir = runDirFor(realRoot, runId, options.homeDir);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -58,7 +59,8 @@ export async function projectLockPath(rootDir: string, homeDir?: string): Promis
  * ever sees a half-written owner. A lock whose owner pid is dead on this host is stale and is
  * cleared (moved aside first, so two processes clearing it at once cannot delete a fresh lock).
  *
- * @returns `release()`: removes the lock if it is still ours; safe to call twice
+ * @returns `release()`: removes the lock if it is still ours; safe to call twice. A process that exits without
+ *          calling it (process.exit) still removes its own lock on the way out
  * @throws ProjectLockedError (exit 1) a live owner kept the lock for longer than `waitMs`
  * @throws IoError (exit 1) the lock folder cannot be written
  */
@@ -94,9 +96,19 @@ export async function acquireProjectLock(rootDir: string, options: LockOptions =
     await sleep(Math.min(pollMs, waitMs - waited));
   }
   let released = false;
+  // A process that ends through process.exit (SIGTERM, a second Ctrl-C) runs no `finally`: release it on exit.
+  const releaseOnExit = (): void => {
+    try {
+      if (parseOwner(readFileSync(lockPath, 'utf8'))?.token === owner.token) unlinkSync(lockPath);
+    } catch {
+      // already gone, or the home is unreadable: a lock of a dead pid is cleared by the next run anyway
+    }
+  };
+  process.once('exit', releaseOnExit);
   return async () => {
     if (released) return;
     released = true;
+    process.off('exit', releaseOnExit);
     const raw = await readFile(lockPath, 'utf8').catch(() => null);
     if (raw !== null && parseOwner(raw)?.token === owner.token) await unlink(lockPath).catch(() => undefined);
   };

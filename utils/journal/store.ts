@@ -4,11 +4,11 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { z } from 'zod';
 import { clawcodeHome } from '../home.js';
 import { getProjectHash } from '../project-hash.js';
-import { TEMP_FILE_PATTERN, writeFileDurable } from '../durable-write.js';
+import { TEMP_FILE_PATTERN, writeFileDurable } from './durable-write.js';
 import { ClawcodeError, IoError, PatchApplyError } from '../errors.js';
-import { resolveProjectPath } from '../path-policy.js';
+import { resolveProjectPath } from '../policy/paths.js';
 
-export { fsyncDir } from '../durable-write.js';
+export { fsyncDir } from './durable-write.js';
 
 /**
  * Life of a run: `applying` (manifest and pre-images are durable, the tree may be half written),
@@ -164,7 +164,7 @@ export function runDirFor(rootDir: string, runId: string, homeDir?: string): str
 }
 
 /**
- * Write the manifest atomically and durably (utils/durable-write.ts: every byte written, fsync, rename,
+ * Write the manifest atomically and durably (utils/journal/durable-write.ts: every byte written, fsync, rename,
  * folder fsync), readable by the owner only (0600).
  * @throws DiskWriteError / IoError (exit 1) as writeFileDurable
  */
@@ -287,9 +287,9 @@ function isInside(parent: string, child: string): boolean {
 
 /**
  * Resolve a project-relative path to the absolute path to write with the path policy
- * (utils/path-policy.ts): every way out of the root (absolute, `~`, drive paths, `..`, symlinks whose
+ * (utils/policy/paths.ts): every way out of the root (absolute, `~`, drive paths, `..`, symlinks whose
  * real location is outside), control, secret and binary paths, folders and FIFOs are refused.
- * This is defence in depth; utils/plan-check.ts vets plans with the same policy before review.
+ * This is defence in depth; utils/policy/plan-check.ts vets plans with the same policy before review.
  *
  * @returns `{ abs, rel }`: absolute path under the real root and the normalized `/` path
  * @throws PathEscapeError (exit 3)

@@ -1,6 +1,6 @@
 import { mkdir, realpath, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { DiskWriteError, fsyncDirs, writeFileDurable } from '../durable-write.js';
+import { DiskWriteError, fsyncDirs, writeFileDurable } from './durable-write.js';
 import { ClawcodeError, IoError, UsageError } from '../errors.js';
 import {
   errorMessage,
@@ -121,7 +121,7 @@ export async function previewUndo(options: UndoOptions): Promise<UndoPreview> {
  *
  * Crash safety: before touching a file, the manifest is durably marked `undoing` with the list of
  * files to restore. A process killed halfway leaves each file whole (old or new bytes, see
- * utils/durable-write.ts), and {@link finishInterruptedUndo} completes the undo at the next start:
+ * utils/journal/durable-write.ts), and {@link finishInterruptedUndo} completes the undo at the next start:
  * the pre-images are in the journal, while the run's bytes are not, so finishing is the way back to
  * one consistent state (the one the person asked for).
  *

@@ -9,7 +9,7 @@ import {
 } from '../../../agent/context/evidence.js';
 import { noisePrior } from '../../../agent/context/noise.js';
 import { selectContext, type RankDoc } from '../../../agent/context/rank.js';
-import { indexText } from '../../../agent/context/index.js';
+import { indexText } from '../../../agent/context/search-index.js';
 
 describe('readIssue', () => {
   it('reads Python, IPython, JS, Go and Rust frames', () => {

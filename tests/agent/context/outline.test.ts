@@ -29,7 +29,7 @@ describe('buildOutline', () => {
       maxChars: 1000,
     });
     expect(map).toBe(
-      'Project files (3; * = shown above; (N files) = folded):\n./ README.md\nsrc/ a.ts*, b.ts (defines parse, emit)\n',
+      'Project files (3; * = shown below; (N files) = folded):\n./ README.md\nsrc/ a.ts*, b.ts (defines parse, emit)\n',
     );
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexText } from '../../../agent/context/index.js';
+import { indexText } from '../../../agent/context/search-index.js';
 import { pathPrior, rankFiles, selectContext, type RankDoc } from '../../../agent/context/rank.js';
 import { commitScopes, scopeScores } from '../../../agent/context/score.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexText } from '../../../agent/context/index.js';
+import { indexText } from '../../../agent/context/search-index.js';
 import { locateEvidence, readIssue } from '../../../agent/context/evidence.js';
 import { rankFiles, type RankDoc } from '../../../agent/context/rank.js';
 import { diagnosticMessages, reportTerms, reportTitle } from '../../../agent/context/report.js';

@@ -26,9 +26,9 @@ import {
   StaleFileError,
   type FileChange,
 } from '../../../utils/journal/journal.js';
-import { getProjectHash } from '../../../memory/project-hash.js';
+import { getProjectHash } from '../../../utils/project-hash.js';
 import { readManifest, writeManifest } from '../../../utils/journal/store.js';
-import type { ChunkWriter } from '../../../utils/durable-write.js';
+import type { ChunkWriter } from '../../../utils/journal/durable-write.js';
 import { IoError } from '../../../utils/errors.js';
 
 let root: string;

@@ -1,0 +1,68 @@
+import { budgetAfterTask } from '../task-size.js';
+import { buildContext, type ContextResult } from './build.js';
+import {
+  DEFAULT_INSTRUCTIONS_CAP_CHARS,
+  foldersOf,
+  loadInstructions,
+  type ProjectInstructions,
+} from './instructions.js';
+
+/** Inputs of {@link gatherContext}; `budgetChars` in characters, `extraIgnore` in gitignore syntax. */
+export interface GatherContextOptions {
+  rootDir: string;
+  task: string;
+  budgetChars: number;
+  homeDir?: string;
+  extraIgnore?: string[];
+  /** Passed to buildContext: `false` keeps the index cache unwritten. */
+  cacheIndex?: boolean;
+  /** Passed to buildContext: called once the scan is done. */
+  onScan?: (scan: { files: number; ms: number }) => void;
+  /** pinned pathspecs (`--files`, `:add`): sent first */
+  files?: readonly string[];
+  /** paths kept from the previous task of a session */
+  kept?: readonly string[];
+}
+
+/**
+ * Context selection plus project instructions under one budget that also counts the task (it goes out with
+ * them): the root instruction files are reserved first (at most half of what the task leaves), the context
+ * stage fills the rest, and nested instruction files for the top files' folders may use what the context
+ * left over.
+ *
+ * @param options.budgetChars  total characters for the task, file context, outline and instructions
+ * @returns the context and the instructions; `task.length + context.totalChars + instructions.chars <=
+ *          budgetChars`; `context.budget` is reported without the task's share (as the person set it, less
+ *          the root instructions)
+ * @throws TaskTooLongError (exit 2) when the task takes more than half the budget (agent/task-size.ts)
+ */
+export async function gatherContext(options: GatherContextOptions): Promise<{
+  context: ContextResult;
+  instructions: ProjectInstructions;
+}> {
+  const budgetChars = budgetAfterTask(options.task, options.budgetChars);
+  const rootInstructions = await loadInstructions(
+    options.rootDir,
+    [],
+    Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, Math.floor(budgetChars / 2)),
+  );
+  const selected = await buildContext({
+    rootDir: options.rootDir,
+    task: options.task,
+    budgetChars: Math.max(1, budgetChars - rootInstructions.chars),
+    homeDir: options.homeDir,
+    extraIgnore: options.extraIgnore,
+    cacheIndex: options.cacheIndex,
+    onScan: options.onScan,
+    files: options.files,
+    kept: options.kept,
+  });
+  const context = { ...selected, budget: Math.max(1, options.budgetChars - rootInstructions.chars) };
+  const leftover = budgetChars - context.totalChars;
+  const instructions = await loadInstructions(
+    options.rootDir,
+    foldersOf(context.files.slice(0, 3).map((f) => f.path)),
+    Math.max(rootInstructions.chars, Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, leftover)),
+  );
+  return { context, instructions };
+}

@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { configuredEditor } from '../../utils/git/ops.js';
+
+/** Where the editor for the `e` review key came from, for messages and tests. */
+export interface EditorChoice {
+  /** The command line, run through the shell (so `code --wait` works, as in git). */
+  command: string;
+  /** `VISUAL`, `EDITOR`, `GIT_EDITOR`, git's `core.editor` or `default`. */
+  source: 'VISUAL' | 'EDITOR' | 'GIT_EDITOR' | 'core.editor' | 'default';
+}
+
+/**
+ * Choose the editor for the `e` review key: `$VISUAL`, then `$EDITOR`, then what git would use
+ * (`$GIT_EDITOR`, then `core.editor` from the configuration of the repository found for `cwd`, read
+ * through utils/git: a folder a plan planted is never taken for a repository), then `vi`.
+ *
+ * @param env        environment read for VISUAL / EDITOR / GIT_EDITOR (and passed to git)
+ * @param cwd        the project root, so a project's `core.editor` counts
+ * @param coreEditor reads `core.editor`; returns it or undefined (default: utils/git `configuredEditor`)
+ * @returns the command and where it came from; never throws
+ */
+export async function chooseEditor(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  coreEditor: (env: NodeJS.ProcessEnv, cwd: string) => Promise<string | undefined> = (e, dir) =>
+    configuredEditor(dir, { env: e }),
+): Promise<EditorChoice> {
+  const visual = env.VISUAL?.trim();
+  if (visual) return { command: visual, source: 'VISUAL' };
+  const editor = env.EDITOR?.trim();
+  if (editor) return { command: editor, source: 'EDITOR' };
+  const gitEditor = env.GIT_EDITOR?.trim();
+  if (gitEditor) return { command: gitEditor, source: 'GIT_EDITOR' };
+  const fromGit = await coreEditor(env, cwd);
+  if (fromGit) return { command: fromGit, source: 'core.editor' };
+  return { command: 'vi', source: 'default' };
+}
+
+/** Lines that start with this are the buffer's instructions and are removed from the edited text. */
+export const EDIT_HEADER_MARK = '#|';
+
+/**
+ * The buffer given to the editor: a short header (each line starting with {@link EDIT_HEADER_MARK})
+ * saying what to do, then the hunk's new text exactly.
+ */
+export function editBuffer(text: string, path: string): string {
+  const header = [
+    `${EDIT_HEADER_MARK} clawcode: edit the new text of this hunk of ${path}, then save and quit.`,
+    `${EDIT_HEADER_MARK} Lines starting with "${EDIT_HEADER_MARK}" are removed. Quit with an error (vi: :cq) to cancel the edit.`,
+  ];
+  return `${header.join('\n')}\n${text}`;
+}
+
+/** The edited text without the header lines {@link editBuffer} put at its top. */
+export function stripEditHeader(buffer: string): string {
+  let rest = buffer;
+  while (rest.startsWith(EDIT_HEADER_MARK)) {
+    const end = rest.indexOf('\n');
+    rest = end === -1 ? '' : rest.slice(end + 1);
+  }
+  return rest;
+}
+
+/**
+ * Run `editor` on a temp file holding {@link editBuffer}, with the terminal handed over.
+ *
+ * @returns the edited text (header removed), or null when the editor exits non-zero (cancel)
+ */
+export function editInEditor(editor: string, text: string, path: string): string | null {
+  const dir = mkdtempSync(join(tmpdir(), 'clawcode-hunk-'));
+  // Keep the file's extension so the editor picks the right syntax highlighting.
+  const file = join(dir, `hunk-${basename(path)}`);
+  try {
+    writeFileSync(file, editBuffer(text, path));
+    const result = spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true });
+    return result.status === 0 ? stripEditHeader(readFileSync(file, 'utf8')) : null;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

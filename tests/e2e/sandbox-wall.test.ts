@@ -1,0 +1,230 @@
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectSandbox, SANDBOX_MAX_FILE_BYTES } from '../../utils/shell/sandbox.js';
+import {
+  CLI_PATH,
+  cleanEnv,
+  fingerprintTree,
+  GIT_TEST_ENV,
+  gitIn,
+  REPO_ROOT,
+  writeFiles,
+  type CliResult,
+} from '../support/fixture.js';
+
+// The sandbox is a wall for root and for an unprivileged user alike, through the built CLI: an allow-listed
+// `npm test` (run with --yes --run-commands and no terminal) tries to remount, unmount, mount and unshare its
+// way out, to rewrite every control path, to read the keys in its environment, the home folder and clawcode's
+// home, to start 3,000 processes and write a file over the cap. As root this runs as root and again as the
+// unprivileged `nobody` (setpriv); as anyone else, as that user.
+
+const sandbox = await detectSandbox();
+const isRoot = process.getuid?.() === 0;
+const NOBODY = 65534;
+// As root, the unprivileged run needs setpriv and a checkout `nobody` can read (not one under /root).
+const asNobody =
+  isRoot &&
+  spawnSync('setpriv', [
+    '--reuid',
+    `${NOBODY}`,
+    '--regid',
+    `${NOBODY}`,
+    '--clear-groups',
+    '--',
+    process.execPath,
+    CLI_PATH,
+    '--version',
+  ]).status === 0;
+const MARKERS = {
+  provider: 'sk-proj-PROVIDERMARKER0123456789abcdef',
+  aws: 'AWSSECRETMARKER/abcdefghij0123456789ABCD',
+  github: 'ghp_GHTOKENMARKER0123456789abcdefghijkl',
+  service: 'SERVICESECRETMARKER',
+  ssh: 'SSH-KEY-MARKER-77aa',
+  clawHome: 'CLAWHOME-MARKER-99bb',
+};
+
+/** The hostile test script: every line reports what it managed. */
+function attack(sentinel: string, home: string, clawHome: string): string {
+  return [
+    'echo "uid=$(id -u) $(grep CapEff /proc/self/status)"',
+    `mount -o remount,rw,bind / / 2>/dev/null; mount -o remount,rw / 2>/dev/null; touch ${sentinel}/remount 2>/dev/null && echo ESCAPED-remount`,
+    'umount .git 2>/dev/null; echo x > .git/hooks/pre-commit 2>/dev/null && echo ESCAPED-umount',
+    `mkdir -p m && mount --bind ${sentinel} m 2>/dev/null && mount -o remount,rw,bind m 2>/dev/null; rm m/keep.txt 2>/dev/null && echo ESCAPED-mount; umount m 2>/dev/null; rmdir m`,
+    'unshare -Ur true 2>/dev/null && echo ESCAPED-userns',
+    'echo x >> vendor/lib/.git/config 2>/dev/null && echo ESCAPED-nested-git',
+    'echo x > sub/.git 2>/dev/null && echo ESCAPED-submodule-gitfile',
+    'echo x >> .husky/pre-commit 2>/dev/null && echo ESCAPED-husky',
+    'echo x >> .pre-commit-config.yaml 2>/dev/null && echo ESCAPED-pre-commit',
+    "printf 'ref: refs/heads/main\\n' > HEAD 2>/dev/null && echo ESCAPED-HEAD",
+    'env > seen-env.txt',
+    `cat "$HOME/.ssh/id_ed25519" ${home}/.ssh/id_ed25519 ${clawHome}/config.json > seen-files.txt 2>/dev/null; ls -a ${home} >> seen-files.txt 2>&1`,
+    `head -c ${SANDBOX_MAX_FILE_BYTES + 4096} /dev/zero > big.bin 2>/dev/null; echo "big=$(wc -c < big.bin)"; rm -f big.bin`,
+    // dash exits when it cannot fork, so the count goes to a file as it grows (builtins only).
+    `setsid -w sh -c 'n=0; while [ $n -lt 3000 ]; do sleep 60 & n=$((n+1)); echo $n > /tmp/flood; done' 2>/dev/null; read n < /tmp/flood; echo "started=$n"`,
+    'exit 0',
+  ].join('\n');
+}
+
+interface Setup {
+  base: string;
+  root: string;
+  sentinel: string;
+  home: string;
+  clawHome: string;
+}
+
+function setup(owner: number | undefined): Setup {
+  const base = mkdtempSync('/var/tmp/clawcode-wall-');
+  const s: Setup = {
+    base,
+    root: join(base, 'root'),
+    sentinel: join(base, 'sentinel'),
+    home: join(base, 'home'),
+    clawHome: join(base, 'clawhome'),
+  };
+  writeFiles(s.sentinel, { 'keep.txt': 'keep\n' });
+  writeFiles(s.home, { '.ssh/id_ed25519': `${MARKERS.ssh}\n`, '.gitconfig': '[user]\n\tname = t\n' });
+  writeFiles(s.clawHome, { 'config.json': JSON.stringify({ marker: MARKERS.clawHome }) });
+  chmodSync(join(s.clawHome, 'config.json'), 0o600);
+  writeFiles(s.root, {
+    'src/a.js': 'a\n',
+    'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
+    'attack.sh': attack(s.sentinel, s.home, s.clawHome),
+    '.husky/pre-commit': '#!/bin/sh\necho lint\n',
+    '.pre-commit-config.yaml': 'repos: []\n',
+    'vendor/lib/index.js': '1\n',
+  });
+  gitIn(join(s.root, 'vendor/lib'), 'init', '-q');
+  gitIn(s.root, 'init', '-q');
+  gitIn(s.root, 'add', 'src', 'package.json', 'attack.sh', '.husky', '.pre-commit-config.yaml');
+  gitIn(s.root, 'commit', '-qm', 'init');
+  // A submodule checkout's `.git` is a file pointing into the superproject's git directory.
+  writeFiles(s.root, { 'sub/.git': 'gitdir: ../.git/modules/sub\n' });
+  if (owner !== undefined) chownTree(base, owner);
+  return s;
+}
+
+function chownTree(dir: string, id: number): void {
+  chownSync(dir, id, id);
+  for (const name of readdirSync(dir)) {
+    const abs = join(dir, name);
+    if (lstatSync(abs).isDirectory()) chownTree(abs, id);
+    else chownSync(abs, id, id);
+  }
+}
+
+/** Run the built CLI as the current user, or as `uid` through setpriv. */
+function runCliAs(uid: number | undefined, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const [file, argv] =
+    uid === undefined
+      ? [process.execPath, [CLI_PATH, ...args]]
+      : [
+          'setpriv',
+          ['--reuid', String(uid), '--regid', String(uid), '--clear-groups', '--', process.execPath, CLI_PATH, ...args],
+        ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, argv, { env, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const identities: { name: string; uid: number | undefined; skip?: string }[] = [
+  { name: 'as root', uid: undefined, skip: isRoot ? undefined : 'not running as root' },
+  {
+    name: 'as an unprivileged user',
+    uid: isRoot ? NOBODY : undefined,
+    skip: !isRoot || asNobody ? undefined : 'setpriv missing, or the checkout is not readable by nobody',
+  },
+];
+
+describe.skipIf(!sandbox.available)(
+  `an allow-listed npm test in the sandbox${sandbox.available ? '' : ` (skipped: ${sandbox.reason})`}`,
+  () => {
+    for (const { name, uid, skip } of identities)
+      it.skipIf(skip !== undefined)(
+        `${name}: holds no capability, changes nothing outside the root or in a control path, sees no key, is capped${skip ? ` (skipped: ${skip})` : ''}`,
+        async () => {
+          const s = setup(uid);
+          const planFile = join(s.base, 'plan.json');
+          writeFileSync(
+            planFile,
+            JSON.stringify({
+              analysis: 'Run the tests.',
+              files_to_edit: [],
+              patches: [],
+              commands: ['npm test'],
+              agent_notes: [],
+            }),
+          );
+          if (uid !== undefined) chownSync(planFile, uid, uid);
+          const before = { root: fingerprintTree(s.root), sentinel: fingerprintTree(s.sentinel) };
+          const env = cleanEnv({
+            HOME: s.home,
+            CLAWCODE_HOME: s.clawHome,
+            OPENAI_API_KEY: MARKERS.provider,
+            AWS_SECRET_ACCESS_KEY: MARKERS.aws,
+            GITHUB_TOKEN: MARKERS.github,
+            MY_SERVICE_SECRET: MARKERS.service,
+            ...GIT_TEST_ENV,
+          });
+          try {
+            const result = await runCliAs(
+              uid,
+              ['apply', planFile, '--yes', '--run-commands', '--json', '--dir', s.root],
+              env,
+            );
+            expect(result.code, result.stderr).toBe(0);
+            const report = JSON.parse(result.stdout) as {
+              commands: { ran: boolean; sandboxed: boolean; stdout: string }[];
+            };
+            const out = report.commands[0]!;
+            expect(out).toMatchObject({ ran: true, sandboxed: true });
+            expect(out.stdout).toMatch(/uid=\d+ CapEff:\s+0000000000000000/);
+            expect(out.stdout).not.toMatch(/uid=0 /);
+            expect(out.stdout.match(/ESCAPED-[\w-]+/g) ?? []).toEqual([]);
+            const started = Number(/started=(\d+)/.exec(out.stdout)?.[1]);
+            expect(started).toBeLessThan(3000);
+            expect(Number(/big=(\d+)/.exec(out.stdout)?.[1])).toBeLessThanOrEqual(SANDBOX_MAX_FILE_BYTES);
+
+            const seen = ['seen-env.txt', 'seen-files.txt']
+              .map((f) => readFileSync(join(s.root, f), 'utf8'))
+              .join('\n');
+            expect(Object.values(MARKERS).filter((m) => seen.includes(m))).toEqual([]);
+            expect(seen).not.toMatch(/\.ssh|\.gitconfig/);
+            expect(fingerprintTree(s.sentinel)).toEqual(before.sentinel);
+            const after = fingerprintTree(s.root);
+            for (const f of ['seen-env.txt', 'seen-files.txt']) after.delete(f);
+            expect(after).toEqual(before.root);
+            expect(existsSync(join(s.root, 'HEAD'))).toBe(false);
+            expect(statSync(join(s.root, '.git')).isDirectory()).toBe(true);
+          } finally {
+            rmSync(s.base, { recursive: true, force: true });
+          }
+        },
+        150_000,
+      );
+  },
+);

@@ -1,0 +1,320 @@
+import { lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { COMMIT_PROGRAMS_OFF, GIT_GUARD, spawnGit, type GitOptions, type GitRun } from './run.js';
+
+/**
+ * The repository of a project, found once per process and root: git discovers it from the root (no
+ * folder with HEAD, objects/ and refs/ is ever taken for one, `safe.bareRepository=explicit`), and it
+ * counts only when its work tree's top folder holds the `.git` that leads to it. Every later call names
+ * it with `--git-dir`/`--work-tree`, so a git directory that a plan or a command plants afterwards is
+ * never obeyed. Its configuration is read once to switch off the programs it names per driver
+ * (`filter.<name>.clean`, `diff.<name>.textconv`, `hook.<name>.command` …) and to find the files inside
+ * the project that git reads or runs (include targets, the hooks folder), which are control paths.
+ */
+
+/** A repository as clawcode uses it. Paths are absolute real paths. */
+export interface GitRepo {
+  /** the project root this repository was found for */
+  root: string;
+  /** the git directory of the work tree (`.git`, or where a `.git` file points) */
+  gitDir: string;
+  /** the directory shared by linked work trees (equals gitDir for the main one) */
+  commonDir: string;
+  /** the top folder of the work tree */
+  workTree: string;
+  /** the project root relative to the top folder, `''` or ending in `/` (`pkg/`) */
+  prefix: string;
+  /** `--git-dir`, `--work-tree` and the guard, for every call */
+  prefixArgs: string[];
+  /** settings that switch off hooks and signing (left out when the person asked for hooks) */
+  commitProgramsOff: string[];
+  /**
+   * Files and folders inside the work tree that git reads as configuration or runs: configuration files
+   * pulled in by `include.path`/`includeIf`, the `core.hooksPath` folder, the programs that
+   * configuration values name by a path inside the tree.
+   */
+  controlPaths: string[];
+}
+
+const repos = new Map<string, Promise<GitRepo | null>>();
+
+/**
+ * The repository of a project root, found on the first call for that root (and git and environment)
+ * and remembered for the life of the process. Never throws.
+ *
+ * @param rootDir  the project root (absolute, or relative to the working folder)
+ * @returns the repository, or null: no git, not inside a work tree, a refused bare shape, or a
+ *          configuration whose driver names cannot be written as `-c` settings
+ */
+export function findRepository(rootDir: string, options: GitOptions = {}): Promise<GitRepo | null> {
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(rootDir);
+  } catch {
+    return Promise.resolve(null);
+  }
+  const env = options.env ?? process.env;
+  const key = [realRoot, options.gitPath, env.PATH, env.HOME, env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_NOSYSTEM].join(
+    '\0',
+  );
+  let repo = repos.get(key);
+  if (!repo) {
+    repo = discover(realRoot, options);
+    repos.set(key, repo);
+  }
+  return repo;
+}
+
+/** Forget every repository found so far (a test that runs `git init` in a folder it scanned before). */
+export function forgetRepositories(): void {
+  repos.clear();
+}
+
+async function discover(realRoot: string, options: GitOptions): Promise<GitRepo | null> {
+  const find = (args: string[], maxBytes?: number): Promise<GitRun> =>
+    spawnGit({ cwd: realRoot, realRoot, prefix: GIT_GUARD, args, maxBytes }, options);
+  // Both discover the same repository (`git config` runs no program); side by side, finding costs one spawn.
+  const [paths, config] = await Promise.all([
+    find(['rev-parse', '--path-format=absolute', '--absolute-git-dir', '--git-common-dir', '--show-toplevel']),
+    find(CONFIG_LIST, CONFIG_MAX_BYTES),
+  ]);
+  if (!paths.ok) return null;
+  const [gitDirRaw, commonRaw, topRaw] = paths.stdout.toString('utf8').split('\n');
+  if (!gitDirRaw || !commonRaw || !topRaw) return null;
+  const gitDir = realOrNull(gitDirRaw);
+  const commonDir = realOrNull(commonRaw);
+  const workTree = realOrNull(topRaw);
+  if (!gitDir || !commonDir || !workTree || !leadsTo(workTree, gitDir)) return null;
+  const prefix = relative(workTree, realRoot).split(sep).join('/');
+  if (prefix.startsWith('..') || isAbsolute(prefix)) return null;
+  return withConfig(
+    { root: realRoot, gitDir, commonDir, workTree, prefix: prefix === '' ? '' : `${prefix}/` },
+    options,
+    config,
+  );
+}
+
+const CONFIG_LIST = ['config', '-z', '--list', '--show-origin'];
+const CONFIG_MAX_BYTES = 8 << 20;
+
+/**
+ * The repository with its configuration read now: the per-driver guard and the configuration-named
+ * control paths. Called when the repository is found, and again right before a commit, so a driver
+ * defined since (by the person, or in a file a policy gap let through) is switched off too.
+ *
+ * @param listed  `git config -z --list --show-origin` run from the root already (when finding it)
+ * @returns null when a driver name cannot be written as a `-c` setting
+ */
+export async function withConfig(
+  where: Pick<GitRepo, 'root' | 'gitDir' | 'commonDir' | 'workTree' | 'prefix'>,
+  options: GitOptions = {},
+  listed?: GitRun,
+): Promise<GitRepo | null> {
+  const base = [`--git-dir=${where.gitDir}`, `--work-tree=${where.workTree}`, ...GIT_GUARD];
+  const config =
+    listed ??
+    (await spawnGit(
+      { cwd: where.root, realRoot: where.root, prefix: base, args: CONFIG_LIST, maxBytes: CONFIG_MAX_BYTES },
+      options,
+    ));
+  const entries = config.ok ? parseConfigList(config.stdout, where.root) : [];
+  const guard = driverGuard(entries.map((e) => e.key));
+  if (guard === null) return null;
+  return {
+    ...where,
+    prefixArgs: [...base, ...guard.always],
+    commitProgramsOff: [...COMMIT_PROGRAMS_OFF, ...guard.commit],
+    controlPaths: configControlPaths(entries, where.workTree, where.gitDir, where.commonDir),
+  };
+}
+
+function realOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the work tree's top folder holds the `.git` of `gitDir`: the folder itself, or a `.git` file
+ * whose `gitdir:` line points to it (a linked work tree, a submodule, `--separate-git-dir`). What git
+ * found any other way (`core.worktree` elsewhere, a bare shape taken by an older git) is not used.
+ */
+function leadsTo(workTree: string, gitDir: string): boolean {
+  const dotGit = join(workTree, '.git');
+  const info = lstatQuiet(dotGit);
+  if (info?.isDirectory()) return realOrNull(dotGit) === gitDir;
+  if (!info?.isFile()) return false;
+  try {
+    const line = /^gitdir: (.*)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+    return line !== undefined && realOrNull(resolve(workTree, line)) === gitDir;
+  } catch {
+    return false;
+  }
+}
+
+function lstatQuiet(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One configuration entry: the file it came from (absolute; undefined for the command line) and the key. */
+export interface ConfigEntry {
+  file?: string;
+  /** as git prints it: section and name in lower case, the subsection as written */
+  key: string;
+  value: string;
+}
+
+/** Parse `git config -z --list --show-origin`: "origin\0key\nvalue\0" records (origins relative to `cwd`). */
+export function parseConfigList(out: Buffer, cwd: string): ConfigEntry[] {
+  const parts = out.toString('utf8').split('\0');
+  const entries: ConfigEntry[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const origin = parts[i]!;
+    const record = parts[i + 1]!;
+    const nl = record.indexOf('\n');
+    const key = nl === -1 ? record : record.slice(0, nl);
+    const value = nl === -1 ? '' : record.slice(nl + 1);
+    const file = origin.startsWith('file:') ? resolve(cwd, origin.slice(5)) : undefined;
+    entries.push({ file, key, value });
+  }
+  return entries;
+}
+
+/** Per-driver keys that name a program, and the setting that switches each off. */
+const DRIVER_KEYS: [RegExp, (name: string) => string[], 'always' | 'commit'][] = [
+  [
+    /^filter\.(.+)\.(clean|smudge|process)$/,
+    (n) => [`filter.${n}.clean=`, `filter.${n}.smudge=`, `filter.${n}.process=`],
+    'always',
+  ],
+  [/^diff\.(.+)\.(textconv|command)$/, (n) => [`diff.${n}.textconv=`, `diff.${n}.command=`], 'always'],
+  [/^merge\.(.+)\.driver$/, (n) => [`merge.${n}.driver=`], 'always'],
+  [/^credential\.(.+)\.helper$/, (n) => [`credential.${n}.helper=`], 'always'],
+  [/^pager\.(.+)$/, (n) => [`pager.${n}=false`], 'always'],
+  [/^hook\.(.+)\.command$/, (n) => [`hook.${n}.enabled=false`], 'commit'],
+];
+
+/**
+ * `-c` settings that switch off every per-driver program the configuration defines: an empty
+ * `filter.<name>.clean` means no filter (a `required` one then fails the call instead of running),
+ * configured hooks are disabled by name. Hooks are kept apart: they may run when the person asks.
+ *
+ * @param keys  configuration keys as `git config --list` prints them
+ * @returns the settings, or null when a driver name cannot be written after `-c` (it holds `=` or a
+ *          newline), so the repository is not used at all
+ */
+export function driverGuard(keys: readonly string[]): { always: string[]; commit: string[] } | null {
+  const always = new Set<string>();
+  const commit = new Set<string>();
+  for (const key of keys) {
+    for (const [pattern, settings, kind] of DRIVER_KEYS) {
+      const name = pattern.exec(key)?.[1];
+      if (name === undefined) continue;
+      if (/[=\n]/.test(name)) return null;
+      for (const s of settings(name)) (kind === 'always' ? always : commit).add(s);
+    }
+  }
+  const args = (set: Set<string>): string[] => [...set].flatMap((kv) => ['-c', kv]);
+  return { always: args(always), commit: args(commit) };
+}
+
+/**
+ * Paths inside the work tree (outside the git directory) that git reads as configuration or runs:
+ * every configuration file listed as an origin, every include target (also one not written yet), the
+ * hooks folder, and a value of a program-naming key
+ * whose first word is a path inside the tree (`filter.x.clean = ./tools/clean.sh`).
+ */
+function configControlPaths(
+  entries: readonly ConfigEntry[],
+  workTree: string,
+  gitDir: string,
+  commonDir: string,
+): string[] {
+  const out = new Set<string>();
+  const inTree = (p: string): boolean => isInside(workTree, p) && !isInside(gitDir, p) && !isInside(commonDir, p);
+  for (const { file, key, value } of entries) {
+    if (file && inTree(file)) out.add(file);
+    // An include that names a file not written yet: a file created there later would be read too.
+    if ((key === 'include.path' || /^includeif\..*\.path$/.test(key)) && value && file) {
+      const target = resolve(dirname(file), value.replace(/^~(?=\/)/, process.env.HOME ?? '~'));
+      if (inTree(target)) out.add(target);
+    }
+    if (key === 'core.hookspath' && value) {
+      const hooks = resolve(workTree, value.replace(/^~(?=\/)/, process.env.HOME ?? '~'));
+      if (inTree(hooks)) out.add(hooks);
+    }
+    if (
+      /(^core\.(fsmonitor|sshcommand|editor|pager|askpass|gitproxy)$)|\.(clean|smudge|process|textconv|command|driver|helper|program|cmd)$/.test(
+        key,
+      )
+    ) {
+      const word = /^\s*(?:"([^"]+)"|'([^']+)'|(\S+))/.exec(value);
+      const program = word?.[1] ?? word?.[2] ?? word?.[3];
+      if (program && program.includes('/')) {
+        const abs = resolve(workTree, program);
+        if (inTree(abs)) out.add(abs);
+      }
+    }
+  }
+  return [...out];
+}
+
+function isInside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+/** Run git on a repository: `--git-dir`, `--work-tree`, the guard, and (unless `hooks`) hooks and signing off. */
+export function runInRepo(
+  repo: GitRepo,
+  args: readonly string[],
+  options: GitOptions & { cwd?: string; maxBytes?: number; hooks?: boolean } = {},
+): Promise<GitRun> {
+  return spawnGit(
+    {
+      cwd: options.cwd ?? repo.root,
+      realRoot: repo.workTree,
+      prefix: [...repo.prefixArgs, ...(options.hooks ? [] : repo.commitProgramsOff)],
+      args,
+      maxBytes: options.maxBytes,
+      personEnv: options.hooks,
+    },
+    options,
+  );
+}
+
+/**
+ * Run git with no repository: in `/`, so git discovers none of the project's (only `/.git` or `/`
+ * itself could be found, and `/` as a bare shape is refused), with the guard and hooks off.
+ */
+export function runOutsideRepository(args: readonly string[], options: GitOptions = {}): Promise<GitRun> {
+  return spawnGit({ cwd: '/', realRoot: null, prefix: [...GIT_GUARD, ...COMMIT_PROGRAMS_OFF], args }, options);
+}
+
+/**
+ * Run git on the repository of `rootDir` (found once, programs off) from the root and split its
+ * NUL-separated output (`-z` listings).
+ *
+ * @returns the non-empty records, or null when there is no repository, git fails, or prints over `maxBytes`
+ */
+export async function gitRecords(
+  rootDir: string,
+  args: readonly string[],
+  options: GitOptions & { maxBytes?: number } = {},
+): Promise<string[] | null> {
+  const repo = await findRepository(rootDir, options);
+  if (!repo) return null;
+  const run = await runInRepo(repo, args, { ...options, cwd: rootDir });
+  return run.ok
+    ? run.stdout
+        .toString('utf8')
+        .split('\0')
+        .filter((p) => p !== '')
+    : null;
+}

@@ -1,0 +1,67 @@
+/**
+ * Checks on a whole plan's target paths before anything is applied (docs/architecture.md, "Invariants"): every
+ * target passes the one path policy (utils/policy/paths.ts) — inside the project root (no absolute path,
+ * no `..` out, no symlink of the file or of a parent folder that leads outside), not a control path
+ * (`.git/`, `.clawcode/`, installed tools), not a secret, not binary, and a regular file when it exists
+ * (never a folder, FIFO, socket or device). Symlinks are judged by where they really lead.
+ */
+import { realpath } from 'node:fs/promises';
+import type { PatchOp } from '../plan.js';
+import {
+  normalizeRelPath,
+  resolveProjectPath,
+  shownPath,
+  type NormalizedPath,
+  type PathRefusal,
+  type PathRefusalCode,
+} from './paths.js';
+
+export { isSecretPath } from './paths.js';
+
+/** Why a plan path was refused (the path policy's codes). */
+export type PlanPathIssueCode = PathRefusalCode;
+
+/** One refused patch target. `index` is the patch's 0-based position in the plan. */
+export interface PlanPathIssue {
+  index: number;
+  /** The path as written in the plan; over 80 characters it is shortened, with control characters JSON-quoted. */
+  file: string;
+  code: PlanPathIssueCode;
+  /** One line for a person, naming the path (shortened when long). */
+  message: string;
+}
+
+/** Result of `normalizePlanPath`: a clean project-relative path, or why there is none. */
+export type NormalizedPlanPath = NormalizedPath;
+
+/**
+ * Turn a plan path into a project-relative path with `/` separators, without touching the disk
+ * (the path policy's `normalizeRelPath`).
+ */
+export function normalizePlanPath(p: string): NormalizedPlanPath {
+  return normalizeRelPath(p);
+}
+
+/**
+ * Check every patch target of a plan against the project root on disk.
+ *
+ * @param rootDir  the project root (may itself be reached through a symlink)
+ * @param patches  the plan's patches; only `file` is read
+ * @returns one issue per refused patch, in plan order; an empty array means every path is safe
+ * @throws never for a bad path (that is an issue); only when the root itself cannot be resolved
+ */
+export async function checkPlanPaths(rootDir: string, patches: readonly PatchOp[]): Promise<PlanPathIssue[]> {
+  const root = await realpath(rootDir);
+  const issues: PlanPathIssue[] = [];
+  const verdicts = new Map<string, PathRefusal | null>();
+  for (const [index, patch] of patches.entries()) {
+    let verdict = verdicts.get(patch.file);
+    if (verdict === undefined) {
+      const resolved = await resolveProjectPath(root, patch.file, { sniffBinary: true });
+      verdict = resolved.ok ? null : { code: resolved.code, message: resolved.message };
+      verdicts.set(patch.file, verdict);
+    }
+    if (verdict) issues.push({ index, file: shownPath(patch.file), ...verdict });
+  }
+  return issues;
+}

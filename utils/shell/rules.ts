@@ -1,0 +1,231 @@
+/**
+ * What the command policy (utils/shell/approval.ts) knows about tools: which are shells, interpreters,
+ * network or publishing tools, wrappers and the like; what git subcommands do; and the allow-list of local
+ * build, test and lint tools.
+ */
+
+/** Shells and interpreters: code given inline or on stdin runs whatever it says. */
+export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash', 'csh', 'tcsh', 'busybox']);
+export const INTERPRETERS = new Set([
+  'node',
+  'nodejs',
+  'deno',
+  'bun',
+  'python',
+  'python2',
+  'python3',
+  'perl',
+  'ruby',
+  'php',
+  'lua',
+  'Rscript',
+  'osascript',
+  'pwsh',
+  'powershell',
+  'awk',
+  'gawk',
+  'mawk',
+  'tsx',
+  'ts-node',
+  'jshell',
+  'irb',
+]);
+export const INLINE_CODE = new Set(['-e', '-c', '-p', '-r', '--eval', '--print', '-E', '--command']);
+export const NETWORK = new Set([
+  'curl',
+  'wget',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'ssh',
+  'scp',
+  'sftp',
+  'rsync',
+  'ftp',
+  'telnet',
+  'http',
+  'https',
+  'aria2c',
+  'gh',
+  'aws',
+  'gcloud',
+  'az',
+  'kubectl',
+  'docker',
+  'podman',
+]);
+/** Commands that run their arguments as another command (`env rm`, `xargs rm`, `nice rm`). */
+export const WRAPPERS = new Set([
+  'env',
+  'command',
+  'exec',
+  'nohup',
+  'time',
+  'nice',
+  'ionice',
+  'xargs',
+  'builtin',
+  'timeout',
+  'stdbuf',
+  'setsid',
+  'chroot',
+  'unbuffer',
+  'strace',
+  'watch',
+  'parallel',
+]);
+export const EVALUATORS = new Set(['eval', 'source', '.', 'trap', 'alias', 'fc']);
+export const AS_OTHER_USER = new Set(['sudo', 'doas', 'su', 'pkexec', 'runuser']);
+export const DISK = /^(mkfs(\..*)?|fdisk|sfdisk|parted|wipefs|mkswap|shred|blkdiscard)$/;
+export const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff', 'init', 'kill', 'killall', 'pkill']);
+export const PUBLISH: Record<string, RegExp> = {
+  npm: /^(publish|unpublish|deprecate|owner|dist-tag|adduser|login|token|access)$/,
+  pnpm: /^(publish)$/,
+  yarn: /^(publish|npm)$/,
+  cargo: /^(publish|yank|login|owner)$/,
+  twine: /^upload$/,
+  gem: /^(push|yank)$/,
+  poetry: /^publish$/,
+  flit: /^publish$/,
+};
+/** Environment variables a test or build line may set without changing what runs. */
+export const SAFE_ENV = new Set([
+  'CI',
+  'NODE_ENV',
+  'FORCE_COLOR',
+  'NO_COLOR',
+  'TZ',
+  'LANG',
+  'LC_ALL',
+  'DEBUG',
+  'RUST_BACKTRACE',
+  'PYTHONDONTWRITEBYTECODE',
+  'GOFLAGS',
+  'CGO_ENABLED',
+]);
+export const SAFE_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+
+/** A judgement of one command or part: AUTO, ASK or REJECT, with a few words why. */
+export type Verdict = { level: 0 | 1 | 2; reason: string };
+/** Verdict levels, mildest first: the worst level of all parts decides. */
+export const AUTO = 0;
+export const ASK = 1;
+export const REJECT = 2;
+
+/**
+ * A git invocation by its global options and subcommand: `-c` and pushes that rewrite history are
+ * asked about or refused, subcommands that change repository state or use the network are asked about.
+ *
+ * @param args  the words after `git` (undefined for a word that is not fixed text)
+ */
+export function judgeGit(args: (string | undefined)[]): Verdict {
+  let i = 0;
+  while (i < args.length && (args[i] ?? '').startsWith('-')) {
+    const option = args[i] ?? '';
+    if (option === '-c' || option === '--config-env')
+      return { level: ASK, reason: 'git -c sets configuration (aliases can run commands)' };
+    i += ['-C', '--git-dir', '--work-tree', '--namespace', '--exec-path'].includes(option) ? 2 : 1;
+  }
+  const sub = args[i];
+  const rest = args.slice(i + 1);
+  if (sub === 'push') {
+    if (
+      rest.some(
+        (a) =>
+          a === '-f' ||
+          a === '--mirror' ||
+          a === '--delete' ||
+          a === '-d' ||
+          a?.startsWith('--force') ||
+          a?.startsWith('+'),
+      )
+    ) {
+      return { level: REJECT, reason: 'git push rewrites or deletes remote history' };
+    }
+    return { level: ASK, reason: 'git push publishes commits' };
+  }
+  if (
+    [
+      'send-email',
+      'request-pull',
+      'remote',
+      'fetch',
+      'pull',
+      'clone',
+      'submodule',
+      'config',
+      'filter-branch',
+      'gc',
+      'prune',
+      'update-ref',
+      'reflog',
+      'replace',
+      'daemon',
+      'instaweb',
+    ].includes(sub ?? '')
+  ) {
+    return { level: ASK, reason: `git ${sub} changes repository state or uses the network` };
+  }
+  return { level: AUTO, reason: '' };
+}
+
+/**
+ * The allow-list: local build, test and lint tools.
+ *
+ * @param name  the command's base name; `args` its fixed-text arguments
+ * @returns the reason when listed, else undefined
+ */
+export function allowListed(name: string, args: string[]): string | undefined {
+  const [a0 = '', a1 = ''] = args;
+  const runner = new Set(['npm', 'pnpm', 'yarn', 'bun']);
+  const tools = new Set([
+    'vitest',
+    'jest',
+    'mocha',
+    'ava',
+    'tsc',
+    'eslint',
+    'prettier',
+    'biome',
+    'oxlint',
+    'tsd',
+    'c8',
+    'nyc',
+  ]);
+  if (runner.has(name)) {
+    if (['test', 't', 'tst'].includes(a0)) return `${name} test runs the project's test script`;
+    if (['run', 'run-script'].includes(a0) && /^[\w:.@/-]+$/.test(a1)) return `${name} run ${a1} runs a project script`;
+    if (['lint', 'build', 'typecheck', 'format'].includes(a0) && name !== 'npm')
+      return `${name} ${a0} runs a project script`;
+    if (a0 === 'exec' && tools.has(a1)) return `${name} exec ${a1} is a local build/test tool`;
+    return undefined;
+  }
+  if (
+    name === 'npx' &&
+    tools.has(args.find((a) => !a.startsWith('-')) ?? '') &&
+    !args.some((a) => a === '-p' || a.startsWith('--package'))
+  ) {
+    return `npx ${args.find((a) => !a.startsWith('-'))} is a local build/test tool`;
+  }
+  if (
+    tools.has(name) ||
+    ['pytest', 'mypy', 'ruff', 'black', 'flake8', 'pylint', 'gofmt', 'golint', 'staticcheck', 'rustfmt'].includes(name)
+  ) {
+    return `${name} is a local build/test tool`;
+  }
+  if (name.startsWith('python') && a0 === '-m') return `python -m ${a1} is a local test/lint tool`;
+  if (name === 'go' && ['test', 'vet', 'build', 'fmt'].includes(a0)) return `go ${a0} is a local build/test tool`;
+  if (name === 'cargo' && ['test', 'build', 'check', 'clippy', 'fmt', 'bench', 'doc'].includes(a0))
+    return `cargo ${a0} is a local build/test tool`;
+  // make runs the project's own recipes, like npm run; only plain targets (no -f, -C, VAR=) are listed.
+  if (name === 'make' && args.every((a) => /^[A-Za-z0-9_.][\w.-]*$/.test(a))) return 'make runs project targets';
+  if (
+    name === 'git' &&
+    ['status', 'diff', 'log', 'show'].includes(a0) &&
+    !args.some((a) => /^--(output|ext-diff)/.test(a))
+  ) {
+    return `git ${a0} only reads`;
+  }
+  return undefined;
+}
