@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { applyPatch } from '../../utils/patch.js';
+import { applyPatch, type PatchResult } from '../../utils/patch.js';
 
 // Three ways a relaxed pass once applied a patch with other bytes than the ones meant. Each property builds
 // a file, an edit of it quoted exactly (find0 → replace0: the intended result is their exact splice), then
@@ -18,6 +18,34 @@ function intended(content: string, find0: string, replace0: string): string | un
   const at = content.indexOf(find0);
   if (at < 0 || content.indexOf(find0, at + 1) >= 0) return undefined;
   return content.slice(0, at) + replace0 + content.slice(at + find0.length);
+}
+
+/**
+ * Applies the edit block → edited (lines of content, quoted exactly) as a model drifts it (`drift` renders
+ * lines as the model wrote them), skipping inputs where the drift changes nothing; an applied patch must
+ * give the intended bytes. Returns the result for further checks.
+ */
+function applyDrifted(
+  content: string,
+  block: string[],
+  edited: string[],
+  drift: (lines: string[]) => string,
+): PatchResult {
+  const want = intended(content, block.join('\n'), edited.join('\n'));
+  fc.pre(want !== undefined && block.join('\n') !== edited.join('\n'));
+  fc.pre(!content.includes(drift(block)));
+  const r = applyPatch(content, drift(block), drift(edited));
+  if (r.applied) expect(r.newContent).toBe(want);
+  return r;
+}
+
+/** One to three methods, each as (docstring lines, body statements). */
+function methodsOf(text: fc.Arbitrary<string>, stmt: fc.Arbitrary<string>): fc.Arbitrary<[string[], string[]][]> {
+  const method = fc.tuple(
+    fc.array(text, { minLength: 1, maxLength: 4 }),
+    fc.array(stmt, { minLength: 1, maxLength: 3 }),
+  );
+  return fc.array(method, { minLength: 1, maxLength: 3 });
 }
 
 const word = fc.constantFrom('let', 'x', 'y', 'return', 'foo(bar)', '=', '1', 'if', '{', '}');
@@ -87,13 +115,7 @@ describe('strings keep their bytes under any re-indent', () => {
     const stmt = fc.constantFrom('x = 1', 'return value', 'y = foo(bar)');
     fc.assert(
       fc.property(
-        fc.array(
-          fc.tuple(fc.array(text, { minLength: 1, maxLength: 4 }), fc.array(stmt, { minLength: 1, maxLength: 3 })),
-          {
-            minLength: 1,
-            maxLength: 3,
-          },
-        ),
+        methodsOf(text, stmt),
         fc.nat(),
         fc.integer({ min: 2, max: 7 }),
         fc.array(fc.constantFrom('keep', 'change', 'docstring'), { minLength: 8, maxLength: 8 }),
@@ -114,13 +136,9 @@ describe('strings keep their bytes under any re-indent', () => {
             return [l, `${indent}"""New doc.`, indent, `${indent}    More.`, `${indent}"""`];
           });
           const content = `${lines.join('\n')}\n`;
-          const want = intended(content, block.join('\n'), edited.join('\n'));
-          fc.pre(want !== undefined && block.join('\n') !== edited.join('\n'));
           const tabs = (ls: string[]) =>
             ls.map((l) => l.replace(/^( {4})+/, (s) => '\t'.repeat(s.length / 4))).join('\n');
-          fc.pre(!content.includes(tabs(block)));
-          const r = applyPatch(content, tabs(block), tabs(edited));
-          if (r.applied) expect(r.newContent).toBe(want);
+          applyDrifted(content, block, edited, tabs);
         },
       ),
       { numRuns: 800 },
@@ -150,12 +168,8 @@ describe('strings keep their bytes under any re-indent', () => {
             return op === 'change' ? [`${indent}changed${k}`] : [l, `${indent}added${k}`];
           });
           const content = lines.join('\n');
-          const want = intended(content, block.join('\n'), edited.join('\n'));
-          fc.pre(want !== undefined && block.join('\n') !== edited.join('\n'));
           const spaces = (ls: string[]) => ls.map((l) => l.replace(/^\t+/, (t) => '    '.repeat(t.length))).join('\n');
-          fc.pre(!content.includes(spaces(block)));
-          const r = applyPatch(content, spaces(block), spaces(edited));
-          if (r.applied) expect(r.newContent).toBe(want);
+          applyDrifted(content, block, edited, spaces);
         },
       ),
       { numRuns: 800 },
@@ -187,12 +201,8 @@ describe('strings keep their bytes under any re-indent', () => {
             return '    '.repeat(tabs) + text;
           });
           const content = lines.join('\n');
-          const want = intended(content, block.join('\n'), edited.join('\n'));
-          fc.pre(want !== undefined && block.join('\n') !== edited.join('\n'));
           const drop = (ls: string[]) => ls.map((l) => l.slice(1)).join('\n');
-          fc.pre(!content.includes(drop(block)));
-          const r = applyPatch(content, drop(block), drop(edited));
-          if (r.applied) expect(r.newContent).toBe(want);
+          applyDrifted(content, block, edited, drop);
         },
       ),
       { numRuns: 800 },
@@ -208,13 +218,7 @@ describe('a dedented find', () => {
     const stmt = fc.constantFrom('x = 1', 'return value', 'self.items.append(x)');
     fc.assert(
       fc.property(
-        fc.array(
-          fc.tuple(fc.array(text, { minLength: 1, maxLength: 4 }), fc.array(stmt, { minLength: 1, maxLength: 3 })),
-          {
-            minLength: 1,
-            maxLength: 3,
-          },
-        ),
+        methodsOf(text, stmt),
         fc.nat(),
         fc.integer({ min: 1, max: 6 }),
         fc.array(fc.constantFrom('keep', 'change', 'insert'), { minLength: 8, maxLength: 8 }),
@@ -240,12 +244,8 @@ describe('a dedented find', () => {
             return op === 'change' ? [`${/^ */.exec(l)![0]}changed${k}()`] : [l, `        added${k}()`];
           });
           const content = `${lines.join('\n')}\n`;
-          const want = intended(content, block.join('\n'), edited.join('\n'));
-          fc.pre(want !== undefined && block.join('\n') !== edited.join('\n'));
           const dedent = (ls: string[]) => ls.map((l) => l.slice(Math.min(by, /^ */.exec(l)![0].length))).join('\n');
-          fc.pre(!content.includes(dedent(block)));
-          const r = applyPatch(content, dedent(block), dedent(edited));
-          if (r.applied) expect(r.newContent).toBe(want);
+          applyDrifted(content, block, edited, dedent);
         },
       ),
       { numRuns: 1500 },
@@ -295,13 +295,9 @@ describe('a dedented find', () => {
           const indents = [...block, ...edited].filter((l) => l.trim() !== '').map((l) => /^ */.exec(l)![0].length);
           fc.pre(Math.min(...indents) >= by);
           const content = `${lines.join('\n')}\n`;
-          const want = intended(content, block.join('\n'), edited.join('\n'));
-          fc.pre(want !== undefined && block.join('\n') !== edited.join('\n'));
           const dedent = (ls: string[]) => ls.map((l) => l.slice(Math.min(by, /^ */.exec(l)![0].length))).join('\n');
-          fc.pre(!content.includes(dedent(block)));
-          const r = applyPatch(content, dedent(block), dedent(edited));
+          const r = applyDrifted(content, block, edited, dedent);
           if (!r.applied) expect(r.code).toBe('patch_ambiguous_find');
-          else expect(r.newContent).toBe(want);
         },
       ),
       { numRuns: 1500 },
