@@ -9,6 +9,7 @@ import { gatherContext } from './context/gather.js';
 import { repairPlan, type RepairReport } from './repair.js';
 import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';
 import type { PlanResult, RetryNotice } from '../llm/provider.js';
+import type { SendableFile } from '../llm/outbound.js';
 import type { Plan, ProviderConfig } from '../llm/types.js';
 import { estimateTokens } from '../llm/usage.js';
 
@@ -23,6 +24,10 @@ export type Planner = (
     onProgress?: (p: { chars: number }) => void;
     onRetry?: (notice: RetryNotice) => void;
     parseRepair?: boolean;
+    /** project files whose text the user message quotes (checked at the door, llm/outbound.ts) */
+    quotedFiles?: readonly string[];
+    /** the files a request may quote: the context stage's candidates */
+    sendable?: SendableFile;
   },
 ) => Promise<PlanResult>;
 
@@ -154,11 +159,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
   options.emitter?.emit('model_request', { provider: options.provider.name, model: options.provider.model });
   const t2 = performance.now();
+  // What the requests of this run may quote: the candidates of its scan (never an ignored or refused file).
+  const candidates = new Set(prompts.context.fileList);
+  const sendable: SendableFile = (path) => candidates.has(path);
   let planResult = await planner(options.provider, prompts.systemPrompt, prompts.userPrompt, {
     signal: options.signal,
     timeoutMs: options.timeoutMs,
     onProgress: (p) => options.emitter?.emit('model_progress', p),
     onRetry: (notice) => options.emitter?.emit('model_retry', notice),
+    quotedFiles: prompts.context.files.map((f) => f.path),
+    sendable,
   });
   let modelMs = performance.now() - t2;
   options.emitter?.emit('model_reply', {
@@ -173,7 +183,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   let plan = planResult.plan;
   let repair: RepairReport | undefined;
   if (options.repair !== false) {
-    const repaired = await repairPlan({ ...options, planner, ...prompts, plan, planResult, prepared });
+    const repaired = await repairPlan({
+      ...options,
+      planner,
+      ...prompts,
+      plan,
+      planResult,
+      prepared,
+      quotedFiles: prompts.context.files.map((f) => f.path),
+      sendable,
+    });
     if (repaired) {
       ({ plan, prepared, planResult } = repaired);
       repair = repaired.report;

@@ -1,4 +1,4 @@
-import { escapeControls, escapeControlsKeepColor } from '../utils/terminal-text.js';
+import { escapeTerminal } from '../utils/terminal-text.js';
 import type { TuiChoice, TuiHeader, TuiPickChoice, TuiTaskHooks } from '../cli/interactive/tui-hooks.js';
 import type { FeedKind } from './ActivityFeed.js';
 import type { FileDiff } from './DiffView.js';
@@ -54,7 +54,11 @@ export function taskHooks(options: {
       if (!signal.aborted) resume();
     });
   const choose = (message: string, choices: readonly TuiChoice[], details: readonly string[] = []) => {
-    const q: Question = { message: escapeControlsKeepColor(message), choices, details: details.map(escapeControls) };
+    const q: Question = {
+      message: escapeTerminal(message, 'colored'),
+      choices,
+      details: details.map((line) => escapeTerminal(line)),
+    };
     return open<string>((resolve) => ask(q, resolve), noAnswer(q));
   };
   return {
@@ -62,11 +66,11 @@ export function taskHooks(options: {
     confirm: async (message, details) => (await choose(message, YES_NO, details)) === 'y',
     pick: (message, choices) => {
       const shown: Pick = {
-        message: escapeControls(message),
+        message: escapeTerminal(message),
         choices: choices.map((c) => ({
           ...c,
-          name: escapeControls(c.name),
-          ...(c.description ? { description: escapeControls(c.description) } : {}),
+          name: escapeTerminal(c.name),
+          ...(c.description ? { description: escapeTerminal(c.description) } : {}),
         })),
       };
       return open<string | undefined>((resolve) => offer(shown, resolve), undefined);

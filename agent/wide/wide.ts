@@ -50,6 +50,8 @@ export interface WideChangeInput {
 export interface PreparedWideChange {
   footprint: string[];
   requests: ShardRequest[];
+  /** every candidate of the scan (sorted): the files a request may quote */
+  candidates: string[];
   systemPrompt: string;
   /** estimated input tokens of all requests (characters / 4), and the largest request in characters */
   estimate: { inputTokens: number; maxRequestChars: number };
@@ -114,6 +116,7 @@ export async function prepareWideChange(input: WideChangeInput): Promise<Prepare
   return {
     footprint,
     requests,
+    candidates: scan.fileList,
     systemPrompt,
     estimate: {
       inputTokens: estimateTokens(totalChars),
@@ -174,6 +177,7 @@ export async function runWideChange(
     shards: prepared.requests.length,
     requestChars: prepared.requests.map((r) => r.chars),
   });
+  const candidates = new Set(prepared.candidates);
   const result = await planShards(prepared.requests, {
     provider: options.provider,
     systemPrompt: prepared.systemPrompt,
@@ -184,6 +188,7 @@ export async function runWideChange(
     emitter: options.emitter,
     rootDir: options.rootDir,
     repair: options.repair,
+    sendable: (path) => candidates.has(path),
   });
   const merged = mergeShardPlans(result.outcomes);
   const applied = await preparePlan(options.rootDir, merged.plan, options.emitter);

@@ -10,7 +10,7 @@ import { refuseUnanswerableRun } from '../flag-checks.js';
 import { withLockedProject } from '../recover.js';
 import { patchReport, writeWithConsole } from '../task/flow.js';
 import { resolveProjectRoot } from '../project-root.js';
-import { escapeControls, escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -58,8 +58,9 @@ export async function runApplyCommand(
         : [];
       if (stale.length > 0 && !flags.json) {
         process.stderr.write(
-          escapeControlsKeepColor(
-            `${chalk.yellow('!')} Changed since the plan was saved: ${stale.join(', ')}; each patch is matched against the current files.\n`,
+          escapeTerminal(
+            `${chalk.yellow('!')} Changed since the plan was saved: ${stale.map((p) => escapeTerminal(p, 'line')).join(', ')}; each patch is matched against the current files.\n`,
+            'colored',
           ),
         );
       }
@@ -100,7 +101,7 @@ export async function runApplyCommand(
       );
       final.timings.totalMs = Math.round(performance.now() - started);
       if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
-      else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(final.error)}\n`);
+      else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeTerminal(final.error)}\n`);
       return final.exitCode;
     }),
   );
@@ -133,7 +134,7 @@ export async function runCheckCommand(
     else
       for (const issue of pathIssues)
         process.stdout.write(
-          `#${issue.index + 1} ${escapeControls(issue.file)}: ${chalk.red('refused')}: ${escapeControls(issue.message)}\n`,
+          `#${issue.index + 1} ${escapeTerminal(issue.file, 'line')}: ${chalk.red('refused')}: ${escapeTerminal(issue.message, 'line')}\n`,
         );
     return 3;
   }
@@ -160,8 +161,9 @@ export async function runCheckCommand(
             ? `: ${c.detail}`
             : '';
       process.stdout.write(
-        escapeControlsKeepColor(
-          `#${c.index + 1} ${escapeControls(c.file)}: ${STATUS_MARK[c.status]}${detail}${changed}\n`,
+        escapeTerminal(
+          `#${c.index + 1} ${escapeTerminal(c.file, 'line')}: ${STATUS_MARK[c.status]}${detail}${changed}\n`,
+          'colored',
         ),
       );
     }

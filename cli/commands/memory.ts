@@ -3,6 +3,7 @@ import { cleanNote, clearSessionMemory, loadSessionMemory, type SessionMemory } 
 import { rememberRun } from '../../agent/write-after.js';
 import { UsageError } from '../../utils/errors.js';
 import { plural } from '../console/render.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 
 /** Options of `clawcode memory [clear]`. */
 export interface MemoryCommandOptions {
@@ -52,7 +53,8 @@ export async function runMemoryCommand(options: MemoryCommandOptions): Promise<v
   lines.push(chalk.bold('Recent files'));
   lines.push(memory.recentFiles.length ? `  ${memory.recentFiles.map(cleanNote).join(', ')}` : chalk.dim('  none'));
   lines.push(chalk.dim('Forget all of it with: clawcode memory clear'));
-  stdout.write(`${lines.join('\n')}\n`);
+  // Notes and tasks come from the model and the person: shown, never obeyed by the terminal.
+  stdout.write(escapeTerminal(`${lines.join('\n')}\n`, 'colored'));
 }
 
 /** What {@link showNotesAndRemember} records after a task. */

@@ -3,7 +3,7 @@ import { relative, resolve } from 'node:path';
 import chalk from 'chalk';
 import type { PatchOutcome } from '../../utils/patch.js';
 import { diffStats } from '../../utils/diff.js';
-import { escapeControls } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 
 /**
  * Colour a unified diff for the terminal: headers bold, hunks cyan, additions green, removals red.
@@ -13,7 +13,7 @@ export function colorDiff(diff: string): string {
   return diff
     .split('\n')
     .map((raw) => {
-      const line = escapeControls(raw.replace(/\r$/, ''));
+      const line = escapeTerminal(raw.replace(/\r$/, ''));
       if (line.startsWith('+++') || line.startsWith('---')) return chalk.bold(line);
       if (line.startsWith('@@')) return chalk.cyan(line);
       if (line.startsWith('+')) return chalk.green(line);
@@ -28,19 +28,21 @@ export function colorDiff(diff: string): string {
 export function formatPatchResults(results: readonly PatchOutcome[]): string {
   return results
     .map((r) => {
-      const where = `#${r.index + 1} ${escapeControls(r.file)}`;
+      const where = `#${r.index + 1} ${escapeTerminal(r.file, 'line')}`;
       if (r.applied) {
         const how = r.strategy && r.strategy !== 'exact' ? chalk.yellow(` (matched: ${r.strategy})`) : '';
         return `${chalk.green('✓')} ${where}${r.startLine ? chalk.dim(`:${r.startLine}`) : ''}${how}`;
       }
-      return `${chalk.red('✗')} ${where}: ${escapeControls(r.error ?? 'not applied')}`;
+      return `${chalk.red('✗')} ${where}: ${escapeTerminal(r.error ?? 'not applied', 'line')}`;
     })
     .join('\n');
 }
 
 /** One line per refused path of a plan. */
 export function formatPathIssues(issues: readonly { file: string; message: string }[]): string {
-  return issues.map((i) => `${chalk.red('✗')} ${escapeControls(i.file)}: ${escapeControls(i.message)}`).join('\n');
+  return issues
+    .map((i) => `${chalk.red('✗')} ${escapeTerminal(i.file, 'line')}: ${escapeTerminal(i.message, 'line')}`)
+    .join('\n');
 }
 
 /** "path  +a −r" lines for the files a run changes. */
@@ -49,7 +51,7 @@ export function formatChangeList(changes: readonly { path: string; diff: string;
     .map((c) => {
       const { added, removed } = diffStats(c.diff);
       const tag = c.before === null ? chalk.green(' (new)') : '';
-      return `  ${escapeControls(c.path)}${tag}  ${chalk.green(`+${added}`)} ${chalk.red(`-${removed}`)}`;
+      return `  ${escapeTerminal(c.path, 'line')}${tag}  ${chalk.green(`+${added}`)} ${chalk.red(`-${removed}`)}`;
     })
     .join('\n');
 }

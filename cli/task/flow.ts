@@ -10,7 +10,7 @@ import { createAgentEmitter, type AgentEmitter } from '../../agent/events.js';
 import { runWriteStage, type CommandReport, type TaskStatus, type VerifyReport } from '../../agent/write-stage.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
 import type { CommandRules } from '../../config/settings.js';
-import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import { changeReport, type ChangeReport } from './report-changes.js';
 import { reportedCostUsd } from './report-cost.js';
 import { confirmPrompt } from '../console/ask.js';
@@ -145,7 +145,8 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
     return executeWideTask({ ...options, wide: options.wide });
   }
   // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
-  const out = (text: string) => (options.json ? undefined : options.stdout.write(escapeControlsKeepColor(text) + '\n'));
+  const out = (text: string) =>
+    options.json ? undefined : options.stdout.write(escapeTerminal(text, 'colored') + '\n');
   const emitter = options.emitter ?? createAgentEmitter();
   const spinner = await startSpinner(options, emitter);
   const started = performance.now();
@@ -238,7 +239,8 @@ export async function writeWithConsole(
   started: number,
 ): Promise<TaskReport> {
   // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
-  const out = (text: string) => (options.json ? undefined : options.stdout.write(escapeControlsKeepColor(text) + '\n'));
+  const out = (text: string) =>
+    options.json ? undefined : options.stdout.write(escapeTerminal(text, 'colored') + '\n');
   const { review } = options;
   // Time at the questions is the person's, not clawcode's: the summary shows it apart from the work.
   let promptMs = 0;

@@ -15,13 +15,14 @@ import { estimateCostUsd } from '../../config/prices.js';
 import type { Usage } from '../../llm/types.js';
 import { scanProject } from '../../agent/context/scan.js';
 import { UsageError } from '../../utils/errors.js';
-import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import { confirmPrompt } from '../console/ask.js';
 import { patchReport, savePlan, writeWithConsole, type TaskOptions, type TaskReport } from '../task/flow.js';
 import { formatUsage } from '../console/render.js';
 import { startTerminalSpinner } from '../console/spinner.js';
 import { keepAsLastPlan } from '../task/keep.js';
 import { addUsage } from '../../llm/usage.js';
+import { sealRequest } from '../../llm/outbound.js';
 import { emptyReport, folderSummary, printShardOutcomes, shardReports, type ShardReport } from './report.js';
 
 /** The wide-change flags of one task. */
@@ -109,7 +110,7 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
   const started = performance.now();
   // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
   const out = (text: string): void => {
-    if (!options.json) options.stdout.write(`${escapeControlsKeepColor(text)}\n`);
+    if (!options.json) options.stdout.write(`${escapeTerminal(text, 'colored')}\n`);
   };
   const { prepared, scopeUsage } = await prepare(options);
   if (pinsFitOneRequest(options.wide, prepared)) {
@@ -264,8 +265,15 @@ export async function printWidePrompts(options: TaskOptions & { wide: WideOption
   const { prepared } = await prepare(options);
   if (pinsFitOneRequest(options.wide, prepared)) return false;
   const n = prepared.requests.length;
-  const parts = [`===== system =====\n${prepared.systemPrompt}`];
-  for (const r of prepared.requests) parts.push(`===== request ${r.shard.index + 1}/${n} =====\n${r.userPrompt}`);
-  options.stdout.write(`${parts.join('\n\n')}\n`);
+  const parts = [`===== system =====\n${sealRequest({ system: prepared.systemPrompt, user: '' }).system}`];
+  // Printed for pasting, each request leaves clawcode as surely as a sent one: through the same door.
+  const candidates = new Set(prepared.candidates);
+  for (const r of prepared.requests) {
+    const files = r.shard.files.map((f) => f.path);
+    const sealed = sealRequest({ system: '', user: r.userPrompt, files }, (path) => candidates.has(path));
+    parts.push(`===== request ${r.shard.index + 1}/${n} =====\n${sealed.user}`);
+  }
+  const text = `${parts.join('\n\n')}\n`;
+  options.stdout.write((options.stdout as { isTTY?: boolean }).isTTY ? escapeTerminal(text) : text);
   return true;
 }
