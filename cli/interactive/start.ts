@@ -2,12 +2,12 @@ import { Writable } from 'node:stream';
 import chalk from 'chalk';
 import type { TaskFlags } from '../flags.js';
 import { createAgentEmitter } from '../../agent/events.js';
-import { loadSessionMemory } from '../../memory/memory.js';
+import { loadProjectMemory } from '../../memory/memory.js';
 import { UsageError } from '../../utils/errors.js';
 import { getGitInfo } from '../../utils/git/ops.js';
 import { withProjectLock } from '../../utils/journal/lock.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
-import { rememberTask } from '../../agent/context/session.js';
+import { rememberTask } from '../../agent/context/carried-files.js';
 import { budgetForRun } from '../../config/model-windows.js';
 import { executeTask, type TaskOptions, type TaskReport } from '../task/flow.js';
 import { DEFAULT_LOCK_WAIT_MS } from '../../utils/defaults.js';
@@ -154,7 +154,7 @@ export async function runTui(flags: TaskFlags): Promise<void> {
     ? { rootDir: await resolveProjectRoot(flags.dir), typed: '' }
     : await pickProject();
   const live: LiveSession = { rootDir, ...(await openTaskSession(rootDir, flags, true)) };
-  const [git, memory] = await Promise.all([getGitInfo(rootDir), loadSessionMemory(rootDir)]);
+  const [git, memory] = await Promise.all([getGitInfo(rootDir), loadProjectMemory(rootDir)]);
   const emitter = createAgentEmitter();
   const { runInkUI } = await (await import('../../ui/load-ui.js')).loadInkUI();
   await runInkUI({
