@@ -32,7 +32,7 @@ const REASONING_TAGS = ['think', 'thinking', 'reasoning', 'reflection'];
  *
  * @returns the reply without reasoning blocks (unchanged when there are none)
  */
-export function stripReasoning(text: string): string {
+function stripReasoning(text: string): string {
   let out = text;
   for (const tag of REASONING_TAGS) {
     out = out.replace(new RegExp(`<${tag}>[\\s\\S]*?</${tag}>`, 'gi'), '');

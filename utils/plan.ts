@@ -29,7 +29,7 @@ export interface Plan {
 }
 
 /** Zod schema of one patch as a model may send it (optional fields missing or null). */
-export const patchSchema = z.object({
+const patchSchema = z.object({
   file: z.string().min(1, 'file must be a non-empty path'),
   operation: z.literal('replace').optional().default('replace'),
   find: z.string(),

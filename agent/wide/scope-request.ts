@@ -14,7 +14,7 @@ export const ScopeAnswerSchema = z.object({
 export type ScopeAnswer = z.infer<typeof ScopeAnswerSchema>;
 
 /** JSON schema of a scope answer, for structured output. */
-export const SCOPE_JSON_SCHEMA: Record<string, unknown> = {
+const SCOPE_JSON_SCHEMA: Record<string, unknown> = {
   type: 'object',
   additionalProperties: false,
   required: ['patterns', 'pathspecs', 'reason'],
@@ -48,7 +48,7 @@ export function buildScopeSystemPrompt(): string {
 }
 
 /** User prompt of the scope request: the task and a map of the project. */
-export function buildScopeUserPrompt(task: string, projectMap: string): string {
+function buildScopeUserPrompt(task: string, projectMap: string): string {
   return `# Task\n${task.trim()}\n\n# Project map\n${projectMap.trim()}\n\nReply with the JSON scope only.`;
 }
 
