@@ -1,0 +1,295 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gitDirFor } from './context-data.js';
+import { globMatches, guessesFromLine, pathspecsFor, type RuleGuess } from './codemod-infer.js';
+import { rewriteFile } from '../utils/patch/rewrite.js';
+import { languageOfPath } from '../utils/patch/rewrite-lang.js';
+import { checkTemplateVars } from '../utils/patch/rewrite-template.js';
+
+/**
+ * `npm run bench:mine-codemods -- OUT_DIR owner+name...`: the public codemod set, real commits whose whole
+ * change one rule reproduces exactly, written to OUT_DIR/tasks-public-codemods.jsonl (one task a line,
+ * `CodemodTask`). A commit qualifies when it is a first-parent non-merge commit that modifies (never adds,
+ * deletes or renames) 1 to 80 files of one extension a grammar covers, each with as many lines removed as
+ * added, 400 changed lines at most; and when a rule guessed from its changed lines (bench/codemod-infer.ts),
+ * applied by the rewrite engine to every file of a pathspec that names more files than the commit changed,
+ * changes exactly the commit's files into exactly their new bytes, at two sites or more. A literal
+ * replaced must look like a module path (no spaces, not a version number). Newest first.
+ * Env: CLAWCODE_BENCH_REPOS (folder of clones, required), CLAWCODE_MINE_PER_REPO (default 12),
+ * CLAWCODE_MINE_SCAN (commits looked at per repository, default 3000), CLAWCODE_SG (an ast-grep CLI
+ * binary: each kept commit is also replayed with `sg run -U`, recorded as `sgExact`).
+ */
+
+/** One line of tasks-public-codemods.jsonl. */
+export interface CodemodTask {
+  repo: string;
+  sha: string;
+  parent: string;
+  /** the commit subject */
+  task: string;
+  subject: string;
+  /** every file the commit changed (all inside the rule's pathspec) */
+  gold: string[];
+  allChanged: string[];
+  kind: RuleGuess['kind'];
+  /** files the pathspec names at `parent` (more than `gold`) */
+  pathspecFiles: number;
+  /** the plan holding the one rule, as `clawcode apply` reads it */
+  plan: {
+    analysis: string;
+    files_to_edit: { path: string; reason: string }[];
+    patches: {
+      file: string;
+      operation: 'rewrite';
+      find: string;
+      replace: string;
+      replace_all: null;
+      occurrence: null;
+    }[];
+    commands: string[];
+    agent_notes: string[];
+  };
+  /** whether ast-grep's CLI (`sg run -p find -r replace -U` on the same files) gives the same bytes */
+  sgExact?: boolean;
+}
+
+const git = (gitDir: string, args: string[]): string =>
+  execFileSync('git', ['--git-dir', gitDir, ...args], { maxBuffer: 2 ** 30 }).toString('utf8');
+
+/** Blobs by `rev:path`, read with one `git cat-file --batch`; a missing one maps to undefined. */
+function readBlobs(gitDir: string, refs: readonly string[]): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  if (refs.length === 0) return out;
+  const res = spawnSync('git', ['--git-dir', gitDir, 'cat-file', '--batch'], {
+    input: refs.join('\n') + '\n',
+    maxBuffer: 2 ** 31 - 1,
+  });
+  const buf = res.stdout;
+  let at = 0;
+  for (const ref of refs) {
+    const nl = buf.indexOf(10, at);
+    const header = buf.subarray(at, nl).toString('utf8');
+    at = nl + 1;
+    if (header.endsWith(' missing')) {
+      out.set(ref, undefined);
+      continue;
+    }
+    const size = Number(header.split(' ')[2]);
+    out.set(ref, buf.subarray(at, at + size).toString('utf8'));
+    at += size + 1;
+  }
+  return out;
+}
+
+interface Candidate {
+  sha: string;
+  parent: string;
+  subject: string;
+  files: string[];
+}
+
+/** Commits whose shape fits a mechanical change (see the module comment), newest first. */
+function candidates(gitDir: string, scan: number): Candidate[] {
+  const log = git(gitDir, [
+    'log',
+    '--no-merges',
+    '--first-parent',
+    '--no-renames',
+    `-n${scan}`,
+    '--format=%x00%H %P%x01%s',
+    '--numstat',
+    'HEAD',
+  ]);
+  const out: Candidate[] = [];
+  for (const record of log.split('\0').slice(1)) {
+    const [head = '', rest = ''] = record.split('\x01');
+    const [subject = '', ...lines] = rest.split('\n');
+    const ids = head.trim().split(' ');
+    if (ids.length !== 2) continue;
+    const stats = lines.filter((l) => l.includes('\t')).map((l) => l.split('\t'));
+    if (stats.length === 0 || stats.length > 80) continue;
+    let total = 0;
+    const ok = stats.every(([add, del, p]) => {
+      total += Number(add);
+      return add === del && add !== '0' && add !== '-' && p !== undefined && languageOfPath(p) !== undefined;
+    });
+    if (!ok || total > 400) continue;
+    const files = stats.map((s) => s[2]!);
+    if (pathspecsFor(files).length === 0) continue;
+    out.push({ sha: ids[0]!, parent: ids[1]!, subject: subject.trim(), files });
+  }
+  return out;
+}
+
+/** Rule guesses from every in-place changed line of a commit, most frequent first. */
+function guessesOf(gitDir: string, c: Candidate): RuleGuess[] {
+  const diff = git(gitDir, ['diff', '-U0', '--no-color', '--no-renames', c.parent, c.sha]);
+  const counts = new Map<string, { g: RuleGuess; n: number }>();
+  for (const hunk of diff.split(/^@@ /m).slice(1)) {
+    const body = hunk.split('\n').slice(1);
+    const removed = body.filter((l) => l.startsWith('-')).map((l) => l.slice(1));
+    const added = body.filter((l) => l.startsWith('+')).map((l) => l.slice(1));
+    if (removed.length !== added.length) continue;
+    removed.forEach((line, i) => {
+      for (const g of guessesFromLine(line, added[i]!)) {
+        const key = `${g.find}\0${g.replace}`;
+        const e = counts.get(key) ?? { g, n: 0 };
+        e.n++;
+        counts.set(key, e);
+      }
+    });
+  }
+  return [...counts.values()]
+    .sort((a, b) => b.n - a.n)
+    .slice(0, 8)
+    .map((e) => e.g);
+}
+
+/** Files of `parent` a rule over `spec` would read: regular, under 1 MB, not minified or a snapshot. */
+function filesOf(listing: string, spec: string): string[] {
+  const out: string[] = [];
+  for (const line of listing.split('\n')) {
+    const m = /^(\d+) blob \S+\s+(\d+|-)\t(.*)$/.exec(line);
+    if (!m || m[1] === '120000' || Number(m[2]) > 1_000_000) continue;
+    const p = m[3]!;
+    if (/\.(min|bundle)\.[cm]?js$|\.snap$|(^|\/)__snapshots__\//.test(p)) continue;
+    if (globMatches(spec, p) && languageOfPath(p)) out.push(p);
+  }
+  return out;
+}
+
+/** The first guess and pathspec that turn `parent` into `sha` exactly, or undefined. */
+function reproduce(gitDir: string, c: Candidate, guesses: RuleGuess[]) {
+  const listing = git(gitDir, ['ls-tree', '-r', '-l', c.parent]);
+  const after = readBlobs(
+    gitDir,
+    c.files.map((f) => `${c.sha}:${f}`),
+  );
+  for (const spec of pathspecsFor(c.files)) {
+    const files = filesOf(listing, spec);
+    if (files.length <= c.files.length || !c.files.every((f) => files.includes(f))) continue;
+    const before = readBlobs(
+      gitDir,
+      files.map((f) => `${c.parent}:${f}`),
+    );
+    for (const g of guesses) {
+      if (checkTemplateVars(g.find, g.replace)) continue;
+      let exact = true;
+      let sites = 0;
+      const changed: string[] = [];
+      for (const f of files) {
+        const text = before.get(`${c.parent}:${f}`);
+        if (text === undefined) continue;
+        const r = rewriteFile({ path: f, content: text, find: g.find, replace: g.replace });
+        if (!r.ok || r.content === text) continue;
+        changed.push(f);
+        sites += r.matches;
+        if (after.get(`${c.sha}:${f}`) !== r.content) {
+          exact = false;
+          break;
+        }
+      }
+      // One site is an edit, not a codemod: a rule must do the same thing at least twice.
+      if (exact && sites >= 2 && changed.length === c.files.length) return { guess: g, spec, files, sites };
+    }
+  }
+  return undefined;
+}
+
+/** Whether `sg run -U` with the rule, over the same files of the parent tree, gives the commit's bytes. */
+function sgReproduces(sg: string, gitDir: string, task: CodemodTask, files: string[]): boolean {
+  const dir = mkdtempSync(join(tmpdir(), 'clawcode-mine-sg-'));
+  try {
+    const tar = join(dir, 'tree.tar');
+    execFileSync('git', ['--git-dir', gitDir, 'archive', '-o', tar, task.parent, '--', ...files]);
+    execFileSync('tar', ['-xf', tar, '-C', dir]);
+    const rule = task.plan.patches[0]!;
+    spawnSync(sg, ['run', '-p', rule.find, '-r', rule.replace, '-U', ...files], { cwd: dir });
+    const after = readBlobs(
+      gitDir,
+      task.gold.map((f) => `${task.sha}:${f}`),
+    );
+    return task.gold.every((f) => readFileSync(join(dir, f), 'utf8') === after.get(`${task.sha}:${f}`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The codemod tasks of one repository.
+ * @param gitDir   a clone's git dir (bare or not)
+ * @param repo     `owner+name`, written in each task
+ * @param perRepo  how many to keep
+ * @param scan     how many commits to look at, newest first
+ */
+export function mineCodemods(gitDir: string, repo: string, perRepo: number, scan: number, sg?: string): CodemodTask[] {
+  const out: CodemodTask[] = [];
+  for (const c of candidates(gitDir, scan)) {
+    if (out.length >= perRepo) break;
+    const guesses = guessesOf(gitDir, c);
+    if (guesses.length === 0) continue;
+    const found = reproduce(gitDir, c, guesses);
+    if (!found) continue;
+    const task: CodemodTask = {
+      repo,
+      sha: c.sha,
+      parent: c.parent,
+      task: c.subject,
+      subject: c.subject,
+      gold: [...c.files].sort(),
+      allChanged: [...c.files].sort(),
+      kind: found.guess.kind,
+      pathspecFiles: found.files.length,
+      plan: {
+        analysis: c.subject,
+        files_to_edit: [],
+        patches: [
+          {
+            file: found.spec,
+            operation: 'rewrite',
+            find: found.guess.find,
+            replace: found.guess.replace,
+            replace_all: null,
+            occurrence: null,
+          },
+        ],
+        commands: [],
+        agent_notes: [],
+      },
+    };
+    if (sg) task.sgExact = sgReproduces(sg, gitDir, task, found.files);
+    out.push(task);
+    process.stderr.write(
+      `${repo} ${c.sha.slice(0, 10)} ${task.kind} ${found.spec}: ${found.guess.find} → ${found.guess.replace} (${found.sites} sites, ${c.files.length}/${found.files.length} files)\n`,
+    );
+  }
+  return out;
+}
+
+function main(): void {
+  const [outDir, ...repos] = process.argv.slice(2);
+  const reposDir = process.env.CLAWCODE_BENCH_REPOS;
+  if (!outDir || repos.length === 0 || !reposDir) {
+    console.error('usage: CLAWCODE_BENCH_REPOS=DIR npm run bench:mine-codemods -- OUT_DIR owner+name...');
+    process.exit(2);
+  }
+  const perRepo = Number(process.env.CLAWCODE_MINE_PER_REPO ?? 12);
+  const scan = Number(process.env.CLAWCODE_MINE_SCAN ?? 3000);
+  const sg = process.env.CLAWCODE_SG;
+  mkdirSync(outDir, { recursive: true });
+  const all: CodemodTask[] = [];
+  for (const repo of repos) all.push(...mineCodemods(gitDirFor(reposDir, repo), repo, perRepo, scan, sg));
+  const file = join(outDir, 'tasks-public-codemods.jsonl');
+  writeFileSync(file, all.map((t) => JSON.stringify(t)).join('\n') + (all.length > 0 ? '\n' : ''));
+  const kinds = new Map<string, number>();
+  for (const t of all) kinds.set(t.kind, (kinds.get(t.kind) ?? 0) + 1);
+  const sgLine = sg ? `; sg run -U gives the same bytes on ${all.filter((t) => t.sgExact).length}` : '';
+  console.log(
+    `${all.length} tasks (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}) from ${repos.length} repositories → ${file}${sgLine}`,
+  );
+}
+
+if (import.meta.url === pathToFileURL(resolve(process.argv[1] ?? '')).href) main();
