@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { ContextResult } from './context/build.js';
+import type { ScanResult } from './context/scan.js';
 import { preparePlan, type PreparedPlan } from './prepare.js';
 import type { AgentEmitter } from './events.js';
 import { buildMemoryContext, loadGlobalMemory, loadSessionMemory } from '../memory/memory.js';
@@ -50,6 +51,8 @@ export interface RunAgentOptions {
   planner?: Planner;
   /** false: no repair round when patches are refused (`--no-repair`, settings `repair: false`). @default true */
   repair?: boolean;
+  /** The project's scan when the caller already made one: the context stage does not scan again. */
+  scan?: ScanResult;
 }
 
 /** Wall-clock time of each stage, ms. `modelMs` is the provider call (incl. a repair request). */
@@ -85,7 +88,7 @@ export interface AgentRun {
 export async function buildPrompts(
   options: Pick<
     RunAgentOptions,
-    'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore' | 'files' | 'kept'
+    'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore' | 'files' | 'kept' | 'scan'
   > & { cacheIndex?: boolean },
 ): Promise<{
   context: ContextResult;

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
 import { runAgent, type AgentRun, type Planner } from '../../agent/runner.js';
 import type { PlannedChange, PreparedPlan } from '../../agent/prepare.js';
+import type { ScanResult } from '../../agent/context/scan.js';
 import { IoError } from '../../utils/errors.js';
 import type { RepairReport } from '../../agent/repair.js';
 import { makeSavedPlan } from '../../agent/plan-file.js';
@@ -67,8 +68,8 @@ export interface TaskOptions {
   commandRules?: CommandRules;
   /** Extra ignore patterns for the scan (settings `ignore`). */
   extraIgnore?: string[];
-  /** A wide change (`--files`, `--grep`, `--wide`): sharded plan requests, merged and written once. */
-  wide?: import('../wide/flow.js').WideOptions;
+  /** The project's scan when the caller already made one (a wide task that fits one request): not repeated. */
+  scan?: ScanResult;
   /** false: no repair round for refused patches (`--no-repair`, settings `repair: false`). */
   repair?: boolean;
   /** Pinned pathspecs (`--files`, `:add`) and the paths kept from the previous task (agent/context/session.ts). */
@@ -140,10 +141,6 @@ export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' 
  * @throws ProviderError, PlanParseError, ConfigError, IoError, InterruptedError (exit codes on the error)
  */
 export async function executeTask(options: TaskOptions): Promise<TaskReport> {
-  if (options.wide) {
-    const { executeWideTask } = await import('../wide/flow.js');
-    return executeWideTask({ ...options, wide: options.wide });
-  }
   // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
   const out = (text: string) => (options.json ? undefined : options.stdout.write(escapeControlsKeepColor(text) + '\n'));
   const emitter = options.emitter ?? createAgentEmitter();
@@ -165,6 +162,7 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
       repair: options.repair,
       files: options.files,
       kept: options.kept,
+      scan: options.scan,
     });
   } catch (error) {
     await keepRepliesOf(error, options.homeDir);

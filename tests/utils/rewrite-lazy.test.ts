@@ -44,7 +44,7 @@ describe('lazy rewrite engine', () => {
     const project = join(dir, 'p');
     expect(
       await astGrepLoadedBy(`
-const { preparePlan } = await import(${url('agent/executor.ts')});
+const { preparePlan } = await import(${url('agent/prepare.ts')});
 await import(${url('utils/patch/rewrite.ts')});
 await import(${url('utils/patch.ts')});
 const { mkdirSync, writeFileSync } = await import('node:fs');
