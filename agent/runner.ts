@@ -170,12 +170,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   });
 
   const t3 = performance.now();
-  let prepared = await preparePlan(options.rootDir, planResult.plan, options.emitter);
+  // Rules resolve their pathspecs over the scan the context stage made.
+  const prepareOptions = { fileList: prompts.context.fileList, extraIgnore: options.extraIgnore };
+  let prepared = await preparePlan(options.rootDir, planResult.plan, options.emitter, prepareOptions);
   let applyMs = performance.now() - t3;
   let plan = planResult.plan;
   let repair: RepairReport | undefined;
   if (options.repair !== false) {
-    const repaired = await repairPlan({ ...options, planner, ...prompts, plan, planResult, prepared });
+    const repaired = await repairPlan({ ...options, planner, ...prompts, plan, planResult, prepared, prepareOptions });
     if (repaired) {
       ({ plan, prepared, planResult } = repaired);
       repair = repaired.report;

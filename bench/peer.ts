@@ -15,7 +15,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { applyPatch, applyPatches } from '../utils/patch.js';
+import { applyPatch } from '../utils/patch.js';
+import { applyPatches } from '../utils/patch/plan-apply.js';
 
 interface PeerCase {
   source: string;

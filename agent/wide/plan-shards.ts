@@ -85,6 +85,8 @@ export interface PlanShardsOptions {
   rootDir?: string;
   /** false: no repair round (`--no-repair`). @default true */
   repair?: boolean;
+  /** the scan's candidate paths, over which a shard plan's rules resolve their pathspecs */
+  fileList?: readonly string[];
 }
 
 /** The result of `planShards`: one outcome per shard plus the summed usage and time. */
@@ -201,7 +203,8 @@ async function requestShardPlan(
     userPrompt: request.userPrompt,
     plan: result.plan,
     planResult: result,
-    prepared: await preparePlan(options.rootDir, result.plan),
+    prepared: await preparePlan(options.rootDir, result.plan, undefined, { fileList: options.fileList }),
+    prepareOptions: { fileList: options.fileList },
     emitter: options.emitter,
     signal: options.signal,
     timeoutMs: options.timeoutMs,

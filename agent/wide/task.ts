@@ -163,6 +163,7 @@ export async function runWideTask(input: WideTaskInput, decisions: WideDecisions
     timeoutMs: input.timeoutMs,
     signal: input.signal,
     emitter: input.emitter,
+    fileList: wide.scan.fileList,
   });
   return { kind: 'planned', wide, run };
 }

@@ -144,6 +144,8 @@ export interface RunWideChangeOptions {
   emitter?: AgentEmitter;
   /** false: no per-shard repair round (`--no-repair`). @default true */
   repair?: boolean;
+  /** the scan's candidate paths, over which rules resolve their pathspecs (scanned again when missing) */
+  fileList?: readonly string[];
 }
 
 /** The outcome of a wide change before anything is written. */
@@ -184,9 +186,10 @@ export async function runWideChange(
     emitter: options.emitter,
     rootDir: options.rootDir,
     repair: options.repair,
+    fileList: options.fileList,
   });
   const merged = mergeShardPlans(result.outcomes);
-  const applied = await preparePlan(options.rootDir, merged.plan, options.emitter);
+  const applied = await preparePlan(options.rootDir, merged.plan, options.emitter, { fileList: options.fileList });
   return {
     merged,
     prepared: applied,

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import chalk from 'chalk';
-import type { PatchOutcome } from '../../utils/patch.js';
+import type { PatchOutcome } from '../../utils/patch/plan-apply.js';
 import { diffStats } from '../../utils/diff.js';
 import { escapeControls } from '../../utils/terminal-text.js';
 
