@@ -7,7 +7,7 @@ import { gitDirFor } from './context-data.js';
 import { globMatches, guessesFromLine, pathspecsFor, type RuleGuess } from './codemod-infer.js';
 import { rewriteFile } from '../utils/patch/rewrite.js';
 import { languageOfPath } from '../utils/patch/rewrite-lang.js';
-import { checkTemplateVars } from '../utils/patch/rewrite-template.js';
+import { checkTemplateVars } from '../utils/rule-vars.js';
 
 /**
  * `npm run bench:mine-codemods -- OUT_DIR owner+name...`: the public codemod set, real commits whose whole

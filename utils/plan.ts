@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkTemplateVars } from './patch/rewrite-template.js';
+import { checkTemplateVars } from './rule-vars.js';
 
 /*
  * The plan: the one structured output of a provider and the input of every later stage (checks, patch

@@ -20,7 +20,8 @@ import { formatUsage } from '../console/render.js';
 import { startTerminalSpinner } from '../console/spinner.js';
 import { keepAsLastPlan } from '../task/keep.js';
 import { addUsage } from '../../llm/usage.js';
-import { emptyReport, folderSummary, printShardOutcomes, shardReports, type ShardReport } from './report.js';
+import { emptyReport, printShardOutcomes, shardReports, type ShardReport } from './report.js';
+import { folderSummary } from '../console/render.js';
 
 /** The wide-change flags of one task. */
 export interface WideOptions {
@@ -109,7 +110,8 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
     const timings = { ...base.timings, writeMs: 0, commandsMs: 0 };
     return { ...base, timings, status: 'failed', exitCode: 3, filesWritten: [], commands: [], error };
   }
-  if (run.prepared.ok && run.prepared.changes.length > 0) {
+  // A plan with rules shows its folders in the preview (cli/task/write-console.ts).
+  if (run.prepared.ok && run.prepared.changes.length > 0 && !run.prepared.results.some((r) => r.files)) {
     out(`${chalk.bold('Changes by folder:')}\n${folderSummary(run.prepared.changes)}`);
   }
   return writeWithConsole(base, run.prepared, options, started);

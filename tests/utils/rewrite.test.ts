@@ -4,13 +4,8 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { checkRewritePattern, rewriteFile } from '../../utils/patch/rewrite.js';
 import { languageOfPath, parseLanguageName } from '../../utils/patch/rewrite-lang.js';
-import {
-  capturedVars,
-  checkTemplateVars,
-  compileTemplate,
-  expandTemplate,
-  indentAt,
-} from '../../utils/patch/rewrite-template.js';
+import { compileTemplate, expandTemplate, indentAt } from '../../utils/patch/rewrite-template.js';
+import { capturedVars, checkTemplateVars } from '../../utils/rule-vars.js';
 
 beforeEach(async () => {
   vi.stubEnv('CLAWCODE_HOME', await mkdtemp(path.join(tmpdir(), 'clawcode-home-')));

@@ -1,6 +1,6 @@
 /**
- * Rewrite templates of codemod rules (`operation: "rewrite"`): which metavariables a pattern captures and a
- * template uses, and the expansion of a template for one match. Pure string work, no parser: the engine
+ * Rewrite templates of codemod rules (`operation: "rewrite"`): a template split at its metavariables
+ * (utils/rule-vars.ts) and expanded for one match. Pure string work, no parser: the engine
  * (utils/patch/rewrite.ts) hands in where each metavariable matched.
  *
  * The expansion follows ast-grep's own fixer (`crates/core/src/replacer/template.rs` and `indent.rs` of
@@ -10,11 +10,7 @@
  * (a tab resets it, as there).
  */
 
-/** One metavariable of a pattern or template: `$NAME` (one node) or `$$$NAME` (a run of nodes). */
-export interface MetaVar {
-  name: string;
-  multi: boolean;
-}
+import { metaVarAt, type MetaVar } from '../rule-vars.js';
 
 /** Where a metavariable matched in the file: UTF-16 offsets `[start, end)` of the source text. */
 export interface Capture {
@@ -31,21 +27,6 @@ export interface CompiledTemplate {
 
 /** How far back the indentation of a position is looked for (ast-grep's `MAX_LOOK_AHEAD`), in code units. */
 const MAX_LOOK_BACK = 512;
-
-const isVarChar = (c: string | undefined): boolean => c !== undefined && /[A-Z0-9_]/.test(c);
-
-/**
- * The metavariable starting at `text[at]` (a `$`): `$$$NAME` is a run, `$NAME` and `$$NAME` one node.
- * @returns the variable and the characters it spans, or undefined when no name follows
- */
-function metaVarAt(text: string, at: number): { v: MetaVar; length: number } | undefined {
-  let dollars = 1;
-  while (dollars < 3 && text[at + dollars] === '$') dollars++;
-  let end = at + dollars;
-  while (isVarChar(text[end])) end++;
-  if (end === at + dollars) return undefined;
-  return { v: { name: text.slice(at + dollars, end), multi: dollars === 3 }, length: end - at };
-}
 
 /**
  * Compile a template (ast-grep's `create_template`): split it at every `$NAME`, `$$NAME` and `$$$NAME`.
@@ -69,44 +50,6 @@ export function compileTemplate(template: string): CompiledTemplate {
   }
   fragments.push(template.slice(from));
   return { fragments, vars };
-}
-
-/**
- * The metavariables a pattern captures. `$_`, `$_NAME` and a bare `$$$` match without capturing, as in
- * ast-grep, so they are not listed.
- */
-export function capturedVars(pattern: string): MetaVar[] {
-  const out: MetaVar[] = [];
-  for (let at = pattern.indexOf('$'); at !== -1;) {
-    const found = metaVarAt(pattern, at);
-    if (!found) {
-      at = pattern.indexOf('$', at + 1);
-      continue;
-    }
-    const v = found.v;
-    if (!v.name.startsWith('_') && !out.some((o) => o.name === v.name && o.multi === v.multi)) out.push(v);
-    at = pattern.indexOf('$', at + found.length);
-  }
-  return out;
-}
-
-/**
- * Check that every metavariable a template uses is captured by the pattern, with the same arity. ast-grep
- * would write nothing for a variable it never captured (and `$1` in a template is such a variable), so a
- * rule that uses one is a mistake, refused before anything runs.
- *
- * @returns one line naming the first offending variable, or undefined when the rule is consistent
- */
-export function checkTemplateVars(pattern: string, template: string): string | undefined {
-  const captured = capturedVars(pattern);
-  for (const v of compileTemplate(template).vars) {
-    if (captured.some((c) => c.name === v.name && c.multi === v.multi)) continue;
-    const used = `${v.multi ? '$$$' : '$'}${v.name}`;
-    const other = captured.find((c) => c.name === v.name);
-    if (other) return `replace uses ${used} but find captures ${other.multi ? '$$$' : '$'}${v.name}`;
-    return `replace uses ${used}, which find does not capture`;
-  }
-  return undefined;
 }
 
 /**

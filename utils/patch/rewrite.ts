@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 import type { SgNode } from '@ast-grep/napi';
 import type { PatchEdit } from './edits.js';
 import { DYNAMIC_LANGUAGES, languageLabel, languageOfPath, type RewriteLanguage } from './rewrite-lang.js';
-import { compileTemplate, expandTemplate, type CompiledTemplate, type MetaVar } from './rewrite-template.js';
+import { compileTemplate, expandTemplate, type CompiledTemplate } from './rewrite-template.js';
+import type { MetaVar } from '../rule-vars.js';
 
 type Napi = typeof import('@ast-grep/napi');
 
