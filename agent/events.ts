@@ -84,6 +84,7 @@ export class AgentEmitter {
       'repair_request',
       'repair_reply',
       'read_file',
+      'rewrite_done',
       'diffs',
       'write_file',
       'run_tests',

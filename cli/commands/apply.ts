@@ -3,6 +3,8 @@ import chalk from 'chalk';
 import { preparePlan, readPlanTargets } from '../../agent/prepare.js';
 import { checkPlan, hashBytes, type PatchCheck } from '../../agent/plan-file.js';
 import { loadPlanSource } from '../../agent/plan-source.js';
+import { spreadPatchIndexes } from '../../agent/spread-files.js';
+import type { Plan } from '../../utils/plan.js';
 import { loadTrustedSettings } from '../config/trust-prompt.js';
 import { checkPlanPaths } from '../../utils/policy/plan-check.js';
 import { withInterrupt } from '../console/interrupt.js';
@@ -49,7 +51,7 @@ export async function runApplyCommand(
   return withInterrupt((signal) =>
     withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () => {
       const t = performance.now();
-      const prepared = await preparePlan(rootDir, plan);
+      const prepared = await preparePlan(rootDir, plan, undefined, { extraIgnore: settings.values.ignore });
       const applyMs = Math.round(performance.now() - t);
       const stale = saved
         ? [...prepared.targets]
@@ -126,7 +128,8 @@ export async function runCheckCommand(
   const rootDir = await resolveProjectRoot(flags.dir);
   const { plan, saved } = await loadPlanSource({ source, last: flags.last, rootDir, cwd: process.cwd(), readStdin });
   // Same path rules as apply, before any file is read: a plan that apply refuses never "applies" here.
-  const pathIssues = await checkPlanPaths(rootDir, plan.patches);
+  const spread = new Set(await spreadPatchIndexes(rootDir, plan.patches));
+  const pathIssues = (await checkPlanPaths(rootDir, plan.patches)).filter((i) => !spread.has(i.index));
   if (pathIssues.length > 0) {
     if (flags.json)
       process.stdout.write(JSON.stringify({ ok: false, refused: pathIssues, patches: [] }, null, 2) + '\n');
@@ -137,6 +140,7 @@ export async function runCheckCommand(
         );
     return 3;
   }
+  if (spread.size > 0) return checkWithRules(rootDir, plan, flags);
   const targets = await readPlanTargets(rootDir, plan);
   const contents = new Map<string, string>();
   const hashes = new Map<string, string | null>();
@@ -144,7 +148,31 @@ export async function runCheckCommand(
     contents.set(path, bytes === null ? '' : bytes.toString('utf8'));
     hashes.set(path, hashBytes(bytes));
   }
-  const checks = checkPlan(plan, contents, saved?.baseHashes, hashes);
+  return printChecks(checkPlan(plan, contents, saved?.baseHashes, hashes), flags);
+}
+
+/**
+ * `check` for a plan with rules: the plan prepared in memory as `apply` would, each patch `applies`
+ * (a rule with its matches and files) or is a `conflict` with the refusal.
+ */
+async function checkWithRules(rootDir: string, plan: Plan, flags: { json?: boolean }): Promise<number> {
+  const prepared = await preparePlan(rootDir, plan);
+  const checks: PatchCheck[] = prepared.results.map((r) => ({
+    index: r.index,
+    file: r.file,
+    status: r.applied ? 'applies' : 'conflict',
+    detail: r.applied
+      ? r.files
+        ? `${r.matchCount ?? 0} matches in ${r.files.length} files`
+        : (r.note ?? r.strategy)
+      : r.error,
+    baseChanged: false,
+  }));
+  return printChecks(checks, flags);
+}
+
+/** Print the rows of `check` (or its JSON); returns 0 when every patch applies, else 3. */
+function printChecks(checks: PatchCheck[], flags: { json?: boolean }): number {
   const ok = checks.every((c) => c.status === 'applies');
   if (flags.json) {
     process.stdout.write(JSON.stringify({ ok, patches: checks }, null, 2) + '\n');

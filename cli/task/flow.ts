@@ -89,7 +89,22 @@ export interface TaskReport {
   repaired: boolean;
   /** The one patch-repair round, when refused patches were sent back (agent/repair.ts). */
   repair?: RepairReport;
-  patches: { index: number; file: string; applied: boolean; strategy?: string; error?: string; startLine?: number }[];
+  /**
+   * One entry per patch. A rule (and a `replace_all` over a pathspec) adds its `matches`, the number of
+   * `files` it changed, and the files that did not parse; a dropped patch its `note`.
+   */
+  patches: {
+    index: number;
+    file: string;
+    applied: boolean;
+    strategy?: string;
+    error?: string;
+    startLine?: number;
+    matches?: number;
+    files?: number;
+    unparsed?: string[];
+    note?: string;
+  }[];
   pathIssues: { index: number; file: string; code: string; message: string }[];
   /** Each file the plan changes, with its unified diff (whether or not it was written). */
   changes: ChangeReport[];
@@ -126,6 +141,8 @@ export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' 
       strategy: r.strategy,
       error: r.error,
       startLine: r.startLine,
+      ...(r.files ? { matches: r.matchCount ?? 0, files: r.files.length, unparsed: r.unparsed ?? [] } : {}),
+      ...(r.note ? { note: r.note } : {}),
     })),
     pathIssues: prepared.pathIssues.map((i) => ({ index: i.index, file: i.file, code: i.code, message: i.message })),
   };
