@@ -53,6 +53,8 @@ export interface WideTaskInput {
 export interface FootprintEstimate {
   files: number;
   shards: number;
+  /** rules of the scope answer, applied with no request of their own */
+  rules: number;
   inputTokens: number;
   /** undefined when the model's price is unknown */
   costUsd?: number;
@@ -60,7 +62,7 @@ export interface FootprintEstimate {
 
 /** How a wide task reaches a person; a missing callback means nobody is asked (go on). */
 export interface WideDecisions {
-  /** Send the plan requests of this footprint? false ends the task with nothing sent. */
+  /** Send the plan requests of this footprint (one or more)? false ends the task with nothing sent. */
   confirmFootprint?: (estimate: FootprintEstimate) => Promise<boolean>;
 }
 
@@ -147,10 +149,13 @@ export async function runWideTask(input: WideTaskInput, decisions: WideDecisions
   const estimate: FootprintEstimate = {
     files: prepared.footprint.length,
     shards: prepared.requests.length,
+    rules: prepared.rules.length,
     inputTokens: prepared.estimate.inputTokens,
     costUsd: estimateWideCostUsd(prepared, input.provider.model),
   };
-  if (decisions.confirmFootprint && !(await decisions.confirmFootprint(estimate))) return { kind: 'declined', wide };
+  // Rules alone send nothing more: there is nothing to confirm before the review.
+  const ask = estimate.shards > 0 ? decisions.confirmFootprint : undefined;
+  if (ask && !(await ask(estimate))) return { kind: 'declined', wide };
   const planner: Planner =
     input.planner ??
     (async (...args: Parameters<Planner>) => (await import('../../llm/provider.js')).getStructuredPlan(...args));

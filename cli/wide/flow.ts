@@ -75,6 +75,10 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
     return emptyReport(options, prepared, 'declined', 0, scopeUsage, performance.now() - started);
   }
   const { run } = outcome;
+  if (prepared.rules.length > 0) {
+    const n = prepared.rules.length;
+    out(chalk.bold(`Scope: ${n} rule${n === 1 ? '' : 's'}`) + chalk.dim(' · applied to every file of their pathspecs'));
+  }
   const usage = addUsage(scopeUsage, run.usage);
   const shards = shardReports(prepared, run);
   printShardOutcomes(shards, run, out);
