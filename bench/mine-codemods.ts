@@ -229,9 +229,14 @@ export function mineCodemods(gitDir: string, repo: string, perRepo: number, scan
   const out: CodemodTask[] = [];
   for (const c of candidates(gitDir, scan)) {
     if (out.length >= perRepo) break;
-    const guesses = guessesOf(gitDir, c);
-    if (guesses.length === 0) continue;
-    const found = reproduce(gitDir, c, guesses);
+    let found;
+    try {
+      const guesses = guessesOf(gitDir, c);
+      if (guesses.length === 0) continue;
+      found = reproduce(gitDir, c, guesses);
+    } catch {
+      continue; // a commit whose objects the snapshot lacks
+    }
     if (!found) continue;
     const task: CodemodTask = {
       repo,
@@ -281,7 +286,14 @@ function main(): void {
   const sg = process.env.CLAWCODE_SG;
   mkdirSync(outDir, { recursive: true });
   const all: CodemodTask[] = [];
-  for (const repo of repos) all.push(...mineCodemods(gitDirFor(reposDir, repo), repo, perRepo, scan, sg));
+  for (const repo of repos) {
+    try {
+      all.push(...mineCodemods(gitDirFor(reposDir, repo), repo, perRepo, scan, sg));
+    } catch (error) {
+      // A snapshot with missing objects (or no clone) costs that repository, not the run.
+      console.error(`${repo}: skipped: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
   const file = join(outDir, 'tasks-public-codemods.jsonl');
   writeFileSync(file, all.map((t) => JSON.stringify(t)).join('\n') + (all.length > 0 ? '\n' : ''));
   const kinds = new Map<string, number>();
