@@ -163,11 +163,20 @@ function filesOf(listing: string, spec: string): string[] {
 
 /** The first guess and pathspec that turn `parent` into `sha` exactly, or undefined. */
 function reproduce(gitDir: string, c: Candidate, guesses: RuleGuess[]) {
+  const refs = c.files.flatMap((f) => [`${c.parent}:${f}`, `${c.sha}:${f}`]);
+  const blobs = readBlobs(gitDir, refs);
+  // First on the changed files alone (a few blobs): most guesses fail there, before any pathspec is read.
+  const fits = guesses.filter((g) => {
+    if (checkTemplateVars(g.find, g.replace)) return false;
+    return c.files.every((f) => {
+      const text = blobs.get(`${c.parent}:${f}`);
+      const r =
+        text === undefined ? undefined : rewriteFile({ path: f, content: text, find: g.find, replace: g.replace });
+      return r?.ok === true && r.content === blobs.get(`${c.sha}:${f}`);
+    });
+  });
+  if (fits.length === 0) return undefined;
   const listing = git(gitDir, ['ls-tree', '-r', '-l', c.parent]);
-  const after = readBlobs(
-    gitDir,
-    c.files.map((f) => `${c.sha}:${f}`),
-  );
   for (const spec of pathspecsFor(c.files)) {
     const files = filesOf(listing, spec);
     if (files.length <= c.files.length || !c.files.every((f) => files.includes(f))) continue;
@@ -175,25 +184,23 @@ function reproduce(gitDir: string, c: Candidate, guesses: RuleGuess[]) {
       gitDir,
       files.map((f) => `${c.parent}:${f}`),
     );
-    for (const g of guesses) {
-      if (checkTemplateVars(g.find, g.replace)) continue;
+    for (const g of fits) {
       let exact = true;
       let sites = 0;
-      const changed: string[] = [];
       for (const f of files) {
         const text = before.get(`${c.parent}:${f}`);
         if (text === undefined) continue;
         const r = rewriteFile({ path: f, content: text, find: g.find, replace: g.replace });
         if (!r.ok || r.content === text) continue;
-        changed.push(f);
         sites += r.matches;
-        if (after.get(`${c.sha}:${f}`) !== r.content) {
+        // A file the commit did not change must stay as it is.
+        if (!c.files.includes(f)) {
           exact = false;
           break;
         }
       }
       // One site is an edit, not a codemod: a rule must do the same thing at least twice.
-      if (exact && sites >= 2 && changed.length === c.files.length) return { guess: g, spec, files, sites };
+      if (exact && sites >= 2) return { guess: g, spec, files, sites };
     }
   }
   return undefined;
