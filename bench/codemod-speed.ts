@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gitDirFor, materialise } from './context-data.js';
+import { committedCopy } from './committed-copy.js';
 
 /**
  * `npm run bench:codemod-speed`: one rename rule over a whole real tree (prettier/prettier, ~9,300 files),
@@ -33,19 +34,9 @@ function timed(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv)
   return { ms, peakMb: Number(stderr.at(-1)) / 1024 };
 }
 
-/** A committed copy of `tree`: a project as a person has it. */
+/** A committed copy of `tree` under `into`: a project as a person has it. */
 function copyOf(tree: string, into: string): string {
-  const dir = join(into, `copy-${Math.random().toString(36).slice(2)}`);
-  cpSync(tree, dir, { recursive: true });
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@b', '-c', 'commit.gpgsign=false', ...args], {
-      cwd: dir,
-      stdio: 'ignore',
-    });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'tree');
-  return dir;
+  return committedCopy(tree, join(into, `copy-${Math.random().toString(36).slice(2)}`));
 }
 
 /** path → content of every file git reports changed in a copy. */

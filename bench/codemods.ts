@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gitDirFor, materialise, type BenchTask } from './context-data.js';
 import type { CodemodTask } from './mine-codemods.js';
+import { committedCopy } from './committed-copy.js';
 
 /**
  * `npm run bench:codemods`: real mechanical commits replayed as codemod rules (tasks-public-codemods.jsonl,
@@ -54,16 +55,7 @@ function replay(task: CodemodTask, reposDir: string, work: string): Outcome {
   const gitDir = gitDirFor(reposDir, task.repo);
   const tree = materialise(join(ROOT, 'bench/.cache'), gitDir, task as unknown as BenchTask);
   const dir = join(work, task.sha.slice(0, 12));
-  cpSync(tree, dir, { recursive: true });
-  rmSync(join(dir, '.complete-2'), { force: true });
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@b', '-c', 'commit.gpgsign=false', ...args], {
-      cwd: dir,
-      stdio: 'ignore',
-    });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'parent');
+  committedCopy(tree, dir);
   const before = hashTree(dir);
   const planFile = join(work, `${task.sha}.json`);
   writeFileSync(planFile, JSON.stringify(task.plan));

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gitDirFor } from './context-data.js';
+import { gitDirFor, type BenchTask } from './context-data.js';
 import { globMatches, guessesFromLine, pathspecsFor, type RuleGuess } from './codemod-infer.js';
 import { rewriteFile } from '../utils/patch/rewrite.js';
 import { languageOfPath } from '../utils/patch/rewrite-lang.js';
@@ -23,16 +23,8 @@ import { checkTemplateVars } from '../utils/rule-vars.js';
  * binary: each kept commit is also replayed with `sg run -U`, recorded as `sgExact`).
  */
 
-/** One line of tasks-public-codemods.jsonl. */
-export interface CodemodTask {
-  repo: string;
-  sha: string;
-  parent: string;
-  /** the commit subject */
-  task: string;
-  subject: string;
-  /** every file the commit changed (all inside the rule's pathspec) */
-  gold: string[];
+/** One line of tasks-public-codemods.jsonl: a commit task (`gold` = every file it changed) with its rule. */
+export interface CodemodTask extends Omit<BenchTask, 'set' | 'hunks' | 'id' | 'allChanged'> {
   allChanged: string[];
   kind: RuleGuess['kind'];
   /** files the pathspec names at `parent` (more than `gold`) */

@@ -4,17 +4,7 @@ import { Argument, type Command } from 'commander';
 import { DEFAULT_BUDGET_CHARS } from '../utils/defaults.js';
 import type { AddFlags } from './config/add-flags.js';
 import { MIN_BUDGET_CHARS, refuseJsonWithEvents, refuseUnanswerableRun, wholeNumberAtLeast } from './flag-checks.js';
-
-/** Flags of `clawcode rewrite` (cli/commands/rewrite.ts), as commander parses them. */
-interface RewriteCommandFlags {
-  dir?: string;
-  lang?: string;
-  files?: string[];
-  dryRun?: boolean;
-  yes?: boolean;
-  json?: boolean;
-  events?: boolean;
-}
+import type { RewriteFlags } from './commands/rewrite.js';
 
 /** How the entry reports an error: as JSON (`--json`) and with stack traces (`--debug`); actions set them. */
 export interface OutputModes {
@@ -142,7 +132,7 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
     .option('-y, --yes', 'write without asking')
     .option('--json', 'print one JSON report; never prompt')
     .option('--events', 'print one JSON line per event, then the report; never prompt')
-    .action(async (pattern: string, replacement: string, flags: RewriteCommandFlags) => {
+    .action(async (pattern: string, replacement: string, flags: RewriteFlags) => {
       modes.json = Boolean(flags.json);
       refuseJsonWithEvents(flags);
       refuseUnanswerableRun('apply', flags, Boolean(process.stdin.isTTY && process.stdout.isTTY));

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
-import { preparePlan, readPlanTargets } from '../../agent/prepare.js';
+import { preparePlan, readPlanTargets, type PreparedPlan } from '../../agent/prepare.js';
 import { checkPlan, hashBytes, type PatchCheck } from '../../agent/plan-file.js';
 import { loadPlanSource } from '../../agent/plan-source.js';
 import { spreadPatchIndexes } from '../../agent/spread-files.js';
@@ -10,7 +10,9 @@ import { checkPlanPaths } from '../../utils/policy/plan-check.js';
 import { withInterrupt } from '../console/interrupt.js';
 import { refuseUnanswerableRun } from '../flag-checks.js';
 import { withLockedProject } from '../recover.js';
-import { patchReport, writeWithConsole } from '../task/flow.js';
+import { patchReport, writeWithConsole, type TaskOptions } from '../task/flow.js';
+import type { AgentEmitter } from '../../agent/events.js';
+import type { CommandRules } from '../../config/settings.js';
 import { resolveProjectRoot } from '../project-root.js';
 import { escapeControls, escapeControlsKeepColor } from '../../utils/terminal-text.js';
 
@@ -65,47 +67,101 @@ export async function runApplyCommand(
           ),
         );
       }
-      const task = saved?.task ?? 'apply plan';
-      // A saved plan made no model call here: no usage, no context, only the apply time.
-      const base = {
-        task,
-        provider: saved?.provider ?? 'saved plan',
-        providerId: 'none',
-        model: saved?.model ?? '',
+      return writeWithoutModel({
+        rootDir,
         plan,
-        repaired: false,
-        ...patchReport(prepared),
-        usage: null,
-        costUsd: null,
-        context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
-        timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0 },
-      };
-      const final = await writeWithConsole(
-        base,
         prepared,
-        {
-          rootDir,
-          task,
-          dryRun: Boolean(flags.dryRun),
-          yes: Boolean(flags.yes),
-          runCommands: Boolean(flags.runCommands),
-          allowNetwork: Boolean(flags.allowNetwork),
-          commandRules: settings.values.commands,
-          json: Boolean(flags.json),
-          debug: false,
-          interactive,
-          signal,
-          stdout: process.stdout,
-          stderr: process.stderr,
-        },
+        task: saved?.task ?? 'apply plan',
+        provider: saved?.provider ?? 'saved plan',
+        model: saved?.model ?? '',
+        applyMs,
         started,
-      );
-      final.timings.totalMs = Math.round(performance.now() - started);
-      if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
-      else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(final.error)}\n`);
-      return final.exitCode;
+        flags,
+        commandRules: settings.values.commands,
+        interactive,
+        signal,
+      });
     }),
   );
+}
+
+/** A plan written with no model call (`apply`, `rewrite`): what it needs besides the prepared plan. */
+export interface NoModelRun {
+  rootDir: string;
+  plan: Plan;
+  prepared: PreparedPlan;
+  /** the journal's and the summary's task line */
+  task: string;
+  /** where the plan came from: a saved plan's provider, or `rewrite` */
+  provider: string;
+  model: string;
+  /** ms spent preparing the plan; `started` is performance.now() at the command's start */
+  applyMs: number;
+  started: number;
+  flags: {
+    dryRun?: boolean;
+    yes?: boolean;
+    runCommands?: boolean;
+    allowNetwork?: boolean;
+    json?: boolean;
+    events?: boolean;
+  };
+  commandRules?: CommandRules;
+  interactive: boolean;
+  signal: AbortSignal;
+  emitter?: AgentEmitter;
+  review?: TaskOptions['review'];
+}
+
+/**
+ * The write half of a plan that made no model call: the task flow's review, journal and summary, then the
+ * report as JSON (`--json`), an event line (`--events`) or its error line.
+ * @returns the exit code of the write stage
+ */
+export async function writeWithoutModel(run: NoModelRun): Promise<number> {
+  const { flags, prepared } = run;
+  const machine = Boolean(flags.json || flags.events);
+  // No model call here: no usage, no context, only the apply time.
+  const base = {
+    task: run.task,
+    provider: run.provider,
+    providerId: 'none',
+    model: run.model,
+    plan: run.plan,
+    repaired: false,
+    ...patchReport(prepared),
+    usage: null,
+    costUsd: null,
+    context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
+    timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs: run.applyMs, totalMs: 0 },
+  };
+  const final = await writeWithConsole(
+    base,
+    prepared,
+    {
+      rootDir: run.rootDir,
+      task: run.task,
+      dryRun: Boolean(flags.dryRun),
+      yes: Boolean(flags.yes),
+      runCommands: Boolean(flags.runCommands),
+      allowNetwork: Boolean(flags.allowNetwork),
+      commandRules: run.commandRules,
+      json: machine,
+      debug: false,
+      interactive: run.interactive,
+      signal: run.signal,
+      emitter: run.emitter,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      review: run.review,
+    },
+    run.started,
+  );
+  final.timings.totalMs = Math.round(performance.now() - run.started);
+  if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report: final }) + '\n');
+  else if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
+  else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(final.error)}\n`);
+  return final.exitCode;
 }
 
 const STATUS_MARK: Record<PatchCheck['status'], string> = {

@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import chalk from 'chalk';
 import { createAgentEmitter } from '../../agent/events.js';
 import { preparePlan } from '../../agent/prepare.js';
 import { UsageError } from '../../utils/errors.js';
@@ -7,12 +6,11 @@ import { checkRewritePattern } from '../../utils/patch/rewrite.js';
 import { languageNames, parseLanguageName, type RewriteLanguage } from '../../utils/patch/rewrite-lang.js';
 import type { Plan } from '../../utils/plan.js';
 import { checkTemplateVars } from '../../utils/rule-vars.js';
-import { escapeControls } from '../../utils/terminal-text.js';
 import { loadTrustedSettings } from '../config/trust-prompt.js';
 import { withInterrupt } from '../console/interrupt.js';
 import { resolveProjectRoot } from '../project-root.js';
 import { withLockedProject } from '../recover.js';
-import { patchReport, writeWithConsole } from '../task/flow.js';
+import { writeWithoutModel } from './apply.js';
 
 /** Flags of `clawcode rewrite`. */
 export interface RewriteFlags {
@@ -82,45 +80,22 @@ export async function runRewriteCommand(pattern: string, replacement: string, fl
       const t = performance.now();
       const prepared = await preparePlan(rootDir, plan, emitter, { extraIgnore: settings.values.ignore, language });
       const applyMs = Math.round(performance.now() - t);
-      const base = {
+      const review = interactive ? (await import('../task/review-terminal.js')).reviewInTerminal : undefined;
+      return writeWithoutModel({
+        rootDir,
+        plan,
+        prepared,
         task,
         provider: 'rewrite',
-        providerId: 'none',
         model: '',
-        plan,
-        repaired: false,
-        ...patchReport(prepared),
-        usage: null,
-        costUsd: null,
-        context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
-        timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0 },
-      };
-      const review = interactive ? (await import('../task/review-terminal.js')).reviewInTerminal : undefined;
-      const final = await writeWithConsole(
-        base,
-        prepared,
-        {
-          rootDir,
-          task,
-          dryRun: Boolean(flags.dryRun),
-          yes: Boolean(flags.yes),
-          runCommands: false,
-          json: machine,
-          debug: false,
-          interactive,
-          signal,
-          emitter,
-          stdout: process.stdout,
-          stderr: process.stderr,
-          ...(review ? { review: (changes) => review(changes) } : {}),
-        },
+        applyMs,
         started,
-      );
-      final.timings.totalMs = Math.round(performance.now() - started);
-      if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report: final }) + '\n');
-      else if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
-      else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(final.error)}\n`);
-      return final.exitCode;
+        flags: { dryRun: flags.dryRun, yes: flags.yes, json: flags.json, events: flags.events },
+        interactive,
+        signal,
+        emitter,
+        review,
+      });
     }),
   );
 }
