@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, gitIn, runCli, snapshotTree } from '../support/fixture.js';
+import { SAMPLE_RULE } from '../support/provider-env.js';
 import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
 
 // Codemod rules through the built CLI and the real openai SDK against the loopback server: one plan
@@ -50,14 +51,7 @@ const RULE_PLAN = {
   analysis: 'getUser becomes fetchUser with the cache on; the API keeps its old name as an alias.',
   files_to_edit: [{ path: 'src/api.ts', reason: 'the alias' }],
   patches: [
-    {
-      file: 'src/**/*.ts',
-      operation: 'rewrite',
-      find: 'getUser($ID)',
-      replace: 'fetchUser($ID, { cache: true })',
-      replace_all: null,
-      occurrence: null,
-    },
+    SAMPLE_RULE,
     {
       file: 'src/api.ts',
       operation: 'replace',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getStructuredPlan } from '../../llm/provider.js';
 import { parsePlan } from '../../llm/plan-parser.js';
 import type { ProviderConfig } from '../../llm/types.js';
-import { useLoopbackProvider } from '../support/provider-env.js';
+import { SAMPLE_PLAN, SAMPLE_RULE, useLoopbackProvider } from '../support/provider-env.js';
 import { replies } from '../support/provider-server.js';
 
 const server = useLoopbackProvider({ apiKey: 'key-0123456789', models: ['openai/gpt-oss-120b', 'claude-sonnet-4-6'] });
@@ -12,17 +12,7 @@ const fast = { retry: { baseDelayMs: 1 } };
 const RULE_PLAN = {
   analysis: 'Rename getUser and log once.',
   files_to_edit: [],
-  patches: [
-    {
-      file: 'src/**/*.ts',
-      operation: 'rewrite',
-      find: 'getUser($ID)',
-      replace: 'fetchUser($ID, { cache: true })',
-      replace_all: null,
-      occurrence: null,
-    },
-    { file: 'src/a.ts', operation: 'replace', find: 'hello', replace: 'hello world', replace_all: null, occurrence: null },
-  ],
+  patches: [SAMPLE_RULE, SAMPLE_PLAN.patches[0]!],
   commands: [],
   agent_notes: [],
 };
