@@ -158,6 +158,26 @@ describe('a task whose plan holds a rule and a find/replace', () => {
     expect(JSON.parse(result.stdout).repair).toMatchObject({ patches: [1], applied: true });
   });
 
+  it('--wide: a scope answered with a rule sends no shard request; the rule is reviewed and written', async () => {
+    server.reply(
+      replies.plan({
+        patterns: [],
+        pathspecs: [],
+        rules: [{ file: 'src/views/', find: 'getUser($ID)', replace: 'fetchUser($ID, { cache: true })' }],
+        reason: 'a call-shape change, all mechanical',
+      }),
+    );
+    const result = await runCli(['getUser takes options now', '--dir', project, '--wide', '--yes', '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(server.completions()).toHaveLength(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.shards).toEqual([]);
+    expect(report.patches[0]).toMatchObject({ applied: true, matches: 12, files: 6 });
+    for (let i = 0; i < USERS; i++) {
+      expect(await readFile(join(project, 'src/views', `v${i}.ts`), 'utf8')).toBe(rewritten(i));
+    }
+  });
+
   it('pins a tracked build/ file: it is source', async () => {
     server.reply(replies.plan({ ...RULE_PLAN, patches: [] }));
     const result = await runCli(
