@@ -106,13 +106,7 @@ describe('rules in preparePlan', () => {
   });
 
   it('says what was searched when a rule matches nothing, naming files that did not parse', async () => {
-    const root = project({
-      'a.ts': 'getUser(1);\n',
-      'b.ts': 'getUser(\n',
-      'c.tsx': 'const x = 1;\n',
-      // Not TypeScript-like code: the pattern is not CSS, so the file is neither searched nor "did not parse".
-      'd.css': '@include x;;\n',
-    });
+    const root = project({ 'a.ts': 'getUser(1);\n', 'b.ts': 'getUser(\n', 'c.tsx': 'const x = 1;\n' });
     const p = await preparePlan(root, plan([rule('.', 'getUser($A, $B)', 'f($A)')]));
     expect(p.ok).toBe(false);
     expect(p.results[0]).toMatchObject({

@@ -119,14 +119,6 @@ describe('rewriteFile', () => {
     });
   });
 
-  it('leaves alone a file whose language the pattern is not written in', () => {
-    expect(rule('a.css', 'a { color: red }\n', 'getUser($A)', 'f($A)')).toMatchObject({
-      ok: false,
-      code: 'rewrite_other_language',
-      message: 'a.css: the pattern is not CSS code',
-    });
-  });
-
   it('takes the language given over the extension', () => {
     const r = rewriteFile({
       path: 'a.txt',

@@ -20,12 +20,10 @@ type Napi = typeof import('@ast-grep/napi');
  * - `rewrite_parse_error`: the file does not parse in its language (tree-sitter found an error), so it is
  *   left out rather than rewritten around a part the grammar did not understand;
  * - `rewrite_bad_pattern`: the pattern is not one piece of code in the language (ast-grep refused it);
- * - `rewrite_other_language`: the pattern does not parse as code of the file's language (a TypeScript
- *   pattern met a CSS file): the rule is not about such files, which are left alone;
  * - `rewrite_no_grammar`: no grammar covers the file's extension, or its grammar package failed to load.
  */
 export type RewriteFailureCode =
-  'rewrite_no_match' | 'rewrite_parse_error' | 'rewrite_bad_pattern' | 'rewrite_other_language' | 'rewrite_no_grammar';
+  'rewrite_no_match' | 'rewrite_parse_error' | 'rewrite_bad_pattern' | 'rewrite_no_grammar';
 
 /** One file, one rule. */
 export interface RewriteInput {
@@ -132,8 +130,6 @@ interface PreparedRule {
   anchors: string[];
   /** why ast-grep refused the pattern, when it did */
   patternError?: string;
-  /** the pattern does not parse cleanly in this language: the rule is written in another one */
-  otherLanguage?: boolean;
 }
 
 const prepared = new Map<string, PreparedRule>();
@@ -147,9 +143,7 @@ function prepareRule(find: string, replace: string, lang: RewriteLanguage): Prep
   try {
     // An empty document compiles the pattern without searching anything: a pattern ast-grep refuses throws here.
     api.parse(lang, '').root().findAll(find);
-    const anchors = patternAnchors(api, find, lang);
-    if (anchors) rule.anchors = anchors;
-    else rule.otherLanguage = true;
+    rule.anchors = patternAnchors(api, find, lang);
   } catch (error) {
     rule.patternError = firstLine((error as Error).message);
   }
@@ -160,13 +154,13 @@ function prepareRule(find: string, replace: string, lang: RewriteLanguage): Prep
 
 /**
  * The named leaves of a pattern (identifiers, string contents, numbers), which ast-grep matches by exact
- * text: every match contains each of them. Metavariables and comments are left out.
- * @returns undefined when the pattern does not parse cleanly as code of `lang`
+ * text: every match contains each of them. Metavariables and comments are left out; a pattern that does
+ * not parse cleanly gives none (no prefilter).
  */
-function patternAnchors(api: Napi, find: string, lang: RewriteLanguage): string[] | undefined {
+function patternAnchors(api: Napi, find: string, lang: RewriteLanguage): string[] {
   const mark = expando.get(lang);
   const root = api.parse(lang, mark ? find.replaceAll('$', mark) : find).root();
-  if (root.find({ rule: { kind: 'ERROR' } })) return undefined;
+  if (root.find({ rule: { kind: 'ERROR' } })) return [];
   const out = new Set<string>();
   const walk = (node: SgNode): void => {
     const children = node.children();
@@ -212,9 +206,6 @@ export function rewriteFile(input: RewriteInput): RewriteOutcome {
   const crlf = content.includes('\r\n') && !/(^|[^\r])\n/.test(content);
   const rule = prepareRule(input.find, crlf ? toCrlf(input.replace) : input.replace, lang);
   if (rule.patternError) return fail('rewrite_bad_pattern', `${path}: ${rule.patternError}`, lang);
-  if (rule.otherLanguage) {
-    return fail('rewrite_other_language', `${path}: the pattern is not ${languageLabel(lang)} code`, lang);
-  }
   if (!rule.anchors.every((a) => content.includes(a))) return noMatch(path, lang);
   const api = loadNapi();
   const root = api.parse(lang, content).root();

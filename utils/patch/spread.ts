@@ -31,15 +31,10 @@ export function applyRule(
   const unparsed: string[] = [];
   const searched = new Map<RewriteLanguage, number>();
   const updates = new Map<string, string>();
-  const otherLanguages = new Set<RewriteLanguage>();
   for (const path of files) {
     const content = current.get(path);
     if (content === undefined) continue;
     const r = rewriteFile({ path, content, find: patch.find, replace: patch.replace });
-    if (!r.ok && r.code === 'rewrite_other_language') {
-      if (r.language) otherLanguages.add(r.language);
-      continue;
-    }
     if (r.language) searched.set(r.language, (searched.get(r.language) ?? 0) + 1);
     if (r.ok) {
       matches += r.matches;
@@ -57,17 +52,6 @@ export function applyRule(
         hint: 'write find as one piece of code (an expression, a statement), with $NAME where sites differ',
       };
     }
-  }
-  if (searched.size === 0 && otherLanguages.size > 0) {
-    const langs = [...otherLanguages].map(languageLabel).join(', ');
-    return {
-      ...base,
-      applied: false,
-      code: 'rewrite_bad_pattern',
-      error: `find does not parse as code of the files the pathspec names (${langs})`,
-      hint: 'write find as code of those files, or name files of the pattern’s language',
-      searched: files.length,
-    };
   }
   const where = [...searched].map(([lang, n]) => `${n} ${languageLabel(lang)} file${n === 1 ? '' : 's'}`);
   const unparsedNote =
