@@ -119,6 +119,17 @@ describe('rewriteFile', () => {
     });
   });
 
+  it('renames a bare name in Go, whose grammar does not parse one alone', () => {
+    expect(
+      rule('a.go', 'package a\n\nvar flErr error\n\nfunc f() { _ = flErr }\n', 'flErr', 'lookupErr'),
+    ).toMatchObject({
+      ok: true,
+      content: 'package a\n\nvar lookupErr error\n\nfunc f() { _ = lookupErr }\n',
+    });
+    // A file of another language without the pattern's words is not parsed, so not reported as unparsed.
+    expect(rule('a.css', '@include x;;\n', 'getUser($A)', 'f($A)')).toMatchObject({ code: 'rewrite_no_match' });
+  });
+
   it('takes the language given over the extension', () => {
     const r = rewriteFile({
       path: 'a.txt',

@@ -154,13 +154,16 @@ function prepareRule(find: string, replace: string, lang: RewriteLanguage): Prep
 
 /**
  * The named leaves of a pattern (identifiers, string contents, numbers), which ast-grep matches by exact
- * text: every match contains each of them. Metavariables and comments are left out; a pattern that does
- * not parse cleanly gives none (no prefilter).
+ * text: every match contains each of them. Metavariables and comments are left out. A pattern that does
+ * not parse cleanly in `lang` (a bare name in Go, a TypeScript pattern met in a CSS file) gives the words
+ * of its text instead: its leaves are still matched by text, so a file lacking one cannot match.
  */
 function patternAnchors(api: Napi, find: string, lang: RewriteLanguage): string[] {
   const mark = expando.get(lang);
   const root = api.parse(lang, mark ? find.replaceAll('$', mark) : find).root();
-  if (root.find({ rule: { kind: 'ERROR' } })) return [];
+  if (root.find({ rule: { kind: 'ERROR' } })) {
+    return [...new Set([...find.matchAll(/(?<![$\w])[A-Za-z_]\w*/g)].map((m) => m[0]))];
+  }
   const out = new Set<string>();
   const walk = (node: SgNode): void => {
     const children = node.children();
