@@ -239,8 +239,7 @@ function nameSkipReason(rel: string): SkipReason | null {
 /**
  * Judge one listed path and add it to `c.files` or `c.skipped` (or neither: ignored, gone, a
  * folder, a dangling link). `oid` is its git blob id when git reports it tracked and unmodified.
- * A file git tracks is source whatever its folder: the default ignore folders (a root `build/`,
- * `dist/`…) apply to untracked files and to projects without git only.
+ * Tracked files are source: the default ignore folders (root `build/`…) apply to untracked files only.
  */
 function consider(c: Collector, rel: string, oid: string | undefined, fromGit: boolean, tracked = false): void {
   const { realRoot, rootPrefix, maxBytes, options } = c;
