@@ -47,15 +47,8 @@ function varsOf(text: string): MetaVar[] {
  */
 export function capturedVars(pattern: string): MetaVar[] {
   const out: MetaVar[] = [];
-  for (let at = pattern.indexOf('$'); at !== -1;) {
-    const found = metaVarAt(pattern, at);
-    if (!found) {
-      at = pattern.indexOf('$', at + 1);
-      continue;
-    }
-    const v = found.v;
+  for (const v of varsOf(pattern)) {
     if (!v.name.startsWith('_') && !out.some((o) => o.name === v.name && o.multi === v.multi)) out.push(v);
-    at = pattern.indexOf('$', at + found.length);
   }
   return out;
 }

@@ -39,6 +39,13 @@ console.log(JSON.stringify([...new Set(loaded)].sort()));
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
 }
 
+/** A script rewriting one in-memory file `path` holding the line `line` with the rule `find` → `f($A)`. */
+const rewriteScript = (path: string, line: string, find: string): string => `
+const { rewriteFile } = await import(${url('utils/patch/rewrite.ts')});
+const r = rewriteFile({ path: '${path}', content: '${line}\\n', find: '${find}', replace: 'f($A)' });
+if (!r.ok) throw new Error(r.message);
+`;
+
 describe('lazy rewrite engine', () => {
   it('loads nothing of ast-grep for a plan without rules; a rule loads the engine, a Python file its grammar', async () => {
     const project = join(dir, 'p');
@@ -56,18 +63,10 @@ const prepared = await preparePlan(${JSON.stringify(project)}, plan);
 if (!prepared.ok) throw new Error('plan did not apply');
 `),
     ).toEqual([]);
-    const typescript = await astGrepLoadedBy(`
-const { rewriteFile } = await import(${url('utils/patch/rewrite.ts')});
-const r = rewriteFile({ path: 'a.ts', content: 'getUser(1);\\n', find: 'getUser($A)', replace: 'f($A)' });
-if (!r.ok) throw new Error(r.message);
-`);
+    const typescript = await astGrepLoadedBy(rewriteScript('a.ts', 'getUser(1);', 'getUser($A)'));
     expect(typescript).toContain('@ast-grep/napi');
     expect(typescript.filter((p) => p.startsWith('@ast-grep/lang-'))).toEqual([]);
-    const python = await astGrepLoadedBy(`
-const { rewriteFile } = await import(${url('utils/patch/rewrite.ts')});
-const r = rewriteFile({ path: 'a.py', content: 'get_user(1)\\n', find: 'get_user($A)', replace: 'f($A)' });
-if (!r.ok) throw new Error(r.message);
-`);
+    const python = await astGrepLoadedBy(rewriteScript('a.py', 'get_user(1)', 'get_user($A)'));
     expect(python).toContain('@ast-grep/lang-python');
     expect(python).toContain('@ast-grep/napi');
   }, 60_000);
