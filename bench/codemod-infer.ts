@@ -3,7 +3,8 @@
  * candidate is only a guess: the miner keeps a commit when one candidate, applied over a pathspec,
  * reproduces the commit exactly. Three families, the mechanical changes the codemod benchmark is about:
  * - `rename`: one identifier replaced by another (`X` → `Y`, as a name, a member `$O.X`, or a callee);
- * - `import-move`: one module specifier replaced (a module moved), as `'./a'` → `'./b'`;
+ * - `import-move`: one module specifier replaced (a module moved), as `'./a'` → `'./b'`, or any guess of a
+ *   commit whose changed lines are all imports;
  * - `call-shape`: one call rewritten with its unchanged arguments kept (`f($A)` → `g($A, { c: 1 })`).
  */
 
@@ -17,8 +18,20 @@ export interface RuleGuess {
 const TOKEN = /'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`|[A-Za-z_$][\w$]*|\d[\w.]*|\s+|./g;
 const IDENT = /^[A-Za-z_][\w$]*$/;
 const STRING = /^(['"]).*\1$/;
-/** What a module specifier looks like: no spaces, and a path (`./a`, `@s/p`, `a/b`) or a scheme (`node:fs`). */
-const MODULE = /^(?=[.@]|[\w-]+[:/])[\w@.:/-]+$/;
+/** What a module specifier looks like: no spaces, and a path (`./a`, `@s/p`, `a/b`, `github.com/x/y`) or a scheme (`node:fs`). */
+const MODULE = /^(?=[.@]|[\w.-]+[:/])[\w@.:/-]+$/;
+/** A line that imports and does nothing else: ES `import`/`export … from`, `require`, Python, Go and Rust imports. */
+const IMPORT_LINE =
+  /^\s*(?:import\b|export\b.*\bfrom\s*['"]|(?:const|let|var)\s.*=\s*require\(|from\s+[\w.]+\s+import\b|(?:pub\s+)?use\s|"[^"\s]+"\s*$|\w+\s+"[^"\s]+"\s*$)/;
+
+/**
+ * Whether a commit's changed lines are all imports (Go's lines inside `import ( … )` included): its rule
+ * moves a module, whichever family guessed it (a Python `from a.b import c` → `from a.d import c` is
+ * reproduced by renaming `b`).
+ */
+export function importsOnly(lines: readonly string[]): boolean {
+  return lines.length > 0 && lines.every((l) => IMPORT_LINE.test(l));
+}
 
 /** The tokens of a line, with their offsets. */
 function tokens(line: string): { text: string; start: number }[] {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gitDirFor, type BenchTask } from './context-data.js';
-import { globMatches, guessesFromLine, pathspecsFor, type RuleGuess } from './codemod-infer.js';
+import { globMatches, guessesFromLine, importsOnly, pathspecsFor, type RuleGuess } from './codemod-infer.js';
 import { rewriteFile } from '../utils/patch/rewrite.js';
 import { languageOfPath } from '../utils/patch/rewrite-lang.js';
 import { checkTemplateVars } from '../utils/rule-vars.js';
@@ -120,13 +120,19 @@ function candidates(gitDir: string, scan: number): Candidate[] {
 function guessesOf(gitDir: string, c: Candidate): RuleGuess[] {
   const diff = git(gitDir, ['diff', '-U0', '--no-color', '--no-renames', c.parent, c.sha]);
   const counts = new Map<string, { g: RuleGuess; n: number }>();
+  const changedLines = diff
+    .split('\n')
+    .filter((l) => /^[-+](?![-+]{2} )/.test(l))
+    .map((l) => l.slice(1));
+  const moves = importsOnly(changedLines);
   for (const hunk of diff.split(/^@@ /m).slice(1)) {
     const body = hunk.split('\n').slice(1);
     const removed = body.filter((l) => l.startsWith('-')).map((l) => l.slice(1));
     const added = body.filter((l) => l.startsWith('+')).map((l) => l.slice(1));
     if (removed.length !== added.length) continue;
     removed.forEach((line, i) => {
-      for (const g of guessesFromLine(line, added[i]!)) {
+      for (const guess of guessesFromLine(line, added[i]!)) {
+        const g: RuleGuess = moves ? { ...guess, kind: 'import-move' } : guess;
         const key = `${g.find}\0${g.replace}`;
         const e = counts.get(key) ?? { g, n: 0 };
         e.n++;

@@ -237,9 +237,8 @@ function nameSkipReason(rel: string): SkipReason | null {
 }
 
 /**
- * Judge one listed path and add it to `c.files` or `c.skipped` (or neither: ignored, gone, a
- * folder, a dangling link). `oid` is its git blob id when git reports it tracked and unmodified.
- * Tracked files are source: the default ignore folders (root `build/`…) apply to untracked files only.
+ * Judge one listed path and add it to `c.files` or `c.skipped` (or neither: ignored, gone, a folder, a dangling
+ * link). `oid`: its git blob id when tracked and unmodified; a `tracked` file skips the default ignore folders.
  */
 function consider(c: Collector, rel: string, oid: string | undefined, fromGit: boolean, tracked = false): void {
   const { realRoot, rootPrefix, maxBytes, options } = c;

@@ -58,6 +58,7 @@ export interface RewriteFailure {
   language?: RewriteLanguage;
 }
 
+/** What one rule did to one file: its new text, or why it was left as it was. */
 export type RewriteOutcome = RewriteSuccess | RewriteFailure;
 
 const require = createRequire(import.meta.url);
