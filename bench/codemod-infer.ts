@@ -3,8 +3,8 @@
  * candidate is only a guess: the miner keeps a commit when one candidate, applied over a pathspec,
  * reproduces the commit exactly. Three families, the mechanical changes the codemod benchmark is about:
  * - `rename`: one identifier replaced by another (`X` → `Y`, as a name, a member `$O.X`, or a callee);
- * - `import-move`: one module specifier replaced (a module moved), as `'./a'` → `'./b'`, or any guess of a
- *   commit whose changed lines are all imports;
+ * - `import-move`: one module specifier of an import line replaced (a module moved), as `'./a'` → `'./b'`,
+ *   or any guess of a commit whose changed lines are all imports;
  * - `call-shape`: one call rewritten with its unchanged arguments kept (`f($A)` → `g($A, { c: 1 })`).
  */
 
@@ -75,6 +75,7 @@ export function guessesFromLine(before: string, after: string): RuleGuess[] {
     out.push({ kind: 'rename', find: `${mid.old}($$$ARGS)`, replace: `${mid.new}($$$ARGS)` });
   }
   if (
+    IMPORT_LINE.test(before) &&
     STRING.test(mid.old) &&
     STRING.test(mid.new) &&
     MODULE.test(mid.old.slice(1, -1)) &&

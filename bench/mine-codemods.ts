@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gitDirFor, type BenchTask } from './context-data.js';
 import { globMatches, guessesFromLine, importsOnly, pathspecsFor, type RuleGuess } from './codemod-infer.js';
@@ -20,7 +20,8 @@ import { checkTemplateVars } from '../utils/rule-vars.js';
  * replaced must look like a module path (no spaces, not a version number). Newest first.
  * Env: CLAWCODE_BENCH_REPOS (folder of clones, required), CLAWCODE_MINE_PER_REPO (default 12),
  * CLAWCODE_MINE_SCAN (commits looked at per repository, default 3000), CLAWCODE_SG (an ast-grep CLI
- * binary: each kept commit is also replayed with `sg run -U`, recorded as `sgExact`).
+ * binary: each kept commit is also replayed with `sg run -U`, recorded as `sgExact`), CLAWCODE_MINE_JUDGE=sg
+ * (keep the commits ast-grep's CLI reproduces, not clawcode's engine: a set chosen without our engine).
  */
 
 /** One line of tasks-public-codemods.jsonl: a commit task (`gold` = every file it changed) with its rule. */
@@ -83,25 +84,41 @@ interface Candidate {
   files: string[];
 }
 
-/** Commits whose shape fits a mechanical change (see the module comment), newest first. */
+/**
+ * Commits whose shape fits a mechanical change (see the module comment), newest first. A snapshot mirror
+ * lacking a blob fails `git log --numstat` as a whole: then the log is read with `--raw` (no blob read) and
+ * each commit that only modifies files is counted alone, a commit whose blobs are missing being skipped.
+ */
 function candidates(gitDir: string, scan: number): Candidate[] {
-  const log = git(gitDir, [
-    'log',
-    '--no-merges',
-    '--first-parent',
-    '--no-renames',
-    `-n${scan}`,
-    '--format=%x00%H %P%x01%s',
-    '--numstat',
-    'HEAD',
-  ]);
+  const args = ['log', '--no-merges', '--first-parent', '--no-renames', `-n${scan}`, '--format=%x00%H %P%x01%s'];
+  let log: string;
+  let raw = false;
+  try {
+    log = git(gitDir, [...args, '--numstat', 'HEAD']);
+  } catch {
+    log = git(gitDir, [...args, '--raw', 'HEAD']);
+    raw = true;
+  }
   const out: Candidate[] = [];
   for (const record of log.split('\0').slice(1)) {
     const [head = '', rest = ''] = record.split('\x01');
     const [subject = '', ...lines] = rest.split('\n');
     const ids = head.trim().split(' ');
     if (ids.length !== 2) continue;
-    const stats = lines.filter((l) => l.includes('\t')).map((l) => l.split('\t'));
+    let stats = lines.filter((l) => l.includes('\t')).map((l) => l.split('\t'));
+    if (raw) {
+      // `:100644 100644 a b M\tpath`: only commits that modify files in place are worth counting.
+      const inPlace = stats.every(([meta, p]) => / M$/.test(meta ?? '') && p && languageOfPath(p));
+      if (stats.length === 0 || stats.length > 80 || !inPlace) continue;
+      try {
+        stats = git(gitDir, ['diff', '--numstat', '--no-renames', ids[1]!, ids[0]!])
+          .split('\n')
+          .filter((l) => l.includes('\t'))
+          .map((l) => l.split('\t'));
+      } catch {
+        continue;
+      }
+    }
     if (stats.length === 0 || stats.length > 80) continue;
     let total = 0;
     const ok = stats.every(([add, del, p]) => {
@@ -159,20 +176,65 @@ function filesOf(listing: string, spec: string): string[] {
   return out;
 }
 
-/** The first guess and pathspec that turn `parent` into `sha` exactly, or undefined. */
-function reproduce(gitDir: string, c: Candidate, guesses: RuleGuess[]) {
+/** What a rule does to some files: the new text of each file it changed, and how many nodes it replaced. */
+type Engine = (texts: Map<string, string>, g: RuleGuess) => { changed: Map<string, string>; sites: number };
+
+/** The rewrite engine of clawcode (utils/patch/rewrite.ts), in this process. */
+const ourEngine: Engine = (texts, g) => {
+  const changed = new Map<string, string>();
+  let sites = 0;
+  for (const [path, content] of texts) {
+    const r = rewriteFile({ path, content, find: g.find, replace: g.replace });
+    if (!r.ok || r.content === content) continue;
+    sites += r.matches;
+    changed.set(path, r.content);
+  }
+  return { changed, sites };
+};
+
+/** ast-grep's CLI on the same files written to a temporary folder (`sg run --json`, then `sg run -U`). */
+function sgEngine(sg: string): Engine {
+  return (texts, g) => {
+    const dir = mkdtempSync(join(tmpdir(), 'clawcode-mine-sg-'));
+    try {
+      for (const [path, content] of texts) {
+        mkdirSync(dirname(join(dir, path)), { recursive: true });
+        writeFileSync(join(dir, path), content);
+      }
+      const run = (...extra: string[]) =>
+        spawnSync(sg, ['run', '-p', g.find, '-r', g.replace, ...extra], { cwd: dir, maxBuffer: 2 ** 30 });
+      const found = run('--json=compact').stdout.toString('utf8').trim();
+      const sites = found.startsWith('[') ? (JSON.parse(found) as unknown[]).length : 0;
+      if (sites > 0) run('-U');
+      const changed = new Map<string, string>();
+      for (const [path, content] of texts) {
+        const after = readFileSync(join(dir, path), 'utf8');
+        if (after !== content) changed.set(path, after);
+      }
+      return { changed, sites };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+/**
+ * The first guess and pathspec that turn `parent` into `sha` exactly, or undefined: `engine` changes the
+ * commit's files into their new bytes and no other file of the pathspec, at two sites or more.
+ */
+function reproduce(gitDir: string, c: Candidate, guesses: RuleGuess[], engine: Engine) {
   const refs = c.files.flatMap((f) => [`${c.parent}:${f}`, `${c.sha}:${f}`]);
   const blobs = readBlobs(gitDir, refs);
+  const exactly = (changed: Map<string, string>) =>
+    changed.size === c.files.length && c.files.every((f) => changed.get(f) === blobs.get(`${c.sha}:${f}`));
   // First on the changed files alone (a few blobs): most guesses fail there, before any pathspec is read.
-  const fits = guesses.filter((g) => {
-    if (checkTemplateVars(g.find, g.replace)) return false;
-    return c.files.every((f) => {
-      const text = blobs.get(`${c.parent}:${f}`);
-      const r =
-        text === undefined ? undefined : rewriteFile({ path: f, content: text, find: g.find, replace: g.replace });
-      return r?.ok === true && r.content === blobs.get(`${c.sha}:${f}`);
-    });
-  });
+  const parentTexts = new Map<string, string>();
+  for (const f of c.files) {
+    const text = blobs.get(`${c.parent}:${f}`);
+    if (text === undefined) return undefined;
+    parentTexts.set(f, text);
+  }
+  const fits = guesses.filter((g) => !checkTemplateVars(g.find, g.replace) && exactly(engine(parentTexts, g).changed));
   if (fits.length === 0) return undefined;
   const listing = git(gitDir, ['ls-tree', '-r', '-l', c.parent]);
   for (const spec of pathspecsFor(c.files)) {
@@ -182,23 +244,15 @@ function reproduce(gitDir: string, c: Candidate, guesses: RuleGuess[]) {
       gitDir,
       files.map((f) => `${c.parent}:${f}`),
     );
+    const texts = new Map<string, string>();
+    for (const f of files) {
+      const text = before.get(`${c.parent}:${f}`);
+      if (text !== undefined) texts.set(f, text);
+    }
     for (const g of fits) {
-      let exact = true;
-      let sites = 0;
-      for (const f of files) {
-        const text = before.get(`${c.parent}:${f}`);
-        if (text === undefined) continue;
-        const r = rewriteFile({ path: f, content: text, find: g.find, replace: g.replace });
-        if (!r.ok || r.content === text) continue;
-        sites += r.matches;
-        // A file the commit did not change must stay as it is.
-        if (!c.files.includes(f)) {
-          exact = false;
-          break;
-        }
-      }
-      // One site is an edit, not a codemod: a rule must do the same thing at least twice.
-      if (exact && sites >= 2) return { guess: g, spec, files, sites };
+      const { changed, sites } = engine(texts, g);
+      // A file the commit did not change must stay as it is; one site is an edit, not a codemod.
+      if (exactly(changed) && sites >= 2) return { guess: g, spec, files, sites };
     }
   }
   return undefined;
@@ -229,8 +283,19 @@ function sgReproduces(sg: string, gitDir: string, task: CodemodTask, files: stri
  * @param repo     `owner+name`, written in each task
  * @param perRepo  how many to keep
  * @param scan     how many commits to look at, newest first
+ * @param sg       ast-grep's CLI binary: each kept task is replayed with it too (`sgExact`)
+ * @param judge    which engine must reproduce a commit to keep it: clawcode's, or ast-grep's CLI (`sg`
+ *                 required), which keeps commits chosen without clawcode's engine
  */
-export function mineCodemods(gitDir: string, repo: string, perRepo: number, scan: number, sg?: string): CodemodTask[] {
+export function mineCodemods(
+  gitDir: string,
+  repo: string,
+  perRepo: number,
+  scan: number,
+  sg?: string,
+  judge: 'clawcode' | 'sg' = 'clawcode',
+): CodemodTask[] {
+  const engine = judge === 'sg' && sg ? sgEngine(sg) : ourEngine;
   const out: CodemodTask[] = [];
   for (const c of candidates(gitDir, scan)) {
     if (out.length >= perRepo) break;
@@ -238,7 +303,7 @@ export function mineCodemods(gitDir: string, repo: string, perRepo: number, scan
     try {
       const guesses = guessesOf(gitDir, c);
       if (guesses.length === 0) continue;
-      found = reproduce(gitDir, c, guesses);
+      found = reproduce(gitDir, c, guesses, engine);
     } catch {
       continue; // a commit whose objects the snapshot lacks
     }
@@ -289,11 +354,16 @@ function main(): void {
   const perRepo = Number(process.env.CLAWCODE_MINE_PER_REPO ?? 12);
   const scan = Number(process.env.CLAWCODE_MINE_SCAN ?? 3000);
   const sg = process.env.CLAWCODE_SG;
+  const judge = process.env.CLAWCODE_MINE_JUDGE === 'sg' ? 'sg' : 'clawcode';
+  if (judge === 'sg' && !sg) {
+    console.error('CLAWCODE_MINE_JUDGE=sg needs CLAWCODE_SG (an ast-grep CLI binary)');
+    process.exit(2);
+  }
   mkdirSync(outDir, { recursive: true });
   const all: CodemodTask[] = [];
   for (const repo of repos) {
     try {
-      all.push(...mineCodemods(gitDirFor(reposDir, repo), repo, perRepo, scan, sg));
+      all.push(...mineCodemods(gitDirFor(reposDir, repo), repo, perRepo, scan, sg, judge));
     } catch (error) {
       // A snapshot with missing objects (or no clone) costs that repository, not the run.
       console.error(`${repo}: skipped: ${(error as Error).message.split('\n')[0]}`);

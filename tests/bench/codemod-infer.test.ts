@@ -19,8 +19,9 @@ describe('codemod rule guesses', () => {
     expect(guessesFromLine('\t"github.com/pkg/errors"', '\t"errors/v2"')).toEqual([
       { kind: 'import-move', find: '"github.com/pkg/errors"', replace: '"errors/v2"' },
     ]);
-    // A version number is not a module.
+    // A version number is not a module, nor a path-like string outside an import.
     expect(guessesFromLine('const v = "1.2.3";', 'const v = "1.2.4";')).toEqual([]);
+    expect(guessesFromLine('model = "gemini/pro-05"', 'model = "gemini/pro-06"')).toEqual([]);
   });
 
   it('keeps the unchanged arguments of a call as metavariables', () => {
