@@ -182,8 +182,8 @@ async function reportError(error: unknown): Promise<number> {
   if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) return 130; // Ctrl-C at a prompt
   if (error instanceof ClawcodeError && error.exitCode === 0 && !modes.json) {
     // A person's no (exit 0) is not an error: said plainly.
-    const { escapeControls } = await import('./utils/terminal-text.js');
-    process.stderr.write(`${escapeControls(error.message)}\n`);
+    const { escapeTerminal } = await import('./utils/terminal-text.js');
+    process.stderr.write(`${escapeTerminal(error.message)}\n`);
     return 0;
   }
   if (error instanceof ClawcodeError && modes.json) {

@@ -82,7 +82,8 @@ export interface PlanTaskOptions {
 }
 
 /**
- * Plan one task: select context, make ONE provider call, apply the plan in memory.
+ * Plan one task: select context, ask for ONE plan (at most three requests: the plan, one JSON repair,
+ * one patch-repair round), apply the plan in memory.
  * Nothing is written; pass the result's plan to {@link applyPlan}.
  *
  * @returns the run: `plan`, `prepared` (per-patch outcomes and the file changes with diffs), `context`, timings, usage

@@ -8,6 +8,8 @@ import type { AgentEmitter } from './events.js';
 import { preparePlan, type PreparedPlan, type PrepareOptions } from './prepare.js';
 import type { Planner } from './runner.js';
 import { addUsage } from '../llm/usage.js';
+import type { SendableFile } from '../llm/outbound.js';
+import { redactSecrets } from '../utils/policy/secrets.js';
 
 /** Lines of file text shown around the closest match of a refused patch, on each side. */
 const CONTEXT_LINES = 6;
@@ -54,6 +56,10 @@ export interface RepairOptions {
   timeoutMs?: number;
   /** how the plan was prepared (rules' file list), for the second try */
   prepareOptions?: PrepareOptions;
+  /** the project files the first request quoted; the repair request quotes them again */
+  quotedFiles?: readonly string[];
+  /** the files a request may quote (the context stage's candidates): others get no excerpt */
+  sendable?: SendableFile;
 }
 
 /**
@@ -73,7 +79,7 @@ export async function repairPlan(options: RepairOptions): Promise<RepairResult |
   if (failed.length === 0) return undefined;
   const first = failed[0]!;
   const firstError = `patch #${first.index + 1} (${first.file}): ${first.error ?? 'not applied'}`;
-  const items = failed.map((r) => repairItem(r, plan, prepared));
+  const items = failed.map((r) => repairItem(r, plan, prepared, options.sendable));
   options.emitter?.emit('repair_request', { patches: items.map((i) => i.number), firstError });
   const t0 = performance.now();
   const prompt = buildPatchRepairPrompt(options.userPrompt, items);
@@ -84,6 +90,8 @@ export async function repairPlan(options: RepairOptions): Promise<RepairResult |
       timeoutMs: options.timeoutMs,
       onProgress: (p) => options.emitter?.emit('model_progress', p),
       parseRepair: false,
+      quotedFiles: [...(options.quotedFiles ?? []), ...items.filter((i) => i.excerpts.length > 0).map((i) => i.file)],
+      sendable: options.sendable,
     });
   } catch (error) {
     if (!(error instanceof PlanParseError)) throw error;
@@ -142,8 +150,13 @@ function keepOriginal(
   return { plan: options.plan, prepared: options.prepared, planResult, report };
 }
 
-/** What the model is shown for one refused patch. */
-function repairItem(r: PatchOutcome, plan: Plan, prepared: PreparedPlan): RepairItem {
+/**
+ * What the model is shown for one refused patch: the error and, for a file the context stage may send, the
+ * file's text around the closest match, cut from the file as it is sent (secrets redacted over the whole file,
+ * so an AWS secret key keeps its marker even when its key id lies outside the excerpt). A file that is never
+ * sent (ignored, or skipped by the scan) gets no excerpt.
+ */
+function repairItem(r: PatchOutcome, plan: Plan, prepared: PreparedPlan, sendable?: SendableFile): RepairItem {
   const patch = plan.patches[r.index]!;
   if (r.searched !== undefined || r.code?.startsWith('rewrite_')) {
     // A rule or a replacement over a pathspec: what was searched says more than any one file's text.
@@ -162,18 +175,16 @@ function repairItem(r: PatchOutcome, plan: Plan, prepared: PreparedPlan): Repair
     };
   }
   const bytes = prepared.targets.get(r.file);
-  if (bytes === null || bytes === undefined) {
-    return {
-      number: r.index + 1,
-      file: r.file,
-      find: patch.find,
-      error: 'no such file; `find: ""` creates it',
-      excerpts: [],
-    };
-  }
-  const lines = bytes
-    .toString('utf8')
-    .replace(/^\uFEFF/, '')
+  const base = { number: r.index + 1, file: r.file, find: patch.find, excerpts: [] };
+  if (bytes === null || bytes === undefined) return { ...base, error: 'no such file; `find: ""` creates it' };
+  // The marker stands for text that is never sent, so a find that quotes it can never match.
+  const quotesMarker = patch.find.includes('[REDACTED:')
+    ? '; find quotes a [REDACTED:…] marker, which stands for a secret that is never shown: choose text around it'
+    : '';
+  const error = `${r.error ?? 'not applied'}${quotesMarker}`;
+  if (sendable && !sendable(r.file)) return { ...base, error: `${error} (the file's text is not sent)` };
+  const lines = redactSecrets(bytes.toString('utf8'))
+    .text.replace(/^\uFEFF/, '')
     .split(/\r?\n/);
   const ranges: [number, number][] = [];
   if (r.closest) ranges.push([r.closest.startLine, r.closest.endLine]);
@@ -190,5 +201,5 @@ function repairItem(r: PatchOutcome, plan: Plan, prepared: PreparedPlan): Repair
     excerpts.push({ startLine, endLine, text: lines.slice(startLine - 1, endLine).join('\n') });
     budget -= endLine - startLine + 1;
   }
-  return { number: r.index + 1, file: r.file, find: patch.find, error: r.error ?? 'not applied', excerpts };
+  return { ...base, error, excerpts };
 }

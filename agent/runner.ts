@@ -10,6 +10,7 @@ import { gatherContext } from './context/gather.js';
 import { repairPlan, type RepairReport } from './repair.js';
 import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';
 import type { PlanResult, RetryNotice } from '../llm/provider.js';
+import type { SendableFile } from '../llm/outbound.js';
 import type { Plan, ProviderConfig } from '../llm/types.js';
 import { estimateTokens } from '../llm/usage.js';
 
@@ -24,6 +25,10 @@ export type Planner = (
     onProgress?: (p: { chars: number }) => void;
     onRetry?: (notice: RetryNotice) => void;
     parseRepair?: boolean;
+    /** project files whose text the user message quotes (checked at the door, llm/outbound.ts) */
+    quotedFiles?: readonly string[];
+    /** the files a request may quote: the context stage's candidates */
+    sendable?: SendableFile;
   },
 ) => Promise<PlanResult>;
 
@@ -139,9 +144,10 @@ export async function buildPrompts(
 }
 
 /**
- * The plan stage of one task, without any user I/O: select context,
- * build prompts, ONE provider call (plus at most one repair request, inside the planner), then
- * apply the plan in memory. Nothing is written to the project.
+ * The plan stage of one task, without any user I/O: select context, build prompts, ask for ONE plan,
+ * then apply it in memory. At most three requests: the plan, one JSON repair inside the planner when
+ * the reply does not parse, and one patch-repair round (agent/repair.ts) when patches are refused.
+ * Nothing is written to the project.
  *
  * @returns the computed run; a plan that does not apply is reported in `prepared.ok === false`
  * @throws ProviderError / PlanParseError / InterruptedError from the planner; IoError on unreadable files
@@ -156,11 +162,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     (async (...args: Parameters<Planner>) => (await import('../llm/provider.js')).getStructuredPlan(...args));
   options.emitter?.emit('model_request', { provider: options.provider.name, model: options.provider.model });
   const t2 = performance.now();
+  // What the requests of this run may quote: the candidates of its scan (never an ignored or refused file).
+  const candidates = new Set(prompts.context.fileList);
+  const sendable: SendableFile = (path) => candidates.has(path);
   let planResult = await planner(options.provider, prompts.systemPrompt, prompts.userPrompt, {
     signal: options.signal,
     timeoutMs: options.timeoutMs,
     onProgress: (p) => options.emitter?.emit('model_progress', p),
     onRetry: (notice) => options.emitter?.emit('model_retry', notice),
+    quotedFiles: prompts.context.files.map((f) => f.path),
+    sendable,
   });
   let modelMs = performance.now() - t2;
   options.emitter?.emit('model_reply', {
@@ -177,7 +188,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   let plan = planResult.plan;
   let repair: RepairReport | undefined;
   if (options.repair !== false) {
-    const repaired = await repairPlan({ ...options, planner, ...prompts, plan, planResult, prepared, prepareOptions });
+    const repaired = await repairPlan({
+      ...options,
+      planner,
+      ...prompts,
+      plan,
+      planResult,
+      prepared,
+      prepareOptions,
+      quotedFiles: prompts.context.files.map((f) => f.path),
+      sendable,
+    });
     if (repaired) {
       ({ plan, prepared, planResult } = repaired);
       repair = repaired.report;

@@ -13,6 +13,11 @@ export interface VerifyReport {
   timedOut: boolean;
   /** The run was restored from the journal because verify failed and `--rollback-on-fail` was set. */
   rolledBack: boolean;
+  /**
+   * Why `--rollback-on-fail` could not restore the run (a file changed since it was written, often by the verify
+   * command itself): the run's files stay written, and undoable.
+   */
+  rollbackError?: string;
   ms: number;
   tail: string;
 }
@@ -30,8 +35,9 @@ export async function uncommittedFiles(rootDir: string, paths: readonly string[]
  * Run the verify command after a write; with `rollbackOnFail`, a failing verify restores the run's
  * previous bytes from the journal. A Ctrl-C during verify never rolls back (the files stay, undoable).
  *
- * @returns the verify report (exitCode 0 and not timed out = passed)
- * @throws InterruptedError when `signal` aborts; IoError/ClawcodeError from the undo when the rollback fails
+ * @returns the verify report (exitCode 0 and not timed out = passed); a rollback that was refused or failed is
+ *          reported in `rollbackError`, with the files still written
+ * @throws InterruptedError when `signal` aborts
  */
 export async function runVerify(options: {
   rootDir: string;
@@ -56,15 +62,22 @@ export async function runVerify(options: {
   if (options.signal?.aborted) throw new InterruptedError();
   const passed = result.exitCode === 0 && !result.timedOut;
   let rolledBack = false;
+  let rollbackError: string | undefined;
   if (!passed && options.rollbackOnFail && options.runId) {
-    await undoRun({ rootDir: options.rootDir, runId: options.runId, homeDir: options.homeDir });
-    rolledBack = true;
+    try {
+      await undoRun({ rootDir: options.rootDir, runId: options.runId, homeDir: options.homeDir });
+      rolledBack = true;
+    } catch (error) {
+      // The undo changed nothing (it is all or nothing): the run's files are as the verify command left them.
+      rollbackError = error instanceof Error ? error.message : String(error);
+    }
   }
   return {
     command: options.command,
     exitCode: result.exitCode,
     timedOut: result.timedOut,
     rolledBack,
+    ...(rollbackError ? { rollbackError } : {}),
     ms: result.ms,
     tail: result.tail,
   };

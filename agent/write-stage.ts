@@ -313,6 +313,12 @@ async function writeAndCheck(
       }
       report.exitCode = 4;
       report.error = `verify failed: ${input.verify}${verify.rolledBack ? ' (changes rolled back)' : ''}`;
+      if (verify.rollbackError) {
+        const n = report.filesWritten.length;
+        report.error +=
+          `; not rolled back (${verify.rollbackError}): ${n === 1 ? 'the file written stays' : `the ${n} files written stay`} written` +
+          ` (undo with: clawcode undo ${record.runId} --force)`;
+      }
       // A failed verify skips the commit and the plan's commands, but the run is still remembered.
       return true;
     }

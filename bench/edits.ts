@@ -7,14 +7,15 @@
  *   npm run bench:edits -- --show wrong  also list cases that came out WRONG (or: refused, correct)
  *   npm run bench:edits -- --kind tabs_spaces
  *
- * CLAWCODE_EDITS_BENCH overrides the data file. Scoring: a case with `expect: null` is correct only when
+ * CLAWCODE_EDITS_BENCH overrides the data file; CLAWCODE_PATCH_BASELINE names another build's patch module
+ * (`../main/utils/patch.ts`, say) to score beside ours in the same run. Scoring: a case with `expect: null` is correct only when
  * refused; otherwise the engine must produce exactly content.slice(0, at) + text + content.slice(at + len).
  * An applied edit that differs is WRONG (silent corruption). Time is wall time per applyPatch call.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { exactEngine, oursEngine, type Engine } from './engines/engines.js';
+import { baselineEngine, exactEngine, oursEngine, type Engine } from './engines/engines.js';
 
 interface BenchCase {
   file: string;
@@ -49,7 +50,7 @@ interface EngineReport {
   strategies: Record<string, number>;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const json = args.includes('--json');
   const show = valueOf(args, '--show') as Verdict | undefined;
@@ -67,9 +68,9 @@ function main(): void {
     return;
   }
   const cases = onlyKind ? data.cases.filter((c) => c.kind === onlyKind) : data.cases;
-  const reports = [oursEngine, exactEngine].map((engine) =>
-    run(engine, data, cases, engine === oursEngine ? show : undefined),
-  );
+  const baseline = process.env.CLAWCODE_PATCH_BASELINE;
+  const engines = [oursEngine, ...(baseline ? [await baselineEngine(baseline)] : []), exactEngine];
+  const reports = engines.map((engine) => run(engine, data, cases, engine === oursEngine ? show : undefined));
   if (json) {
     process.stdout.write(`${JSON.stringify({ data: path, cases: cases.length, engines: reports }, null, 2)}\n`);
     return;
@@ -160,4 +161,4 @@ function valueOf(args: readonly string[], flag: string): string | undefined {
   return i >= 0 ? args[i + 1] : undefined;
 }
 
-main();
+void main();

@@ -11,12 +11,24 @@
  * is correct; refused where an edit was expected is "refused"; any other applied result is WRONG.
  *
  *   CLAWCODE_PEER_CASES=/path/to/cases npx tsx bench/peer.ts [--show]
+ *
+ * CLAWCODE_PATCH_BASELINE names another build's patch module (`../main/utils/patch.ts`, say): its totals are
+ * printed beside ours, from the same run.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { applyPatch } from '../utils/patch.js';
 import { applyPatches } from '../utils/patch/plan-apply.js';
+
+/** The two entry points the cases call; a baseline build's `utils/patch` module has both (before plans moved to `utils/patch/plan-apply`). */
+interface PatchModule {
+  applyPatch: typeof applyPatch;
+  applyPatches: typeof applyPatches;
+}
+const ours: PatchModule = { applyPatch, applyPatches };
 
 interface PeerCase {
   source: string;
@@ -41,7 +53,10 @@ function loadCases(where: string): PeerCase[] {
 }
 
 /** Apply one case; returns whether it applied, the new content, and the pass or error code. */
-function run(c: PeerCase): { applied: boolean; out?: string; how: string } {
+function run(
+  c: PeerCase,
+  { applyPatch, applyPatches }: PatchModule = ours,
+): { applied: boolean; out?: string; how: string } {
   if (Array.isArray(c.find)) {
     const replaces = c.replace as string[];
     const patches = c.find.map((find, i) => ({
@@ -57,7 +72,12 @@ function run(c: PeerCase): { applied: boolean; out?: string; how: string } {
   return { applied: r.applied, out: r.newContent, how: r.strategy ?? r.code ?? '' };
 }
 
-function main(): void {
+function verdictOf(c: PeerCase, r: { applied: boolean; out?: string }): Verdict {
+  if (!r.applied) return c.expect === null ? 'correct' : 'refused';
+  return c.expect !== null && r.out === c.expect ? 'correct' : 'wrong';
+}
+
+async function main(): Promise<void> {
   const where = process.env.CLAWCODE_PEER_CASES;
   if (!where) {
     console.error('set CLAWCODE_PEER_CASES to a JSON file or a directory of case files');
@@ -72,13 +92,7 @@ function main(): void {
     const t0 = performance.now();
     const r = run(c);
     times.push(performance.now() - t0);
-    const verdict: Verdict = !r.applied
-      ? c.expect === null
-        ? 'correct'
-        : 'refused'
-      : c.expect !== null && r.out === c.expect
-        ? 'correct'
-        : 'wrong';
+    const verdict = verdictOf(c, r);
     const tool = c.source.split(':')[0]!;
     const cls = c.class ?? 'unclassified';
     for (const t of [(by.tool[tool] ??= blank()), (by.class[cls] ??= blank()), total]) {
@@ -95,6 +109,16 @@ function main(): void {
     for (const [k, t] of Object.entries(tallies).sort()) console.log(row(k, t));
   }
   console.log(row('TOTAL', total));
+  const baseline = process.env.CLAWCODE_PATCH_BASELINE;
+  if (baseline) {
+    const mod = (await import(pathToFileURL(resolve(baseline)).href)) as PatchModule;
+    const other: Tally = blank();
+    for (const c of cases) {
+      other.n++;
+      other[verdictOf(c, run(c, mod))]++;
+    }
+    console.log(row('TOTAL (baseline)', other));
+  }
   times.sort((a, b) => a - b);
   console.log(`median ms per case ${(times[Math.floor(times.length / 2)] ?? 0).toFixed(3)}`);
 }
@@ -103,4 +127,4 @@ function blank(): Tally {
   return { n: 0, correct: 0, refused: 0, wrong: 0 };
 }
 
-main();
+void main();

@@ -41,4 +41,6 @@ time('adversarial: every keyword, 2000 times', Array.from({ length: 2000 }, () =
 time('adversarial: 1 MB of base64 after AKIA', 'AKIAABCDEFGHIJKLMNOP ' + 'aB3+'.repeat(250_000));
 time('adversarial: token=token=token… 1 MB', 'token='.repeat(170_000));
 time('adversarial: secret_key_name_ 1 MB no value', 'secret_key_name_'.repeat(64_000));
+time('adversarial: one minified line, key: 60k times', 'a:1,key:value1234567,'.repeat(60_000));
+time('adversarial: 1 MB of base64 starting with M', 'MIIE' + 'aB3+'.repeat(250_000));
 time('adversarial: postgres://u:p 1 MB no @', 'postgres://user:' + 'p'.repeat(1_000_000));

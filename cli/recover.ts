@@ -1,4 +1,4 @@
-import { escapeControlsKeepColor } from '../utils/terminal-text.js';
+import { escapeTerminal } from '../utils/terminal-text.js';
 import chalk from 'chalk';
 import {
   findInterruptedUndos,
@@ -89,7 +89,10 @@ export async function recoverUnfinishedRuns(options: RecoverOptions): Promise<Re
     const result = await rollbackRun({ rootDir: options.rootDir, runId: run.runId, homeDir: options.homeDir });
     outcome.rolledBack.push(result);
     const count = result.restored.length + result.deleted.length;
-    options.print?.(`${chalk.green('✓')} Rolled back ${run.runId}: ${count} file${count === 1 ? '' : 's'} restored`);
+    const left = result.left.length > 0 ? `; left alone, changed since: ${result.left.join(', ')}` : '';
+    options.print?.(
+      `${chalk.green('✓')} Rolled back ${run.runId}: ${count} file${count === 1 ? '' : 's'} restored${left}`,
+    );
   }
   return outcome;
 }
@@ -108,7 +111,7 @@ export async function withLockedProject<T>(
       await recoverUnfinishedRuns({
         rootDir: options.rootDir,
         confirm: options.interactive ? confirmPrompt : undefined,
-        print: (text) => process.stderr.write(escapeControlsKeepColor(text) + '\n'),
+        print: (text) => process.stderr.write(escapeTerminal(text, 'colored') + '\n'),
       });
     }
     return fn();

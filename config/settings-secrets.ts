@@ -3,6 +3,7 @@
  * accident (`.clawcode/settings.local.json`), and masking for anything clawcode prints about settings.
  * Pure functions over parsed JSON and strings; nothing here reads files.
  */
+import { shannonEntropy } from '../utils/policy/secrets.js';
 
 /**
  * Key names that hold credentials. Matched against every key at every depth, case-insensitive, after removing
@@ -30,18 +31,6 @@ const KNOWN_KEY_PATTERNS: readonly RegExp[] = [
 
 /** Runs of 32+ characters from the base64/base64url alphabet: the candidates for an opaque token. */
 const OPAQUE_RUN = /[A-Za-z0-9+/=_-]{32,}/g;
-
-/** Shannon entropy of `text` in bits per character (0 for an empty string). */
-function shannonEntropy(text: string): number {
-  const counts = new Map<string, number>();
-  for (const ch of text) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  let bits = 0;
-  for (const n of counts.values()) {
-    const p = n / text.length;
-    bits -= p * Math.log2(p);
-  }
-  return bits;
-}
 
 const charClass = (ch: string) => (/[a-z]/.test(ch) ? 1 : /[A-Z]/.test(ch) ? 2 : /[0-9]/.test(ch) ? 3 : 0);
 

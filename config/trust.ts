@@ -25,6 +25,7 @@ export type ProjectSettingsValues = {
   model?: string;
   verifyCommand?: string;
   autoCommit?: boolean;
+  repair?: boolean;
   commands?: { allow?: string[]; deny?: string[] };
   [key: string]: unknown;
 };
@@ -43,8 +44,9 @@ export type UntrustedSettings = {
 
 /**
  * The keys of one project layer that grant something: a provider or model choice (where the code goes), a
- * non-empty verify command, `autoCommit: true`, a non-empty `commands.allow`. An empty verify command or
- * `autoCommit: false` only switch things off and are harmless.
+ * non-empty verify command, `autoCommit: true`, a non-empty `commands.allow`, `repair: true` (the repair round
+ * sends more of the files, so a person who switched it off keeps it off). An empty verify command,
+ * `autoCommit: false` or `repair: false` only switch things off and are harmless.
  *
  * @returns key names in a fixed order; empty when the layer grants nothing
  */
@@ -54,6 +56,7 @@ export function grantingKeys(values: ProjectSettingsValues | undefined): string[
   if (values.verifyCommand) keys.push('verifyCommand');
   if ((values.commands?.allow?.length ?? 0) > 0) keys.push('commands.allow');
   if (values.autoCommit === true) keys.push('autoCommit');
+  if (values.repair === true) keys.push('repair');
   if (values.provider !== undefined) keys.push('provider');
   if (values.model !== undefined) keys.push('model');
   return keys;
@@ -91,6 +94,7 @@ function stripGrants<T extends ProjectSettingsValues>(values: T): T {
   const out: T = { ...values };
   if (out.verifyCommand) delete out.verifyCommand;
   if (out.autoCommit === true) delete out.autoCommit;
+  if (out.repair === true) delete out.repair;
   delete out.provider;
   delete out.model;
   if (out.commands) {

@@ -12,6 +12,12 @@ import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, Provi
  * - `apiVersion: "v1"` (the v1 API, no api-version) uses the plain `OpenAI` client on
  *   `<endpoint>/openai/v1/`, with the deployment name as the model.
  * json_schema needs api-version 2024-08-01-preview or later (GA 2024-10-21); JSON mode 2023-12-01-preview.
+ * Streamed usage comes in a last chunk with empty `choices`, after a first chunk that holds only
+ * `prompt_filter_results`, and only when `stream_options.include_usage` is sent. Recorded streams show the
+ * service answering it on every api-version it was sent with (2023-03-15-preview, 2024-02-15-preview,
+ * 2024-08-01-preview, 2024-12-01-preview, v1), so it is sent on all of them. Before late 2024 the service
+ * answered 400 "Unrecognized request argument supplied: stream_options"; a 400 like that switches the
+ * option off (llm/chat-completions.ts) and usage is then estimated.
  */
 
 /** API version used when none is configured: the first GA version with json_schema. */
@@ -60,15 +66,6 @@ function setup(config: ProviderConfig): AzureSetup {
   return { api: api as unknown as ChatCompletionsApi, deployment, apiVersion };
 }
 
-/**
- * Whether an API version accepts `stream_options` (usage in the last streamed chunk): the GA version
- * 2024-10-21 and later; earlier ones answer 400 "Unknown parameter: 'stream_options'.".
- */
-export function azureStreamUsage(apiVersion: string): boolean {
-  if (apiVersion === 'v1' || apiVersion === 'preview' || apiVersion === 'latest') return true;
-  return apiVersion.slice(0, 10) >= '2024-10-21';
-}
-
 /** Output-limit field for an API version: `max_completion_tokens` arrived in 2024-09-01-preview. */
 function extraBody(config: ProviderConfig, apiVersion: string): Record<string, unknown> {
   const body: Record<string, unknown> = {};
@@ -93,7 +90,8 @@ export function createClient(config: ProviderConfig): ProviderClient {
     stepDown: defaultStepDown,
     extraBody: extraBody(config, apiVersion),
     model: deployment,
-    streamUsage: { current: azureStreamUsage(apiVersion) },
+    // Asked on every api-version: usage is in the stream only when asked for (see the note at the top).
+    streamUsage: { current: true },
   };
   return {
     complete(request: CompletionRequest): Promise<ProviderReply> {

@@ -40,8 +40,8 @@ export interface ChatOptions {
   model: string;
   /**
    * Whether streamed requests send `stream_options: {include_usage: true}`. Shared like `mode`: a
-   * server that answers 400 about the parameter (Azure api-versions before 2024-10-21, some
-   * OpenAI-compatible servers) gets it switched off, and usage is then estimated.
+   * server that answers 400 about the parameter (Azure before late 2024, some OpenAI-compatible
+   * servers) gets it switched off, and usage is then estimated.
    */
   streamUsage: { current: boolean };
 }

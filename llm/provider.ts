@@ -6,6 +6,7 @@ import { PLAN_JSON_SCHEMA } from '../utils/plan.js';
 import { withRetries, type RetryOptions } from './retry.js';
 import type { Plan, ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage } from './types.js';
 import { addUsage } from './usage.js';
+import { sealRequest, type OutboundRequest, type SendableFile } from './outbound.js';
 
 /**
  * Provider-agnostic planning: one structured request per task, at most one repair request.
@@ -71,6 +72,10 @@ export interface PlanOptions {
   retry?: Omit<RetryOptions, 'signal' | 'onRetry'>;
   /** false: an invalid reply throws at once, without the repair request (a patch-repair round is the one). @default true */
   parseRepair?: boolean;
+  /** Project files whose text the user message quotes (`## <path>` sections, excerpts); checked at the door. */
+  quotedFiles?: readonly string[];
+  /** The files a request may quote (the context stage's candidates); absent: the path policy alone. */
+  sendable?: SendableFile;
 }
 
 /** The result of `getStructuredPlan`. */
@@ -112,17 +117,20 @@ function tooLarge(config: ProviderConfig, maxChars: number): ProviderError {
 
 /**
  * Run one client request under one deadline (`timeoutMs`, across the whole stream), a reply size
- * cap (`maxReplyChars`) and the caller's cancellation signal.
+ * cap (`maxReplyChars`) and the caller's cancellation signal. This is the only place a client is asked
+ * anything: the body goes through `sealRequest` (path policy on the quoted files, secrets redacted) first.
  *
  * @throws InterruptedError when `signal` aborts; ProviderError `provider_timeout` when the deadline
- *         passes, `provider_reply_too_large` when the reply outgrows the cap
+ *         passes, `provider_reply_too_large` when the reply outgrows the cap; OutboundRefusedError when the
+ *         body quotes a file that is never sent (nothing is sent)
  */
 export async function completeWithTimeout(
   client: ProviderClient,
   config: ProviderConfig,
-  request: { system: string; user: string; jsonSchema?: Record<string, unknown> },
+  request: OutboundRequest & { jsonSchema?: Record<string, unknown> },
   options: PlanOptions,
 ): Promise<ProviderReply> {
+  const sealed = sealRequest({ ...request, files: request.files ?? options.quotedFiles }, options.sendable);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxChars = options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
   const deadline = new AbortController();
@@ -131,8 +139,8 @@ export async function completeWithTimeout(
   let received = 0;
   try {
     const reply = await client.complete({
-      system: request.system,
-      user: request.user,
+      system: sealed.system,
+      user: sealed.user,
       jsonSchema: request.jsonSchema ?? PLAN_JSON_SCHEMA,
       signal,
       timeoutMs,

@@ -2,8 +2,9 @@ import type { Usage } from './types.js';
 
 /**
  * The sum of two token counts (tokens, as providers report them), cache reads and writes included
- * when either side reports them; undefined when both are undefined. Used wherever one task makes more
- * than one request: a repair request, the shards of a wide change, a scope request.
+ * when either side reports them, marked `estimated` when either side is; undefined when both are
+ * undefined. Used wherever one task makes more than one request: a repair request, the shards of a
+ * wide change, a scope request.
  */
 export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
   if (!a) return b;
@@ -19,6 +20,8 @@ export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | un
   if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined) {
     sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
   }
+  // A sum with an estimated part is an estimate.
+  if (a.estimated || b.estimated) sum.estimated = true;
   return sum;
 }
 

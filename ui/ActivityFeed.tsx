@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import type { AgentEventMap, AgentEventName } from '../agent/events.js';
+import { escapeTerminal } from '../utils/terminal-text.js';
 
 /** Kinds of feed lines; they pick the icon and colour. */
 export type FeedKind = 'step' | 'file' | 'command' | 'error' | 'success' | 'task';
@@ -68,7 +69,7 @@ export function describeEvent<K extends AgentEventName>(
       };
     }
     case 'read_file':
-      return { kind: 'file', text: `Read ${(p as AgentEventMap['read_file']).path}` };
+      return { kind: 'file', text: `Read ${escapeTerminal((p as AgentEventMap['read_file']).path, 'line')}` };
     case 'rewrite_done': {
       const e = p as AgentEventMap['rewrite_done'];
       return { kind: 'step', text: `Rule #${e.index + 1}: ${e.matches} matches in ${e.files} files` };
@@ -78,7 +79,7 @@ export function describeEvent<K extends AgentEventName>(
       return { kind: 'step', text: `${counted(n, 'file')} changed (Tab to scroll the diff)` };
     }
     case 'write_file':
-      return { kind: 'file', text: `Wrote ${(p as AgentEventMap['write_file']).path}` };
+      return { kind: 'file', text: `Wrote ${escapeTerminal((p as AgentEventMap['write_file']).path, 'line')}` };
     case 'run_tests':
       return { kind: 'command', text: `Running ${(p as AgentEventMap['run_tests']).command}` };
     case 'command_done': {

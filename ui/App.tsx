@@ -9,9 +9,8 @@ import { InputPrompt } from './InputPrompt.js';
 import { Logo } from './Logo.js';
 import { PICK_ROWS, PickBox, QuestionBox } from './Questions.js';
 import { StatusBar, type UiMode } from './StatusBar.js';
-import { noAnswer, taskHooks, type Pick, type Question, type TuiHeader, type TuiTaskHooks } from './task-hooks.js';
-
-export type { TuiChoice, TuiHeader, TuiPickChoice, TuiTaskHooks } from './task-hooks.js';
+import type { TuiHeader, TuiTaskHooks } from '../cli/interactive/tui-hooks.js';
+import { noAnswer, taskHooks, type Pick, type Question } from './task-hooks.js';
 
 /** Props of the TUI root; `runTask` is the lead's flow, run with an AbortSignal the TUI controls. */
 export interface AppProps {

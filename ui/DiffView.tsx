@@ -1,6 +1,6 @@
 import { useRef, useState } from 'react';
 import { Box, Text, useFocus, useInput } from 'ink';
-import { escapeControls } from '../utils/terminal-text.js';
+import { escapeTerminal } from '../utils/terminal-text.js';
 
 /** One file's unified diff text, as in the agent's `diffs` event. */
 export interface FileDiff {
@@ -19,7 +19,7 @@ export function diffLines(diffs: readonly FileDiff[]): string[] {
       .split('\n')
       .filter((l, i, all) => !(l === '' && i === all.length - 1))
       .filter((l) => !l.startsWith('Index: ') && !/^=+$/.test(l))
-      .map(escapeControls),
+      .map((line) => escapeTerminal(line)),
   );
 }
 

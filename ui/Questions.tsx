@@ -1,6 +1,7 @@
 import { useRef, useState } from 'react';
 import { Box, Text, useInput } from 'ink';
-import type { Pick, Question, TuiPickChoice } from './task-hooks.js';
+import type { TuiPickChoice } from '../cli/interactive/tui-hooks.js';
+import type { Pick, Question } from './task-hooks.js';
 
 /** Rows of a list shown at once: a model list can hold a hundred entries, an 80x24 screen cannot. */
 export const PICK_ROWS = 8;

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentEmitter } from '../agent/events.js';
-import { escapeControls } from '../utils/terminal-text.js';
+import { escapeTerminal } from '../utils/terminal-text.js';
 import { describeEvent, formatCount, type FeedItem, type FeedKind } from './ActivityFeed.js';
 import type { FileDiff } from './DiffView.js';
 
@@ -21,7 +21,7 @@ export function useAgentFeed(emitter: AgentEmitter) {
 
   const push = useCallback((kind: FeedKind, text: string) => {
     // Feed text quotes tasks, paths, commands and errors from the model or files: show controls, never obey them.
-    const lines = text.split('\n').map((line) => ({ id: nextId.current++, kind, text: escapeControls(line) }));
+    const lines = text.split('\n').map((line) => ({ id: nextId.current++, kind, text: escapeTerminal(line) }));
     setItems((list) => [...list, ...lines].slice(-MAX_FEED_ITEMS));
   }, []);
 

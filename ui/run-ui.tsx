@@ -3,9 +3,8 @@ import { render } from 'ink';
 import type { AgentEmitter } from '../agent/events.js';
 import { appendHistory, loadHistory } from '../cli/interactive/history-file.js';
 import { UsageError } from '../utils/errors.js';
-import { App, type TuiChoice, type TuiHeader, type TuiPickChoice, type TuiTaskHooks } from './App.js';
-
-export type { TuiChoice, TuiHeader, TuiPickChoice, TuiTaskHooks };
+import type { TuiTaskHooks } from '../cli/interactive/tui-hooks.js';
+import { App } from './App.js';
 
 /** Options of {@link runInkUI}, as cli/interactive/start.ts passes them. */
 export interface InkUIOptions {

@@ -61,13 +61,6 @@ export class PatchApplyError extends ClawcodeError {
   }
 }
 
-/** A plan command or verify step exited non-zero. Exit 4. */
-export class CommandFailedError extends ClawcodeError {
-  constructor(message: string, options: { code?: string; hint?: string; cause?: unknown } = {}) {
-    super(message, { code: options.code ?? 'command_failed', exitCode: 4, hint: options.hint, cause: options.cause });
-  }
-}
-
 /** Missing, corrupt or incomplete configuration (no provider, bad config.json). Exit 1. */
 export class ConfigError extends ClawcodeError {
   constructor(message: string, options: { code?: string; hint?: string; cause?: unknown } = {}) {

@@ -1,4 +1,4 @@
-import { structuredPatch } from 'diff';
+import { lineHunks, splitLinesKeepEnds } from './diff.js';
 import { PatchApplyError } from './errors.js';
 
 /**
@@ -35,24 +35,8 @@ export interface SplitHunksOptions {
 }
 
 /**
- * Split text into lines including their terminators: "a\r\nb" → ["a\r\n", "b"]; "" → [].
- * The count matches the `diff` package's line count, which is what makes its hunk numbers usable here.
- */
-function splitLinesKeepEnds(text: string): string[] {
-  if (text === '') return [];
-  const lines: string[] = [];
-  let start = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', start)) {
-    lines.push(text.slice(start, i + 1));
-    start = i + 1;
-  }
-  if (start < text.length) lines.push(text.slice(start));
-  return lines;
-}
-
-/**
- * Split one file change into hunks, using the `diff` package's `structuredPatch` (Myers line diff) for
- * the hunk boundaries.
+ * Split one file change into hunks, with the hunk boundaries of utils/diff.ts `lineHunks` (the `diff`
+ * package's Myers line diff, or its linear fallback for a change of very many lines).
  *
  * @param path    project-relative path, used for ids and display only
  * @param before  old content; `''` for a new file
@@ -63,10 +47,10 @@ function splitLinesKeepEnds(text: string): string[] {
 export function splitHunks(path: string, before: string, after: string, options: SplitHunksOptions = {}): Hunk[] {
   if (before === after) return [];
   const context = options.context ?? 3;
-  const patch = structuredPatch(path, path, before, after, '', '', { context });
+  const hunks = lineHunks(before, after, context);
   const oldLines = splitLinesKeepEnds(before);
   const newLines = splitLinesKeepEnds(after);
-  return patch.hunks.map((h, index) => {
+  return hunks.map((h, index) => {
     // structuredPatch's raw starts are 1-based, and with a zero-length side the start is the line the
     // region sits before, so `start - 1` is always the 0-based slice index (checked for context 0 and 3).
     const oldFrom = h.oldStart - 1;

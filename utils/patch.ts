@@ -26,6 +26,8 @@ export type { PatchEdit } from './patch/edits.js';
  *   many, or find left out blank lines next to a change and replace does not say what becomes of them.
  * - `patch_ambiguous_indent`: a new line's indentation has no certain spelling in the file's frame (the
  *   indentation relation has exceptions next to it, or the line sits inside a multi-line string).
+ * - `patch_ambiguous_spacing`: find was located by ignoring spacing inside lines, and replace keeps a line
+ *   whose spacing differs from the file's (the file's or replace's spacing: which is meant is unknown).
  * - `patch_elision_unanchored` / `patch_elision_unpaired`: `...` lines that cannot anchor a span, or
  *   markers in replace that do not repeat find's.
  * - Plans only: `patch_file_missing` (non-empty find on a file not given), `patch_overlap` (a patch
@@ -44,6 +46,7 @@ export type PatchErrorCode =
   | 'patch_overlapping_matches'
   | 'patch_ambiguous_blank_edge'
   | 'patch_ambiguous_indent'
+  | 'patch_ambiguous_spacing'
   | 'patch_elision_unanchored'
   | 'patch_elision_unpaired'
   | 'patch_file_missing'
@@ -259,6 +262,13 @@ function uncertainRefusal(c: Candidate, counted: Partial<PatchResult>): PatchRes
         ...counted,
         hint: 'copy find with the exact indentation of the file',
       },
+    );
+  }
+  if (c.uncertain === 'spacing') {
+    return refuse(
+      'patch_ambiguous_spacing',
+      `line ${line} of replace keeps a line whose spacing inside differs from the file's; which spacing is meant is unknown`,
+      { ...counted, hint: 'copy find exactly from the file, spaces inside lines included' },
     );
   }
   if (c.uncertain === 'blank') {

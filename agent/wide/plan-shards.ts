@@ -10,6 +10,7 @@ import type { ShardOutcome } from './merge.js';
 import { footprintList, type Shard } from './shards.js';
 import { addUsage } from '../../llm/usage.js';
 import { sleep } from '../../llm/retry.js';
+import type { SendableFile } from '../../llm/outbound.js';
 
 /** The user prompt of one shard request, with its size. */
 export interface ShardRequest {
@@ -87,6 +88,8 @@ export interface PlanShardsOptions {
   repair?: boolean;
   /** the scan's candidate paths, over which a shard plan's rules resolve their pathspecs */
   fileList?: readonly string[];
+  /** the files a request may quote (the scan's candidates); checked at the door (llm/outbound.ts) */
+  sendable?: SendableFile;
 }
 
 /** The result of `planShards`: one outcome per shard plus the summed usage and time. */
@@ -190,9 +193,12 @@ async function requestShardPlan(
   request: ShardRequest,
   options: PlanShardsOptions,
 ): Promise<{ result: PlanResult; repair?: RepairReport }> {
+  const quotedFiles = request.shard.files.map((f) => f.path);
   const result = await options.planner(options.provider, options.systemPrompt, request.userPrompt, {
     signal: options.signal,
     timeoutMs: options.timeoutMs,
+    quotedFiles,
+    sendable: options.sendable,
   });
   if (!options.rootDir || options.repair === false) return { result };
   const repaired = await repairPlan({
@@ -208,6 +214,8 @@ async function requestShardPlan(
     emitter: options.emitter,
     signal: options.signal,
     timeoutMs: options.timeoutMs,
+    quotedFiles,
+    sendable: options.sendable,
   });
   if (!repaired) return { result };
   return { result: { ...repaired.planResult, plan: repaired.plan }, repair: repaired.report };

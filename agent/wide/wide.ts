@@ -53,6 +53,8 @@ export interface PreparedWideChange {
   requests: ShardRequest[];
   /** the scope answer's rules: applied after the shards' patches, with no request of their own */
   rules: PatchOp[];
+  /** every candidate of the scan (sorted): the files a request may quote */
+  candidates: string[];
   systemPrompt: string;
   /** estimated input tokens of all requests (characters / 4), and the largest request in characters */
   estimate: { inputTokens: number; maxRequestChars: number };
@@ -83,7 +85,15 @@ export async function prepareWideChange(input: WideChangeInput): Promise<Prepare
   // A scope answered with rules alone needs no shard: the plan is the rules.
   if (files.length === 0 && rules.length > 0) {
     const estimate = { inputTokens: 0, maxRequestChars: 0 };
-    return { footprint: [], requests: [], rules, systemPrompt, estimate, ms: Math.round(performance.now() - started) };
+    return {
+      footprint: [],
+      requests: [],
+      rules,
+      candidates: scan.fileList,
+      systemPrompt,
+      estimate,
+      ms: Math.round(performance.now() - started),
+    };
   }
   if (files.length === 0) {
     throw new UsageError('No file is in scope of this change', {
@@ -127,6 +137,7 @@ export async function prepareWideChange(input: WideChangeInput): Promise<Prepare
     footprint,
     requests,
     rules,
+    candidates: scan.fileList,
     systemPrompt,
     estimate: {
       inputTokens: estimateTokens(totalChars),
@@ -189,6 +200,7 @@ export async function runWideChange(
     shards: prepared.requests.length,
     requestChars: prepared.requests.map((r) => r.chars),
   });
+  const candidates = new Set(prepared.candidates);
   const result = await planShards(prepared.requests, {
     provider: options.provider,
     systemPrompt: prepared.systemPrompt,
@@ -200,6 +212,7 @@ export async function runWideChange(
     rootDir: options.rootDir,
     repair: options.repair,
     fileList: options.fileList,
+    sendable: (path) => candidates.has(path),
   });
   const merged = mergeShardPlans(result.outcomes);
   // The scope's rules come after the shards' patches: those were written against the text the shards saw.

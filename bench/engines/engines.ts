@@ -2,6 +2,8 @@
  * Engines the edits benchmark compares. Each takes (content, find, replace) and returns the new content,
  * or no content when it refuses.
  */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { applyPatch } from '../../utils/patch.js';
 
 /** A patch engine under test. */
@@ -26,3 +28,16 @@ export const exactEngine: Engine = {
     return { newContent: content.slice(0, at) + replace + content.slice(at + find.length), strategy: 'exact' };
   },
 };
+
+/**
+ * Another build of the patch engine to compare with (say, main's), loaded from the module at `path` (a
+ * `utils/patch.ts` or `dist/utils/patch.js` of another checkout); named `baseline`.
+ *
+ * @throws when the module cannot be loaded or has no `applyPatch`
+ */
+export async function baselineEngine(path: string): Promise<Engine> {
+  const mod = (await import(pathToFileURL(resolve(path)).href)) as { applyPatch?: Engine['apply'] };
+  const apply = mod.applyPatch;
+  if (typeof apply !== 'function') throw new Error(`${path} has no applyPatch`);
+  return { name: 'baseline', apply: (content, find, replace) => apply(content, find, replace) };
+}

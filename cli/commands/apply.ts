@@ -14,7 +14,7 @@ import { patchReport, writeWithConsole, type TaskOptions } from '../task/flow.js
 import type { AgentEmitter } from '../../agent/events.js';
 import type { CommandRules } from '../../config/settings.js';
 import { resolveProjectRoot } from '../project-root.js';
-import { escapeControls, escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -62,8 +62,9 @@ export async function runApplyCommand(
         : [];
       if (stale.length > 0 && !flags.json) {
         process.stderr.write(
-          escapeControlsKeepColor(
-            `${chalk.yellow('!')} Changed since the plan was saved: ${stale.join(', ')}; each patch is matched against the current files.\n`,
+          escapeTerminal(
+            `${chalk.yellow('!')} Changed since the plan was saved: ${stale.map((p) => escapeTerminal(p, 'line')).join(', ')}; each patch is matched against the current files.\n`,
+            'colored',
           ),
         );
       }
@@ -160,7 +161,7 @@ export async function writeWithoutModel(run: NoModelRun): Promise<number> {
   final.timings.totalMs = Math.round(performance.now() - run.started);
   if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report: final }) + '\n');
   else if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
-  else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(final.error)}\n`);
+  else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeTerminal(final.error)}\n`);
   return final.exitCode;
 }
 
@@ -192,7 +193,7 @@ export async function runCheckCommand(
     else
       for (const issue of pathIssues)
         process.stdout.write(
-          `#${issue.index + 1} ${escapeControls(issue.file)}: ${chalk.red('refused')}: ${escapeControls(issue.message)}\n`,
+          `#${issue.index + 1} ${escapeTerminal(issue.file, 'line')}: ${chalk.red('refused')}: ${escapeTerminal(issue.message, 'line')}\n`,
         );
     return 3;
   }
@@ -244,8 +245,9 @@ function printChecks(checks: PatchCheck[], flags: { json?: boolean }): number {
             ? `: ${c.detail}`
             : '';
       process.stdout.write(
-        escapeControlsKeepColor(
-          `#${c.index + 1} ${escapeControls(c.file)}: ${STATUS_MARK[c.status]}${detail}${changed}\n`,
+        escapeTerminal(
+          `#${c.index + 1} ${escapeTerminal(c.file, 'line')}: ${STATUS_MARK[c.status]}${detail}${changed}\n`,
+          'colored',
         ),
       );
     }

@@ -1,4 +1,4 @@
-import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import type { ContextResult } from '../../agent/context/build.js';
 import { gatherContext } from '../../agent/context/gather.js';
 
@@ -76,7 +76,7 @@ export function formatPromptEstimate(p: {
 /** Render the readable table of a context result (no colour: it may be piped). */
 export function formatContextTable(r: ContextResult): string {
   const rows = r.files.map((f) => ({
-    path: f.path,
+    path: escapeTerminal(f.path, 'line'),
     score: f.score.toFixed(3),
     chars: String(f.chars),
     sent: f.ranges === null ? 'whole' : f.ranges.map(([a, b]) => `${a}-${b}`).join(','),
@@ -95,7 +95,9 @@ export function formatContextTable(r: ContextResult): string {
     `${r.files.length} files, ${r.totalChars} of ${r.budget} characters (outline ${r.outline.length}); scanned ${r.scannedFiles} files in ${r.ms} ms`,
   );
   for (const red of r.redactions)
-    out.push(`redacted ${red.count} ${red.kind.replace(/_/g, ' ')}${red.count > 1 ? 's' : ''} in ${red.path}`);
+    out.push(
+      `redacted ${red.count} ${red.kind.replace(/_/g, ' ')}${red.count > 1 ? 's' : ''} in ${escapeTerminal(red.path, 'line')}`,
+    );
   return `${out.join('\n')}\n`;
 }
 
@@ -125,5 +127,5 @@ export async function runContextCommand(options: ContextCommandOptions): Promise
   const note = instructions.files.length
     ? `instructions: ${instructions.files.join(', ')} (${instructions.chars} chars${instructions.truncated ? ', truncated' : ''})\n`
     : '';
-  options.stdout.write(escapeControlsKeepColor(formatContextTable(result) + note));
+  options.stdout.write(escapeTerminal(formatContextTable(result) + note, 'colored'));
 }

@@ -1,4 +1,4 @@
-import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import chalk from 'chalk';
 import { listRuns, type RunRecord, type RunStatus } from '../../utils/journal/journal.js';
 import { taskHeadline } from '../../utils/task-text.js';
@@ -71,7 +71,7 @@ export async function runHistoryCommand(options: HistoryCommandOptions): Promise
   }));
   const stdout = options.stdout ?? process.stdout;
   stdout.write(
-    options.json ? `${JSON.stringify(entries, null, 2)}\n` : `${escapeControlsKeepColor(formatHistory(runs))}\n`,
+    options.json ? `${JSON.stringify(entries, null, 2)}\n` : `${escapeTerminal(formatHistory(runs), 'colored')}\n`,
   );
   return entries;
 }

@@ -1,8 +1,9 @@
 import chalk from 'chalk';
 import { cleanNote, clearSessionMemory, loadSessionMemory, type SessionMemory } from '../../memory/memory.js';
-import { rememberRun as rememberFinishedRun } from '../../agent/write-after.js';
+import { rememberRun } from '../../agent/write-after.js';
 import { UsageError } from '../../utils/errors.js';
 import { plural } from '../console/render.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 
 /** Options of `clawcode memory [clear]`. */
 export interface MemoryCommandOptions {
@@ -52,10 +53,11 @@ export async function runMemoryCommand(options: MemoryCommandOptions): Promise<v
   lines.push(chalk.bold('Recent files'));
   lines.push(memory.recentFiles.length ? `  ${memory.recentFiles.map(cleanNote).join(', ')}` : chalk.dim('  none'));
   lines.push(chalk.dim('Forget all of it with: clawcode memory clear'));
-  stdout.write(`${lines.join('\n')}\n`);
+  // Notes and tasks come from the model and the person: shown, never obeyed by the terminal.
+  stdout.write(escapeTerminal(`${lines.join('\n')}\n`, 'colored'));
 }
 
-/** What {@link rememberRun} records after a task. */
+/** What {@link showNotesAndRemember} records after a task. */
 export interface RememberRunOptions {
   rootDir: string;
   task: string;
@@ -76,7 +78,7 @@ export interface RememberRunOptions {
  * are printed here, in a terminal, for an applied run. Without a terminal (`--yes` in a script) or
  * under `--json` they are not stored, and one dim line says so.
  */
-export async function rememberRun(options: RememberRunOptions): Promise<SessionMemory> {
+export async function showNotesAndRemember(options: RememberRunOptions): Promise<SessionMemory> {
   const notes = options.notes.map(cleanNote).filter((n) => n !== '');
   const shown =
     notes.length > 0 && options.personAtTerminal && options.print !== undefined && options.runId !== undefined;
@@ -89,7 +91,7 @@ export async function rememberRun(options: RememberRunOptions): Promise<SessionM
       chalk.dim(`${plural(notes.length, 'model note')} not remembered: no person at a terminal saw them`),
     );
   }
-  return rememberFinishedRun({
+  return rememberRun({
     rootDir: options.rootDir,
     task: options.task,
     filesWritten: options.filesWritten,

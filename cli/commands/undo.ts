@@ -1,4 +1,4 @@
-import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import chalk from 'chalk';
 import { confirmPrompt } from '../console/ask.js';
 import { UsageError } from '../../utils/errors.js';
@@ -59,13 +59,13 @@ export function formatUndoPreview(preview: UndoPreview): string {
   for (const file of preview.restorable) {
     lines.push(
       file.created
-        ? `  ${chalk.red('delete ')} ${file.path} ${chalk.dim('(created by the run)')}`
-        : `  ${chalk.green('restore')} ${file.path}`,
+        ? `  ${chalk.red('delete ')} ${escapeTerminal(file.path, 'line')} ${chalk.dim('(created by the run)')}`
+        : `  ${chalk.green('restore')} ${escapeTerminal(file.path, 'line')}`,
     );
   }
   for (const conflict of preview.conflicts) {
     lines.push(
-      `  ${chalk.yellow('changed')} ${conflict.path} ${chalk.dim(`(${conflict.kind} since the run; left alone)`)}`,
+      `  ${chalk.yellow('changed')} ${escapeTerminal(conflict.path, 'line')} ${chalk.dim(`(${conflict.kind} since the run; left alone)`)}`,
     );
   }
   return lines.join('\n');
@@ -96,7 +96,7 @@ export async function runUndoCommand(options: UndoCommandOptions): Promise<UndoC
 
 async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutcome> {
   const out = (text: string): void => {
-    if (!options.json) (options.stdout ?? process.stdout).write(`${escapeControlsKeepColor(text)}\n`);
+    if (!options.json) (options.stdout ?? process.stdout).write(`${escapeTerminal(text, 'colored')}\n`);
   };
   const canAsk = Boolean(options.interactive && !options.json && !options.yes);
   await recoverUnfinishedRuns({

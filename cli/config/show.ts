@@ -7,6 +7,7 @@ import {
 } from '../../config/settings.js';
 import { readConfig, resolveProviderConfig } from '../../config/config.js';
 import { configPath } from '../../config/paths.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 
 /** One printed row: a setting (or sub-list) name, its value and where it came from. */
 type Row = { name: string; value: string; source: string };
@@ -113,8 +114,12 @@ export async function runConfigShow(options: {
     return resolved;
   }
   const files = resolved.files.map((f) => `  ${f.layer.padEnd(8)} ${f.path}${f.found ? '' : '  (not found)'}`);
+  // Project settings come with a cloned repository: their values are shown, never obeyed by the terminal.
   options.stdout.write(
-    `${renderTable(rowsOf(resolved, await providerModelRow(resolved, options.env)))}\n\nSettings files (lowest precedence first):\n${files.join('\n')}\n`,
+    escapeTerminal(
+      `${renderTable(rowsOf(resolved, await providerModelRow(resolved, options.env)))}\n\nSettings files (lowest precedence first):\n${files.join('\n')}\n`,
+      'colored',
+    ),
   );
   options.stdout.write('Then environment (CLAWCODE_*) and flags override.\n');
   if (resolved.untrusted)

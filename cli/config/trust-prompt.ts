@@ -7,6 +7,7 @@ import {
   type UntrustedSettings,
 } from '../../config/settings.js';
 import { setProjectTrust } from '../../config/trust.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 
 /**
  * Load the settings for a task and, when the project's settings files grant something the person has not
@@ -52,9 +53,14 @@ export function warningLine(untrusted: UntrustedSettings): string {
   );
 }
 
-/** `verifyCommand = "npm test", commands.allow = ["*"]`; JSON quoting keeps control characters out of the terminal. */
+/**
+ * `verifyCommand = "npm test", commands.allow = ["*"]`: JSON quoting, then the terminal escape (JSON leaves C1
+ * and bidi controls as they are, and U+202E would make the value read backwards).
+ */
 function describe(untrusted: UntrustedSettings): string {
-  return untrusted.keys.map((key) => `${key} = ${JSON.stringify(untrusted.values[key])}`).join(', ');
+  return untrusted.keys
+    .map((key) => `${key} = ${escapeTerminal(JSON.stringify(untrusted.values[key]) ?? 'undefined', 'line')}`)
+    .join(', ');
 }
 
 /**

@@ -5,7 +5,7 @@ import type { PatchOutcome } from '../../utils/patch/plan-apply.js';
 import type { PatchOp } from '../../utils/plan.js';
 import type { PlannedChange } from '../../agent/prepare.js';
 import { diffStats } from '../../utils/diff.js';
-import { escapeControls } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 
 /**
  * Colour a unified diff for the terminal: headers bold, hunks cyan, additions green, removals red.
@@ -15,7 +15,7 @@ export function colorDiff(diff: string): string {
   return diff
     .split('\n')
     .map((raw) => {
-      const line = escapeControls(raw.replace(/\r$/, ''));
+      const line = escapeTerminal(raw.replace(/\r$/, ''));
       if (line.startsWith('+++') || line.startsWith('---')) return chalk.bold(line);
       if (line.startsWith('@@')) return chalk.cyan(line);
       if (line.startsWith('+')) return chalk.green(line);
@@ -34,35 +34,38 @@ export function colorDiff(diff: string): string {
 export function formatPatchResults(results: readonly PatchOutcome[], patches?: readonly PatchOp[]): string {
   return results
     .map((r) => {
-      const where = `#${r.index + 1} ${escapeControls(r.file)}`;
+      const where = `#${r.index + 1} ${escapeTerminal(r.file, 'line')}`;
       const patch = patches?.[r.index];
-      if (r.dropped) return `${chalk.yellow('–')} ${where}: ${escapeControls(r.note ?? 'dropped')}`;
+      if (r.dropped) return `${chalk.yellow('–')} ${where}: ${escapeTerminal(r.note ?? 'dropped', 'line')}`;
       if (r.applied && r.files) {
         const n = r.files.length;
         const what =
           patch?.operation === 'rewrite'
             ? `rewrite \`${shortCode(patch.find)}\` → \`${shortCode(patch.replace)}\``
-            : `replace all \`${shortCode(patch?.find ?? '')}\` in ${escapeControls(r.file)}`;
+            : `replace all \`${shortCode(patch?.find ?? '')}\` in ${escapeTerminal(r.file, 'line')}`;
         const unparsed = r.unparsed?.length
           ? chalk.yellow(
-              `; ${r.unparsed.length} file${r.unparsed.length === 1 ? '' : 's'} did not parse: ${r.unparsed.slice(0, 3).map(escapeControls).join(', ')}${r.unparsed.length > 3 ? ', …' : ''}`,
+              `; ${r.unparsed.length} file${r.unparsed.length === 1 ? '' : 's'} did not parse: ${r.unparsed
+                .slice(0, 3)
+                .map((p) => escapeTerminal(p, 'line'))
+                .join(', ')}${r.unparsed.length > 3 ? ', …' : ''}`,
             )
           : '';
-        const note = r.note ? chalk.dim(` (${escapeControls(r.note)})`) : '';
+        const note = r.note ? chalk.dim(` (${escapeTerminal(r.note, 'line')})`) : '';
         return `${chalk.green('✓')} #${r.index + 1} ${what}: ${r.matchCount ?? 0} match${r.matchCount === 1 ? '' : 'es'} in ${n} file${n === 1 ? '' : 's'}${unparsed}${note}`;
       }
       if (r.applied) {
         const how = r.strategy && r.strategy !== 'exact' ? chalk.yellow(` (matched: ${r.strategy})`) : '';
         return `${chalk.green('✓')} ${where}${r.startLine ? chalk.dim(`:${r.startLine}`) : ''}${how}`;
       }
-      return `${chalk.red('✗')} ${where}: ${escapeControls(r.error ?? 'not applied')}`;
+      return `${chalk.red('✗')} ${where}: ${escapeTerminal(r.error ?? 'not applied', 'line')}`;
     })
     .join('\n');
 }
 
 /** Code of a rule on one line, cut to 60 characters. */
 function shortCode(code: string): string {
-  const line = escapeControls(code.replace(/\s*\n\s*/g, ' ').trim());
+  const line = escapeTerminal(code.replace(/\s*\n\s*/g, ' ').trim(), 'line');
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
 
@@ -70,7 +73,7 @@ function shortCode(code: string): string {
 export function folderSummary(changes: readonly Pick<PlannedChange, 'path' | 'diff'>[]): string {
   const byFolder = new Map<string, { files: number; added: number; removed: number }>();
   for (const c of changes) {
-    const folder = c.path.includes('/') ? c.path.slice(0, c.path.lastIndexOf('/') + 1) : './';
+    const folder = escapeTerminal(c.path.includes('/') ? c.path.slice(0, c.path.lastIndexOf('/') + 1) : './', 'line');
     const row = byFolder.get(folder) ?? { files: 0, added: 0, removed: 0 };
     row.files++;
     for (const line of c.diff.split('\n')) {
@@ -91,7 +94,9 @@ export function folderSummary(changes: readonly Pick<PlannedChange, 'path' | 'di
 
 /** One line per refused path of a plan. */
 export function formatPathIssues(issues: readonly { file: string; message: string }[]): string {
-  return issues.map((i) => `${chalk.red('✗')} ${escapeControls(i.file)}: ${escapeControls(i.message)}`).join('\n');
+  return issues
+    .map((i) => `${chalk.red('✗')} ${escapeTerminal(i.file, 'line')}: ${escapeTerminal(i.message, 'line')}`)
+    .join('\n');
 }
 
 /** "path  +a −r" lines for the files a run changes. */
@@ -100,19 +105,23 @@ export function formatChangeList(changes: readonly { path: string; diff: string;
     .map((c) => {
       const { added, removed } = diffStats(c.diff);
       const tag = c.before === null ? chalk.green(' (new)') : '';
-      return `  ${escapeControls(c.path)}${tag}  ${chalk.green(`+${added}`)} ${chalk.red(`-${removed}`)}`;
+      return `  ${escapeTerminal(c.path, 'line')}${tag}  ${chalk.green(`+${added}`)} ${chalk.red(`-${removed}`)}`;
     })
     .join('\n');
 }
 
-/** Format a token count and optional cost: "1,234 in / 567 out tokens (~$0.0012)". */
+/**
+ * Format a token count and optional cost: "1,234 in / 567 out tokens (~$0.0012)". Counts the server did not
+ * report (estimated from text length) read "~1,234 in / ~567 out tokens, estimated (~$0.0012)".
+ */
 export function formatUsage(
-  usage: { inputTokens: number; outputTokens: number } | undefined,
+  usage: { inputTokens: number; outputTokens: number; estimated?: boolean } | undefined,
   costUsd?: number,
 ): string {
   if (!usage) return 'usage not reported';
   const cost = costUsd === undefined ? '' : ` (~$${costUsd < 0.01 ? costUsd.toFixed(4) : costUsd.toFixed(2)})`;
-  return `${usage.inputTokens.toLocaleString('en-US')} in / ${usage.outputTokens.toLocaleString('en-US')} out tokens${cost}`;
+  const n = (tokens: number): string => `${usage.estimated ? '~' : ''}${tokens.toLocaleString('en-US')}`;
+  return `${n(usage.inputTokens)} in / ${n(usage.outputTokens)} out tokens${usage.estimated ? ', estimated' : ''}${cost}`;
 }
 
 /** Format milliseconds for people: "850 ms", "4.2 s". */

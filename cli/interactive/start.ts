@@ -6,7 +6,7 @@ import { loadSessionMemory } from '../../memory/memory.js';
 import { UsageError } from '../../utils/errors.js';
 import { getGitInfo } from '../../utils/git/ops.js';
 import { withProjectLock } from '../../utils/journal/lock.js';
-import { escapeControls } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import { rememberTask } from '../../agent/context/session.js';
 import { executeTask } from '../task/flow.js';
 import { resolveProjectRoot } from '../project-root.js';
@@ -63,7 +63,7 @@ export async function runShell(flags: TaskFlags): Promise<void> {
         }),
       );
       rememberTask(files, report);
-      if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeControls(report.error)}\n`);
+      if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeTerminal(report.error)}\n`);
     },
     undo: async (root) => {
       const { runUndoCommand } = await import('../commands/undo.js');

@@ -8,24 +8,50 @@ import { getGitInfo } from '../../utils/git/ops.js';
 import { runColonCommand } from './colon-commands.js';
 import { sessionHandlers, type LiveSession } from './session.js';
 
+/** One answer of a TUI question: the key that gives it and what it means. */
+export interface TuiChoice {
+  key: string;
+  label: string;
+}
+
+/** One entry of a TUI list: `name` is shown (with `description` dimmed beside it), `value` returned. */
+export interface TuiPickChoice {
+  name: string;
+  value: string;
+  description?: string;
+}
+
+/** What the header shows: the session's provider entry, model and project (and its git branch). */
+export interface TuiHeader {
+  provider: string;
+  model: string;
+  rootDir: string;
+  branch?: string;
+}
+
 /**
- * The TUI's side of a task and of a `:command`, on the cli floor: what the console flow says and asks,
- * turned into the TUI's hooks (ui/task-hooks.ts), declared here by shape since cli/ sits below ui/.
+ * What the TUI offers a running task or command (declared here, on the cli floor, and implemented by
+ * ui/task-hooks.ts): questions answered with one key, lists to pick from,
+ * the diff pane, the feed, the header, and the terminal itself for an editor.
+ * `confirm` is a yes/no question (y or Enter = yes, n or Esc = no); `choose` offers `choices` (the
+ * first is the Enter default; Esc picks `n` when offered); `details` are lines shown under the
+ * question (the commands a "Run this command?" is about).
  */
 export interface TuiTaskHooks {
   confirm(message: string, details?: readonly string[]): Promise<boolean>;
-  choose(
-    message: string,
-    choices: readonly { key: string; label: string }[],
-    details?: readonly string[],
-  ): Promise<string>;
-  pick(
-    message: string,
-    choices: readonly { name: string; value: string; description?: string }[],
-  ): Promise<string | undefined>;
+  choose(message: string, choices: readonly TuiChoice[], details?: readonly string[]): Promise<string>;
+  /** Offer a list (type to narrow it, ↑/↓, Enter); resolves to the value picked, or undefined on Esc. */
+  pick(message: string, choices: readonly TuiPickChoice[]): Promise<string | undefined>;
+  /** Show these diffs (or one hunk, as a diff) in the diff pane; none clears it. */
   showDiff(diffs: readonly { file: string; diff: string }[]): void;
-  print(line: string, kind?: 'step' | 'error' | 'success'): void;
-  setHeader(header: { provider: string; model: string; rootDir: string; branch?: string }): void;
+  /** Add a line to the activity feed (`kind` picks its icon; default a step). */
+  print(line: string, kind?: 'step' | 'file' | 'command' | 'error' | 'success' | 'task'): void;
+  /** Show a new provider, model or project in the header. */
+  setHeader(header: TuiHeader): void;
+  /**
+   * Hand the terminal to `run` (a program such as the person's editor, run synchronously with the
+   * terminal inherited): keys are not read and nothing is drawn until it returns; then the screen is redrawn.
+   */
   handOver<T>(run: () => T): T;
 }
 

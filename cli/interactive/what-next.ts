@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import type { TaskFlags } from '../flags.js';
 import { askText, pickFromList } from '../console/ask.js';
-import { escapeControls } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import { runColonCommand } from './colon-commands.js';
 import { sessionHandlers, type LiveSession } from './session.js';
 
@@ -30,7 +30,7 @@ export function whatNextPrompt(
   };
   const io = {
     say: (text: string) => process.stdout.write(`${text}\n`),
-    error: (text: string) => process.stdout.write(`${chalk.red(`✖ ${escapeControls(text)}`)}\n`),
+    error: (text: string) => process.stdout.write(`${chalk.red(`✖ ${escapeTerminal(text)}`)}\n`),
     pick: pickFromList,
     clearScreen: () => process.stdout.write('\u001b[2J\u001b[3J\u001b[H'),
   };

@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import type { VerifyReport } from '../../agent/write-after.js';
 
 // Verify, commit and the uncommitted-files check run in the write stage (agent/write-after.ts); this file
@@ -11,8 +12,8 @@ export type { VerifyReport } from '../../agent/write-after.js';
  */
 export function uncommittedWarning(paths: readonly string[], commit: boolean): string {
   return commit
-    ? `${chalk.yellow('!')} Uncommitted changes in ${paths.join(', ')}: --commit commits them first, on their own, then the edit.`
-    : `${chalk.yellow('!')} Uncommitted changes in ${paths.join(', ')}; \`clawcode undo\` restores them exactly, but you may want to commit first.`;
+    ? `${chalk.yellow('!')} Uncommitted changes in ${paths.map((p) => escapeTerminal(p, 'line')).join(', ')}: --commit commits them first, on their own, then the edit.`
+    : `${chalk.yellow('!')} Uncommitted changes in ${paths.map((p) => escapeTerminal(p, 'line')).join(', ')}; \`clawcode undo\` restores them exactly, but you may want to commit first.`;
 }
 
 /** The line after the files' uncommitted changes were committed on their own, before a `--commit` write. */
@@ -35,4 +36,8 @@ export function printVerify(verify: VerifyReport, out: (text: string) => void): 
       : `${chalk.red('✗')} verify failed (${verify.timedOut ? 'timed out' : `exit ${verify.exitCode}`})`,
   );
   if (verify.rolledBack) out(`${chalk.yellow('↺')} Rolled back: the files are as they were before this run.`);
+  if (verify.rollbackError)
+    out(
+      `${chalk.red('!')} Not rolled back: ${escapeTerminal(verify.rollbackError, 'line')}. The files stay written as the verify command left them.`,
+    );
 }

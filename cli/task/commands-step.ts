@@ -1,4 +1,5 @@
 import chalk from 'chalk';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import type { CommandNotice, CommandQuestion } from '../../agent/write-commands.js';
 
 // The command step's policy and runner live in agent/write-commands.ts; this file is its console face.
@@ -7,7 +8,7 @@ export type { CommandReport } from '../../agent/write-commands.js';
 /** The console wording of a command question. */
 export function commandQuestionText(question: CommandQuestion): string {
   if (question.type === 'single')
-    return `${chalk.yellow('Needs your yes')} (${question.reason}): ${question.command}\nRun it?`;
+    return `${chalk.yellow('Needs your yes')} (${field(question.reason)}): ${field(question.command)}\nRun it?`;
   const count = question.commands.length;
   return `Run ${count === 1 ? 'this command' : `these ${count} commands`} (in the sandbox)?`;
 }
@@ -17,27 +18,34 @@ export function printCommandNotice(notice: CommandNotice, out: (text: string) =>
   switch (notice.type) {
     case 'commands_listed': {
       const title = notice.dryRun ? 'Commands in the plan (not run):' : 'Commands in the plan:';
-      return out(chalk.bold(`\n${title}`) + '\n' + notice.commands.map((c) => `  $ ${c}`).join('\n'));
+      return out(chalk.bold(`\n${title}`) + '\n' + notice.commands.map((c) => `  $ ${field(c)}`).join('\n'));
     }
     case 'commands_need_flag':
       return out(chalk.dim('Commands not run (pass --run-commands to run them).'));
     case 'no_sandbox':
       return out(`${chalk.yellow('!')} No sandbox for commands: ${notice.reason}; every command needs your yes.`);
     case 'command_refused':
-      return out(`${chalk.red('✗')} refused: ${notice.command} (${notice.reason})`);
+      return out(`${chalk.red('✗')} refused: ${field(notice.command)} (${field(notice.reason)})`);
     case 'command_needs_terminal':
-      return out(`${chalk.yellow('✗')} not run, needs your yes in a terminal: ${notice.command} (${notice.reason})`);
+      return out(
+        `${chalk.yellow('✗')} not run, needs your yes in a terminal: ${field(notice.command)} (${field(notice.reason)})`,
+      );
     case 'command_declined':
-      return out(`${chalk.dim('–')} skipped: ${notice.command}`);
+      return out(`${chalk.dim('–')} skipped: ${field(notice.command)}`);
     case 'command_started':
-      return out(chalk.dim(`$ ${notice.command}`));
+      return out(chalk.dim(`$ ${field(notice.command)}`));
     case 'command_finished': {
       const { result } = notice;
       if (result.tail) out(result.tail.replace(/\n$/, ''));
       const mark = result.exitCode === 0 ? chalk.green('✓') : chalk.red('✗');
       return out(
-        `${mark} ${notice.command} ${result.timedOut ? 'timed out' : `exited ${result.exitCode ?? 'by signal'}`}`,
+        `${mark} ${field(notice.command)} ${result.timedOut ? 'timed out' : `exited ${result.exitCode ?? 'by signal'}`}`,
       );
     }
   }
+}
+
+/** A command (or a reason quoting one) inside a printed line: a newline in it cannot start a line of its own. */
+function field(text: string): string {
+  return escapeTerminal(text, 'line');
 }

@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { extname, join } from 'node:path';
 import { configuredEditor } from '../../utils/git/ops.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 
 /** Where the editor for the `e` review key came from, for messages and tests. */
 export interface EditorChoice {
-  /** The command line, run through the shell (so `code --wait` works, as in git). */
+  /** The command line, as the person wrote it; run the way git runs it (see {@link editorCommand}). */
   command: string;
   /** `VISUAL`, `EDITOR`, `GIT_EDITOR`, git's `core.editor` or `default`. */
   source: 'VISUAL' | 'EDITOR' | 'GIT_EDITOR' | 'core.editor' | 'default';
@@ -48,7 +49,8 @@ export const EDIT_HEADER_MARK = '#|';
  */
 export function editBuffer(text: string, path: string): string {
   const header = [
-    `${EDIT_HEADER_MARK} clawcode: edit the new text of this hunk of ${path}, then save and quit.`,
+    // One line whatever the path holds: a newline in it would end the header early and leave text in the hunk.
+    `${EDIT_HEADER_MARK} clawcode: edit the new text of this hunk of ${escapeTerminal(path, 'line')}, then save and quit.`,
     `${EDIT_HEADER_MARK} Lines starting with "${EDIT_HEADER_MARK}" are removed. Quit with an error (vi: :cq) to cancel the edit.`,
   ];
   return `${header.join('\n')}\n${text}`;
@@ -64,6 +66,30 @@ export function stripEditHeader(buffer: string): string {
   return rest;
 }
 
+/** Characters that make git run an editor through the shell (git's `prepare_shell_cmd`). */
+const SHELL_CHARS = /[|&;<>()$`\\"' \t\n*?[#~=%]/;
+
+/**
+ * The program and arguments that open `file` in `editor` the way git opens its editor: a plain program name is
+ * run directly with the file as its one argument; a command line with shell syntax in it (`code --wait`,
+ * `vim -c 'set tw=72'`) is run as `sh -c '<editor> "$@"' <editor> <file>`, so the shell parses the person's own
+ * editor setting and the file name is only ever data (`"$@"`), never shell text.
+ *
+ * @param editor  the editor command line ($VISUAL, $EDITOR, git's editor)
+ * @param file    absolute path of the file to edit
+ * @returns `file` and `args` for spawn without a shell
+ */
+export function editorCommand(editor: string, file: string): { file: string; args: string[] } {
+  if (!SHELL_CHARS.test(editor)) return { file: editor, args: [file] };
+  return { file: '/bin/sh', args: ['-c', `${editor} "$@"`, editor, file] };
+}
+
+/** The temp file's name: `hunk` and the extension (kept for syntax highlighting) if it is plain letters and digits. */
+function tempName(path: string): string {
+  const ext = extname(path).slice(1);
+  return /^[A-Za-z0-9_+-]{1,16}$/.test(ext) ? `hunk.${ext}` : 'hunk.txt';
+}
+
 /**
  * Run `editor` on a temp file holding {@link editBuffer}, with the terminal handed over.
  *
@@ -71,11 +97,13 @@ export function stripEditHeader(buffer: string): string {
  */
 export function editInEditor(editor: string, text: string, path: string): string | null {
   const dir = mkdtempSync(join(tmpdir(), 'clawcode-hunk-'));
-  // Keep the file's extension so the editor picks the right syntax highlighting.
-  const file = join(dir, `hunk-${basename(path)}`);
+  // The plan's path never names the temp file: only a plain extension is kept, so no byte of it reaches a command.
+  const file = join(dir, tempName(path));
   try {
     writeFileSync(file, editBuffer(text, path));
-    const result = spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true });
+    // Windows has no sh: cmd.exe parses the editor setting there, and the file name holds only safe characters.
+    const run = process.platform === 'win32' ? { file: editor, args: [file] } : editorCommand(editor, file);
+    const result = spawnSync(run.file, run.args, { stdio: 'inherit', shell: process.platform === 'win32' });
     return result.status === 0 ? stripEditHeader(readFileSync(file, 'utf8')) : null;
   } finally {
     rmSync(dir, { recursive: true, force: true });

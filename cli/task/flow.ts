@@ -11,12 +11,12 @@ import { createAgentEmitter, type AgentEmitter } from '../../agent/events.js';
 import { runWriteStage, type CommandReport, type TaskStatus, type VerifyReport } from '../../agent/write-stage.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
 import type { CommandRules } from '../../config/settings.js';
-import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import { changeReport, type ChangeReport } from './report-changes.js';
 import { reportedCostUsd } from './report-cost.js';
 import { confirmPrompt } from '../console/ask.js';
 import { consoleDecisions, printWriteNotice } from './write-console.js';
-import { rememberRun } from '../commands/memory.js';
+import { showNotesAndRemember } from '../commands/memory.js';
 import { startTerminalSpinner } from '../console/spinner.js';
 import { keepAsLastPlan, keepRepliesOf } from './keep.js';
 import { printSummary } from './summary.js';
@@ -159,7 +159,8 @@ export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' 
  */
 export async function executeTask(options: TaskOptions): Promise<TaskReport> {
   // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
-  const out = (text: string) => (options.json ? undefined : options.stdout.write(escapeControlsKeepColor(text) + '\n'));
+  const out = (text: string) =>
+    options.json ? undefined : options.stdout.write(escapeTerminal(text, 'colored') + '\n');
   const emitter = options.emitter ?? createAgentEmitter();
   const spinner = await startSpinner(options, emitter);
   const started = performance.now();
@@ -253,7 +254,8 @@ export async function writeWithConsole(
   started: number,
 ): Promise<TaskReport> {
   // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
-  const out = (text: string) => (options.json ? undefined : options.stdout.write(escapeControlsKeepColor(text) + '\n'));
+  const out = (text: string) =>
+    options.json ? undefined : options.stdout.write(escapeTerminal(text, 'colored') + '\n');
   const { review } = options;
   // Time at the questions is the person's, not clawcode's: the summary shows it apart from the work.
   let promptMs = 0;
@@ -307,7 +309,7 @@ export async function writeWithConsole(
     },
     // The model's notes are stored only after a person at this terminal has seen them.
     remember: (run) =>
-      rememberRun({
+      showNotesAndRemember({
         rootDir: run.rootDir,
         task: run.task,
         filesWritten: run.filesWritten,

@@ -1,4 +1,6 @@
 import { buildPrompts } from '../../agent/runner.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
+import { sealRequest } from '../../llm/outbound.js';
 
 /**
  * `--print-prompt`: print the exact system and user prompts for a task, for pasting into any chat
@@ -23,9 +25,16 @@ export async function printPrompt(options: {
     files: options.files,
     cacheIndex: false,
   });
-  options.stdout.write(
-    options.json
-      ? JSON.stringify({ system: prompts.systemPrompt, user: prompts.userPrompt }) + '\n'
-      : `${prompts.systemPrompt}\n\n---\n\n${prompts.userPrompt}\n`,
+  // A prompt printed for pasting leaves clawcode as surely as a request: it passes the same door.
+  const candidates = new Set(prompts.context.fileList);
+  const sealed = sealRequest(
+    { system: prompts.systemPrompt, user: prompts.userPrompt, files: prompts.context.files.map((f) => f.path) },
+    (path) => candidates.has(path),
   );
+  const text = options.json
+    ? JSON.stringify({ system: sealed.system, user: sealed.user }) + '\n'
+    : `${sealed.system}\n\n---\n\n${sealed.user}\n`;
+  // On a terminal the project's bytes are shown, never obeyed (an OSC 52 in a README would write the clipboard);
+  // into a pipe or a file the prompt goes exactly as it would be sent.
+  options.stdout.write((options.stdout as { isTTY?: boolean }).isTTY ? escapeTerminal(text) : text);
 }

@@ -1,6 +1,6 @@
 import defaultChalk, { Chalk, type ChalkInstance } from 'chalk';
 import { applyAcceptedHunks, splitHunks, type Hunk } from '../../utils/hunks.js';
-import { escapeControls } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import { chooseEditor, editInEditor, type EditorChoice } from './editor.js';
 
 /** One file change offered for review; `before` is `''` for a new file. */
@@ -46,10 +46,10 @@ export interface ReviewOptions {
  * `-`/`+`/context lines (red/green/dim when `chalk.level > 0`). Carriage returns are not shown.
  */
 export function formatHunk(hunk: Hunk, total: number, chalk: ChalkInstance): string {
-  const header = chalk.bold(`${escapeControls(hunk.path)} `) + chalk.dim(`(hunk ${hunk.index + 1}/${total})`);
+  const header = chalk.bold(`${escapeTerminal(hunk.path, 'line')} `) + chalk.dim(`(hunk ${hunk.index + 1}/${total})`);
   const range = chalk.cyan(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
   const body = hunk.lines.map((raw) => {
-    const line = escapeControls(raw.replace(/\r$/, ''));
+    const line = escapeTerminal(raw.replace(/\r$/, ''));
     if (line.startsWith('+')) return chalk.green(line);
     if (line.startsWith('-')) return chalk.red(line);
     if (line.startsWith('\\')) return chalk.dim(line);
@@ -80,6 +80,7 @@ export async function reviewChanges(
   const accepted: ReviewResult['accepted'] = [];
 
   for (const change of changes) {
+    const shown = escapeTerminal(change.path, 'line');
     const hunks = splitHunks(change.path, change.before, change.after);
     const take = new Set<string>();
     // Edited hunks replace their original; `applyAcceptedHunks` reads newText from this list.
@@ -90,18 +91,18 @@ export async function reviewChanges(
       if (rest === 'accept') take.add(hunk.id);
       if (rest !== 'ask') continue;
       io.print(`\n${formatHunk(hunk, hunks.length, chalk)}`);
-      let answer = await io.ask(`Apply this hunk to ${change.path}?`, choices);
+      let answer = await io.ask(`Apply this hunk to ${shown}?`, choices);
       while (answer === 'e' && io.edit) {
         const edited = await io.edit(finalHunks[i]!.newText, change.path);
         if (edited !== null) {
           finalHunks[i] = { ...hunk, newText: edited };
           // The edit is shown before it is taken: the person accepts what they will get.
           io.print(`\n${formatHunk(editedHunk(hunk, edited), hunks.length, chalk)}`);
-          answer = await io.ask(`Apply the edited hunk to ${change.path}?`, choices);
+          answer = await io.ask(`Apply the edited hunk to ${shown}?`, choices);
           if (answer === 'n' || answer === 's') finalHunks[i] = hunk;
           continue;
         }
-        answer = await io.ask(`Apply this hunk to ${change.path}?`, choices);
+        answer = await io.ask(`Apply this hunk to ${shown}?`, choices);
       }
       if (answer === 'q') return { accepted: [], quit: true };
       if (answer === 'y') take.add(hunk.id);

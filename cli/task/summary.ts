@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import { escapeControls, escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import { taskHeadline } from '../../utils/task-text.js';
 import { formatMs, formatUsage, plural, undoCommand } from '../console/render.js';
 import type { TaskOptions, TaskReport } from './flow.js';
@@ -13,7 +13,7 @@ export async function printSummary(
   const { default: boxen } = await import('boxen');
   const ran = report.commands.filter((c) => c.ran);
   const lines = [
-    `${chalk.bold('Task:')} ${escapeControls(taskHeadline(report.task))}`,
+    `${chalk.bold('Task:')} ${escapeTerminal(taskHeadline(report.task))}`,
     `${chalk.bold('Result:')} ${report.status.replace('_', ' ')}${report.filesWritten.length ? `, ${plural(report.filesWritten.length, 'file')} written` : ''}`,
     ...(ran.length
       ? [`${chalk.bold('Commands:')} ${ran.filter((c) => c.exitCode === 0).length}/${ran.length} succeeded`]
@@ -31,7 +31,7 @@ export async function printSummary(
       : []),
   ];
   options.stdout.write(
-    boxen(escapeControlsKeepColor(lines.join('\n')), {
+    boxen(escapeTerminal(lines.join('\n'), 'colored'), {
       padding: { left: 1, right: 1 },
       borderStyle: 'round',
       borderColor: report.exitCode === 0 ? 'green' : 'red',

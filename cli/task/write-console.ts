@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import { escapeControls } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import type { PlannedChange } from '../../agent/prepare.js';
 import {
   LARGE_REWRITE_FILES,
@@ -85,7 +85,7 @@ export function printWriteNotice(notice: WriteNotice, out: (text: string) => voi
         `\n${chalk.green('✓')} Wrote ${plural(notice.files.length, 'file')} ${chalk.dim(`(undo: ${undoCommand(notice.runId, rootDir)})`)}`,
       );
     case 'verify_started':
-      return out(chalk.dim(`\nVerify: $ ${notice.command}`));
+      return out(chalk.dim(`\nVerify: $ ${escapeTerminal(notice.command, 'line')}`));
     case 'verify_finished':
       return printVerify(notice.verify, out);
     case 'committed':
@@ -97,7 +97,7 @@ export function printWriteNotice(notice: WriteNotice, out: (text: string) => voi
 
 function printPreview(notice: Extract<WriteNotice, { type: 'preview' }>, out: (text: string) => void): void {
   const { plan, prepared } = notice;
-  if (plan.analysis) out(`${chalk.bold('Plan:')} ${escapeControls(plan.analysis)}`);
+  if (plan.analysis) out(`${chalk.bold('Plan:')} ${escapeTerminal(plan.analysis)}`);
   if (prepared.pathIssues.length > 0) return;
   if (prepared.results.length > 0) out('\n' + formatPatchResults(prepared.results, plan.patches));
   if (!prepared.ok) return;

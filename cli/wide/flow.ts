@@ -6,7 +6,7 @@ import { makeSavedPlan } from '../../agent/plan-file.js';
 import { estimateCostUsd } from '../../config/prices.js';
 import type { Usage } from '../../llm/types.js';
 import { UsageError } from '../../utils/errors.js';
-import { escapeControlsKeepColor } from '../../utils/terminal-text.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import { confirmPrompt } from '../console/ask.js';
 import {
   executeTask,
@@ -22,6 +22,7 @@ import { keepAsLastPlan } from '../task/keep.js';
 import { addUsage } from '../../llm/usage.js';
 import { emptyReport, printShardOutcomes, shardReports, type ShardReport } from './report.js';
 import { folderSummary } from '../console/render.js';
+import { sealRequest } from '../../llm/outbound.js';
 
 /** The wide-change flags of one task. */
 export interface WideOptions {
@@ -49,7 +50,7 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
   const started = performance.now();
   // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
   const out = (text: string): void => {
-    if (!options.json) options.stdout.write(`${escapeControlsKeepColor(text)}\n`);
+    if (!options.json) options.stdout.write(`${escapeTerminal(text, 'colored')}\n`);
   };
   const progress = { stop: () => {} };
   let outcome;
@@ -210,8 +211,15 @@ export async function printWidePrompts(options: TaskOptions & { wide: WideOption
   const { prepared, fitsOneRequest } = await prepareWideTask(wideInput(options));
   if (fitsOneRequest) return false;
   const n = prepared.requests.length;
-  const parts = [`===== system =====\n${prepared.systemPrompt}`];
-  for (const r of prepared.requests) parts.push(`===== request ${r.shard.index + 1}/${n} =====\n${r.userPrompt}`);
-  options.stdout.write(`${parts.join('\n\n')}\n`);
+  const parts = [`===== system =====\n${sealRequest({ system: prepared.systemPrompt, user: '' }).system}`];
+  // Printed for pasting, each request leaves clawcode as surely as a sent one: through the same door.
+  const candidates = new Set(prepared.candidates);
+  for (const r of prepared.requests) {
+    const files = r.shard.files.map((f) => f.path);
+    const sealed = sealRequest({ system: '', user: r.userPrompt, files }, (path) => candidates.has(path));
+    parts.push(`===== request ${r.shard.index + 1}/${n} =====\n${sealed.user}`);
+  }
+  const text = `${parts.join('\n\n')}\n`;
+  options.stdout.write((options.stdout as { isTTY?: boolean }).isTTY ? escapeTerminal(text) : text);
   return true;
 }

@@ -80,6 +80,29 @@ describe('verify after writing', () => {
     for (const [path, bytes] of before) expect(after.get(path)?.equals(bytes), path).toBe(true);
   });
 
+  it('a rollback the verify command made impossible says the files stay written, and keeps the report', async () => {
+    server.reply(replies.plan(PLAN), replies.plan(PLAN));
+    // The verify command edits the file it checks, then fails: the run's bytes are gone, so undo refuses.
+    const verify = 'echo "// touched by the test script" >> lib/error.js; exit 3';
+    const args = ['export a flag', '--dir', project, '--yes', '--verify-cmd', verify, '--rollback-on-fail'];
+    const json = await runCli([...args, '--json'], { env });
+    expect(json.code, json.stderr).toBe(4);
+    const report = JSON.parse(json.stdout);
+    expect(report).toMatchObject({ status: 'applied', filesWritten: ['lib/error.js'], verify: { rolledBack: false } });
+    expect(report.verify.rollbackError).toMatch(/files changed since it ran: lib\/error\.js \(modified\)/);
+    expect(report.error).toMatch(
+      /not rolled back .*: the file written stays written \(undo with: clawcode undo \S+ --force\)$/,
+    );
+    const text = await readFile(join(project, 'lib/error.js'), 'utf8');
+    expect(text).toContain('exports.VERIFIED = true;');
+    expect(text).toContain('// touched by the test script');
+
+    const console = await runCli(args, { env });
+    expect(console.code).toBe(4);
+    expect(`${console.stdout}${console.stderr}`).not.toMatch(/nothing was (written|changed)/);
+    expect(console.stdout).toContain('Not rolled back: Cannot undo run');
+  });
+
   it('a failing verify without rollback keeps the files, exits 4, and can be undone', async () => {
     server.reply(replies.plan(PLAN));
     const result = await runCli(

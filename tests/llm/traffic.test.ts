@@ -62,14 +62,12 @@ describe('Azure api-versions before 2024-10-21', () => {
   const azure = (apiVersion: string): ProviderConfig =>
     config({ provider: 'azure', name: 'work', model: 'dep', deployment: 'dep', endpoint: server.url, apiVersion });
 
-  it('are not sent stream_options; usage is estimated from the text', async () => {
-    server.reply(replies.plan(SAMPLE_PLAN));
+  it('are sent stream_options, and report the usage that comes back', async () => {
+    server.reply(replies.plan(SAMPLE_PLAN, { usage: { input: 7, output: 3 } }));
     const result = await getStructuredPlan(azure('2024-06-01'), 'sys', 'user', fast);
     expect(result.plan.patches).toHaveLength(1);
-    expect(server.completions()).toHaveLength(1);
-    expect(server.completions()[0]?.body.stream_options).toBeUndefined();
-    expect(result.usage?.estimated).toBe(true);
-    expect(result.usage?.outputTokens).toBe(Math.ceil(JSON.stringify(SAMPLE_PLAN).length / 4));
+    expect(server.completions()[0]?.body.stream_options).toEqual({ include_usage: true });
+    expect(result.usage).toEqual({ inputTokens: 7, outputTokens: 3, totalTokens: 10 });
   });
 
   it('a server that refuses stream_options gets the request again without it', async () => {

@@ -24,4 +24,12 @@ describe('addUsage', () => {
       totalTokens: 4,
     });
   });
+
+  it('a sum with an estimated part is marked estimated', () => {
+    const real = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
+    const guess = { inputTokens: 20, outputTokens: 8, totalTokens: 28, estimated: true };
+    expect(addUsage(real, guess)).toEqual({ inputTokens: 30, outputTokens: 13, totalTokens: 43, estimated: true });
+    expect(addUsage(guess, real)?.estimated).toBe(true);
+    expect(addUsage(real, real)?.estimated).toBeUndefined();
+  });
 });

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,8 +10,7 @@ import { fileURLToPath } from 'node:url';
  * built CLI (start it in the test process, point OPENAI_BASE_URL etc. at `url`):
  * - OpenAI / Groq / Azure chat completions: any POST path ending in `/chat/completions`
  *   (`/v1/…`, `/openai/v1/…`, `/openai/deployments/<dep>/…?api-version=…`), plain JSON or SSE
- *   (`stream: true`, with a usage chunk when `stream_options.include_usage`);
- *   Azure api-versions before 2024-10-21 refuse `stream_options` as the service does;
+ *   (`stream: true`, with a usage chunk when `stream_options.include_usage`, as OpenAI and Azure send it);
  * - Gemini `…/models/<model>:generateContent` and `:streamGenerateContent?alt=sse` (errors on the
  *   streamed path come as `content-type: text/event-stream` with a JSON body, as the service sends them);
  * - Anthropic Messages API: POST `…/v1/messages`, streamed as named events (`message_start`,
@@ -25,15 +24,21 @@ import { fileURLToPath } from 'node:url';
  *   `DeploymentNotFound`, as the service does.
  * Replies are scripted per test and consumed in order by completion requests; every request is recorded.
  * Recorded traffic from real services lives in `tests/support/fixtures/` (see its README) and is replayed
- * with `replies.fixture`.
+ * with `replies.fixture`: `.json` files hold events (or an error), `.sse` files a response body byte for byte.
  */
 
 /** A recorded exchange from `tests/support/fixtures/` (see the README there). */
 export interface RecordedFixture {
+  /** Where it was recorded (for `.sse` files the README names it). */
   source: Record<string, string>;
   protocol: 'openai' | 'gemini' | 'anthropic';
   /** Streamed events; `"$TEXT"` strings are replaced by pieces of the answer text. */
   events?: { event?: string; data: unknown }[];
+  /**
+   * A streamed body as recorded, sent as is (blank lines, a missing last newline, `[DONE]`), except that
+   * each `"$TEXT"` JSON string becomes a piece of the answer text.
+   */
+  sse?: string;
   /** An error: HTTP status and JSON body. */
   status?: number;
   body?: unknown;
@@ -206,7 +211,7 @@ export const replies = {
   overloaded(): ScriptedReply {
     return { type: 'error', status: 529, message: 'Overloaded', errorType: 'overloaded_error' };
   },
-  /** Replay a recorded fixture (tests/support/fixtures/<provider>/<name>.json) with the plan as its answer. */
+  /** Replay a recorded fixture (tests/support/fixtures/<provider>/<name>.json or .sse) with the plan as its answer. */
   fixture(name: string, plan: unknown = undefined): ScriptedReply {
     return { type: 'fixture', fixture: loadFixture(name), text: plan === undefined ? '' : JSON.stringify(plan) };
   },
@@ -221,10 +226,16 @@ const GEMINI_PATH = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$
 const MODEL_PATH = /^.*?\/models\/([^:]+)$/;
 const AZURE_DEPLOYMENT_PATH = /\/openai\/deployments\/([^/]+)\//;
 
-/** A fixture file, by `<provider>/<name>` under tests/support/fixtures/. */
+/** A fixture file, by `<provider>/<name>` under tests/support/fixtures/: `<name>.sse` (an OpenAI-protocol body) or `<name>.json`. */
 export function loadFixture(name: string): RecordedFixture {
-  const file = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', `${name}.json`);
-  return JSON.parse(readFileSync(file, 'utf8')) as RecordedFixture;
+  const base = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', name);
+  if (existsSync(`${base}.sse`))
+    return {
+      source: { readme: 'tests/support/fixtures/README.md' },
+      protocol: 'openai',
+      sse: readFileSync(`${base}.sse`, 'utf8'),
+    };
+  return JSON.parse(readFileSync(`${base}.json`, 'utf8')) as RecordedFixture;
 }
 
 function classify(method: string, path: string): WireProtocol {
@@ -526,6 +537,16 @@ function fillFixture(events: { event?: string; data: unknown }[], text: string):
   return events.map((e) => ({ ...e, data: fill(e.data) }));
 }
 
+/** A recorded body with each `"$TEXT"` replaced by the next piece of `text` (split evenly), cut into its events. */
+function fillSse(sse: string, text: string): string[] {
+  const count = (sse.match(/"\$TEXT"/g) ?? []).length;
+  const pieces = count > 0 ? split(text, Math.max(1, Math.ceil(text.length / count))) : [];
+  let next = 0;
+  const body = sse.replace(/"\$TEXT"/g, () => JSON.stringify(pieces[next++] ?? ''));
+  // One write per event, each with the blank line that ends it; the bytes sent are the body unchanged.
+  return body.split(/(?<=\n\n)/);
+}
+
 function sendFixture(
   res: ServerResponse,
   request: RecordedRequest,
@@ -535,6 +556,7 @@ function sendFixture(
   if (fixture.status !== undefined && fixture.status >= 400)
     return sendJsonError(res, request, fixture.status, fixture.body);
   res.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (fixture.sse !== undefined) return void writeFrames(res, fillSse(fixture.sse, reply.text));
   const frames = fillFixture(fixture.events ?? [], reply.text).map((e) =>
     fixture.protocol === 'anthropic'
       ? `event: ${e.event ?? 'message'}\ndata: ${JSON.stringify(e.data)}\n\n`
@@ -661,24 +683,6 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
         status: 401,
         message: 'Incorrect API key provided.',
         code: 'invalid_api_key',
-      });
-    }
-    // Azure before the GA api-version 2024-10-21 does not know stream_options.
-    const apiVersion = request.query['api-version'];
-    if (
-      protocol === 'openai' &&
-      apiVersion &&
-      /^\d{4}-\d{2}-\d{2}/.test(apiVersion) &&
-      apiVersion.slice(0, 10) < '2024-10-21' &&
-      body?.stream_options
-    ) {
-      return sendJsonError(res, request, 400, {
-        error: {
-          message: "Unknown parameter: 'stream_options'.",
-          type: 'invalid_request_error',
-          param: 'stream_options',
-          code: 'unknown_parameter',
-        },
       });
     }
     if (protocol === 'models') {

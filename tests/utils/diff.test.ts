@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyPatch as applyUnified } from 'diff';
+import { applyPatch as applyUnified, createTwoFilesPatch } from 'diff';
 import { diffStats, makeUnifiedDiff } from '../../utils/diff.js';
+import { applyAcceptedHunks, splitHunks } from '../../utils/hunks.js';
 
 describe('makeUnifiedDiff', () => {
   it('produces a git-style unified diff that re-applies to the new content', () => {
@@ -21,5 +22,30 @@ describe('makeUnifiedDiff', () => {
 
   it('is empty when nothing changed', () => {
     expect(makeUnifiedDiff('a', 'same', 'same')).toBe('');
+  });
+});
+
+describe('line diffs of very large changes', () => {
+  // A plan of thousands of patches to one file: every other line changed, some lines repeated, CRLF and a
+  // missing final newline, so the Myers diff would pass its edit bound and the linear fallback builds it.
+  const before = Array.from({ length: 4000 }, (_, i) => (i % 97 === 0 ? '}\r\n' : `line ${i}\n`)).join('') + 'end';
+  const after = before
+    .split('\n')
+    .map((l, i) => (i % 2 === 0 && !l.startsWith('}') ? l.replace('line', 'LINE') : l))
+    .join('\n');
+
+  it('the fallback diff is a unified diff that turns before into after exactly', () => {
+    const diff = makeUnifiedDiff('big.txt', before, after);
+    expect(diff.startsWith('--- a/big.txt\n+++ b/big.txt\n@@ ')).toBe(true);
+    expect(applyUnified(before, diff)).toBe(after);
+    const hunks = splitHunks('big.txt', before, after);
+    expect(applyAcceptedHunks(before, hunks, new Set(hunks.map((h) => h.id)))).toBe(after);
+    expect(applyAcceptedHunks(before, hunks, new Set())).toBe(before);
+  });
+
+  it('an ordinary change gets the package diff, unchanged', () => {
+    const small = before.replace('line 5\n', 'line five\n');
+    const whole = createTwoFilesPatch('a/big.txt', 'b/big.txt', before, small, '', '', { context: 3 });
+    expect(makeUnifiedDiff('big.txt', before, small)).toBe(whole.slice(whole.indexOf('--- ')));
   });
 });

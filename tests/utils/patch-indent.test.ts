@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { applyPatch } from '../../utils/patch.js';
-import { literalLines } from '../../utils/patch/literal.js';
+import { IN_COMMENT, literalLines } from '../../utils/patch/literal.js';
 
 beforeEach(async () => {
   vi.stubEnv('CLAWCODE_HOME', await mkdtemp(path.join(tmpdir(), 'clawcode-home-')));
@@ -155,13 +155,7 @@ describe('block comments are not strings', () => {
     const lines = ['/**', ' * Example:', ' * ```', ' * run()', ' * ```', ' */', 'const a = `', 'x', '`;'];
     expect(literalLines(lines)).toEqual([false, false, false, false, false, false, false, true, true]);
     // Read as a fragment that begins inside the comment.
-    expect(literalLines(['```', 'run()', '```', '*/', 'f()'], false, true)).toEqual([
-      false,
-      false,
-      false,
-      false,
-      false,
-    ]);
+    expect(literalLines(['```', 'run()', '```', '*/', 'f()'], IN_COMMENT)).toEqual([false, false, false, false, false]);
   });
 
   it('an open `/*` after code (a path glob) starts no comment: a heredoc after it is still a string', () => {

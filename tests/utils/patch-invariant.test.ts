@@ -155,12 +155,20 @@ describe('passes other tools apply safely', () => {
   const js =
     'function go(a, b) {\n  const total = a * b;\n  if (total > 10) {\n    log("big");\n  }\n  return total;\n}\n';
 
-  it('whitespace differences inside lines (a=b vs a = b), keeping unchanged lines as the file has them', () => {
+  it('whitespace differences inside lines (a=b vs a = b): changed lines as replace writes them', () => {
     const py = 'def f(a, b):\n    x = a+b\n    if x>1:\n        return x\n';
-    const r = applyPatch(py, '    x = a + b\n    if x > 1:', '    x = a + b + 1\n    if x > 1:');
+    const r = applyPatch(py, '    x = a + b\n    if x>1:', '    x = a + b + 1\n    if x>1:');
     expect(r).toMatchObject({ applied: true, strategy: 'inline_whitespace' });
     expect(r.newContent).toBe('def f(a, b):\n    x = a + b + 1\n    if x>1:\n        return x\n');
     expect(applyPatch(js, 'const total=a*b;', 'const total = a - b;').newContent).toBe(js.replace('a * b', 'a - b'));
+  });
+
+  it('refuses to keep a line whose spacing inside differs from the file (which spacing is meant is unknown)', () => {
+    // Replace keeps `if x > 1:` as find wrote it; the file has `if x>1:`. Keeping the file's bytes keeps a line
+    // the model believed spaced otherwise; writing the model's rewrites a line the patch leaves unchanged.
+    const py = 'def f(a, b):\n    x = a+b\n    if x>1:\n        return x\n';
+    const r = applyPatch(py, '    x = a + b\n    if x > 1:', '    x = a + b + 1\n    if x > 1:');
+    expect(r).toMatchObject({ applied: false, code: 'patch_ambiguous_spacing' });
   });
 
   it('tabs inside a line', () => {

@@ -422,25 +422,30 @@ describe('refusals', () => {
 
   it('refuses to change the count of blank lines at an edge inside a longer blank run', () => {
     const content = 'x = 1\n\n\ndef f(a):\n    return a\n';
-    // Three blank lines in replace for a run of two, or one blank line fewer: which count was meant is a guess.
-    for (const [find, replace] of [
-      ['\ndef f(a):', '\n\n\ndef f(b):'],
-      ['\n\ndef f(a):', '\ndef f(b):'],
-    ] as const) {
-      expect(applyPatch(content, find, replace)).toMatchObject({
+    // Find quotes one blank line of a run of two: whatever count replace writes there, which of the file's
+    // blank lines it meant is a guess. (A replacement restating the run's two was measured both ways: a
+    // model that quoted one line too few, and one that added a blank line.)
+    for (const replace of ['\n\n\ndef f(b):', '\n\ndef f(b):']) {
+      expect(applyPatch(content, '\ndef f(a):', replace)).toMatchObject({
         applied: false,
         code: 'patch_ambiguous_blank_edge',
       });
     }
+    const tail = applyPatch('def f(a):\n    return a\n\n\nx = 1\n', '    return a\n', '    return b\n\n\n');
+    expect(tail).toMatchObject({ applied: false, code: 'patch_ambiguous_blank_edge' });
+  });
+
+  it('writes the count of blank lines a find that quotes the whole run asks for', () => {
+    // The line break before the run ends `x = 1`: the find quotes both blank lines, and replace keeps one.
+    const content = 'x = 1\n\n\ndef f(a):\n    return a\n';
+    expect(applyPatch(content, '\n\ndef f(a):', '\ndef f(b):').newContent).toBe('x = 1\n\ndef f(b):\n    return a\n');
   });
 
   it('widens a find at the edge of a blank run to the whole run when replace restates the run exactly', () => {
-    const content = 'x = 1\n\n\ndef f(a):\n    return a\n';
-    const r = applyPatch(content, '\ndef f(a):', '\n\ndef f(b):');
-    expect(r.applied).toBe(true);
-    expect(r.newContent).toBe('x = 1\n\n\ndef f(b):\n    return a\n');
-    const tail = applyPatch('def f(a):\n    return a\n\n\nx = 1\n', '    return a\n', '    return b\n\n\n');
-    expect(tail.newContent).toBe('def f(a):\n    return b\n\n\nx = 1\n');
+    // Find quotes two blank lines of a run of three and replace writes all three: the run keeps its count.
+    const content = 'x = 1\n\n\n\ndef f(a):\n    return a\n';
+    const r = applyPatch(content, '\n\ndef f(a):', '\n\n\ndef f(b):');
+    expect(r.newContent).toBe('x = 1\n\n\n\ndef f(b):\n    return a\n');
   });
 
   it('says when the replacement is already in the file', () => {

@@ -62,6 +62,9 @@ export async function dirtyFiles(
   if (paths.length === 0) return [];
   const repo = await findRepository(rootDir, options);
   if (!repo) return [];
+  // git matches every entry against every pathspec: thousands of them (a plan of 12,000 patches) made this
+  // quadratic. Past a few, the project folder is the pathspec and the paths are picked from its status.
+  const specs = paths.length <= MAX_PATHSPECS ? paths.map(literal) : ['.'];
   const status = await git(
     repo,
     [
@@ -72,17 +75,18 @@ export async function dirtyFiles(
       '--no-renames',
       '--ignore-submodules=all',
       '--',
-      ...paths.map(literal),
+      ...specs,
     ],
     options,
   );
   if (!status.ok) return [];
   const base = repo.prefix;
+  const wanted = new Set(paths);
   const dirty: DirtyFile[] = [];
   for (const entry of text(status).split('\0')) {
     if (entry.length < 4) continue;
     const topPath = entry.slice(3);
-    if (!topPath.startsWith(base)) continue;
+    if (!topPath.startsWith(base) || !wanted.has(topPath.slice(base.length))) continue;
     dirty.push({ path: topPath.slice(base.length), status: entry.slice(0, 2) });
   }
   return dirty;
@@ -140,6 +144,9 @@ function git(repo: GitRepo, args: readonly string[], options: GitOptions & { hoo
 function text(run: GitRun): string {
   return run.stdout.toString('utf8');
 }
+
+/** Most paths `dirtyFiles` passes to git as pathspecs; more are filtered from the status of the whole folder. */
+const MAX_PATHSPECS = 64;
 
 /** A literal pathspec, so `*`, `?` and `:` in file names are never pattern magic. */
 function literal(path: string): string {

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readFile, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { IoError } from '../errors.js';
+import { ClawcodeError, IoError } from '../errors.js';
+import { holdFileLock } from './file-lock.js';
 
 /**
  * Writes `length` bytes of `buffer` from `offset` at file `position`; resolves to how many bytes the
@@ -30,6 +32,29 @@ export interface DurableWriteOptions {
    * each folder once afterwards (see {@link fsyncDirs}) before relying on the renames.
    */
   syncFolder?: boolean;
+  /**
+   * Called once the temp file exists (still empty) and again right before the rename; throwing aborts the
+   * write (the temp file is removed, the target untouched). The journal checks here that the target's folders
+   * are still the ones it vetted. With `check`, `abs` is written as given: the caller resolved it, and a
+   * symlink met at write time is never followed.
+   */
+  check?: () => Promise<void>;
+  /**
+   * Compare-and-swap: whether the target's current bytes (`null`: it does not exist) are the ones this write
+   * replaces. Asked right before the rename, under a lock file beside the target that every such write takes,
+   * so two writers (two clawcode processes with different homes) never both replace the same bytes.
+   * @throws TargetChangedError when it answers false
+   */
+  expect?: (current: Buffer | null) => boolean;
+}
+
+/** The target's bytes were not the ones a compare-and-swap write expected: nothing was written. Exit 3. */
+export class TargetChangedError extends ClawcodeError {
+  readonly path: string;
+  constructor(path: string) {
+    super(`${path} changed on disk while clawcode was writing it`, { code: 'file_changed', exitCode: 3 });
+    this.path = path;
+  }
 }
 
 /** Error codes that mean the device has no room (or refused the bytes); the write left nothing behind. */
@@ -91,7 +116,7 @@ export async function writeFileDurable(
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const write = options.write ?? defaultWriter;
   // A symlink stays a symlink: write its target (as write-file-atomic did), so undo gives back the same tree.
-  const target = await realpath(abs).catch(() => abs);
+  const target = options.check ? abs : await realpath(abs).catch(() => abs);
   const previous = await stat(target).catch(() => null);
   const mode = options.mode ?? (previous?.isFile() ? previous.mode & 0o7777 : undefined);
   const tmp = tempPathFor(target);
@@ -100,6 +125,9 @@ export async function writeFileDurable(
   try {
     handle = await open(tmp, 'wx', mode ?? 0o666);
     created = true;
+    const tempId = await handle.stat();
+    // The temp file must be the one in the folder the caller vetted: checked before a byte is written.
+    if (options.check) await checkTemp(tmp, tempId, options.check);
     // open() applies the umask; an explicit mode (the replaced file's, or the caller's) must hold exactly.
     if (mode !== undefined) await handle.chmod(mode);
     // The new inode would take this process's user and group: keep the replaced file's (root can set both; others
@@ -123,17 +151,53 @@ export async function writeFileDurable(
     }
     await handle.close();
     handle = undefined;
-    await rename(tmp, target);
+    await swapIn(tmp, target, tempId, options);
     created = false;
   } catch (error) {
     await handle?.close().catch(() => undefined);
     if (created) await unlink(tmp).catch(() => undefined);
+    if (error instanceof ClawcodeError) throw error;
     const code = (error as NodeJS.ErrnoException | null)?.code;
     if (code !== undefined && DEVICE_FULL_CODES.has(code)) throw new DiskWriteError(abs, code, error);
     const why = error instanceof Error ? error.message : String(error);
     throw new IoError(`Could not write ${abs}: ${why}`, { cause: error });
   }
   if (options.syncFolder !== false) await fsyncDir(dirname(target));
+}
+
+/** Run the caller's check and make sure the temp file at `tmp` is still the one opened (`tempId`). */
+async function checkTemp(tmp: string, tempId: Stats, check: () => Promise<void>): Promise<void> {
+  await check();
+  const now = await lstat(tmp).catch(() => undefined);
+  if (!now || now.ino !== tempId.ino || now.dev !== tempId.dev)
+    throw new IoError(`The temp file ${tmp} moved while it was written`, { code: 'folder_moved' });
+}
+
+/**
+ * The rename that puts the temp file in place: with `expect`, under the target's lock, after the check and the
+ * comparison; with `check`, the checks run once more after the rename (a folder swapped between the last check
+ * and the rename is found, and the caller rolls back).
+ */
+async function swapIn(tmp: string, target: string, tempId: Stats, options: DurableWriteOptions): Promise<void> {
+  const rename_ = async (): Promise<void> => {
+    if (options.check) await checkTemp(tmp, tempId, options.check);
+    if (options.expect) {
+      const current = await readFile(target).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return null;
+        throw error;
+      });
+      if (!options.expect(current)) throw new TargetChangedError(target);
+    }
+    await rename(tmp, target);
+  };
+  if (options.expect) await holdFileLock(target, rename_);
+  else await rename_();
+  if (options.check) {
+    await options.check();
+    const landed = await lstat(target).catch(() => undefined);
+    if (!landed || landed.ino !== tempId.ino || landed.dev !== tempId.dev)
+      throw new IoError(`${target} is not the file just written: its folder moved`, { code: 'folder_moved' });
+  }
 }
 
 /** fsync each distinct folder once (after many writes made with `syncFolder: false`). */

@@ -1,25 +1,21 @@
-import { mkdir, realpath, rm, stat, unlink } from 'node:fs/promises';
+import { realpath, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { DiskWriteError, fsyncDirs, writeFileDurable, type ChunkWriter } from './durable-write.js';
+import { DiskWriteError, fsyncDirs, TargetChangedError, writeFileDurable, type ChunkWriter } from './durable-write.js';
+import { guardTarget, writeGuarded, type GuardedTarget } from './guarded-write.js';
+import { restoreRun } from './rollback.js';
 import { refuseUnwritable } from './writable.js';
 import { IoError, PatchApplyError, UsageError } from '../errors.js';
 import {
   ensureDir,
   errorMessage,
-  isErrno,
   JOURNAL_FILE_MODE,
-  listRuns,
   newRunId,
+  PathEscapeError,
   readIfExists,
-  readManifest,
   pruneRuns,
-  removeCreatedDirs,
-  removeStrayTempFiles,
-  resolveInsideRoot,
   runDirFor,
   sha256,
   writeManifest,
-  writePreImage,
   type RunRecord,
 } from './store.js';
 
@@ -38,6 +34,7 @@ export {
   type RunUndoInfo,
   type RunUndoPlan,
 } from './store.js';
+export { findUnfinishedRuns, rollbackRun, type RollbackResult } from './rollback.js';
 export {
   findInterruptedUndos,
   finishInterruptedUndo,
@@ -99,7 +96,8 @@ export class StaleFileError extends PatchApplyError {
 
 interface Target {
   change: FileChange;
-  abs: string;
+  /** the real location and the folders that lead to it (utils/journal/guarded-write.ts) */
+  guard: GuardedTarget;
   rel: string;
   current: Buffer | null;
   mode: number | null;
@@ -135,7 +133,10 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     throw new IoError(`Project folder ${options.rootDir} is not readable`, { cause });
   });
   const targets = await resolveTargets(realRoot, changes);
-  await refuseUnwritable(realRoot, targets);
+  await refuseUnwritable(
+    realRoot,
+    targets.map((t) => ({ abs: t.guard.abs, mode: t.mode })),
+  );
 
   const runId = meta.runId ?? newRunId();
   const runDir = runDirFor(realRoot, runId, options.homeDir);
@@ -151,7 +152,9 @@ export async function applyRun(options: ApplyRunOptions): Promise<RunRecord> {
     updatedAt: now,
     status: 'applying',
     files: [],
-    createdDirs: await missingDirs(realRoot, targets),
+    createdDirs: [
+      ...new Set(targets.flatMap((t) => t.guard.missing.map((d) => relative(realRoot, d).split(sep).join('/')))),
+    ],
     runDir,
   };
   await writeJournal(record, targets);
@@ -172,12 +175,14 @@ async function resolveTargets(realRoot: string, changes: readonly FileChange[]):
   const targets: Target[] = [];
   const seen = new Set<string>();
   for (const change of changes) {
-    const { abs, rel } = await resolveInsideRoot(realRoot, change.path);
+    const guarded = await guardTarget(realRoot, change.path);
+    if (!guarded.ok) throw new PathEscapeError(change.path, guarded.message);
+    const { rel, abs } = guarded.target;
     if (seen.has(rel)) throw new UsageError(`The run lists ${rel} twice`, { code: 'duplicate_path' });
     seen.add(rel);
     const current = await readIfExists(abs);
     const mode = current === null ? null : (await stat(abs)).mode & 0o7777;
-    targets.push({ change, abs, rel, current, mode });
+    targets.push({ change, guard: guarded.target, rel, current, mode });
   }
   const stale = targets.filter((t) => !sameBytes(t.current, t.change.before)).map((t) => t.rel);
   if (stale.length > 0) throw new StaleFileError(stale);
@@ -227,8 +232,10 @@ async function writeJournal(record: RunRecord, targets: readonly Target[]): Prom
 }
 
 /**
- * Write every target durably (re-checking its bytes just before), fsync the folders, and mark the run
- * `applied`. When anything fails, restore the files already written and mark the run `rolled_back`.
+ * Write every target durably, fsync the folders, and mark the run `applied`. Each write checks that the
+ * target's folders are still the vetted ones and, under the target's lock right before the rename, that it
+ * still holds the plan's pre-image (another process, even a clawcode with another home, may have written it).
+ * When anything fails, restore the files this run wrote and mark the run `rolled_back`.
  *
  * @throws StaleFileError a file changed since it was read; every file was restored
  * @throws IoError the write failed (code `disk_full` and the like, else `apply_failed`) and every file
@@ -242,31 +249,41 @@ async function writeTargetsOrRestore(
 ): Promise<void> {
   const startedMs = Date.now();
   let step = 'starting';
+  // The files this run may have written: each one written, and the one in flight unless its compare refused it.
+  const written = new Set<string>();
+  let inFlight: string | undefined;
   try {
     for (const [index, t] of targets.entries()) {
       step = `writing ${t.rel}`;
-      const now = await readIfExists(t.abs);
-      if (!sameBytes(now, t.change.before)) throw new StaleFileError([t.rel]);
-      await mkdir(dirname(t.abs), { recursive: true });
-      await writeFileDurable(t.abs, Buffer.from(t.change.after, 'utf8'), {
+      inFlight = t.rel;
+      await writeGuarded(t.guard, Buffer.from(t.change.after, 'utf8'), {
+        expect: (current) => sameBytes(current, t.change.before),
         mode: t.mode ?? undefined,
         write: options.writeChunk,
         syncFolder: false,
+      }).catch((error: unknown) => {
+        throw error instanceof TargetChangedError ? new StaleFileError([t.rel]) : error;
       });
+      written.add(t.rel);
       options.onWrite?.(record.files[index]?.path ?? t.rel);
     }
+    inFlight = undefined;
     // One fsync per folder makes every rename durable (and new folders' entries in their parents)
     // before the run is marked applied; until then a crash leaves it `applying` for recovery.
     await fsyncDirs([
-      ...targets.map((t) => dirname(t.abs)),
+      ...targets.map((t) => dirname(t.guard.abs)),
       ...record.createdDirs.map((dir) => dirname(join(realRoot, ...dir.split('/')))),
     ]);
     step = 'marking the run applied';
     record.status = 'applied';
     await writeManifest(record);
   } catch (cause) {
+    let left = '';
     try {
-      await restoreRun(realRoot, record, startedMs);
+      if (inFlight && !(cause instanceof StaleFileError)) written.add(inFlight);
+      const rolled = await restoreRun(realRoot, record, startedMs, written);
+      if (rolled.left.length > 0)
+        left = `; ${rolled.left.join(', ')} changed meanwhile and keep the other writer's bytes`;
     } catch (rollbackError) {
       throw new IoError(`Failed while ${step} and could not roll back: ${errorMessage(rollbackError)}`, {
         code: 'rollback_failed',
@@ -279,118 +296,19 @@ async function writeTargetsOrRestore(
     // The tree is restored; a manifest that cannot be marked (the home on the same full disk) stays
     // `applying`, and the next start's recovery finds every file already back: a no-op.
     await writeManifest(record).catch(() => undefined);
-    if (cause instanceof StaleFileError) throw cause;
+    if (cause instanceof StaleFileError && left === '') throw cause;
     if (cause instanceof DiskWriteError) {
-      const rel = targets.find((t) => t.abs === cause.path)?.rel ?? cause.path;
+      const rel = targets.find((t) => t.guard.abs === cause.path)?.rel ?? cause.path;
       throw new IoError(`${cause.problem} while writing ${rel}: nothing was changed`, { code: cause.code, cause });
     }
-    throw new IoError(`Failed while ${step}: ${errorMessage(cause)}; every file was restored`, {
+    throw new IoError(`Failed while ${step}: ${errorMessage(cause)}; every file this run wrote was restored${left}`, {
       code: 'apply_failed',
       cause,
     });
   }
 }
 
-/**
- * Runs of a project left in status `applying`: a clawcode process died (or could not roll back)
- * mid-apply, so the tree may be half written. Pass each to {@link rollbackRun} in the returned order.
- *
- * @returns newest first (undoing the latest change first keeps overlapping runs consistent)
- */
-export async function findUnfinishedRuns(rootDir: string, homeDir?: string): Promise<RunRecord[]> {
-  return (await listRuns(rootDir, homeDir)).filter((run) => run.status === 'applying');
-}
-
-/** Result of {@link rollbackRun}. Paths are project-relative. */
-export interface RollbackResult {
-  runId: string;
-  /** files given back their pre-image bytes */
-  restored: string[];
-  /** files the run had created, now removed */
-  deleted: string[];
-}
-
-/**
- * Roll an unfinished (`applying`) run back to its pre-images exactly: files it created are deleted,
- * other files get their previous bytes and mode back, folders it created are removed when empty,
- * stray temp files of interrupted writes are cleaned up. Then the run is marked `rolled_back`.
- *
- * @throws RunNotFoundError (exit 1) no such run
- * @throws UsageError (exit 2) the run is not `applying` (use undo for applied runs)
- * @throws IoError (exit 1) a file could not be restored; the run stays `applying` so it can be retried
- */
-export async function rollbackRun(options: {
-  rootDir: string;
-  runId: string;
-  homeDir?: string;
-}): Promise<RollbackResult> {
-  const realRoot = await realpath(resolve(options.rootDir));
-  const record = await readManifest(runDirFor(realRoot, options.runId, options.homeDir));
-  if (record.status !== 'applying') {
-    throw new UsageError(`Run ${record.runId} is ${record.status}, not unfinished`, { code: 'run_not_unfinished' });
-  }
-  let result: RollbackResult;
-  try {
-    result = await restoreRun(realRoot, record, Date.parse(record.createdAt));
-  } catch (cause) {
-    throw new IoError(`Could not roll back run ${record.runId}: ${errorMessage(cause)}`, {
-      code: 'rollback_failed',
-      cause,
-    });
-  }
-  record.status = 'rolled_back';
-  record.error ??= 'interrupted while applying';
-  await writeManifest(record);
-  return result;
-}
-
-/** Give every file of a run its pre-image back (or delete it when created), latest file first. */
-async function restoreRun(realRoot: string, record: RunRecord, sinceMs: number): Promise<RollbackResult> {
-  const result: RollbackResult = { runId: record.runId, restored: [], deleted: [] };
-  for (const file of [...record.files].reverse()) {
-    const { abs } = await resolveInsideRoot(realRoot, file.path);
-    await removeStrayTempFiles(abs, sinceMs);
-    if (file.created) {
-      try {
-        await unlink(abs);
-        result.deleted.push(file.path);
-      } catch (error) {
-        if (!isErrno(error, 'ENOENT') && !isErrno(error, 'ENOTDIR')) throw error;
-      }
-      continue;
-    }
-    const current = await readIfExists(abs);
-    if (current !== null && sha256(current) === file.beforeHash) continue;
-    await writePreImage(record, file, abs, { syncFolder: false });
-    result.restored.push(file.path);
-  }
-  await fsyncDirs(record.files.map((f) => dirname(join(realRoot, ...f.path.split('/')))));
-  await removeCreatedDirs(realRoot, record.createdDirs);
-  return result;
-}
-
 function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
   if (a === null || b === null) return a === b;
   return a.equals(b);
-}
-
-/** Folders (project-relative) that must be created for the new files, shallowest first. */
-async function missingDirs(realRoot: string, targets: readonly Target[]): Promise<string[]> {
-  const missing = new Set<string>();
-  for (const t of targets) {
-    let dir = dirname(t.abs);
-    while (dir !== realRoot && dir.startsWith(realRoot + sep)) {
-      const exists = await stat(dir).then(
-        () => true,
-        (error: unknown) => {
-          if (isErrno(error, 'ENOENT')) return false;
-          return true; // ENOTDIR and friends: the write will fail and roll back; nothing to remove
-        },
-      );
-      if (exists) break;
-      missing.add(relative(realRoot, dir).split(sep).join('/'));
-      dir = dirname(dir);
-    }
-  }
-  return [...missing].sort((a, b) => a.split('/').length - b.split('/').length);
 }

@@ -8,6 +8,7 @@ import { clawcodeHome } from '../home.js';
 import { getProjectHash } from '../project-hash.js';
 import { canonicalRoot } from './store.js';
 import { ClawcodeError, IoError } from '../errors.js';
+import { lockOwnerAlive, processStartTime } from './process-identity.js';
 
 /** What a lock file holds (JSON). */
 export interface LockOwner {
@@ -19,6 +20,8 @@ export interface LockOwner {
   rootDir: string;
   /** random token so a process only ever removes its own lock */
   token: string;
+  /** when the owner process started (utils/journal/process-identity.ts), so a reused pid is not taken for it */
+  start?: string;
 }
 
 /** Another live clawcode process holds the project's lock and did not let go within `waitMs`. Exit 1. */
@@ -74,6 +77,7 @@ export async function acquireProjectLock(rootDir: string, options: LockOptions =
     since: new Date().toISOString(),
     rootDir: resolve(rootDir),
     token: randomBytes(8).toString('hex'),
+    start: processStartTime(process.pid),
   };
   const content = JSON.stringify(owner);
   const started = Date.now();
@@ -167,6 +171,7 @@ function parseOwner(raw: string): LockOwner | null {
         since: String(value.since ?? ''),
         rootDir: String(value.rootDir ?? ''),
         token: value.token,
+        ...(typeof value.start === 'string' ? { start: value.start } : {}),
       };
     }
   } catch {
@@ -175,16 +180,14 @@ function parseOwner(raw: string): LockOwner | null {
   return null;
 }
 
-/** A lock is stale when its owner ran on this host and that pid no longer exists. */
+/**
+ * A lock is stale when its owner ran on this host and is gone: its pid no longer exists, or the process now
+ * holding that pid started at another time than the owner did (a reused pid, e.g. pid 1 after a restart).
+ */
 function isStale(owner: LockOwner): boolean {
   if (owner.hostname !== '' && owner.hostname !== hostname()) return false; // cannot see other hosts' pids
-  try {
-    process.kill(owner.pid, 0);
-    return false;
-  } catch (error) {
-    // EPERM: the pid exists but belongs to someone else, so it is alive.
-    return (error as { code?: string }).code === 'ESRCH';
-  }
+  if (owner.pid === process.pid) return owner.start !== undefined && owner.start !== processStartTime(process.pid);
+  return !lockOwnerAlive(owner.pid, owner.start);
 }
 
 async function breakStaleLock(lockPath: string, staleRaw: string): Promise<void> {

@@ -5,6 +5,9 @@ import { z } from 'zod';
 import { clawcodeHome } from '../home.js';
 import { getProjectHash } from '../project-hash.js';
 import { TEMP_FILE_PATTERN, writeFileDurable } from './durable-write.js';
+import { writeGuarded, type GuardedTarget } from './guarded-write.js';
+import { isProcessAlive } from './process-identity.js';
+import { FILE_LOCK_SUFFIX, isStaleLock } from './file-lock.js';
 import { ClawcodeError, IoError, PatchApplyError } from '../errors.js';
 import { resolveProjectPath } from '../policy/paths.js';
 
@@ -311,7 +314,9 @@ export async function resolveInsideRoot(rootDir: string, path: string): Promise<
  * Remove the temp files a durable write leaves beside `abs` when a process is killed between
  * creating and renaming them (`<name>.<pid>-<hex>.cctmp`, and `<name>.<uint32>` from journals written
  * by earlier versions with write-file-atomic); only ones modified since `sinceMs`, so an unrelated
- * `foo.ts.123` from before the run is kept.
+ * `foo.ts.123` from before the run is kept, and only this process's or a dead one's: the temp file of
+ * another live writer (a second clawcode on the same project) is its own. A lock file left by a dead writer
+ * (utils/journal/file-lock.ts) goes too.
  */
 export async function removeStrayTempFiles(abs: string, sinceMs: number): Promise<void> {
   // A symlinked file is written through its link, so its temp files sit beside the file it points to.
@@ -329,8 +334,15 @@ async function removeTempFilesBeside(abs: string, sinceMs: number): Promise<void
     return;
   }
   for (const name of names) {
+    // The lock of a compare-and-swap whose writer was killed while holding it.
+    if (name === `${basename(abs)}${FILE_LOCK_SUFFIX}`) {
+      if (await isStaleLock(join(dir, name))) await unlink(join(dir, name)).catch(() => undefined);
+      continue;
+    }
     const tail = name.slice(prefix.length);
     if (!name.startsWith(prefix) || !(/^\d{1,10}$/.test(tail) || TEMP_FILE_PATTERN.test(tail))) continue;
+    const pid = TEMP_FILE_PATTERN.test(tail) ? Number(tail.slice(0, tail.indexOf('-'))) : undefined;
+    if (pid !== undefined && pid !== process.pid && isProcessAlive(pid)) continue;
     try {
       const info = await stat(join(dir, name));
       if (info.isFile() && info.mtimeMs >= sinceMs - 2000) await unlink(join(dir, name));
@@ -360,14 +372,17 @@ export async function ensureDir(dir: string): Promise<void> {
 }
 
 /**
- * Atomically write a file's journaled previous bytes back, with its previous mode. With
- * `syncFolder: false` the caller fsyncs the file's folder afterwards (one fsync per folder for many files).
+ * Atomically write a file's journaled previous bytes back, with its previous mode, through the guarded write
+ * (utils/journal/guarded-write.ts): only when `expect` accepts the file's current bytes. The caller fsyncs the
+ * file's folder afterwards (one fsync per folder for many files).
+ *
+ * @throws TargetChangedError the file holds bytes `expect` refuses: left alone
  */
 export async function writePreImage(
   record: RunRecord,
   file: RunFileRecord,
-  abs: string,
-  options: { syncFolder?: boolean } = {},
+  target: GuardedTarget,
+  expect: (current: Buffer | null) => boolean,
 ): Promise<void> {
   if (file.preImage === null) throw new IoError(`Run ${record.runId} has no pre-image for ${file.path}`);
   const bytes = await readFile(join(record.runDir, file.preImage));
@@ -376,6 +391,5 @@ export async function writePreImage(
       code: 'journal_corrupt',
     });
   }
-  await mkdir(dirname(abs), { recursive: true });
-  await writeFileDurable(abs, bytes, { mode: file.mode ?? undefined, syncFolder: options.syncFolder });
+  await writeGuarded(target, bytes, { expect, mode: file.mode ?? undefined, syncFolder: false });
 }

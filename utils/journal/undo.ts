@@ -1,6 +1,8 @@
-import { mkdir, realpath, unlink } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { DiskWriteError, fsyncDirs, writeFileDurable } from './durable-write.js';
+import { DiskWriteError, fsyncDirs } from './durable-write.js';
+import { writeGuarded } from './guarded-write.js';
+import { giveBack, resolveGuarded } from './rollback.js';
 import { ClawcodeError, IoError, UsageError } from '../errors.js';
 import {
   errorMessage,
@@ -14,7 +16,6 @@ import {
   runDirFor,
   sha256,
   writeManifest,
-  writePreImage,
   type RunFileRecord,
   type RunRecord,
 } from './store.js';
@@ -140,34 +141,32 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
   run.status = 'undoing';
   run.undoPlan = { at: new Date().toISOString(), files: restorable.map((f) => f.path), skipped: result.skipped };
   await writeManifest(run);
-  const done: { file: RunFileRecord; abs: string; bytes: Buffer }[] = [];
+  const done: { file: RunFileRecord; bytes: Buffer }[] = [];
   let step = '';
   try {
     for (const file of [...restorable].reverse()) {
       step = file.path;
-      const { abs } = await resolveInsideRoot(realRoot, file.path);
-      const bytes = await readIfExists(abs);
-      // Re-check right before touching it: the file may have changed since the preview.
-      if (bytes === null || sha256(bytes) !== file.afterHash)
+      const target = await resolveGuarded(realRoot, file.path);
+      // The file must still hold the run's bytes, checked right before it is touched, under its lock.
+      const bytes = target.missing.length > 0 ? null : await readIfExists(target.abs);
+      const outcome = await giveBack(run, file, target, bytes);
+      if (outcome === 'changed' || bytes === null)
         throw new UndoConflictError(run.runId, [{ path: file.path, kind: bytes === null ? 'deleted' : 'modified' }]);
-      if (file.created) {
-        await unlink(abs);
-        result.deleted.push(file.path);
-      } else {
-        await writePreImage(run, file, abs, { syncFolder: false });
-        result.restored.push(file.path);
-      }
-      done.push({ file, abs, bytes });
+      (outcome === 'deleted' ? result.deleted : result.restored).push(file.path);
+      done.push({ file, bytes });
       options.onRestore?.(file.path);
     }
   } catch (cause) {
     // Put the run's bytes back (they are in memory); only when that worked is the run `applied` again.
     let reverted = true;
-    for (const { abs, bytes, file } of done.reverse()) {
-      if (file.created) await mkdir(dirname(abs), { recursive: true }).catch(() => undefined);
-      await writeFileDurable(abs, bytes, { mode: file.mode ?? undefined }).catch(() => {
-        reverted = false;
-      });
+    for (const { bytes, file } of done.reverse()) {
+      const back = (current: Buffer | null): boolean =>
+        file.created ? current === null : current !== null && sha256(current) === file.beforeHash;
+      await resolveGuarded(realRoot, file.path)
+        .then((target) => writeGuarded(target, bytes, { expect: back, mode: file.mode ?? undefined }))
+        .catch(() => {
+          reverted = false;
+        });
     }
     if (reverted) {
       run.status = 'applied';
@@ -247,22 +246,15 @@ export async function finishInterruptedUndo(options: {
   try {
     for (const file of [...run.files].reverse()) {
       if (!planned.has(file.path)) continue;
-      const { abs } = await resolveInsideRoot(realRoot, file.path);
-      await removeStrayTempFiles(abs, Date.parse(run.undoPlan.at));
-      const current = await readIfExists(abs);
+      const target = await resolveGuarded(realRoot, file.path);
+      await removeStrayTempFiles(target.abs, Date.parse(run.undoPlan.at));
+      const current = target.missing.length > 0 ? null : await readIfExists(target.abs);
       const hash = current === null ? null : sha256(current);
       if (hash === file.beforeHash) continue; // restored before the stop (null = created, already deleted)
-      if (hash !== file.afterHash) {
-        result.skipped.push(file.path);
-        continue;
-      }
-      if (file.created) {
-        await unlink(abs);
-        result.deleted.push(file.path);
-      } else {
-        await writePreImage(run, file, abs, { syncFolder: false });
-        result.restored.push(file.path);
-      }
+      const outcome = await giveBack(run, file, target, current);
+      (outcome === 'changed' ? result.skipped : outcome === 'deleted' ? result.deleted : result.restored).push(
+        file.path,
+      );
     }
   } catch (cause) {
     throw new IoError(`Could not finish undoing run ${run.runId}: ${errorMessage(cause)}`, {

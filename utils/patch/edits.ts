@@ -15,9 +15,11 @@ export interface PatchEdit {
 }
 
 /**
- * A patch whose matched text begins (or ends) with line breaks inside a longer run of blank lines in the
- * file, and whose replacement has a different number of line breaks there: the find does not say which
- * of the file's blank lines it meant, so the resulting count of blank lines would be a guess.
+ * A patch whose matched text begins (or ends) with blank lines of a longer run of blank lines in the file,
+ * and whose replacement has a different number of line breaks there: the find does not say which of the
+ * file's blank lines it meant, so the resulting count of blank lines would be a guess. The line break that
+ * ends the line before the span belongs to that line: a find that begins at a line boundary after a line
+ * with text quotes no blank line there.
  */
 export function blankEdgeConflict(model: TextModel, c: Candidate): boolean {
   const w = model.w;
@@ -25,10 +27,14 @@ export function blankEdgeConflict(model: TextModel, c: Candidate): boolean {
   const newlines = (s: string) => s.split('\n').length - 1;
   if (matched.trim() === '' || c.text.trim() === '') return false;
   const mLead = newlines(leadingWs(matched));
-  if (mLead > 0 && newlines(leadingWs(c.text)) !== mLead) {
-    const before = newlines(trailingWs(w.slice(Math.max(0, c.start - 200), c.start)));
-    if (before > 0 && before + mLead >= 2) return true;
+  if (mLead > 0 && newlines(leadingWs(c.text)) !== mLead && (c.start === 0 || w[c.start - 1] === '\n')) {
+    const beforeWs = trailingWs(w.slice(Math.max(0, c.start - 200), c.start));
+    // Blank lines before the span: the line breaks before it, less the one that ends a line with text.
+    const blankBefore = newlines(beforeWs) - (c.start - beforeWs.length > 0 ? 1 : 0);
+    if (blankBefore > 0) return true;
   }
+  // At the end a find that stops at its last line's break next to a run is unsure too: a replacement that
+  // writes more breaks there may add blank lines or restate the run (both were measured).
   const mTrail = newlines(trailingWs(matched));
   if (mTrail > 0 && newlines(trailingWs(c.text)) !== mTrail) {
     const after = newlines(leadingWs(w.slice(c.end, c.end + 200)));
@@ -51,7 +57,8 @@ export function widenToBlankRun(model: TextModel, c: Candidate): Candidate | und
   const matched = w.slice(c.start, c.end);
   let start = c.start;
   let end = c.end;
-  if (leadingWs(matched).includes('\n')) {
+  // Likewise a find that begins with the line break before its first line quotes no blank line there.
+  if (leadingWs(matched).split('\n').length > 2) {
     // The run begins after the first line break of the whitespace before the match.
     const before = wsRunStart(w, c.start);
     const nl = w.slice(before, c.start).indexOf('\n');
@@ -59,7 +66,9 @@ export function widenToBlankRun(model: TextModel, c: Candidate): Candidate | und
     const lead = leadingWs(w.slice(runStart, c.end));
     if (lead.includes('\n') && upToLastBreak(lead) === upToLastBreak(leadingWs(c.text))) start = runStart;
   }
-  if (trailingWs(matched).includes('\n')) {
+  // A find that ends with its last line's own line break quotes no blank line there: it ends before the
+  // run, not inside it, so a replacement that writes more line breaks adds blank lines (unsure: refused).
+  if (trailingWs(matched).split('\n').length > 2) {
     // The run ends at the last line break of the whitespace after the match (or at the end of the file).
     const after = wsRunEnd(w, c.end);
     const nl = w.slice(c.end, after).lastIndexOf('\n');

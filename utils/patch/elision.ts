@@ -9,7 +9,8 @@
  * that span (it keeps or edits a line of the elided text, and none of the text a farther copy would add).
  */
 import type { PassOutcome } from './match.js';
-import { renderCandidate, similarLines } from './render.js';
+import { renderCandidate } from './render.js';
+import { similarLines } from './steps.js';
 import {
   type Candidate,
   contentKey,
@@ -92,6 +93,18 @@ export function locateElision(
     return { strategy: 'elision', candidates: spans, truncated: occurrences[weak]!.length > 20 };
   }
   const { readings, truncated } = settled ? { readings: [settled], truncated: false } : all!;
+  // Without markers, replace stands for the whole span, the elided text included. A replace that writes
+  // nothing between the pieces deletes text the find never quoted: more likely markers left out of replace
+  // (Aider refuses such an unpaired "..." too).
+  if (!keep && readings.length === 1 && deletesElided(model, segments, readings[0]!, replLines)) {
+    return {
+      strategy: 'elision',
+      refusal: {
+        code: 'patch_elision_unpaired',
+        message: 'find has "..." lines and replace has none, and replace keeps none of the lines they stand for',
+      },
+    };
+  }
   const candidates: Candidate[] = readings.map((starts) => {
     const first = starts[0]!;
     const lastSeg = segments.length - 1;
@@ -276,7 +289,10 @@ function settleReading(
   const beyondLines = content.slice(farther[0], farther[1]).filter((k) => informative(k) && !span.has(k));
   const beyond = new Set(beyondLines);
   if (mid.some((k) => informative(k) && beyond.has(k))) return undefined;
-  if (!mid.some((k) => informative(k) && elided.has(k))) {
+  if (
+    !mid.some((k) => informative(k) && elided.has(k)) &&
+    !closesBlock(model, strong(0), h, h + head.length, t, tail.length)
+  ) {
     // No line kept as it is: a line of the elided text edited (similar, and like nothing a farther copy
     // would add) shows the author saw that text too.
     const near = content.slice(farther[0], farther[1]).filter(informative);
@@ -287,4 +303,66 @@ function settleReading(
     if (mid.some((k) => informative(k) && near.some((b) => similarLines(b, k)))) return undefined;
   }
   return [h, t];
+}
+
+/**
+ * Whether the weak piece of a two-piece elision closes (or opens) the block the other piece and the elided
+ * text sit in: with a weak tail, every non-blank line from the head's second line to the tail's copy is
+ * indented deeper than the tail, and the head's first line no less (it may open the block the tail closes):
+ * that copy closes their block, a farther one lies outside it. With a weak head, the same mirrored. Lines
+ * `from..t` (exclusive) are the elided text; `h` is the head's first line, `t` the tail's.
+ */
+function closesBlock(
+  model: TextModel,
+  weakTail: boolean,
+  h: number,
+  from: number,
+  t: number,
+  tailLength: number,
+): boolean {
+  const lines = model.lines;
+  const edgeLine = lines[weakTail ? t : from - 1]!;
+  if (edgeLine.trim() === '') return false;
+  const limit = columns(edgeLine);
+  // The line that may sit at the weak piece's own level: the opener (weak tail) or the closer (weak head).
+  const [lo, hi, level] = weakTail ? [h, t, h] : [from, t + tailLength, t + tailLength - 1];
+  let deeper = 0;
+  for (let i = lo; i < hi; i++) {
+    const l = lines[i]!;
+    if (l.trim() === '') continue;
+    const w = columns(l);
+    if (w < limit || (w === limit && i !== level)) return false;
+    if (i >= from && i < t) deeper++;
+  }
+  return deeper > 0;
+}
+
+/** Width of a line's indentation in columns (a tab counts 4). */
+function columns(line: string): number {
+  let w = 0;
+  for (const c of line) {
+    if (c === ' ') w++;
+    else if (c === '\t') w += 4;
+    else break;
+  }
+  return w;
+}
+
+/**
+ * Whether replace writes no line but the pieces' own while the reading elides text: the elided text would
+ * go without a line of replace standing for it.
+ */
+function deletesElided(
+  model: TextModel,
+  segments: readonly Segment[],
+  starts: readonly number[],
+  replLines: readonly string[],
+): boolean {
+  const content = lineKeys(model).content;
+  let elided = false;
+  for (let k = 0; k + 1 < starts.length && !elided; k++)
+    for (let i = starts[k]! + segments[k]!.lines.length; i < starts[k + 1]! && !elided; i++) elided = content[i] !== '';
+  if (!elided) return false;
+  const pieces = new Set(segments.flatMap((seg) => seg.lines.map(contentKey)));
+  return !replLines.some((l) => contentKey(l) !== '' && !pieces.has(contentKey(l)));
 }

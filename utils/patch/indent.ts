@@ -16,6 +16,10 @@ export interface IndentMap {
   readonly convert: (indent: string) => string;
   /** The chosen relation applied to an indent seen on a matched line (undefined: it has no image). */
   readonly relate: (indent: string) => string | undefined;
+  /** Whether the file indents with tabs more often than with spaces. */
+  readonly fileTabs: boolean;
+  /** Find indents seen on matched lines at two or more file indents (a clamped dedent, a drifted line). */
+  readonly conflicted: ReadonlySet<string>;
 }
 
 /** Returned by a relation that cannot tell how the file would write an indent. */
@@ -82,7 +86,9 @@ export function buildIndentMap(
     if (strict && fit < matched.length) continue;
     if (fit > bestFit) [best, bestFit] = [rel, fit];
   }
-  if (!best) return matched.length === 0 ? { pairs, convert: (r) => r, relate: (r) => r } : undefined;
+  const fileTabs = fileUsesTabs(model);
+  if (!best)
+    return matched.length === 0 ? { pairs, convert: (r) => r, relate: (r) => r, fileTabs, conflicted } : undefined;
   const chosen = best;
   // Unless the model's extra prefix is simply taken off, a new indent with a tab in it, in a frame that
   // used spaces and never a tab, has no known meaning.
@@ -94,7 +100,7 @@ export function buildIndentMap(
     if (!frameHasTabs && frameHasSpaces && r.includes('\t')) return AMBIGUOUS_INDENT;
     return chosen(r, true) ?? shift?.(r, true) ?? r;
   };
-  return { pairs, convert, relate: (r) => chosen(r, false) };
+  return { pairs, convert, relate: (r) => chosen(r, false), fileTabs, conflicted };
 }
 
 /**
@@ -113,11 +119,19 @@ function leading(line: string): string {
 }
 
 /**
- * Re-indent one replacement line into the file's frame. Blank lines are kept as written. `undefined` when
- * the line's indentation has no certain spelling in the file's style (the patch is then refused).
+ * Re-indent one replacement line into the file's frame. An empty line stays empty; a line of only spaces and
+ * tabs stays only where the relation maps it to itself. `undefined` when the line's indentation has no certain
+ * spelling in the file's style (the patch is then refused).
  */
 export function reindentLine(map: IndentMap, line: string): string | undefined {
-  if (line.trim() === '') return line;
+  if (line === '') return line;
+  // A line of only whitespace: whether the model moved it with the block is unknown. It stays as written
+  // unless written in the other style than the file's (tabs in a space-indented file): then it is moved.
+  if (line.trim() === '') {
+    if (!line.includes(map.fileTabs ? ' ' : '\t')) return line;
+    const moved = map.pairs.get(line) ?? map.convert(line);
+    return moved === AMBIGUOUS_INDENT || moved.includes(map.fileTabs ? ' ' : '\t') ? undefined : moved;
+  }
   let i = 0;
   while (i < line.length && (line[i] === ' ' || line[i] === '\t')) i++;
   const indent = line.slice(0, i);
@@ -193,12 +207,37 @@ function columns(indent: string, tab: number): number {
 }
 
 /** Whether the file indents with tabs more often than with spaces. */
+const TABS = new WeakMap<TextModel, boolean>();
+
 function fileUsesTabs(model: TextModel): boolean {
+  const known = TABS.get(model);
+  if (known !== undefined) return known;
   let tabs = 0;
   let spaces = 0;
   for (const s of lineKeys(model).indent) {
     if (s.startsWith('\t')) tabs++;
     else if (s.startsWith(' ')) spaces++;
   }
+  TABS.set(model, tabs > spaces);
   return tabs > spaces;
+}
+
+/**
+ * Whether (find indent, file indent) pairs of string lines differ in one way throughout: one prefix added
+ * (or taken off) on every line, or tabs written as one width of spaces (or back) with no shift. A string's
+ * indentation is its content, so only a copy of it moved whole, or its tabs expanded, is the same text.
+ */
+export function stringShiftFits(pairs: readonly (readonly [string, string, ...unknown[]])[]): boolean {
+  const moved = pairs.filter(([f, g]) => f !== g);
+  if (moved.length === 0) return true;
+  const [f0, g0] = moved[0]!;
+  const prefix = (f: string, g: string) =>
+    g.endsWith(f)
+      ? `+${g.slice(0, g.length - f.length)}`
+      : f.endsWith(g)
+        ? `-${f.slice(0, f.length - g.length)}`
+        : undefined;
+  const p0 = prefix(f0, g0);
+  if (p0 !== undefined && pairs.every(([f, g]) => f === g || prefix(f, g) === p0)) return true;
+  return TAB_WIDTHS.some((u) => pairs.every(([f, g]) => columns(f, u) === columns(g, u)));
 }

@@ -10,14 +10,20 @@
  * towards "inside a literal", which can only turn an apply into a refusal.
  */
 
-type State =
+/** The lexer's state at the start of a line (opaque outside this file). */
+export type LexState =
   | { kind: 'code' }
   | { kind: 'close'; close: string; escapes: boolean; doubled?: string }
   | { kind: 'heredoc'; tag: string; indented: boolean }
   | { kind: 'here-string'; close: string }
   | { kind: 'comment' };
 
+type State = LexState;
+
 const CODE: State = { kind: 'code' };
+
+/** The state of a text that begins inside a block comment (a fragment cut from one). */
+export const IN_COMMENT: LexState = { kind: 'comment' };
 const HEREDOC = /<<([-~]?)\s*(?:(['"])([A-Za-z_][\w]*)\2|([A-Z_][A-Z0-9_]*)\b)/y;
 const RUST_RAW = /b?r(#*)"/y;
 const INTERESTING = /[/"'`rb@<]/g;
@@ -25,30 +31,37 @@ const INTERESTING = /[/"'`rb@<]/g;
 /**
  * For each line of `lines`, whether it begins inside a multi-line string literal.
  *
- * @param lines  the text split on `\n`
- * @param startInside  the text itself begins inside such a literal (a fragment cut from a file)
- * @param startInComment  the text begins inside a block comment (a fragment cut from a file)
- * @param comments  when given, filled with whether each line begins inside a block comment
+ * @param lines   the text split on `\n`
+ * @param start   the state the text begins in (a fragment cut from a file begins in the file's state there)
+ * @param states  when given, filled with the state each line begins in (see `inComment`)
  * @returns one boolean per line; O(total characters)
  */
-export function literalLines(
-  lines: readonly string[],
-  startInside = false,
-  startInComment = false,
-  comments?: boolean[],
-): boolean[] {
+export function literalLines(lines: readonly string[], start: LexState = CODE, states?: LexState[]): boolean[] {
   const inside = new Array<boolean>(lines.length).fill(false);
-  let state: State = startInside
-    ? { kind: 'close', close: '\u0000', escapes: false }
-    : startInComment
-      ? { kind: 'comment' }
-      : CODE;
+  let state: State = start;
   for (let i = 0; i < lines.length; i++) {
     inside[i] = state.kind !== 'code' && state.kind !== 'comment';
-    if (comments) comments[i] = state.kind === 'comment';
+    if (states) states[i] = state;
     state = scanLine(lines[i]!, state);
   }
   return inside;
+}
+
+/**
+ * Whether each line of a file begins inside a multi-line string, computed once per file (kept on the model
+ * with the lexer state of each line).
+ */
+export function fileLiterals(model: {
+  readonly lines: readonly string[];
+  literal?: boolean[];
+  lexStates?: LexState[];
+}): boolean[] {
+  return (model.literal ??= literalLines(model.lines, undefined, (model.lexStates = [])));
+}
+
+/** Whether a state is inside a block comment. */
+export function inComment(state: LexState | undefined): boolean {
+  return state?.kind === 'comment';
 }
 
 /** The lexer state after one line. */

@@ -5,23 +5,14 @@
  * Codex folds punctuation). Line passes return where each find line landed; the replacement is then rendered
  * under the invariant of utils/patch/render.ts.
  */
-import { buildIndentMap } from './indent.js';
 import { locateElision } from './elision.js';
-import { renderCandidate, type LineMatch } from './render.js';
-import { inlineSubstring, linesWithWord, substringCandidates, trimmedWhole } from './substring.js';
+import { withDroppedBreaks } from './edges.js';
+import { LINE_PASSES } from './line-passes.js';
+import { renderCandidate } from './render.js';
+import { inlineSubstring, substringCandidates, trimmedWhole } from './substring.js';
 import { tokenStream } from './tokens.js';
-import {
-  contentKey,
-  foldedKey,
-  indentOf,
-  lineKeys,
-  nonWsLength,
-  rstrip,
-  SHORT_FIND_CHARS,
-  squashKey,
-  type Candidate,
-  type TextModel,
-} from './text.js';
+import { ESCAPE, stripFences, stripLineNumbers, unescapedReplace, unescapeQuotes, unescapeText } from './views.js';
+import { nonWsLength, SHORT_FIND_CHARS, type Candidate, type TextModel } from './text.js';
 
 export type { Candidate } from './text.js';
 
@@ -38,6 +29,7 @@ export type { Candidate } from './text.js';
  * - `inline_whitespace`: whitespace inside lines differs where it cannot change meaning (`a=b` vs `a = b`,
  *   tabs vs spaces between tokens).
  * - `line_numbers`: every find line carried a line-number prefix copied from a numbered view; stripped.
+ * - `fences_stripped`: find (and replace) had markdown fence lines (```` ``` ````) at its edges; stripped.
  * - `unescaped`: find (and replace) were written with escaped newlines, tabs, quotes or backslashes; unescaped.
  * - `token_stream`: find's tokens in order with whitespace that cannot change meaning ignored, across lines.
  * - `elision`: find holds `...` lines; the parts around them anchor both ends of the span.
@@ -54,6 +46,7 @@ export type MatchStrategy =
   | 'blank_lines_ignored'
   | 'inline_whitespace'
   | 'line_numbers'
+  | 'fences_stripped'
   | 'unescaped'
   | 'token_stream'
   | 'elision'
@@ -72,8 +65,6 @@ export type PassOutcome =
     };
 
 export { SHORT_FIND_CHARS } from './text.js';
-/** Per-line trimming needs 2 non-blank lines or this many non-whitespace characters (a shorter single line is too easily found by trimming). */
-const TRIM_PASS_MIN_CHARS = 20;
 
 /** The find and replace texts cut down to what the line passes compare. */
 export interface PreparedPatch {
@@ -86,6 +77,11 @@ export interface PreparedPatch {
   /** Whether blank lines were dropped at the start / end of find. */
   leadTrimmed: boolean;
   trailTrimmed: boolean;
+  /** Line breaks at the start / end of find, and how many of them replace does not write again. */
+  leadBreaks: number;
+  leadDropped: number;
+  trailBreaks: number;
+  trailDropped: number;
 }
 
 /** Normalise line endings and cut blank edge lines off find (and as many off replace). */
@@ -96,17 +92,31 @@ export function preparePatch(find: string, replace: string): PreparedPatch {
   const trail = /(?:\n[ \t]*)+$/.exec(f.slice(lead.length))?.[0] ?? '';
   const core = f.slice(lead.length, f.length - trail.length);
   let rcore = r;
-  for (let k = countNewlines(lead); k > 0; k--) {
+  const [leadBreaks, trailBreaks] = [countNewlines(lead), countNewlines(trail)];
+  let leadDropped = leadBreaks;
+  for (; leadDropped > 0; leadDropped--) {
     const m = /^[ \t]*\n/.exec(rcore);
     if (!m) break;
     rcore = rcore.slice(m[0].length);
   }
-  for (let k = countNewlines(trail); k > 0; k--) {
+  let trailDropped = trailBreaks;
+  for (; trailDropped > 0; trailDropped--) {
     const m = /\n[ \t]*$/.exec(rcore);
     if (!m) break;
     rcore = rcore.slice(0, rcore.length - m[0].length);
   }
-  return { find: f, replace: r, core, rcore, leadTrimmed: lead.length > 0, trailTrimmed: trail.length > 0 };
+  return {
+    find: f,
+    replace: r,
+    core,
+    rcore,
+    leadTrimmed: lead.length > 0,
+    trailTrimmed: trail.length > 0,
+    leadBreaks,
+    leadDropped,
+    trailBreaks,
+    trailDropped,
+  };
 }
 
 /**
@@ -122,10 +132,18 @@ export function locate(model: TextModel, patch: PreparedPatch): PassOutcome | un
   const stripped = stripLineNumbers(patch.find, patch.replace);
   if (stripped) {
     // A numbered view quotes whole lines: with an empty replace, the lines go with their line ending.
-    const whole = patch.replace === '' ? locatePrepared(model, preparePatch(`${stripped.find}\n`, '')) : undefined;
+    const whole =
+      patch.replace === '' && !stripped.find.endsWith('\n')
+        ? locatePrepared(model, preparePatch(`${stripped.find}\n`, ''))
+        : undefined;
     const again = whole ?? locatePrepared(model, preparePatch(stripped.find, stripped.replace));
     if (!again || 'refusal' in again) return again;
     return { ...again, strategy: 'line_numbers' };
+  }
+  const fenced = stripFences(patch.find, patch.replace);
+  if (fenced) {
+    const again = locatePrepared(model, preparePatch(fenced.find, fenced.replace));
+    if (again) return 'refusal' in again ? again : { ...again, strategy: 'fences_stripped' };
   }
   return locateUnescaped(model, patch);
 }
@@ -141,40 +159,29 @@ function locateUnescaped(model: TextModel, patch: PreparedPatch): PassOutcome | 
   const find = unescapeText(patch.find);
   if (find === patch.find || find.trim() === '') return undefined;
   const replace = unescapedReplace(patch.find, patch.replace);
-  if (replace === undefined) return undefined;
+  if (replace === undefined) return locateQuotes(model, patch);
   const again = locatePrepared(model, preparePatch(find, replace));
+  if (again) return 'refusal' in again ? again : { ...again, strategy: 'unescaped' };
+  return locateQuotes(model, patch);
+}
+
+/** Find with its quote escapes read, the other escapes being code (`'it\\'s' + "\\n"`); see `unescapeQuotes`. */
+function locateQuotes(model: TextModel, patch: PreparedPatch): PassOutcome | undefined {
+  const quotes = unescapeQuotes(patch.find, patch.replace);
+  const again = quotes && locatePrepared(model, preparePatch(quotes.find, quotes.replace));
   if (!again || 'refusal' in again) return again;
   return { ...again, strategy: 'unescaped' };
-}
-
-/**
- * Replace as the model meant it, given that its find was escaped: as written when it has no escape at all,
- * unescaped when it is escaped the same way (no bare character of a kind find escaped: a real newline where
- * find wrote `\\n`, a bare `"` where find wrote `\\"`), else undefined (which reading is meant is unknown).
- */
-function unescapedReplace(find: string, replace: string): string | undefined {
-  if (!ESCAPE.test(replace)) return replace;
-  const bare = replace.replace(/\\[nt"'`$\\]/g, '');
-  for (const m of find.matchAll(/\\([nt"'`$])/g)) {
-    const c = m[1] === 'n' ? '\n' : m[1] === 't' ? '\t' : m[1]!;
-    if (bare.includes(c)) return undefined;
-  }
-  return unescapeText(replace);
-}
-
-const ESCAPE = /\\[nt"'`$\\]/;
-
-/**
- * `\\n` → newline, `\\t` → tab, `\\"` `\\'` `\\`` → the quote, `\\$` → `$`, `\\\\` → one backslash; other
- * text as is.
- */
-export function unescapeText(s: string): string {
-  return s.replace(/\\([nt"'`$\\])/g, (_m, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c));
 }
 
 function locatePrepared(model: TextModel, patch: PreparedPatch): PassOutcome | undefined {
   const exact = substringCandidates(model, patch.find, patch.replace, false, false);
   if (exact.length > 0) return { strategy: 'exact', candidates: exact };
+  const found = locateRelaxed(model, patch);
+  return found && withDroppedBreaks(model, found, patch);
+}
+
+/** The relaxed passes, on find without its blank edges (see `withDroppedBreaks` for what they dropped). */
+function locateRelaxed(model: TextModel, patch: PreparedPatch): PassOutcome | undefined {
   if ((patch.leadTrimmed || patch.trailTrimmed) && patch.core.trim() !== '') {
     const trimmed = substringCandidates(model, patch.core, patch.rcore, patch.leadTrimmed, patch.trailTrimmed);
     if (trimmed.length > 0) return { strategy: 'trimmed_blank_edges', candidates: trimmed };
@@ -190,14 +197,27 @@ function locatePrepared(model: TextModel, patch: PreparedPatch): PassOutcome | u
     const whole = around ? undefined : inlineSubstring(model, patch.core, patch.rcore, true);
     return trimmedWhole(model, patch.core, patch.rcore, true) ?? whole ?? locateElision(model, findLines, replLines);
   }
-  for (const pass of LINE_PASSES) {
+  for (const [p, pass] of LINE_PASSES.entries()) {
     if (pass.eligible && !pass.eligible(findLines)) continue;
     const found: Candidate[] = [];
+    let stringMoved = false;
     for (const i of pass.starts(model, findLines)) {
       const m = pass.match(model, findLines, replLines, i);
       if (m) found.push(renderCandidate(model, findLines, replLines, m));
+      stringMoved ||= m?.stringMoved === true;
     }
-    if (found.length > 0) return { strategy: pass.strategy, candidates: found };
+    if (found.length === 0) continue;
+    // String lines quoted at other indentation: a rewrite of a string's whitespace can make it read like
+    // another of its copies, so a place the next (looser) pass finds is as likely; several are ambiguous.
+    const looser = LINE_PASSES[p + 1];
+    if (stringMoved && looser && (!looser.eligible || looser.eligible(findLines))) {
+      for (const i of looser.starts(model, findLines)) {
+        if (found.some((c) => c.firstLine === i)) continue;
+        const m = looser.match(model, findLines, replLines, i);
+        if (m) found.push(renderCandidate(model, findLines, replLines, m));
+      }
+    }
+    return { strategy: pass.strategy, candidates: found };
   }
   if (short) return trimmedWhole(model, patch.core, patch.rcore, true) ?? locateElision(model, findLines, replLines);
   const whole = trimmedWhole(model, patch.core, patch.rcore);
@@ -209,256 +229,6 @@ function locatePrepared(model: TextModel, patch: PreparedPatch): PassOutcome | u
   if (stream) return stream;
   return locateElision(model, findLines, replLines);
 }
-
-interface LinePass {
-  strategy: MatchStrategy;
-  eligible?: (findLines: readonly string[]) => boolean;
-  /** Lines where find's first line could start. */
-  starts: (model: TextModel, findLines: readonly string[]) => readonly number[];
-  match: (
-    model: TextModel,
-    findLines: readonly string[],
-    replLines: readonly string[],
-    start: number,
-  ) => LineMatch | undefined;
-}
-
-/** A window of consecutive lines whose keys equal find's keys, mapped one to one. */
-function windowMatch(keys: readonly string[], want: readonly string[], i: number): LineMatch | undefined {
-  if (i + want.length > keys.length) return undefined;
-  for (let j = 0; j < want.length; j++) if (keys[i + j] !== want[j]) return undefined;
-  return { first: i, last: i + want.length - 1, map: want.map((_, j) => i + j) };
-}
-
-const byContentStart = (model: TextModel, fl: readonly string[]): readonly number[] => startLines(model, fl);
-
-const LINE_PASSES: readonly LinePass[] = [
-  {
-    strategy: 'trailing_whitespace',
-    starts: byContentStart,
-    match: (model, fl, _rl, i) => windowMatch(lineKeys(model).rstrip, fl.map(rstrip), i),
-  },
-  {
-    strategy: 'unicode_folded',
-    starts: byContentStart,
-    match: (model, fl, _rl, i) => windowMatch(lineKeys(model).folded, fl.map(foldedKey), i),
-  },
-  {
-    strategy: 'indent_relative',
-    starts: byContentStart,
-    match: (model, fl, rl, i) => reindented(model, fl, rl, i, true),
-  },
-  {
-    strategy: 'trimmed_lines',
-    starts: byContentStart,
-    eligible: (fl) => fl.filter((l) => l.trim() !== '').length >= 2 || nonWsLength(fl.join('')) >= TRIM_PASS_MIN_CHARS,
-    match: (model, fl, rl, i) => reindented(model, fl, rl, i, false),
-  },
-  {
-    strategy: 'blank_lines_ignored',
-    starts: byContentStart,
-    eligible: (fl) => fl.filter((l) => l.trim() !== '').length >= 2,
-    match: (model, fl, rl, i) => blankTolerant(model, fl, rl, i),
-  },
-  {
-    strategy: 'inline_whitespace',
-    starts: (model, fl) => linesWithWord(model, fl[0]!).filter((i) => squashKey(model.lines[i]!) === squashKey(fl[0]!)),
-    eligible: (fl) => fl.length >= 2,
-    match: (model, fl, rl, i) => {
-      const keys = lineKeys(model);
-      if (i + fl.length > model.lines.length) return undefined;
-      const window = model.lines.slice(i, i + fl.length).map(squashKey);
-      const m = windowMatch(window, fl.map(squashKey), 0);
-      if (m) Object.assign(m, { first: i, last: i + fl.length - 1, map: fl.map((_, j) => i + j) });
-      if (!m) return undefined;
-      const pairs = fl.flatMap((l, j): [string, string][] =>
-        l.trim() === '' ? [] : [[indentOf(l), keys.indent[i + j]!]],
-      );
-      const indent = buildIndentMap(model, pairs, rl.map(indentOf), false);
-      // Wide or tab runs inside lines that differ from the file's: new lines may carry the same drift.
-      const drift = fl.some(
-        (l, j) =>
-          l.trim() !== model.lines[i + j]!.trim() && WIDE_RUN.test(`${l.trim()}\n${model.lines[i + j]!.trim()}`),
-      );
-      if (!indent) return undefined;
-      const unsureFrame = identity(pairs) ? undefined : (frameUnsure(pairs, rl) ?? inFileFrame(model, fl, rl, m.map));
-      return { ...m, indent: identity(pairs) ? undefined : indent, inlineDrift: drift, unsureFrame };
-    },
-  },
-];
-
-/** Lines where the first line of find could start: same content key (a superset for the trim passes). */
-function startLines(model: TextModel, findLines: readonly string[]): readonly number[] {
-  return lineKeys(model).byContent.get(contentKey(findLines[0]!)) ?? [];
-}
-
-function identity(pairs: readonly (readonly [string, string])[]): boolean {
-  return pairs.every(([f, g]) => f === g);
-}
-
-/** Same-length line window with equal content; indentation mapped strictly (P5) or loosely (P6). */
-function reindented(
-  model: TextModel,
-  fl: readonly string[],
-  rl: readonly string[],
-  i: number,
-  strict: boolean,
-): LineMatch | undefined {
-  const keys = lineKeys(model);
-  if (i + fl.length > keys.content.length) return undefined;
-  const pairs: [string, string][] = [];
-  for (let j = 0; j < fl.length; j++) {
-    if (keys.content[i + j] !== contentKey(fl[j]!)) return undefined;
-    if (keys.content[i + j] !== '') pairs.push([indentOf(fl[j]!), keys.indent[i + j]!]);
-  }
-  const indent = buildIndentMap(model, pairs, rl.map(indentOf), strict);
-  if (!indent) return undefined;
-  return {
-    first: i,
-    last: i + fl.length - 1,
-    map: fl.map((_, j) => i + j),
-    indent: identity(pairs) ? undefined : indent,
-    unsureFrame: identity(pairs)
-      ? undefined
-      : (frameUnsure(pairs, rl) ??
-        inFileFrame(
-          model,
-          fl,
-          rl,
-          fl.map((_, j) => i + j),
-        )),
-  };
-}
-
-/**
- * Replace's first non-blank line written exactly as the first matched file line, whose find counterpart is
- * indented otherwise (and whose indentation the relation would move): replace was written in the file's
- * frame, not find's, so moving its new lines by the find → file relation would indent them twice. Returns
- * that 1-based replace line, or undefined.
- */
-function inFileFrame(
-  model: TextModel,
-  fl: readonly string[],
-  rl: readonly string[],
-  map: readonly number[],
-): number | undefined {
-  const j = fl.findIndex((l, n) => l.trim() !== '' && map[n]! >= 0);
-  const k = rl.findIndex((l) => l.trim() !== '');
-  if (j < 0 || k < 0) return undefined;
-  const line = model.lines[map[j]!]!;
-  if (rl[k] !== line || indentOf(line) === indentOf(fl[j]!)) return undefined;
-  const pairs: [string, string][] = [];
-  map.forEach((at, n) => {
-    if (at >= 0 && fl[n]!.trim() !== '') pairs.push([indentOf(fl[n]!), indentOf(model.lines[at]!)]);
-  });
-  return staysPut(pairs, indentOf(line)) ? undefined : k + 1;
-}
-
-/**
- * A find of one non-blank line that sits at another indentation in the file says nothing about which frame
- * replace was written in: when replace's first non-blank line (the counterpart of find's line) is indented
- * like the file's line and not like find's, replace may already be in the file's frame, and moving it by the
- * find → file shift would indent it twice. Returns that 1-based replace line, or undefined. `pairs`: (find
- * indentation, file indentation) of find's non-blank lines.
- */
-function frameUnsure(pairs: readonly (readonly [string, string])[], rl: readonly string[]): number | undefined {
-  if (pairs.length !== 1 || pairs[0]![0] === pairs[0]![1]) return undefined;
-  const [findIndent, fileIndent] = pairs[0]!;
-  const k = rl.findIndex((l) => l.trim() !== '');
-  if (k < 0 || indentOf(rl[k]!) !== fileIndent || fileIndent === findIndent) return undefined;
-  return staysPut(pairs, fileIndent) ? undefined : k + 1;
-}
-
-/** Whether the relation keeps indentation `indent` as it is (a pair maps it to itself): moving cannot harm. */
-function staysPut(pairs: readonly (readonly [string, string])[], indent: string): boolean {
-  return pairs.some(([f, g]) => f === indent && g === indent);
-}
-
-/**
- * Non-blank lines equal in order, any blank lines between them in the file or in find. Blank file lines the
- * find left out are put back into the find the renderer sees (they may be kept, never removed).
- */
-function blankTolerant(
-  model: TextModel,
-  fl: readonly string[],
-  rl: readonly string[],
-  i: number,
-): LineMatch | undefined {
-  const keys = lineKeys(model);
-  const pairs: [string, string][] = [];
-  const lines: string[] = [];
-  const map: number[] = [];
-  const fileOnly = new Set<number>();
-  let k = i;
-  for (const line of fl) {
-    const key = contentKey(line);
-    if (key === '') {
-      // A blank find line stands for a blank file line right here, or for nothing.
-      if (k < keys.content.length && keys.content[k] === '' && k > i) {
-        lines.push(line);
-        map.push(k++);
-      } else {
-        lines.push(line);
-        map.push(-1);
-      }
-      continue;
-    }
-    while (k < keys.content.length && keys.content[k] === '') {
-      fileOnly.add(lines.length);
-      lines.push(model.lines[k]!);
-      map.push(k++);
-    }
-    if (k >= keys.content.length || keys.content[k] !== key) return undefined;
-    pairs.push([indentOf(line), keys.indent[k]!]);
-    lines.push(line);
-    map.push(k++);
-  }
-  const indent = buildIndentMap(model, pairs, rl.map(indentOf), false);
-  if (!indent) return undefined;
-  const unsureFrame = identity(pairs) ? undefined : (frameUnsure(pairs, rl) ?? inFileFrame(model, lines, rl, map));
-  return { first: i, last: k - 1, map, lines, fileOnly, indent: identity(pairs) ? undefined : indent, unsureFrame };
-}
-
-const WIDE_RUN = /\S(?:\t| {2,})\S/;
-
-/**
- * Find and replace without line-number prefixes copied from a numbered view (`12 | code`, `12\tcode`,
- * `  12→code`), when EVERY line of find has one and the numbers count up by one; replace loses its prefixes
- * only when every line of it has one too. `undefined` when find is not such a copy.
- */
-export function stripLineNumbers(find: string, replace: string): { find: string; replace: string } | undefined {
-  const f = find.split('\n');
-  const r = replace === '' ? [] : replace.split('\n');
-  // One numbered line is too easily real text (`1 | 2`): only with replace numbered too, or empty.
-  if (f.length < 2 && !/^\s*\d+(?:→|\t)/.test(f[0]!) && r.length > 0 && !r.every((l) => LINE_NUMBER.test(l)))
-    return undefined;
-  const strip = (lines: readonly string[], consecutive: boolean): string[] | undefined => {
-    let style: string | undefined;
-    let prevNo: number | undefined;
-    const out: string[] = [];
-    for (const line of lines) {
-      const m = LINE_NUMBER.exec(line);
-      if (!m) return undefined;
-      const sep = m[2]!.trim() === '' ? 'tab' : m[2]!.trim();
-      if (style !== undefined && sep !== style) return undefined;
-      style = sep;
-      const n = Number(m[1]);
-      if (consecutive && prevNo !== undefined && n !== prevNo + 1) return undefined;
-      prevNo = n;
-      out.push(line.slice(m[0].length));
-    }
-    return out;
-  };
-  const fl = strip(f, true);
-  if (!fl) return undefined;
-  const rl = r.length > 0 ? strip(r, false) : [];
-  // Replace with some numbered lines and some not: which prefixes are text is unknown (refused).
-  if (!rl && r.some((l) => LINE_NUMBER.test(l))) return undefined;
-  return { find: fl.join('\n'), replace: (rl ?? r).join('\n') };
-}
-
-/** `12 | `, `12| `, `12\t`, `  12→` at the start of a line (the separator's own single space is part of it). */
-const LINE_NUMBER = /^\s*(\d+)( ?\| ?|\t|→)/;
 
 function countNewlines(s: string): number {
   let n = 0;

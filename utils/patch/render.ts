@@ -14,9 +14,9 @@
  * blank lines the find left out next to a changed line), or which of two equal find lines a hunk removes
  * changes the bytes, the patch is refused rather than guessed.
  */
-import { fitsIndent, reindentLine, type IndentMap } from './indent.js';
-import { literalLines } from './literal.js';
-import { contentKey, indentOf, spanCandidate, type Candidate, type TextModel } from './text.js';
+import { reindentLine, type IndentMap } from './indent.js';
+import { FrameCheck } from './frame.js';
+import { spanCandidate, type Candidate, type TextModel } from './text.js';
 import { lineSteps, sameKey, slideToKeep, type Step } from './steps.js';
 
 /** A relaxed match: the span and where each find line landed. */
@@ -41,7 +41,11 @@ export interface LineMatch {
   fileOnly?: ReadonlySet<number>;
   /** Whitespace inside find's lines was drifted (wide or tab runs): a new line with such a run is unsure. */
   inlineDrift?: boolean;
-  /** 1-based replace line whose indentation frame is unsure before any rendering (see match.ts `frameUnsure`). */
+  /** Found by ignoring whitespace inside lines: a line replace keeps must have the file's spacing. */
+  inlinePass?: boolean;
+  /** Lines inside multi-line strings were quoted at other indentation than the file's. */
+  stringMoved?: boolean;
+  /** 1-based replace line whose indentation frame is unsure before any rendering (see line-passes.ts `frameUnsure`). */
   unsureFrame?: number;
 }
 
@@ -53,7 +57,7 @@ export type Rendered =
       /** For each line of `text`: the file line it was copied from verbatim, or undefined for a new line. */
       sources: (number | undefined)[];
     }
-  | { uncertain: 'indent' | 'literal' | 'blank'; line: number };
+  | { uncertain: 'indent' | 'literal' | 'blank' | 'spacing'; line: number };
 
 /**
  * Render the replacement of a relaxed match (see the invariant above).
@@ -91,12 +95,20 @@ export function renderMatch(
       const at = match.map[step.keep]!;
       if (at < 0) continue;
       emitFile(prev + 1, at - 1);
-      // A blank line find quotes byte for byte and replace writes with other whitespace: written as replace
-      // has it, as the exact pass would (the whitespace of a blank line is all it has to change).
+      // A blank line that find and replace write with different whitespace was rewritten by the model: written
+      // as replace has it (the whitespace of a blank line is all it has to change).
       const [f, r] = [findLines[step.keep]!, replLines[step.at]!];
-      if (f.trim() === '' && r !== f && f === model.lines[at] && !match.fileOnly?.has(step.keep))
-        pushNew(out, sources, [r]);
-      else emitFile(at, at);
+      // A kept line whose spacing inside differs from the file's (`if  x` vs `if x`): the model wrote the
+      // line as it believed the file had it; the file's spacing or its own, which is meant is unknown.
+      if (match.inlinePass && f.trim() !== model.lines[at]!.trim()) return { uncertain: 'spacing', line: step.at + 1 };
+      // A blank line find left out, written by replace with other whitespace than the file's: which the
+      // model meant is unknown.
+      if (match.fileOnly?.has(step.keep) && r !== model.lines[at]) return { uncertain: 'blank', line: step.at + 1 };
+      if (f.trim() === '' && r !== f && !match.fileOnly?.has(step.keep)) {
+        const moved = r !== '' && match.indent ? reindentLine(match.indent, r) : r;
+        if (moved === undefined) return { uncertain: 'indent', line: step.at + 1 };
+        pushNew(out, sources, [moved]);
+      } else emitFile(at, at);
       prev = at;
       continue;
     }
@@ -218,231 +230,6 @@ function dropsLeftOutBlank(
   );
 }
 
-/**
- * Moving new lines into the file's indentation frame, and the checks that say when that frame is
- * unsure. The multi-line-string maps are computed on first need and kept for the rest of one render.
- */
-class FrameCheck {
-  private literal: readonly boolean[] | undefined;
-  private replLiteral: boolean[] | undefined;
-  private literalPairs: { fit: boolean; seen: number } | undefined;
-
-  constructor(
-    private readonly model: TextModel,
-    private readonly findLines: readonly string[],
-    private readonly replLines: readonly string[],
-    private readonly match: LineMatch,
-  ) {}
-
-  /**
-   * The hunk `steps[s]`'s new lines (`added`, one per `step.added`) moved into the file's frame, or why
-   * one cannot be: a neighbouring anchor line does not fit the relation, a line has no certain spelling,
-   * or it would be re-indented inside a multi-line string. `prev`..`next` bound the file lines it rewrites.
-   */
-  moveIntoFrame(
-    indent: IndentMap,
-    steps: readonly Step[],
-    s: number,
-    added: readonly string[],
-    prev: number,
-    next: number,
-  ): string[] | { uncertain: 'indent' | 'literal'; line: number } {
-    const { findLines, replLines } = this;
-    const step = steps[s] as { removed: number[]; added: number[] };
-    const addedIndex = step.added;
-    const anchors = [
-      ...step.removed.filter((j) => !step.added.some((k) => contentKey(replLines[k]!) === contentKey(findLines[j]!))),
-    ];
-    const before = steps[s - 1];
-    const after = steps[s + 1];
-    if (before && 'keep' in before) anchors.push(before.keep);
-    if (after && 'keep' in after) anchors.push(after.keep);
-    const hasText = added.some((l) => l.trim() !== '');
-    let relation: (string | undefined)[] | undefined;
-    if (!(hasText && anchors.some((j) => this.outlier(j)))) relation = added.map((l) => reindentLine(indent, l));
-    // Where the relation has exceptions here, each new line may still take the indentation of the line it
-    // replaces, or of the lines around it (see `fromReplaced`); else it is refused.
-    if (!relation || relation.includes(undefined)) {
-      const local = this.fromReplaced(steps, s, added);
-      if (!local) {
-        const bad = relation ? relation.indexOf(undefined) : 0;
-        return { uncertain: 'indent', line: (addedIndex[bad] ?? 0) + 1 };
-      }
-      relation = local;
-    }
-    const moved: string[] = [];
-    for (let a = 0; a < added.length; a++) {
-      const line = relation[a]!;
-      if (line !== added[a]) {
-        // One extra line: whether the last line of replace closes the string it is in.
-        // Read from the state the file is in where the span begins (a fragment may begin inside a comment).
-        if (!this.replLiteral) {
-          this.literalMap();
-          this.replLiteral = literalLines([...replLines, ''], false, this.model.comment?.[this.match.first] ?? false);
-        }
-        // A line replace begins in code, where replace reads as the file does, rewrites only code
-        // whitespace even when the file line after the hunk begins inside a string.
-        const touches =
-          this.touchesLiteral(prev + 1, next - 1) ||
-          (this.touchesLiteral(next, next) && (this.replLiteral[addedIndex[a]!] || !this.lexAgrees(steps)));
-        if (
-          (this.replLiteral[addedIndex[a]!] || touches) &&
-          !this.literalSafe(added[a]!, line) &&
-          (touches || indentOf(line).includes('\t') || !this.newLiteral(addedIndex[a]!, step, steps))
-        )
-          return { uncertain: 'literal', line: addedIndex[a]! + 1 };
-      }
-      moved.push(line);
-    }
-    return moved;
-  }
-
-  /**
-   * The hunk `steps[s]`'s new lines, each moved into the file's frame by the lines it replaces rather than
-   * by a relation over the whole find (which an unevenly indented find breaks). A new line indented like
-   * removed lines of the hunk in find, and similar to them (`similarLines`), is one of them edited: it
-   * takes their file indentation, when they all sit at one. A new line similar to none of them takes the
-   * one file indentation of the removed lines and the kept lines on either side of the hunk indented like
-   * it in find (all must agree: a new line written next to lines that the file indents differently has no
-   * certain place). Which line was edited is never guessed by position.
-   * Blank new lines are kept as written. `undefined` when any new line with text has no such indentation,
-   * when replace keeps no line of find (nothing shows that it is written in find's frame), when the span
-   * mixes tab- and space-indented lines, or when the hunk writes a removed line's text again indented
-   * otherwise (find and replace disagree on that line's indentation).
-   */
-  private fromReplaced(steps: readonly Step[], s: number, added: readonly string[]): string[] | undefined {
-    const { findLines, replLines, match, model } = this;
-    const step = steps[s] as { removed: number[]; added: number[] };
-    if (!steps.some((t) => 'keep' in t && findLines[t.keep]!.trim() !== '')) return undefined;
-    const starts = new Set<string>();
-    for (let i = match.first; i <= match.last; i++) {
-      const line = model.lines[i]!;
-      if (line.trim() !== '' && (line[0] === ' ' || line[0] === '\t')) starts.add(line[0]);
-    }
-    if (starts.size > 1) return undefined;
-    if (step.removed.some((j) => step.added.some((k) => contentKey(replLines[k]!) === contentKey(findLines[j]!))))
-      return undefined;
-    const fileIndent = (j: number): string | undefined => {
-      const at = match.map[j]!;
-      return at < 0 || findLines[j]!.trim() === '' ? undefined : indentOf(model.lines[at]!);
-    };
-    const kept = [steps[s - 1], steps[s + 1]].flatMap((n) => (n && 'keep' in n ? [n.keep] : []));
-    const out: string[] = [];
-    for (let a = 0; a < added.length; a++) {
-      const line = added[a]!;
-      if (line.trim() === '') {
-        out.push(line);
-        continue;
-      }
-      const want = indentOf(line);
-      const alike = step.removed.filter((j) => fileIndent(j) !== undefined && indentOf(findLines[j]!) === want);
-      const edited = alike.filter((j) => similarLines(findLines[j]!, line));
-      const from =
-        edited.length > 0
-          ? edited
-          : [...alike, ...kept.filter((j) => fileIndent(j) !== undefined && indentOf(findLines[j]!) === want)];
-      const seen = new Set(from.map((j) => fileIndent(j)!));
-      if (seen.size !== 1) return undefined;
-      out.push([...seen][0]! + line.slice(want.length));
-    }
-    return out;
-  }
-
-  /**
-   * Whether replace line `k` lies in a multi-line string that the hunk `step` writes whole: the line that
-   * opens it and the line that closes it are new lines of the hunk, every line between is new or blank,
-   * and replace reads as code or string on
-   * every kept line exactly as the file does (so replace was read from the right state). Such a string is
-   * the model's new text in the model's frame: it moves with the code around it (the caller allows that
-   * only where the move writes no tab, tabs written as the file's spaces: a new docstring in a
-   * space-indented file; spaces are never turned into tabs inside a string, which could break its content).
-   */
-  private newLiteral(k: number, step: { added: number[] }, steps: readonly Step[]): boolean {
-    const lit = this.replLiteral!;
-    if (!this.lexAgrees(steps)) return false;
-    let open = k;
-    while (open >= 0 && lit[open]) open--;
-    let close = k;
-    while (close + 1 < lit.length && lit[close + 1]) close++;
-    if (open < 0 || close + 1 >= lit.length) return false;
-    // Its opening and closing lines are new lines; a blank line inside it may be one replace keeps from
-    // find (the diff pairs blank lines, splitting the string over two hunks), any other line is new.
-    const isNew = (i: number) => steps.some((t) => 'added' in t && t.added.includes(i));
-    if (!isNew(open) || !isNew(close)) return false;
-    const kept = new Set<number>();
-    for (const t of steps) if ('keep' in t && this.findLines[t.keep]!.trim() !== '') kept.add(t.at);
-    for (let i = open; i <= close; i++) if (kept.has(i)) return false;
-    return true;
-  }
-
-  /**
-   * Whether replace, read as the file is read where the span begins, begins in code and reads as code or
-   * string on every kept non-blank line exactly as the file does there.
-   */
-  private lexAgrees(steps: readonly Step[]): boolean {
-    const lit = this.replLiteral!;
-    const fileLit = this.literalMap();
-    const { match } = this;
-    if (fileLit[match.first]) return false;
-    for (const t of steps) {
-      // A blank line reads the same in code and in a string (the diff may pair one inside a new string).
-      if (!('keep' in t) || this.findLines[t.keep]!.trim() === '') continue;
-      const at = match.map[t.keep]!;
-      if (at >= 0 && lit[t.at] !== fileLit[at]) return false;
-    }
-    return true;
-  }
-
-  private literalMap(): readonly boolean[] {
-    return (this.literal ??= this.model.literal ??=
-      literalLines(this.model.lines, false, false, (this.model.comment = [])));
-  }
-
-  /**
-   * Whether any of file lines from..to (the region a hunk rewrites, and the line after it) begins inside a
-   * multi-line string: a new line there would be re-indented inside text whose whitespace is content.
-   */
-  private touchesLiteral(from: number, to: number): boolean {
-    const literal = this.literalMap();
-    for (let i = from; i <= Math.min(to, literal.length - 1); i++) if (literal[i]) return true;
-    return false;
-  }
-
-  /** A find line whose pair (find indent, file indent) does not fit the relation: the frame is unsure there. */
-  private outlier(j: number): boolean {
-    const { match, findLines, model } = this;
-    const at = match.map[j]!;
-    if (!match.indent || at < 0 || findLines[j]!.trim() === '') return false;
-    return !fitsIndent(match.indent, findLines[j]!, model.lines[at]!);
-  }
-
-  /**
-   * Inside a multi-line string, a new line may be moved only when every quoted line of such strings fits
-   * the relation, and only by a shift in the same characters unless quoted string lines show the same
-   * tab ↔ space rewrite.
-   */
-  private literalSafe(given: string, moved: string): boolean {
-    if (!this.literalPairs) {
-      const { match, findLines, model } = this;
-      const literal = this.literalMap();
-      // Evidence: quoted string lines whose indentation the find wrote differently (and the relation maps).
-      const lead = (l: string) => l.slice(0, l.length - l.trimStart().length);
-      const inside = match.map.filter(
-        (at, j) =>
-          at >= 0 && literal[at] && findLines[j]!.trim() !== '' && lead(findLines[j]!) !== lead(model.lines[at]!),
-      );
-      this.literalPairs = {
-        fit: match.map.every((at, j) => at < 0 || !literal[at] || !this.outlier(j)),
-        seen: inside.length,
-      };
-    }
-    const a = given.slice(0, given.length - given.trimStart().length);
-    const b = moved.slice(0, moved.length - moved.trimStart().length);
-    const rewrite = /\t/.test(a + b) && / /.test(a + b);
-    return this.literalPairs.fit && (!rewrite || this.literalPairs.seen > 0);
-  }
-}
-
 function pushNew(out: string[], sources: (number | undefined)[], lines: readonly string[]): void {
   for (const l of lines) {
     out.push(l);
@@ -469,28 +256,4 @@ export function renderCandidate(
     };
   }
   return { ...spanCandidate(model, m.first, m.last, rendered.text), sources: rendered.sources };
-}
-
-/** Lines longer than this (trimmed) are not compared by `similarLines` (they count as not similar). */
-const SIMILAR_MAX_CHARS = 400;
-
-/**
- * Whether two lines read as one line edited rather than one line swapped for another: the edit distance
- * of their trimmed text (Levenshtein, in UTF-16 units) is at most half the longer one's length.
- */
-export function similarLines(a: string, b: string): boolean {
-  const x = a.trim();
-  const y = b.trim();
-  const longer = Math.max(x.length, y.length);
-  // The distance is at least the difference in length.
-  if (longer === 0 || longer > SIMILAR_MAX_CHARS || Math.abs(x.length - y.length) * 2 > longer) return false;
-  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= y.length; j++) {
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
-    }
-    row = next;
-  }
-  return row[y.length]! * 2 <= longer;
 }

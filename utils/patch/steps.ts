@@ -38,7 +38,9 @@ export function lineSteps(findLines: readonly string[], replLines: readonly stri
     const n = part.count ?? part.value.length;
     if (!part.added && !part.removed) {
       for (let k = 0; k < n; k++) {
-        if (sameKey(findLines[f]!) === sameKey(replLines[r]!)) {
+        // Kept only when replace writes the line as find does: a line whose characters the model changed
+        // (a space for a no-break space, quotes) is changed, however alike the two fold.
+        if (findLines[f] === replLines[r] || (findLines[f]!.trim() === '' && replLines[r]!.trim() === '')) {
           hunk = undefined;
           steps.push({ keep: f++, at: r++ });
           continue;
@@ -112,4 +114,28 @@ export function slideToKeep(steps: Step[], findLines: readonly string[], fileOnl
     steps[s + 1] = { removed: [...h.removed.slice(1), after.keep], added: [] };
   }
   return steps;
+}
+
+/** Lines longer than this (trimmed) are not compared by `similarLines` (they count as not similar). */
+const SIMILAR_MAX_CHARS = 400;
+
+/**
+ * Whether two lines read as one line edited rather than one line swapped for another: the edit distance
+ * of their trimmed text (Levenshtein, in UTF-16 units) is at most half the longer one's length.
+ */
+export function similarLines(a: string, b: string): boolean {
+  const x = a.trim();
+  const y = b.trim();
+  const longer = Math.max(x.length, y.length);
+  // The distance is at least the difference in length.
+  if (longer === 0 || longer > SIMILAR_MAX_CHARS || Math.abs(x.length - y.length) * 2 > longer) return false;
+  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= y.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[y.length]! * 2 <= longer;
 }

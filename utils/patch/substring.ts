@@ -80,7 +80,25 @@ export function trimmedWhole(
       (c) =>
         !(isWord(w[c.start - 1] ?? '') && isWord(w[c.start]!)) && !(isWord(w[c.end] ?? '') && isWord(w[c.end - 1]!)),
     );
+  // Deleted with nothing written back, the whitespace find had around it is the line's own: the
+  // indentation before it and the spaces after it on that line go too (as the find's own would have).
+  if (text === '') found = found.map((c) => spreadToLineEdges(model, c, lead !== '', trail !== ''));
   return found.length > 0 ? { strategy: 'trimmed_whole', candidates: found } : undefined;
+}
+
+/** The span widened over the spaces and tabs before it (`before`) / after it (`after`) up to its line's edge. */
+function spreadToLineEdges(model: TextModel, c: Candidate, before: boolean, after: boolean): Candidate {
+  const w = model.w;
+  let { start, end } = c;
+  if (before) {
+    while (start > 0 && (w[start - 1] === ' ' || w[start - 1] === '\t')) start--;
+    if (start > 0 && w[start - 1] !== '\n') start = c.start;
+  }
+  if (after) {
+    while (end < w.length && (w[end] === ' ' || w[end] === '\t')) end++;
+    if (end < w.length && w[end] !== '\n') end = c.end;
+  }
+  return { ...c, start, end };
 }
 
 /**

@@ -4,6 +4,7 @@
  * raw offsets. Matching happens on the working text; splicing happens on the raw text, so bytes outside a
  * matched span are never touched.
  */
+import type { LexState } from './literal.js';
 
 /** A file's content prepared for matching. Offsets into `w` are "working offsets". */
 export interface TextModel {
@@ -25,8 +26,8 @@ export interface TextModel {
   keys?: LineKeys;
   /** Lazily built: whether each line begins inside a multi-line string (utils/patch/literal.ts). */
   literal?: boolean[];
-  /** Lazily built with `literal`: whether each line begins inside a block comment. */
-  comment?: boolean[];
+  /** Lazily built with `literal`: the lexer state each line begins in. */
+  lexStates?: LexState[];
 }
 
 /** Per-line comparison keys of a file, built once and shared by every pass. */
@@ -187,7 +188,15 @@ export function foldUnicode(s: string): string {
 
 /** Remove trailing spaces, tabs and other whitespace (including a stray `\r`). */
 export function rstrip(s: string): string {
-  return s.replace(/\s+$/, '');
+  let end = s.length;
+  for (;;) {
+    const c = s.charCodeAt(end - 1);
+    // ASCII whitespace by hand (the common case, and the regex is slow on long lines); the rest by `\s`.
+    if (c === 32 || (c >= 9 && c <= 13)) end--;
+    else if (c > 127 && /\s/.test(s[end - 1]!)) end--;
+    else break;
+  }
+  return end === s.length ? s : s.slice(0, end);
 }
 
 /** The leading run of spaces and tabs. */
@@ -279,8 +288,11 @@ export interface Candidate {
   text: string;
   /** Set when a replacement line could not be written with certainty: its 1-based line in replace. */
   uncertainLine?: number;
-  /** Why: its indentation in the file's frame is unknown, it sits inside a multi-line string, or blank lines. */
-  uncertain?: 'indent' | 'literal' | 'blank';
+  /**
+   * Why: its indentation in the file's frame is unknown, it sits inside a multi-line string, blank lines, or
+   * the spacing inside a line it keeps differs from the file's.
+   */
+  uncertain?: 'indent' | 'literal' | 'blank' | 'spacing';
   /** For each line of `text`, the file line copied verbatim into it (its own line ending is kept). */
   sources?: readonly (number | undefined)[];
 }

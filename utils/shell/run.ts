@@ -72,8 +72,8 @@ export function sandboxFor(
  * its output. On timeout or abort the whole process group gets SIGTERM, then SIGKILL after 2 s, so
  * servers a test script starts do not outlive it. The command runs in its own process group, so a
  * terminal's Ctrl-C does not reach it: wire `signal` to SIGINT; if clawcode exits first, the group
- * is killed from an `exit` handler. Never throws for a failing command: the caller turns a non-zero
- * `exitCode` into a CommandFailedError when the run has to stop.
+ * is killed from an `exit` handler. Never throws for a failing command: the caller reads `exitCode`
+ * (the write stage reports a failed command or verify step as exit 4).
  *
  * @throws IoError (exit 1) the command could not be started at all (e.g. `cwd` does not exist)
  */

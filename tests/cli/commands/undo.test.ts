@@ -10,6 +10,7 @@ import { runUndoCommand } from '../../../cli/commands/undo.js';
 import { applyRun, listRuns, type RunRecord } from '../../../utils/journal/journal.js';
 import { writeManifest } from '../../../utils/journal/store.js';
 import { acquireProjectLock, projectLockPath } from '../../../utils/journal/lock.js';
+import { processStartTime } from '../../../utils/journal/process-identity.js';
 
 let root: string;
 let home: string;
@@ -43,6 +44,17 @@ async function applied(task: string, files: Record<string, string>): Promise<Run
 }
 
 const read = (p: string) => readFile(join(root, p), 'utf8');
+
+/**
+ * Write the project lock as another live clawcode would: the test runner's parent process is alive and is not
+ * us, so it stands in for one (with its start time, as a lock records it).
+ */
+async function lockedByAnother(): Promise<void> {
+  const lockPath = await projectLockPath(root, home);
+  await mkdir(dirname(lockPath), { recursive: true });
+  const owner = { pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' };
+  await writeFile(lockPath, JSON.stringify({ ...owner, start: processStartTime(process.ppid) }));
+}
 
 describe('clawcode undo', () => {
   it('shows the files, asks, and restores them', async () => {
@@ -129,12 +141,7 @@ describe('clawcode undo', () => {
   it('refuses while another live clawcode run holds the project lock', async () => {
     await writeFile(join(root, 'a.ts'), 'a0');
     await applied('t', { 'a.ts': 'a1' });
-    const lockPath = await projectLockPath(root, home);
-    await mkdir(dirname(lockPath), { recursive: true });
-    await writeFile(
-      lockPath,
-      JSON.stringify({ pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' }),
-    );
+    await lockedByAnother();
     await expect(
       runUndoCommand({ rootDir: root, yes: true, lockWaitMs: 50, stdout: capture().stream }),
     ).rejects.toMatchObject({ code: 'project_locked' });
@@ -197,7 +204,7 @@ describe('start-up recovery', () => {
       confirm: async () => true,
       print: (t) => printed.push(stripVTControlCharacters(t)),
     });
-    expect(outcome.rolledBack).toEqual([{ runId: run.runId, restored: ['a.ts'], deleted: ['new.ts'] }]);
+    expect(outcome.rolledBack).toEqual([{ runId: run.runId, restored: ['a.ts'], deleted: ['new.ts'], left: [] }]);
     expect(printed.join('\n')).toMatch(/interrupted while writing files/);
     expect(await readdir(root)).toEqual(['a.ts']);
     expect(await read('a.ts')).toBe('a0');
@@ -223,13 +230,7 @@ describe('start-up recovery', () => {
 
   it('leaves a run alone while another live process holds the project lock (it may still be applying)', async () => {
     await interrupted();
-    const lockPath = await projectLockPath(root, home);
-    await mkdir(dirname(lockPath), { recursive: true });
-    // The test runner's parent process is alive and is not us: it stands in for a running clawcode.
-    await writeFile(
-      lockPath,
-      JSON.stringify({ pid: process.ppid, hostname: hostname(), since: 'now', rootDir: root, token: 'other' }),
-    );
+    await lockedByAnother();
     const outcome = await recoverUnfinishedRuns({ rootDir: root, confirm: async () => true });
     expect(outcome).toMatchObject({ busy: true, rolledBack: [] });
     expect(await read('a.ts')).toBe('a1');

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chooseEditor, editBuffer, editInEditor, stripEditHeader } from '../../../cli/task/editor.js';
+import { chooseEditor, editBuffer, editInEditor, editorCommand, stripEditHeader } from '../../../cli/task/editor.js';
 import { GIT_TEST_ENV } from '../../support/fixture.js';
 
 describe('chooseEditor', () => {
@@ -55,5 +56,31 @@ describe('the edit buffer', () => {
     await writeFile(script, '#!/bin/sh\ngrep -c "^#|" "$1" > /dev/null && sed -i "s/old/new/" "$1"\n', { mode: 0o755 });
     expect(editInEditor(script, 'old line\n', 'a.txt')).toBe('new line\n');
     expect(editInEditor('false', 'old line\n', 'a.txt')).toBeNull();
+  });
+});
+
+describe('the editor never runs the plan path through a shell', () => {
+  it('runs a plain editor directly and a command line as git does: sh -c \'<editor> "$@"\' with the file as data', () => {
+    expect(editorCommand('nano', '/tmp/x/hunk.md')).toEqual({ file: 'nano', args: ['/tmp/x/hunk.md'] });
+    expect(editorCommand('code --wait', '/tmp/x/hunk.md')).toEqual({
+      file: '/bin/sh',
+      args: ['-c', 'code --wait "$@"', 'code --wait', '/tmp/x/hunk.md'],
+    });
+  });
+
+  it('a path holding $(…) names no temp file and runs nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'clawcode-ed-'));
+    const sentinel = join(dir, 'pwned');
+    const payload = Buffer.from(`touch ${sentinel}`).toString('base64');
+    const seen = join(dir, 'seen');
+    const script = join(dir, 'ed.sh');
+    await writeFile(script, `#!/bin/sh\nfor a; do last=$a; done\nprintf '%s' "$last" > ${seen}\n`, { mode: 0o755 });
+    for (const editor of [script, `${script} --wait`]) {
+      expect(editInEditor(editor, 'x\n', `src/notes$(echo ${payload}|base64 -d|sh).md`)).toBe('x\n');
+      expect(existsSync(sentinel)).toBe(false);
+      expect(basename(await readFile(seen, 'utf8'))).toBe('hunk.md');
+    }
+    // A header line that holds the path stays one line whatever the path holds.
+    expect(stripEditHeader(editBuffer('body\n', 'a\nb.md'))).toBe('body\n');
   });
 });

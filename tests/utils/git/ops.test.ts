@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -86,5 +86,25 @@ describe('git helpers', () => {
     await writeFile(join(repo, 'app/src/a.ts'), 'a1');
     await commitFiles(join(repo, 'app'), ['src/[x].ts'], 'literal', { env: gitEnv });
     expect(git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('app/src/[x].ts');
+  });
+});
+
+describe('dirtyFiles with thousands of paths', () => {
+  it('passes git a bounded number of pathspecs (git matches each entry against each one) and finds the same files', async () => {
+    const paths = Array.from({ length: 3000 }, (_, i) => `app/gen/f${i}.ts`);
+    await mkdir(join(repo, 'app/gen'), { recursive: true });
+    for (const p of paths.slice(0, 20)) await writeFile(join(repo, p), 'new');
+    await writeFile(join(repo, 'app/src/a.ts'), 'a1');
+    // A git that records how many arguments each call gets, then runs the real one.
+    const log = join(plain, 'argc.log');
+    const fake = join(plain, 'git');
+    await writeFile(fake, `#!/bin/sh\necho $# >> ${log}\nexec git "$@"\n`, { mode: 0o755 });
+    const dirty = await dirtyFiles(join(repo, 'app'), ['src/a.ts', 'src/b.ts', ...paths.map((p) => p.slice(4))], {
+      gitPath: fake,
+      env: gitEnv,
+    });
+    expect(dirty.map((d) => d.path).sort()).toEqual(['src/a.ts', ...paths.slice(0, 20).map((p) => p.slice(4))].sort());
+    const argc = (await readFile(log, 'utf8')).trim().split('\n').map(Number);
+    expect(Math.max(...argc)).toBeLessThan(100);
   });
 });

@@ -1,9 +1,35 @@
-import { chmod, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DiskWriteError, writeFileDurable, type ChunkWriter } from '../../../utils/journal/durable-write.js';
+import {
+  DiskWriteError,
+  TargetChangedError,
+  writeFileDurable,
+  type ChunkWriter,
+} from '../../../utils/journal/durable-write.js';
 import { IoError } from '../../../utils/errors.js';
+import { FILE_LOCK_SUFFIX, holdFileLock } from '../../../utils/journal/file-lock.js';
+import {
+  FolderMovedError,
+  guardTarget,
+  unlinkGuarded,
+  writeGuarded,
+  type GuardedTarget,
+} from '../../../utils/journal/guarded-write.js';
 
 const cleanup: string[] = [];
 afterEach(async () => {
@@ -119,5 +145,131 @@ describe('writeFileDurable through a symlink', () => {
     await writeFileDurable(join(dir, 'link.ts'), 'new');
     expect((await lstat(join(dir, 'link.ts'))).isSymbolicLink()).toBe(true);
     expect(await readFile(join(dir, 'real.ts'), 'utf8')).toBe('new');
+  });
+});
+
+describe('writeFileDurable as a compare-and-swap with a folder check', () => {
+  it('refuses to replace bytes other than the expected ones, and leaves no temp or lock file', async () => {
+    const dir = await tempDir();
+    const target = join(dir, 'a.ts');
+    await writeFile(target, 'changed by another run');
+    const write = writeFileDurable(target, 'ours', { expect: (current) => current?.toString() === 'pre-image' });
+    await expect(write).rejects.toBeInstanceOf(TargetChangedError);
+    expect(await readFile(target, 'utf8')).toBe('changed by another run');
+    expect(await readdir(dir)).toEqual(['a.ts']);
+  });
+
+  it('a new file expected absent is not written over one that appeared meanwhile', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'new.ts'), 'theirs');
+    await expect(writeFileDurable(join(dir, 'new.ts'), 'ours', { expect: (c) => c === null })).rejects.toBeInstanceOf(
+      TargetChangedError,
+    );
+    expect(await readFile(join(dir, 'new.ts'), 'utf8')).toBe('theirs');
+  });
+
+  it('asks the folder check after the temp file exists and right before the rename; a failing one writes nothing', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'a.ts'), 'old');
+    let calls = 0;
+    const check = async (): Promise<void> => {
+      calls += 1;
+      if (calls === 2) throw new IoError('moved', { code: 'folder_moved' });
+    };
+    await expect(writeFileDurable(join(dir, 'a.ts'), 'new', { check })).rejects.toThrow('moved');
+    expect(calls).toBe(2);
+    expect(await readFile(join(dir, 'a.ts'), 'utf8')).toBe('old');
+    expect(await readdir(dir)).toEqual(['a.ts']);
+  });
+});
+
+/** A real temp folder (the guarded writes compare real paths). */
+async function realTempDir(): Promise<string> {
+  return realpath(await tempDir());
+}
+
+async function guard(root: string, path: string): Promise<GuardedTarget> {
+  const verdict = await guardTarget(root, path);
+  if (!verdict.ok) throw new Error(verdict.message);
+  return verdict.target;
+}
+
+const any = (): boolean => true;
+
+describe('guarded writes', () => {
+  it('a folder swapped for a symlink out of the root after the check fails the write; nothing lands outside', async () => {
+    const root = await realTempDir();
+    const outside = await realTempDir();
+    await mkdir(join(root, 'src'));
+    await writeFile(join(root, 'src', 'a.txt'), 'old');
+    const target = await guard(root, 'src/a.txt');
+    await rename(join(root, 'src'), join(root, 'src.moved'));
+    await symlink(outside, join(root, 'src'));
+    await expect(writeGuarded(target, Buffer.from('new'), { expect: any })).rejects.toBeInstanceOf(FolderMovedError);
+    expect(await readdir(outside)).toEqual([]);
+    expect(await readFile(join(root, 'src.moved', 'a.txt'), 'utf8')).toBe('old');
+  });
+
+  it('a folder replaced by another real folder is caught too (same path, other inode)', async () => {
+    const root = await realTempDir();
+    await mkdir(join(root, 'src'));
+    const target = await guard(root, 'src/a.txt');
+    await rename(join(root, 'src'), join(root, 'src.moved'));
+    await mkdir(join(root, 'src'));
+    await expect(writeGuarded(target, Buffer.from('new'), { expect: any })).rejects.toBeInstanceOf(FolderMovedError);
+    expect(await readdir(join(root, 'src'))).toEqual([]);
+  });
+
+  it('creates missing folders one at a time inside the root and writes the file', async () => {
+    const root = await realTempDir();
+    const target = await guard(root, 'new/deep/a.txt');
+    expect(target.missing).toHaveLength(2);
+    await writeGuarded(target, Buffer.from('made'), { expect: (current) => current === null });
+    expect(await readFile(join(root, 'new', 'deep', 'a.txt'), 'utf8')).toBe('made');
+  });
+
+  it('a path the policy refuses (out of the root) is never resolved for writing', async () => {
+    const root = await realTempDir();
+    expect((await guardTarget(root, '../escape.txt')).ok).toBe(false);
+  });
+
+  it('deletes only a file that still holds the expected bytes', async () => {
+    const root = await realTempDir();
+    await writeFile(join(root, 'a.txt'), 'someone else');
+    const target = await guard(root, 'a.txt');
+    await expect(unlinkGuarded(target, (c) => c?.toString() === 'ours')).rejects.toBeInstanceOf(TargetChangedError);
+    expect(await readFile(join(root, 'a.txt'), 'utf8')).toBe('someone else');
+    expect(await unlinkGuarded(target, (c) => c?.toString() === 'someone else')).toBe(true);
+    expect(await readdir(root)).toEqual([]);
+  });
+});
+
+describe('the lock file beside a target', () => {
+  it('takes over a lock naming a live process that is not its writer (pid 1 without its start time)', async () => {
+    const root = await realTempDir();
+    const file = join(root, 'a.txt');
+    await writeFile(`${file}${FILE_LOCK_SUFFIX}`, '1 - 0123456789ab');
+    const started = Date.now();
+    expect(await holdFileLock(file, async () => 'held')).toBe('held');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it('lets a second writer in only after the first released it', async () => {
+    const root = await realTempDir();
+    const file = join(root, 'a.txt');
+    const order: string[] = [];
+    let release!: () => void;
+    const first = holdFileLock(file, async () => {
+      order.push('first in');
+      await new Promise<void>((resolve) => (release = resolve));
+      order.push('first out');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = holdFileLock(file, async () => void order.push('second in'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first in', 'first out', 'second in']);
   });
 });

@@ -119,6 +119,19 @@ describe('acquireProjectLock', () => {
     await release();
   });
 
+  it('takes over a lock naming a live process that is not its owner (pid 1, another start time)', async () => {
+    await mkdir(dirname(await projectLockPath(root, home)), { recursive: true });
+    const owner = { pid: 1, hostname: hostname(), since: 'x', rootDir: root, token: 'old' };
+    await writeFile(await projectLockPath(root, home), JSON.stringify(owner));
+    const release = await acquireProjectLock(root, { waitMs: 0 });
+    expect((await readProjectLock(root))?.pid).toBe(process.pid);
+    await release();
+    await writeFile(await projectLockPath(root, home), JSON.stringify({ ...owner, start: 'another-boot:1' }));
+    await (
+      await acquireProjectLock(root, { waitMs: 0 })
+    )();
+  });
+
   it('is shared by a symlinked alias of the project folder', async () => {
     const alias = `${root}-alias`;
     await symlink(root, alias);

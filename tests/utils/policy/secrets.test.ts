@@ -1,3 +1,4 @@
+import { generateKeyPairSync, randomBytes, type KeyExportOptions, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isSecretPath, redactSecrets } from '../../../utils/policy/secrets.js';
 
@@ -140,5 +141,101 @@ describe('redactSecrets: the gaps a model provider must never see', () => {
       'import { tokenize } from "./tokenize.js";',
     ].join('\n');
     expect(redactSecrets(text)).toEqual({ text, redactions: [] });
+  });
+});
+
+describe('redactSecrets: by rule, not by case', () => {
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const ed = generateKeyPairSync('ed25519');
+  const der = (key: KeyObject, type: string): string =>
+    key.export({ format: 'der', type } as KeyExportOptions<'der'>).toString('base64');
+  const pem = (key: KeyObject, type: string): string =>
+    key.export({ format: 'pem', type } as KeyExportOptions<'pem'>).toString();
+  // An X.509 certificate opens SEQUENCE { SEQUENCE (tbsCertificate) { [0] version … } }: public, never redacted.
+  const certificate = Buffer.concat([Buffer.from('3082030a308201f2a003020102', 'hex'), randomBytes(300)]);
+  const pemKey = pem(rsa.privateKey, 'pkcs1');
+  const yamlBlock = der(rsa.privateKey, 'pkcs8').match(/.{1,64}/g)!;
+
+  const redacted: [label: string, text: string, secret: string, kind: string][] = [
+    ['PKCS#8 RSA key as one line', `private_key: ${der(rsa.privateKey, 'pkcs8')}\n`, 'MIIE', 'private_key'],
+    ['PKCS#1 RSA key', `k = "${der(rsa.privateKey, 'pkcs1')}"\n`, der(rsa.privateKey, 'pkcs1'), 'private_key'],
+    ['SEC1 EC key under any name', `blob: ${der(ec.privateKey, 'sec1')}\n`, der(ec.privateKey, 'sec1'), 'private_key'],
+    ['PKCS#8 Ed25519 key in JSON', `{"k": "${der(ed.privateKey, 'pkcs8')}"}\n`, 'MC4CAQAw', 'private_key'],
+    [
+      'kubeconfig client-key-data (a PEM key, base64 once more)',
+      `    client-key-data: ${Buffer.from(pemKey).toString('base64')}\n`,
+      Buffer.from(pemKey).toString('base64').slice(0, 60),
+      'private_key',
+    ],
+    ['a key as a YAML block of base64 lines', `key: |\n  ${yamlBlock.join('\n  ')}\n`, yamlBlock[5]!, 'private_key'],
+    ['a password with $&();!#', 'password: "Xk9#mQ2$vL&p(7);!zR"\n', 'Xk9#mQ2$vL&p(7);!zR', 'secret_assignment'],
+    [
+      'Django SECRET_KEY',
+      "SECRET_KEY = 'django-insecure-7x$k2&f!q9(z)m#w8^e3r@t5y*u1i0o-p=a+s_d'\n",
+      'django-insecure-7x$k2',
+      'secret_assignment',
+    ],
+    [
+      'a value over 200 characters',
+      `api_token = "${'aB3dE6gH9jK2mN5p'.repeat(20)}"\n`,
+      'aB3dE6gH9jK2mN5p',
+      'secret_assignment',
+    ],
+    [
+      '.NET connection string',
+      '"Default": "Server=tcp:db.example.com,1433;Database=app;User ID=admin;Password=Qz7!x#Lp2$w9&Rk;"\n',
+      'Qz7!x#Lp2$w9&Rk',
+      'connection_string_password',
+    ],
+    ['ODBC connection string, weak password', 'DSN=mydsn;UID=scott;PWD=tiger\n', 'tiger', 'connection_string_password'],
+    [
+      'JDBC URL query',
+      'url=jdbc:mysql://db:3306/app?user=root&password=s3cr3tPw\n',
+      's3cr3tPw',
+      'connection_string_password',
+    ],
+    [
+      'Authorization: Basic',
+      'curl -H "Authorization: Basic YWRtaW46UzNjcjN0LVA0c3Mh" https://x\n',
+      'YWRtaW46UzNjcjN0LVA0c3Mh',
+      'basic_auth',
+    ],
+    [
+      'a bearer token',
+      'Authorization: Bearer 9fK2xQ7mZ4pL8vN1cR6tW3yB5hJ0sD\n',
+      '9fK2xQ7mZ4pL8vN1cR6tW3yB5hJ0sD',
+      'bearer_token',
+    ],
+  ];
+  it.each(redacted)('%s', (_label, text, secret, kind) => {
+    const r = redactSecrets(text);
+    expect(r.text).not.toContain(secret);
+    expect(r.redactions.map((x) => x.kind)).toContain(kind);
+    expect(r.text.split('\n')).toHaveLength(text.split('\n').length);
+  });
+
+  it('leaves public key material, certificates, code and placeholders alone', () => {
+    const text = [
+      `client-certificate-data: ${Buffer.from(`-----BEGIN CERTIFICATE-----\n${certificate.toString('base64')}\n`).toString('base64')}`,
+      `certificate: ${certificate.toString('base64')}`,
+      `publicKey: ${der(rsa.publicKey, 'spki')}`,
+      `public_key_b64: ${Buffer.from(pem(rsa.publicKey, 'spki')).toString('base64')}`,
+      'key := sha256.Sum256(content)',
+      '    key = list(constraints)[0]',
+      '    password = password.encode("latin1")',
+      '    "@babel/plugin-proposal-private-property-in-object": "npm:7.21.0-placeholder-for-preset-env.2",',
+      "    .send('username=tj&password=foobar')",
+      '  string cs = $"server=db;user=root;database=example;password={password}";',
+      '  token_endpoint: "https://oauth2.googleapis.com/token2"',
+      '  const header = `Bearer ${accessToken}`;',
+      '  "Authorization": "Basic " + btoa(user + ":" + pass),',
+    ].join('\n');
+    expect(redactSecrets(text)).toEqual({ text, redactions: [] });
+  });
+
+  it('redacting twice changes nothing more (markers are never findings)', () => {
+    const once = redactSecrets(redacted.map(([, text]) => text).join('')).text;
+    expect(redactSecrets(once)).toEqual({ text: once, redactions: [] });
   });
 });

@@ -1,0 +1,226 @@
+import { constants, existsSync, type Stats } from 'node:fs';
+import { lstat, mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { IoError } from '../errors.js';
+import { resolveProjectPath } from '../policy/paths.js';
+import { DiskWriteError, TargetChangedError, writeFileDurable, type ChunkWriter } from './durable-write.js';
+import { holdFileLock } from './file-lock.js';
+
+/**
+ * Writes into the project that cannot be steered out of it between the check and the write. Paths are checked
+ * once (utils/policy/paths.ts), then every folder from the real root down to the file is remembered by device
+ * and inode. A write holds the file's folder open (checked to be that folder) and, on Linux, names everything
+ * it creates, renames or deletes through the open folder (`/proc/self/fd/<fd>/<name>`, as `openat` would), so a
+ * folder swapped for a symlink afterwards cannot redirect it; the chain is compared again after the temp file
+ * is created, right before the rename and after it. A process that swaps `src/` for a symlink out of the project
+ * (a rename exchange) makes the write fail, and the run is rolled back, instead of landing anything outside.
+ */
+
+/** One folder on the way to a target: where it is and what it is. */
+interface FolderIdentity {
+  path: string;
+  dev: number;
+  ino: number;
+}
+
+/** A project file resolved for writing: its real location and the folders that lead to it. */
+export interface GuardedTarget {
+  /** normalized project-relative path as asked */
+  rel: string;
+  /** the real location (a symlink inside the root is followed once, here); written as is */
+  abs: string;
+  /** the existing folders from the real root down to the file's folder */
+  chain: FolderIdentity[];
+  /** folders below them to create (absolute, shallowest first) */
+  missing: string[];
+}
+
+/** A folder on the way to a file changed identity (swapped, replaced by a symlink) while clawcode wrote. Exit 1. */
+export class FolderMovedError extends IoError {
+  readonly path: string;
+  constructor(path: string) {
+    super(`The folder ${path} was moved or replaced while clawcode was writing into it`, {
+      code: 'folder_moved',
+      hint: 'Another process is changing the project; stop it and run the task again.',
+    });
+    this.path = path;
+  }
+}
+
+async function identify(path: string): Promise<Stats | undefined> {
+  return lstat(path).catch(() => undefined);
+}
+
+/**
+ * Resolve a project path with the path policy and remember the identity of its folders.
+ *
+ * @param realRoot  the project root as a real path
+ * @returns the target; `refusal` (the policy's message) when the path may not be written
+ */
+export async function guardTarget(
+  realRoot: string,
+  path: string,
+): Promise<{ ok: true; target: GuardedTarget } | { ok: false; message: string }> {
+  const verdict = await resolveProjectPath(realRoot, path);
+  if (!verdict.ok) return { ok: false, message: verdict.message };
+  const segments = verdict.realRel.split('/').slice(0, -1);
+  const chain: FolderIdentity[] = [];
+  const missing: string[] = [];
+  let dir = realRoot;
+  for (const [i, segment] of ['', ...segments].entries()) {
+    if (i > 0) dir = join(dir, segment);
+    const info = await identify(dir);
+    // Missing, or a file in the way (the write fails on it and the run rolls back): created at write time.
+    if (i > 0 && (missing.length > 0 || !info || (info.isFile() && !info.isSymbolicLink()))) {
+      missing.push(dir);
+      continue;
+    }
+    if (!info || !info.isDirectory()) throw new FolderMovedError(dir);
+    chain.push({ path: dir, dev: info.dev, ino: info.ino });
+  }
+  return { ok: true, target: { rel: verdict.rel, abs: verdict.realAbs, chain, missing } };
+}
+
+/** A folder held open; `base` names its entries through the open handle where the system allows it. */
+interface HeldFolder {
+  base: string;
+  close(): Promise<void>;
+}
+
+const PROC_FD = existsSync('/proc/self/fd');
+
+/**
+ * Open a vetted folder without following a symlink at its name, and make sure it is that folder.
+ * @throws FolderMovedError when the path now leads elsewhere
+ */
+async function holdFolder(folder: FolderIdentity): Promise<HeldFolder> {
+  // Without /proc (macOS, Windows, where a folder cannot even be opened) the path is used, checked before and
+  // after each step.
+  if (!PROC_FD) {
+    await checkChain([folder]);
+    return { base: folder.path, close: async () => undefined };
+  }
+  const handle = await open(folder.path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(
+    () => {
+      throw new FolderMovedError(folder.path);
+    },
+  );
+  const info = await handle.stat();
+  if (info.dev !== folder.dev || info.ino !== folder.ino) {
+    await handle.close();
+    throw new FolderMovedError(folder.path);
+  }
+  return { base: `/proc/self/fd/${handle.fd}`, close: () => handle.close() };
+}
+
+/** Run `fn` with the last folder of the chain held open. */
+async function inFolder<T>(chain: readonly FolderIdentity[], fn: (base: string) => Promise<T>): Promise<T> {
+  const held = await holdFolder(chain[chain.length - 1]!);
+  try {
+    return await fn(held.base);
+  } finally {
+    await held.close();
+  }
+}
+
+/** Compare every folder of a chain with what it was: same device and inode, a folder and not a symlink. */
+async function checkChain(chain: readonly FolderIdentity[]): Promise<void> {
+  for (const folder of chain) {
+    const info = await identify(folder.path);
+    if (!info || !info.isDirectory() || info.dev !== folder.dev || info.ino !== folder.ino)
+      throw new FolderMovedError(folder.path);
+  }
+}
+
+/**
+ * Create the target's missing folders one at a time, each checked to be a real folder inside the vetted chain
+ * (a folder made outside because the chain moved meanwhile is removed again). The chain grows with them.
+ */
+async function createMissing(target: GuardedTarget): Promise<void> {
+  while (target.missing.length > 0) {
+    const dir = target.missing[0]!;
+    await checkChain(target.chain);
+    const info = await inFolder(target.chain, async (base) => {
+      const inside = join(base, basename(dir));
+      const made = await mkdir(inside).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'EEXIST') return false;
+          throw error;
+        },
+      );
+      const found = await identify(inside);
+      if (!made && found && !found.isDirectory() && !found.isSymbolicLink())
+        throw new IoError(`Cannot create the folder ${dir}: a file is in the way`, { code: 'not_a_folder' });
+      if (!found || !found.isDirectory()) throw new FolderMovedError(dir);
+      return found;
+    });
+    await checkChain(target.chain);
+    target.chain.push({ path: dir, dev: info.dev, ino: info.ino });
+    target.missing.shift();
+  }
+}
+
+/** Options of {@link writeGuarded}. */
+export interface GuardedWriteOptions {
+  /** whether the target's current bytes (`null`: absent) are the ones this write replaces (compare-and-swap) */
+  expect: (current: Buffer | null) => boolean;
+  mode?: number;
+  write?: ChunkWriter;
+  syncFolder?: boolean;
+}
+
+/**
+ * Write a target atomically and durably (utils/journal/durable-write.ts), creating its folders, with the folder
+ * chain checked after the temp file is created, before and after the rename, and the target's bytes compared
+ * under its lock right before the rename.
+ *
+ * @throws FolderMovedError a folder on the way moved: nothing written (or, moved right at the rename, the caller
+ *         rolls back); TargetChangedError the bytes were not the expected ones; DiskWriteError / IoError as
+ *         writeFileDurable
+ */
+export async function writeGuarded(target: GuardedTarget, data: Buffer, options: GuardedWriteOptions): Promise<void> {
+  await createMissing(target);
+  await inFolder(target.chain, (base) =>
+    writeFileDurable(join(base, basename(target.abs)), data, {
+      mode: options.mode,
+      write: options.write,
+      syncFolder: options.syncFolder,
+      check: () => checkChain(target.chain),
+      expect: options.expect,
+    }),
+  ).catch((error: unknown) => {
+    // Name the file, not the handle path it was written through.
+    if (error instanceof DiskWriteError) throw new DiskWriteError(target.abs, error.errno, error.cause);
+    if (error instanceof TargetChangedError) throw new TargetChangedError(target.abs);
+    throw error;
+  });
+}
+
+/**
+ * Delete a target the way {@link writeGuarded} writes one: under its lock, after checking its folders and that
+ * it still holds the bytes `expect` accepts. A target already gone is fine.
+ *
+ * @returns true when it was deleted, false when it was not there
+ * @throws FolderMovedError, TargetChangedError (it holds other bytes: left alone)
+ */
+export async function unlinkGuarded(
+  target: GuardedTarget,
+  expect: (current: Buffer | null) => boolean,
+): Promise<boolean> {
+  if (target.missing.length > 0) return false;
+  return inFolder(target.chain, (base) => {
+    const file = join(base, basename(target.abs));
+    return holdFileLock(file, async () => {
+      await checkChain(target.chain);
+      const current = await readFile(file).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return null;
+        throw error;
+      });
+      if (current === null) return false;
+      if (!expect(current)) throw new TargetChangedError(target.abs);
+      await unlink(file);
+      return true;
+    });
+  });
+}
