@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { indexText } from '../agent/context/search-index.js';
-import { wholeFileText } from '../agent/context/pack.js';
-import { selectContext, type ContextFile, type RankDoc } from '../agent/context/rank.js';
+import { wholeFileText } from '../agent/context/pack-text.js';
+import type { RankDoc } from '../agent/context/rank.js';
+import { selectContext, type ContextFile } from '../agent/context/select.js';
 import { scanProject } from '../agent/context/scan.js';
-import { classifyContent } from '../agent/context/scan.js';
+import { classifyContent } from '../agent/context/scan-rules.js';
 
 /**
  * The two baselines clawcode's selector is compared against, run side by side with it:

@@ -2,7 +2,6 @@
 // flags on top, the provider, the context budget for its model, and the files carried between tasks.
 import type { TaskFlags } from '../flags.js';
 import { listConfiguredProviders, readConfig, resolveProviderConfig } from '../../config/config.js';
-import { budgetFor } from '../../config/model-budget.js';
 import { loadSettings, type ResolvedSettings, type SettingsValues } from '../../config/settings.js';
 import { createContextSession, type ContextSession } from '../../agent/context/session.js';
 import type { ProviderConfig } from '../../llm/types.js';
@@ -97,11 +96,6 @@ export function loadTaskSettings(
   stderr?: NodeJS.WritableStream,
 ): Promise<ResolvedSettings> {
   return loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive, stderr });
-}
-
-/** The context budget in characters for `provider`'s model: the budget setting, or the model's default when unset. */
-export function budgetForProvider(settings: ResolvedSettings, provider: ProviderConfig): number {
-  return budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider);
 }
 
 /** Put the project on the recent list; a convenience, so a failure is ignored. Never throws. */

@@ -8,16 +8,10 @@ import { getGitInfo } from '../../utils/git/ops.js';
 import { withProjectLock } from '../../utils/journal/lock.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 import { rememberTask } from '../../agent/context/session.js';
+import { budgetForRun } from '../../config/model-windows.js';
 import { executeTask } from '../task/flow.js';
 import { resolveProjectRoot } from '../project-root.js';
-import {
-  budgetForProvider,
-  openTaskSession,
-  providerLabel,
-  sessionHandlers,
-  taskSettings,
-  type LiveSession,
-} from './session.js';
+import { openTaskSession, providerLabel, sessionHandlers, taskSettings, type LiveSession } from './session.js';
 import { commandLines, lines, reviewInTui, runTuiCommand, showTaskOutcome, type TuiTaskHooks } from './tui-hooks.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */
@@ -44,10 +38,11 @@ export async function runShell(flags: TaskFlags): Promise<void> {
     ...(terminal ? { pick: pickFromList } : {}),
     runTask: async (task, signal) => {
       const { settings, provider, files } = live;
+      const budget = await budgetForRun(settings, provider, true);
       const report = await withProjectLock(live.rootDir, { waitMs: 10_000 }, () =>
         executeTask({
           ...taskSettings(flags, settings.values),
-          budgetChars: budgetForProvider(settings, provider),
+          budgetChars: budget.chars,
           files: files.pinned,
           kept: files.kept,
           rootDir: live.rootDir,
@@ -149,10 +144,11 @@ export async function runTui(flags: TaskFlags): Promise<void> {
       // The console flow's text is not drawn in the TUI, but the commands it lists before asking
       // "Run this command?" are shown with the question.
       const printed = commandLines();
+      const budget = await budgetForRun(settings, provider, true);
       const report = await withProjectLock(live.rootDir, { waitMs: 10_000 }, () =>
         executeTask({
           ...taskSettings(flags, settings.values),
-          budgetChars: budgetForProvider(settings, provider),
+          budgetChars: budget.chars,
           files: files.pinned,
           kept: files.kept,
           rootDir: live.rootDir,

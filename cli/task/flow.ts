@@ -363,7 +363,12 @@ async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promis
     // The request's size goes on a line of its own above the spinner, which keeps running.
     emitter.on('prompt', (p) => {
       spinner.clear();
-      options.stderr.write(`${chalk.dim(`· ${formatPromptEstimate(p)}`)}\n`);
+      const cost = reportedCostUsd(options.provider, model, {
+        inputTokens: p.estimatedTokens,
+        outputTokens: 0,
+        totalTokens: p.estimatedTokens,
+      });
+      options.stderr.write(`${chalk.dim(`· ${formatPromptEstimate(p, cost)}`)}\n`);
       spinner.render();
     }),
     emitter.on('model_request', () => {

@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  definitionLines,
-  issueText,
-  issueTitle,
-  locateEvidence,
-  readIssue,
-  resolvePathSuffix,
-} from '../../../agent/context/evidence.js';
+import { definitionLines, locateEvidence, resolvePathSuffix } from '../../../agent/context/evidence.js';
+import { issueText, issueTitle, readIssue } from '../../../agent/context/issue.js';
 import { noisePrior } from '../../../agent/context/noise.js';
-import { selectContext, type RankDoc } from '../../../agent/context/rank.js';
+import type { RankDoc } from '../../../agent/context/rank.js';
+import { selectContext } from '../../../agent/context/select.js';
 import { indexText } from '../../../agent/context/search-index.js';
 
 describe('readIssue', () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { indexText } from '../../../agent/context/search-index.js';
-import { pathPrior, rankFiles, selectContext, type RankDoc } from '../../../agent/context/rank.js';
+import { pathPrior } from '../../../agent/context/path-prior.js';
+import { rankFiles, type RankDoc } from '../../../agent/context/rank.js';
+import { selectContext } from '../../../agent/context/select.js';
 import { commitScopes, scopeScores } from '../../../agent/context/score.js';
 
 function docs(files: Record<string, string>): { list: RankDoc[]; texts: Map<string, string> } {
