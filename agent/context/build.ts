@@ -10,7 +10,7 @@ import { buildOutline, outlineSizeBound } from './outline.js';
 import { resolveMentions, resolvePathspecs, unmatchedPinError } from './pins.js';
 import { extractImports, resolveImport } from './symbols.js';
 import type { RankDoc, RankedFile } from './rank.js';
-import { selectContext, type ContextFile } from './select.js';
+import { rankAndPack, type ContextFile } from './select.js';
 
 export type { ContextFile } from './select.js';
 
@@ -124,7 +124,7 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   // The task is read for evidence once: its `@path` mentions are pins, the rest guides ranking.
   const issue = readIssue(issueText(options.task));
   const pinned = await resolvePins(rootDir, options, fileSet, issue.mentions);
-  const selection = selectContext(options.task, docs, {
+  const selection = rankAndPack(options.task, docs, {
     issue,
     pinned,
     kept: (options.kept ?? []).filter((p) => fileSet.has(p) && !pinned.includes(p)),

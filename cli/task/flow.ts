@@ -72,7 +72,7 @@ export interface TaskOptions {
   scan?: ScanResult;
   /** false: no repair round for refused patches (`--no-repair`, settings `repair: false`). */
   repair?: boolean;
-  /** Pinned pathspecs (`--files`, `:add`) and the paths kept from the previous task (agent/context/session.ts). */
+  /** Pinned pathspecs (`--files`, `:add`) and the paths kept from the previous task (agent/context/carried-files.ts). */
   files?: readonly string[];
   kept?: readonly string[];
 }
