@@ -7,7 +7,7 @@ import { checkPlanPaths, type PlanPathIssue } from '../utils/policy/plan-check.j
 import { resolveProjectPath, shownPath } from '../utils/policy/paths.js';
 import { makeUnifiedDiff } from '../utils/diff.js';
 import { IoError } from '../utils/errors.js';
-import type { Plan } from '../llm/types.js';
+import type { Plan } from '../utils/plan.js';
 import type { AgentEmitter } from './events.js';
 import { resolveSpreadFiles, spreadPatchIndexes, type SpreadFilesOptions } from './spread-files.js';
 

@@ -11,7 +11,8 @@ import { repairPlan, type RepairReport } from './repair.js';
 import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';
 import type { PlanResult, RetryNotice } from '../llm/provider.js';
 import type { SendableFile } from '../llm/outbound.js';
-import type { Plan, ProviderConfig } from '../llm/types.js';
+import type { ProviderConfig } from '../llm/types.js';
+import type { Plan } from '../utils/plan.js';
 import { estimateTokens } from '../llm/usage.js';
 
 /** The function that turns prompts into a plan; `llm/provider.ts` `getStructuredPlan` in production. */

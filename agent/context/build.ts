@@ -12,14 +12,10 @@ import { extractImports, resolveImport } from './symbols.js';
 import type { RankDoc, RankedFile } from './rank.js';
 import { rankAndPack, type ContextFile } from './select.js';
 
-export type { ContextFile } from './select.js';
-
 /**
  * The context stage: scan → index → rank → budget → outline → redaction. The result is
  * what the prompt builder sends: `files[].text` then `outline`, `totalChars ≤ budget` always.
  */
-
-export { DEFAULT_BUDGET_CHARS } from '../../utils/defaults.js';
 
 /** Result of `buildContext` (shared contract). */
 export interface ContextResult {

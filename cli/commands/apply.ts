@@ -12,7 +12,7 @@ import { refuseUnanswerableRun } from '../flag-checks.js';
 import { withLockedProject } from '../recover.js';
 import { patchReport, writeWithConsole, type TaskOptions } from '../task/flow.js';
 import type { AgentEmitter } from '../../agent/events.js';
-import type { CommandRules } from '../../config/settings.js';
+import type { CommandRules } from '../../config/settings-commands.js';
 import { resolveProjectRoot } from '../project-root.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 

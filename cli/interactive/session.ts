@@ -60,7 +60,7 @@ export async function resolveProvider(
   const found = resolveProviderConfig({ config, env, provider: settings.provider, model: settings.model });
   if (found) return found;
   if (interactive && !settings.provider) {
-    const { runOnboarding } = await import('../config/command.js');
+    const { runOnboarding } = await import('../config/onboarding.js');
     await runOnboarding({});
     const again = resolveProviderConfig({
       config: await readConfig(env),

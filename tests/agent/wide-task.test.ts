@@ -6,7 +6,8 @@ import { buildContext } from '../../agent/context/build.js';
 import { scanProject } from '../../agent/context/scan.js';
 import type { Planner } from '../../agent/runner.js';
 import { runWideTask, type FootprintEstimate } from '../../agent/wide/task.js';
-import type { Plan, ProviderConfig } from '../../llm/types.js';
+import type { ProviderConfig } from '../../llm/types.js';
+import type { Plan } from '../../utils/plan.js';
 
 const provider: ProviderConfig = { provider: 'openai', name: 'openai', model: 'gpt-4o-mini' };
 const empty: Plan = { analysis: '', files_to_edit: [], patches: [], commands: [], agent_notes: [] };
