@@ -33,8 +33,11 @@ export type Planner = (
   },
 ) => Promise<PlanResult>;
 
-/** Inputs of one pipeline run. */
-export interface RunAgentOptions {
+/**
+ * The inputs of one task's plan stage, passed whole from every surface (console task, REPL, TUI, wide
+ * change that fits one request) to {@link runAgent}.
+ */
+export interface TaskInput {
   /** Absolute project root. */
   rootDir: string;
   task: string;
@@ -93,7 +96,7 @@ export interface AgentRun {
  */
 export async function buildPrompts(
   options: Pick<
-    RunAgentOptions,
+    TaskInput,
     'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore' | 'files' | 'kept' | 'scan'
   > & { cacheIndex?: boolean },
 ): Promise<{
@@ -153,7 +156,7 @@ export async function buildPrompts(
  * @returns the computed run; a plan that does not apply is reported in `prepared.ok === false`
  * @throws ProviderError / PlanParseError / InterruptedError from the planner; IoError on unreadable files
  */
-export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
+export async function runAgent(options: TaskInput): Promise<AgentRun> {
   const start = performance.now();
   options.emitter?.emit('planning', { task: options.task });
   const prompts = await buildPrompts(options);

@@ -77,17 +77,11 @@ export type WriteNotice =
   | { type: 'committed'; files: string[]; commit: string }
   | CommandNotice;
 
-/** Inputs of {@link runWriteStage}: the prepared plan, the flags, and how to decide and report. */
-export interface WriteStageInput {
-  /** Absolute project root. */
-  rootDir: string;
-  /** The task, recorded in the journal, memory and a `--commit` message. */
-  task: string;
-  plan: Plan;
-  /** The plan applied in memory (agent/prepare.ts `preparePlan`). */
-  prepared: PreparedPlan;
-  /** Recorded in the run journal. */
-  meta?: { provider?: string; model?: string };
+/**
+ * What the person chose about writing (flags and settings), the same for every surface: the console task,
+ * `apply`, the REPL, the TUI. Passed whole from the surface to {@link runWriteStage}.
+ */
+export interface WritePolicy {
   /** Compute and report, write nothing, run nothing, remember nothing. */
   dryRun?: boolean;
   /** Write without asking (commands still need `runCommands`, a rule or a person). */
@@ -96,6 +90,7 @@ export interface WriteStageInput {
   runCommands?: boolean;
   /** `--allow-network`: plan and verify commands keep the network inside the sandbox. */
   allowNetwork?: boolean;
+  /** Command allow/deny rules from settings. */
   commandRules?: CommandRules;
   /** Command to run after writing (`--verify`); a failure ends with exit code 4. */
   verify?: string;
@@ -105,6 +100,19 @@ export interface WriteStageInput {
   commit?: boolean;
   /** Let git run the repository's commit hooks (and sign) for that commit; default neither. */
   commitHooks?: boolean;
+}
+
+/** Inputs of {@link runWriteStage}: the prepared plan, the write policy, and how to decide and report. */
+export interface WriteStageInput extends WritePolicy {
+  /** Absolute project root. */
+  rootDir: string;
+  /** The task, recorded in the journal, memory and a `--commit` message. */
+  task: string;
+  plan: Plan;
+  /** The plan applied in memory (agent/prepare.ts `preparePlan`). */
+  prepared: PreparedPlan;
+  /** Recorded in the run journal. */
+  meta?: { provider?: string; model?: string };
   /**
    * The memory step (never called on a dry run): default agent/write-after.ts `rememberRun`; a surface may
    * pass its own (e.g. one that asks about the model's notes); `false` remembers nothing.

@@ -1,18 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
-import { runAgent, type AgentRun, type Planner } from '../../agent/runner.js';
+import { runAgent, type AgentRun, type TaskInput } from '../../agent/runner.js';
 import type { PlannedChange, PreparedPlan } from '../../agent/prepare.js';
-import type { ScanResult } from '../../agent/context/scan.js';
 import { IoError } from '../../utils/errors.js';
 import type { RepairReport } from '../../agent/repair.js';
 import { makeSavedPlan } from '../../agent/plan-file.js';
 import { createAgentEmitter, type AgentEmitter } from '../../agent/events.js';
-import { runWriteStage, type TaskStatus } from '../../agent/write-stage.js';
+import { runWriteStage, type TaskStatus, type WritePolicy } from '../../agent/write-stage.js';
 import type { VerifyReport } from '../../agent/write-after.js';
 import type { CommandReport } from '../../agent/write-commands.js';
-import type { ProviderConfig, Usage } from '../../llm/types.js';
-import type { CommandRules } from '../../config/settings-commands.js';
+import type { Usage } from '../../llm/types.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 import { changeReport, type ChangeReport } from './report-changes.js';
 import { reportedCostUsd } from './report-cost.js';
@@ -25,19 +23,14 @@ import { printSummary } from './summary.js';
 import { formatPromptEstimate } from '../commands/context.js';
 
 export type { TaskStatus };
-/** Options of one task run with console UX. Streams and `confirm` are injected so tests drive them. */
-export interface TaskOptions {
-  rootDir: string;
-  task: string;
-  provider: ProviderConfig;
-  /** Context budget in characters. */
-  budgetChars: number;
+/**
+ * Options of one task run with console UX: the plan stage's input and the write policy, passed on whole,
+ * and how the console talks. Streams and `confirm` are injected so tests drive them.
+ */
+export interface TaskOptions extends TaskInput, WritePolicy {
   dryRun: boolean;
-  /** Apply edits without asking (commands still need `runCommands`). */
   yes: boolean;
   runCommands: boolean;
-  /** `--allow-network`: commands and verify keep the network inside the sandbox. */
-  allowNetwork?: boolean;
   /** Print one JSON report on stdout; never prompt. */
   json: boolean;
   /** `--quiet`: no spinner, plan, diffs or summary; questions, warnings, errors and the outcome line stay. */
@@ -45,38 +38,14 @@ export interface TaskOptions {
   debug: boolean;
   /** A person is at a terminal (stdin and stdout are TTYs, not --json). */
   interactive: boolean;
-  timeoutMs?: number;
-  homeDir?: string;
-  signal?: AbortSignal;
-  emitter?: AgentEmitter;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   /** Yes/no question; defaults to @inquirer/prompts `confirm`. */
   confirm?: (message: string) => Promise<boolean>;
   /** Decide which changes to write (per-hunk review); defaults to one yes/no for all. */
   review?: (changes: PlannedChange[]) => Promise<{ path: string; after: string }[] | null>;
-  planner?: Planner;
   /** `--plan-out`: also save the plan (with base hashes) to this path. */
   planOut?: string;
-  /** Command to run after writing (`--verify`); a failure exits 4. */
-  verify?: string;
-  /** `--rollback-on-fail`: a failing verify restores the journal. */
-  rollbackOnFail?: boolean;
-  /** `--commit`: commit exactly the written files with the task as the message. */
-  commit?: boolean;
-  /** `--commit-hooks`: git runs the repository's commit hooks (and signs) for that commit. */
-  commitHooks?: boolean;
-  /** Command allow/deny rules from settings. */
-  commandRules?: CommandRules;
-  /** Extra ignore patterns for the scan (settings `ignore`). */
-  extraIgnore?: string[];
-  /** The project's scan when the caller already made one (a wide task that fits one request): not repeated. */
-  scan?: ScanResult;
-  /** false: no repair round for refused patches (`--no-repair`, settings `repair: false`). */
-  repair?: boolean;
-  /** Pinned pathspecs (`--files`, `:add`) and the paths kept from the previous task (agent/context/carried-files.ts). */
-  files?: readonly string[];
-  kept?: readonly string[];
 }
 
 /** The `--json` report (and the return value of `executeTask`). Times in ms, usage in tokens. */
@@ -168,22 +137,7 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
   const started = performance.now();
   let run: AgentRun;
   try {
-    run = await runAgent({
-      rootDir: options.rootDir,
-      task: options.task,
-      provider: options.provider,
-      budgetChars: options.budgetChars,
-      homeDir: options.homeDir,
-      emitter,
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
-      planner: options.planner,
-      extraIgnore: options.extraIgnore,
-      repair: options.repair,
-      files: options.files,
-      kept: options.kept,
-      scan: options.scan,
-    });
+    run = await runAgent({ ...options, emitter });
   } catch (error) {
     await keepRepliesOf(error, options.homeDir);
     throw error;
@@ -279,23 +233,10 @@ export async function writeWithConsole(
     );
   }
   const write = await runWriteStage({
-    rootDir: options.rootDir,
-    task: options.task,
+    ...options,
     plan: base.plan,
     prepared,
     meta: { provider: base.provider, model: base.model },
-    dryRun: options.dryRun,
-    yes: options.yes,
-    runCommands: options.runCommands,
-    allowNetwork: options.allowNetwork,
-    commandRules: options.commandRules,
-    verify: options.verify,
-    rollbackOnFail: options.rollbackOnFail,
-    commit: options.commit,
-    commitHooks: options.commitHooks,
-    homeDir: options.homeDir,
-    signal: options.signal,
-    emitter: options.emitter,
     decisions: consoleDecisions(
       {
         confirm: waiting(options.confirm ?? confirmPrompt),
