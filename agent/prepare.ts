@@ -4,7 +4,7 @@ import { applyPatches, type PatchOutcome } from '../utils/patch.js';
 import { checkPlanPaths, type PlanPathIssue } from '../utils/policy/plan-check.js';
 import { makeUnifiedDiff } from '../utils/diff.js';
 import { IoError } from '../utils/errors.js';
-import type { Plan } from '../llm/types.js';
+import type { Plan } from '../utils/plan.js';
 import type { AgentEmitter } from './events.js';
 
 /** A target file that is not valid UTF-8 (it would not survive a decode and re-encode). */

@@ -1,10 +1,10 @@
 import { detectProjectSummary } from '../memory/project-summary.js';
-import { loadGlobalMemory, saveGlobalMemory, saveSessionAfterRun, type SessionMemory } from '../memory/memory.js';
+import { loadGlobalMemory, saveGlobalMemory, saveProjectMemoryAfterRun, type ProjectMemory } from '../memory/memory.js';
 import { runCommand, sandboxFor } from '../utils/shell/run.js';
 import { detectSandbox } from '../utils/shell/sandbox.js';
 import { InterruptedError } from '../utils/errors.js';
 import { commitFiles, dirtyFiles } from '../utils/git/ops.js';
-import { undoRun } from '../utils/journal/journal.js';
+import { undoRun } from '../utils/journal/undo.js';
 
 /** Outcome of the verify step (`--verify`). `ms` is wall time; `tail` the last lines of its output. */
 export interface VerifyReport {
@@ -158,7 +158,7 @@ export interface RunToRemember {
  *
  * @returns the session memory as saved
  */
-export async function rememberRun(options: RunToRemember): Promise<SessionMemory> {
+export async function rememberRun(options: RunToRemember): Promise<ProjectMemory> {
   const global = await loadGlobalMemory(options.homeDir);
   if (!global.projectSummaries[options.rootDir]) {
     const summary = await detectProjectSummary(options.rootDir);
@@ -167,7 +167,7 @@ export async function rememberRun(options: RunToRemember): Promise<SessionMemory
       await saveGlobalMemory(global, options.homeDir);
     }
   }
-  return saveSessionAfterRun({
+  return saveProjectMemoryAfterRun({
     projectRoot: options.rootDir,
     task: options.task,
     filesTouched: options.filesWritten,

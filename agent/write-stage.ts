@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import type { CommandRules } from '../config/settings.js';
-import type { SessionMemory } from '../memory/memory.js';
-import { applyRun, type RunRecord } from '../utils/journal/journal.js';
+import type { CommandRules } from '../config/settings-commands.js';
+import type { ProjectMemory } from '../memory/memory.js';
+import { applyRun } from '../utils/journal/journal.js';
+import type { RunRecord } from '../utils/journal/store.js';
 import type { Plan } from '../utils/plan.js';
 import type { AgentEmitter } from './events.js';
 import type { PlannedChange, PreparedPlan } from './prepare.js';
@@ -15,16 +16,6 @@ import {
   type VerifyReport,
 } from './write-after.js';
 import { runPlanCommands, type CommandNotice, type CommandQuestion, type CommandReport } from './write-commands.js';
-
-export {
-  approveCommand,
-  type CommandApproval,
-  type CommandNotice,
-  type CommandPolicy,
-  type CommandQuestion,
-  type CommandReport,
-} from './write-commands.js';
-export type { RunToRemember, VerifyReport } from './write-after.js';
 
 /** How a task ended. */
 export type TaskStatus = 'applied' | 'dry_run' | 'not_confirmed' | 'declined' | 'failed' | 'no_changes' | 'rolled_back';
@@ -109,7 +100,7 @@ export interface WriteStageInput {
    * The memory step (never called on a dry run): default agent/write-after.ts `rememberRun`; a surface may
    * pass its own (e.g. one that asks about the model's notes); `false` remembers nothing.
    */
-  remember?: false | ((run: RunToRemember) => Promise<SessionMemory | null>);
+  remember?: false | ((run: RunToRemember) => Promise<ProjectMemory | null>);
   /** CLAWCODE_HOME override (journal, memory). */
   homeDir?: string;
   signal?: AbortSignal;
@@ -138,7 +129,7 @@ export interface WriteReport {
   committedFirst?: string;
   commands: CommandReport[];
   /** Session memory as saved, or null when nothing was remembered (dry run, `remember: false`, or the step said so). */
-  memory: SessionMemory | null;
+  memory: ProjectMemory | null;
   timings: { writeMs: number; commandsMs: number };
 }
 

@@ -8,11 +8,6 @@ import { findSecret } from './settings-secrets.js';
 import { applyProjectTrust, hashProjectSettings, readTrustStore, type UntrustedSettings } from './trust.js';
 import { LOCAL_SETTINGS_FILE } from './settings-gitignore.js';
 
-export type { CommandRules } from './settings-commands.js';
-export { maskSecrets } from './settings-secrets.js';
-export { ensureLocalSettingsIgnored, LOCAL_SETTINGS_FILE } from './settings-gitignore.js';
-export type { UntrustedSettings } from './trust.js';
-
 /**
  * The merged settings clawcode runs with. Scalars come from the highest layer that sets them; `ignore`,
  * `commands.allow` and `commands.deny` are concatenated from every layer, lowest first, without duplicates.

@@ -4,7 +4,8 @@ import { providerLabel } from './errors-map.js';
 import { parsePlan, PlanParseError } from './plan-parser.js';
 import { PLAN_JSON_SCHEMA } from '../utils/plan.js';
 import { withRetries, type RetryOptions } from './retry.js';
-import type { Plan, ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage } from './types.js';
+import type { ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage } from './types.js';
+import type { Plan } from '../utils/plan.js';
 import { addUsage } from './usage.js';
 import { sealRequest, type OutboundRequest, type SendableFile } from './outbound.js';
 

@@ -7,14 +7,11 @@
  * utils/patch/render.ts.
  */
 import type { PatchOp } from './plan.js';
-import { locate, preparePatch, type Candidate, type MatchStrategy } from './patch/match.js';
+import { locate, preparePatch, type MatchStrategy } from './patch/match.js';
+import type { Candidate } from './patch/text.js';
 import { closestRegion } from './patch/closest.js';
 import { makeTextModel, type TextModel } from './patch/text.js';
 import { blankEdgeConflict, splice, toRawEdit, widenToBlankRun, type PatchEdit } from './patch/edits.js';
-
-export type { MatchStrategy } from './patch/match.js';
-export { isElisionMarker } from './patch/elision.js';
-export type { PatchEdit } from './patch/edits.js';
 
 /**
  * Stable codes of a refused patch (for tests, logs and `--json` reports):

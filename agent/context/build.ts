@@ -10,16 +10,12 @@ import { buildOutline, outlineSizeBound } from './outline.js';
 import { resolveMentions, resolvePathspecs, unmatchedPinError } from './pins.js';
 import { extractImports, resolveImport } from './symbols.js';
 import type { RankDoc, RankedFile } from './rank.js';
-import { selectContext, type ContextFile } from './select.js';
-
-export type { ContextFile } from './select.js';
+import { rankAndPack, type ContextFile } from './select.js';
 
 /**
  * The context stage: scan → index → rank → budget → outline → redaction. The result is
  * what the prompt builder sends: `files[].text` then `outline`, `totalChars ≤ budget` always.
  */
-
-export { DEFAULT_BUDGET_CHARS } from '../../utils/defaults.js';
 
 /** Result of `buildContext` (shared contract). */
 export interface ContextResult {
@@ -119,7 +115,7 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   // The task is read for evidence once: its `@path` mentions are pins, the rest guides ranking.
   const issue = readIssue(issueText(options.task));
   const pinned = await resolvePins(rootDir, options, fileSet, issue.mentions);
-  const selection = selectContext(options.task, docs, {
+  const selection = rankAndPack(options.task, docs, {
     issue,
     pinned,
     kept: (options.kept ?? []).filter((p) => fileSet.has(p) && !pinned.includes(p)),

@@ -1,6 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { posix } from 'node:path';
-import { readRegularFile, resolveProjectPath } from '../../utils/policy/paths.js';
+import { resolveProjectPath } from '../../utils/policy/paths.js';
+import { readRegularFile } from '../../utils/policy/real-path.js';
 import { redactSecrets, type Redaction } from '../../utils/policy/secrets.js';
 
 /** Instruction files, in the order they are read at each folder. */

@@ -81,7 +81,7 @@ export interface ContextFile {
   parts?: ScoreParts;
 }
 
-/** Options of `selectContext`. */
+/** Options of `rankAndPack`. */
 export interface SelectOptions extends RankOptions {
   /** `readIssue(issueText(raw))` when the caller has read it already (its mentions were pins) */
   issue?: IssueEvidence;
@@ -104,7 +104,7 @@ export interface SelectOptions extends RankOptions {
   kept?: readonly string[];
 }
 
-/** Result of `selectContext`: files in send order and the full ranking behind them. */
+/** Result of `rankAndPack`: files in send order and the full ranking behind them. */
 export interface ContextSelection {
   files: ContextFile[];
   ranked: RankedFile[];
@@ -168,7 +168,7 @@ function fillOrder(ranked: readonly RankedFile[]): RankedFile[] {
  * @returns files in send order with `usedChars ≤ budgetChars` always
  * @throws never: an empty selection is a valid result
  */
-export function selectContext(raw: string, docs: readonly RankDoc[], options: SelectOptions): ContextSelection {
+export function rankAndPack(raw: string, docs: readonly RankDoc[], options: SelectOptions): ContextSelection {
   const budget = Math.max(0, Math.floor(options.budgetChars));
   // An issue report's template headings, environment details and package lists say nothing of where.
   const task = options.plainBm25 ? raw : issueText(raw);

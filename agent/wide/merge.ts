@@ -1,4 +1,4 @@
-import type { PatchOp, Plan } from '../../llm/types.js';
+import type { PatchOp, Plan } from '../../utils/plan.js';
 import type { Shard } from './shards.js';
 
 /** What one shard request produced. */

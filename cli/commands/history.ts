@@ -1,6 +1,6 @@
 import { escapeTerminal } from '../../utils/terminal-text.js';
 import chalk from 'chalk';
-import { listRuns, type RunRecord, type RunStatus } from '../../utils/journal/journal.js';
+import { listRuns, type RunRecord, type RunStatus } from '../../utils/journal/store.js';
 import { taskHeadline } from '../../utils/task-text.js';
 
 /** Options of `clawcode history`. */

@@ -8,7 +8,7 @@ import {
   undoRun,
   type UndoPreview,
   type UndoResult,
-} from '../../utils/journal/journal.js';
+} from '../../utils/journal/undo.js';
 import { acquireProjectLock } from '../../utils/journal/lock.js';
 import { recoverUnfinishedRuns } from '../recover.js';
 import { revertCommittedRun, type CommittedRunOutcome } from './undo-commit.js';

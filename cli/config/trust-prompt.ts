@@ -1,11 +1,7 @@
 import chalk from 'chalk';
 import { clawcodeHome } from '../../config/paths.js';
-import {
-  loadSettings,
-  type ResolvedSettings,
-  type SettingsValues,
-  type UntrustedSettings,
-} from '../../config/settings.js';
+import { loadSettings, type ResolvedSettings, type SettingsValues } from '../../config/settings.js';
+import type { UntrustedSettings } from '../../config/trust.js';
 import { setProjectTrust } from '../../config/trust.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 

@@ -3,7 +3,7 @@
 import type { TaskFlags } from '../flags.js';
 import { listConfiguredProviders, readConfig, resolveProviderConfig } from '../../config/config.js';
 import { loadSettings, type ResolvedSettings, type SettingsValues } from '../../config/settings.js';
-import { createContextSession, type ContextSession } from '../../agent/context/session.js';
+import { createCarriedFiles, type CarriedFiles } from '../../agent/context/carried-files.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { ConfigError } from '../../utils/errors.js';
 import { warnIfConfigOpen } from '../config/home-permissions.js';
@@ -60,7 +60,7 @@ export async function resolveProvider(
   const found = resolveProviderConfig({ config, env, provider: settings.provider, model: settings.model });
   if (found) return found;
   if (interactive && !settings.provider) {
-    const { runOnboarding } = await import('../config/command.js');
+    const { runOnboarding } = await import('../config/onboarding.js');
     await runOnboarding({});
     const again = resolveProviderConfig({
       config: await readConfig(env),
@@ -108,7 +108,7 @@ export interface TaskSession {
   settings: ResolvedSettings;
   provider: ProviderConfig;
   /** The `--files` pins, and later the files kept from one task for the next. */
-  files: ContextSession;
+  files: CarriedFiles;
 }
 
 /**
@@ -126,7 +126,7 @@ export async function openTaskSession(rootDir: string, flags: TaskFlags, interac
   await rememberProject(rootDir);
   const settings = await loadTaskSettings(rootDir, flags, interactive);
   const provider = await resolveProvider(settings.values, interactive);
-  return { settings, provider, files: createContextSession(flags.files) };
+  return { settings, provider, files: createCarriedFiles(flags.files) };
 }
 
 /** An interactive surface's session as it changes: `:project`, `:provider` and `:model` move it. */

@@ -21,7 +21,7 @@ import { askText, confirmPrompt } from '../console/ask.js';
 import { errorLine, errorText } from '../console/errors.js';
 import { checkProjectFolder } from '../folder-check.js';
 
-import { createContextSession, rememberTask, type ContextSession } from '../../agent/context/session.js';
+import { createCarriedFiles, rememberTask, type CarriedFiles } from '../../agent/context/carried-files.js';
 import { loadTaskSettings, rememberProject, resolveProvider, taskSettings } from '../interactive/session.js';
 
 /** A yes/no question whose Enter alone means no. */
@@ -131,7 +131,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   // Which budget, and why, on the line the person reads before the spinner (not in --json or a pipe).
   if (!machine && process.stderr.isTTY) process.stderr.write(`${chalk.dim(`· ${describeBudget(budget)}`)}\n`);
   // Follow-ups of the What-next loop keep the pins and the files the previous task planned or edited.
-  const files = createContextSession(flags.files);
+  const files = createCarriedFiles(flags.files);
   const emitter = createAgentEmitter();
   if (flags.events) eventsToStdout(emitter);
   const run: TaskRun = {
@@ -220,7 +220,7 @@ interface TaskRun {
   settings: ResolvedSettings;
   provider: ProviderConfig;
   budgetChars: number;
-  files: ContextSession;
+  files: CarriedFiles;
   emitter: AgentEmitter;
   verify: string | undefined;
   wide: WideOptions | undefined;

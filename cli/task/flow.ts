@@ -7,9 +7,11 @@ import { IoError } from '../../utils/errors.js';
 import type { RepairReport } from '../../agent/repair.js';
 import { makeSavedPlan } from '../../agent/plan-file.js';
 import { createAgentEmitter, type AgentEmitter } from '../../agent/events.js';
-import { runWriteStage, type CommandReport, type TaskStatus, type VerifyReport } from '../../agent/write-stage.js';
+import { runWriteStage, type TaskStatus } from '../../agent/write-stage.js';
+import type { VerifyReport } from '../../agent/write-after.js';
+import type { CommandReport } from '../../agent/write-commands.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
-import type { CommandRules } from '../../config/settings.js';
+import type { CommandRules } from '../../config/settings-commands.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 import { changeReport, type ChangeReport } from './report-changes.js';
 import { reportedCostUsd } from './report-cost.js';
@@ -71,7 +73,7 @@ export interface TaskOptions {
   wide?: import('../wide/flow.js').WideOptions;
   /** false: no repair round for refused patches (`--no-repair`, settings `repair: false`). */
   repair?: boolean;
-  /** Pinned pathspecs (`--files`, `:add`) and the paths kept from the previous task (agent/context/session.ts). */
+  /** Pinned pathspecs (`--files`, `:add`) and the paths kept from the previous task (agent/context/carried-files.ts). */
   files?: readonly string[];
   kept?: readonly string[];
 }

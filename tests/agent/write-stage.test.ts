@@ -5,16 +5,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentEmitter, type AgentEventName } from '../../agent/events.js';
 import { preparePlan } from '../../agent/prepare.js';
-import {
-  approveCommand,
-  runWriteStage,
-  type ChangeApproval,
-  type CommandQuestion,
-  type WriteNotice,
-  type RunToRemember,
-  type WriteStageInput,
-} from '../../agent/write-stage.js';
-import { loadSessionMemory } from '../../memory/memory.js';
+import { runWriteStage, type ChangeApproval, type WriteNotice, type WriteStageInput } from '../../agent/write-stage.js';
+import type { RunToRemember } from '../../agent/write-after.js';
+import { approveCommand, type CommandQuestion } from '../../agent/write-commands.js';
+import { loadProjectMemory } from '../../memory/memory.js';
 import type { Plan } from '../../utils/plan.js';
 import { gitIn } from '../support/fixture.js';
 import { detectSandbox } from '../../utils/shell/sandbox.js';
@@ -110,7 +104,7 @@ describe('runWriteStage: the changes decision', () => {
     expect(report.runId).toBe(report.run?.runId);
     expect(await read('a.txt')).toBe('ALPHA\n');
     expect(events).toEqual(['write_file', 'write_file', 'success']);
-    expect((await loadSessionMemory(root, home)).lastTasks).toEqual(['shout']);
+    expect((await loadProjectMemory(root, home)).lastTasks).toEqual(['shout']);
     // Nobody saw the model's notes (the default memory step has no person): they are not stored.
     expect(report.memory?.notes).toEqual([]);
   });

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { PatchOp } from '../../llm/types.js';
+import type { PatchOp } from '../../utils/plan.js';
 import { applyPatches } from '../../utils/patch.js';
 
 beforeEach(async () => {

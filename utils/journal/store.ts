@@ -11,8 +11,6 @@ import { FILE_LOCK_SUFFIX, isStaleLock } from './file-lock.js';
 import { ClawcodeError, IoError, PatchApplyError } from '../errors.js';
 import { resolveProjectPath } from '../policy/paths.js';
 
-export { fsyncDir } from './durable-write.js';
-
 /**
  * Life of a run: `applying` (manifest and pre-images are durable, the tree may be half written),
  * `applied` (every file has its new bytes), `rolled_back` (a failed or interrupted apply was
