@@ -31,7 +31,8 @@ import {
   type WideChangeRun,
 } from './agent/wide/wide.js';
 
-export { applyPatch, applyPatches } from './utils/patch.js';
+export { applyPatch } from './utils/patch.js';
+export { applyPatches } from './utils/patch/plan-apply.js';
 export { parsePlan, createAgentEmitter };
 export {
   ClawcodeError,

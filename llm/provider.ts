@@ -46,7 +46,7 @@ export { DEFAULT_TIMEOUT_MS };
  * Longest reply read, in characters (about 4 MB of text). A plan is a few KB to a few hundred KB; a
  * stream that keeps going past this is cut off instead of growing until the process runs out of memory.
  */
-export const DEFAULT_MAX_REPLY_CHARS = 4_000_000;
+const DEFAULT_MAX_REPLY_CHARS = 4_000_000;
 
 /** A retry about to happen, as reported to `PlanOptions.onRetry`. */
 export interface RetryNotice {

@@ -42,7 +42,7 @@ function shortTime(iso: string): string {
 }
 
 /** The history table: time, status, file count, run id, task (one run per line). */
-export function formatHistory(runs: readonly RunRecord[]): string {
+function formatHistory(runs: readonly RunRecord[]): string {
   if (runs.length === 0) return chalk.dim('No runs yet in this project.');
   return runs
     .map((run) => {

@@ -49,7 +49,7 @@ export interface UndoCommandOutcome {
 }
 
 /** The files an undo would touch, as shown before asking. */
-export function formatUndoPreview(preview: UndoPreview): string {
+function formatUndoPreview(preview: UndoPreview): string {
   const { run } = preview;
   const lines = [
     chalk.bold(`Undo run ${run.runId}`) +

@@ -41,7 +41,7 @@ export async function loadTrustedSettings(options: {
 }
 
 /** The one warning line for ignored project settings. */
-export function warningLine(untrusted: UntrustedSettings): string {
+function warningLine(untrusted: UntrustedSettings): string {
   return (
     `${chalk.yellow('!')} Ignoring untrusted project settings (${untrusted.keys.join(', ')}) ` +
     `in ${untrusted.files.join(', ')}; ` +

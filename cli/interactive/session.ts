@@ -14,7 +14,7 @@ import { confirmPrompt } from '../console/ask.js';
 import { checkProjectFolder } from '../folder-check.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
-export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
+function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
   const out: Partial<SettingsValues> = {};
   if (flags.provider) out.provider = flags.provider;
   if (flags.model) out.model = flags.model;

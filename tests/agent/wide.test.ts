@@ -107,6 +107,7 @@ describe('footprint patterns', () => {
     expect(parseScopeAnswer('```json\n{"patterns":["x"],"pathspecs":["src/"],"reason":"r"}\n```')).toEqual({
       patterns: ['x'],
       pathspecs: ['src/'],
+      rules: [],
       reason: 'r',
     });
     expect(() => parseScopeAnswer('{"patterns":"x"}')).toThrow(/scope schema/);

@@ -65,11 +65,6 @@ export function findRepository(rootDir: string, options: GitOptions = {}): Promi
   return repo;
 }
 
-/** Forget every repository found so far (a test that runs `git init` in a folder it scanned before). */
-export function forgetRepositories(): void {
-  repos.clear();
-}
-
 async function discover(realRoot: string, options: GitOptions): Promise<GitRepo | null> {
   const find = (args: string[], maxBytes?: number): Promise<GitRun> =>
     spawnGit({ cwd: realRoot, realRoot, prefix: GIT_GUARD, args, maxBytes }, options);
@@ -171,7 +166,7 @@ export interface ConfigEntry {
 }
 
 /** Parse `git config -z --list --show-origin`: "origin\0key\nvalue\0" records (origins relative to `cwd`). */
-export function parseConfigList(out: Buffer, cwd: string): ConfigEntry[] {
+function parseConfigList(out: Buffer, cwd: string): ConfigEntry[] {
   const parts = out.toString('utf8').split('\0');
   const entries: ConfigEntry[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {

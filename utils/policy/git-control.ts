@@ -13,7 +13,7 @@ import path from 'node:path';
 import { findRepository } from '../git/repo.js';
 
 /** Whether a folder has the shape git takes for a git directory: HEAD a file, objects/ and refs/ folders. */
-export async function isGitDirShape(dir: string): Promise<boolean> {
+async function isGitDirShape(dir: string): Promise<boolean> {
   const [head, objects, refs] = await Promise.all(
     ['HEAD', 'objects', 'refs'].map((name) => lstat(path.join(dir, name)).catch(() => undefined)),
   );
