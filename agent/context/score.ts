@@ -142,28 +142,40 @@ export function pathScores(
     return best;
   };
   const maxBm25 = maxOf(bm25) || 1;
+  const words = terms.map(({ term }) => term);
+  const weights = words.map((term) => idf.get(term) ?? maxIdf);
   return docs.map((d, di) => {
     const lowerPath = d.path.toLowerCase();
     const file = lowerPath.slice(lowerPath.lastIndexOf('/') + 1);
     let s = namedFileScore(d.path, lowerPath, file, taskLower, maxIdf);
     // Most paths share no query term even as a substring: skip splitting them (10k-file repos).
-    if (!terms.some(({ term }) => lowerPath.includes(term))) return s;
+    if (!holdsAny(lowerPath, words)) return s;
     const agree = PATH_ALONE + (1 - PATH_ALONE) * Math.min(1, bm25[di]! / (0.5 * maxBm25));
     // Tokens are lowercased substrings of their part, so a part not containing a term lacks it.
     // Positions in lowerPath and in path differ when lowercasing changes a length ('İ' → 'i̇').
     const slash = d.path.lastIndexOf('/');
     const lowerSlash = lowerPath.lastIndexOf('/');
-    for (const { term } of terms) {
+    let fileWords: string[] | undefined;
+    for (let ti = 0; ti < words.length; ti++) {
+      const term = words[ti]!;
       const inFile = file.includes(term);
       const inDir = lowerSlash > 0 && lowerPath.lastIndexOf(term, lowerSlash - term.length) !== -1;
       if (!inFile && !inDir) continue;
-      const w = idf.get(term) ?? maxIdf;
-      const fileMatch = inFile ? wordMatch(tokensOf(d.path.slice(slash + 1).replace(/\.[^.]*$/, '')), term) : 0;
+      const w = weights[ti]!;
+      const fileMatch = inFile
+        ? wordMatch((fileWords ??= tokensOf(d.path.slice(slash + 1).replace(/\.[^.]*$/, ''))), term)
+        : 0;
       if (fileMatch > 0) s += agree * fileMatch * w;
       else if (inDir) s += agree * 0.5 * dirMatch(d.path.slice(0, slash), term) * w;
     }
     return s;
   });
+}
+
+/** Whether `text` holds one of `words` as a substring (a loop, not `some`: it runs per path and per symbol). */
+function holdsAny(text: string, words: readonly string[]): boolean {
+  for (let i = 0; i < words.length; i++) if (text.includes(words[i]!)) return true;
+  return false;
 }
 
 /**
@@ -184,6 +196,8 @@ function namedFileScore(path: string, lowerPath: string, file: string, taskLower
   const dot = file.lastIndexOf('.');
   const stem = dot > 0 ? file.slice(0, dot) : file;
   let s = 0;
+  // Both tests below need the stem in the task (a path holds its stem): most paths end here, no string built.
+  if (!taskLower.includes(stem)) return 0;
   // A file named in the task ("fix the retry logic in retry.ts", "in Ky.ts", a traceback path).
   // Also as the head of a dotted name (`express.text`, `utils.parse`): a module named in code.
   if (
@@ -216,24 +230,26 @@ export function symbolScores(
 ): number[] {
   const maxIdf = maxOf([...idf.values()]) || 1;
   const termSet = new Map(terms.map((t) => [t.term, t]));
+  const words = terms.map(({ term }) => term);
   return docs.map((d) => {
     let s = 0;
-    const seen = new Set<string>();
+    // Most files define no query term: their set of names already counted is never made.
+    let seen: Set<string> | undefined;
     for (const def of d.doc.defs) {
       const lower = def.toLowerCase();
       const q = termSet.get(lower);
-      if (q && !seen.has(lower)) {
-        seen.add(lower);
+      if (q && !seen?.has(lower)) {
+        (seen ??= new Set()).add(lower);
         defTerms.add(lower);
         s += (idf.get(lower) ?? maxIdf) * (q.identifier ? 2 : 1);
         continue;
       }
       // `parse options` in a task names `parseOptions` even when nobody wrote it as code. The parts
       // are lowercased substrings of the name, so a name containing no query term cannot match.
-      if (!terms.some(({ term }) => lower.includes(term))) continue;
+      if (!holdsAny(lower, words)) continue;
       const parts = splitIdentifier(def);
-      if (parts.length >= 2 && !seen.has(lower) && parts.every((p) => termSet.has(p))) {
-        seen.add(lower);
+      if (parts.length >= 2 && !seen?.has(lower) && parts.every((p) => termSet.has(p))) {
+        (seen ??= new Set()).add(lower);
         s += 0.5 * parts.reduce((a, p) => a + (idf.get(p) ?? 0), 0);
       }
     }
