@@ -59,7 +59,7 @@ export async function runShell(flags: TaskFlags): Promise<void> {
           signal,
           stdout: process.stdout,
           stderr: process.stderr,
-          ...(terminal ? { review: reviewInTerminal } : {}),
+          ...(terminal ? { review: (changes) => reviewInTerminal(changes, live.rootDir) } : {}),
         }),
       );
       rememberTask(files, report);
