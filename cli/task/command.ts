@@ -279,7 +279,9 @@ async function showTaskFailure(error: unknown, debug: boolean): Promise<number> 
 }
 
 /** The per-hunk review (cli/task/review.ts) of a project as the flow's `review` callback. */
-async function reviewer(rootDir: string): Promise<
+async function reviewer(
+  rootDir: string,
+): Promise<
   (
     changes: { path: string; beforeText: string | null; after: string }[],
   ) => Promise<{ path: string; after: string }[] | null>

@@ -67,7 +67,8 @@ describe('the edit buffer', () => {
     const saved = process.env.PATH;
     process.env.PATH = `${bin}:${saved}`;
     try {
-      for (const editor of ['clawcode-test-editor', 'clawcode-test-editor -n']) editInEditor(editor, 'x\n', 'a.txt', root);
+      for (const editor of ['clawcode-test-editor', 'clawcode-test-editor -n'])
+        editInEditor(editor, 'x\n', 'a.txt', root);
     } finally {
       process.env.PATH = saved;
     }
