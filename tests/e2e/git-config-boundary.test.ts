@@ -119,6 +119,28 @@ describe('paths a plan never writes', () => {
   });
 });
 
+describe("the person's own git configuration", () => {
+  it('a file it includes inside the root, under any condition, is never written (fails on main)', async () => {
+    const root = join(base, 'workspace');
+    writeFiles(root, { 'api/a.js': 'a\n', '.gitconfig-work': '[user]\n\temail = me@work\n' });
+    gitIn(join(root, 'api'), 'init', '-q');
+    const global = join(base, 'global.gitconfig');
+    writeFileSync(global, `[includeIf "gitdir:${root}/"]\n\tpath = ${root}/.gitconfig-work\n`);
+    const before = fingerprintTree(root);
+    const edit = {
+      file: '.gitconfig-work',
+      find: '[user]\n',
+      replace: `[core]\n\tfsmonitor = ${touch('w')}\n[user]\n`,
+    };
+    const result = await runCli(['apply', plan([edit]), '--yes', '--dir', root], {
+      env: { ...env, GIT_CONFIG_GLOBAL: global },
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(3);
+    expect(result.stderr).toMatch(/your git configuration includes \.gitconfig-work/);
+    expect(fingerprintTree(root)).toEqual(before);
+  });
+});
+
 describe('a FIFO where git reads a .gitignore', () => {
   it('does not hang `context` for good (fails on main)', async () => {
     const root = repo('fifo', { 'src/a.js': 'a\n', 'package.json': '{"name":"p"}\n' });

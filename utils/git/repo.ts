@@ -1,6 +1,6 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { configControlPaths, driverGuard, parseConfigList } from './config-guard.js';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { configControlPaths, driverGuard, parseConfigList, realTail } from './config-guard.js';
 export { driverGuard, parseConfigList, type ConfigEntry } from './config-guard.js';
 import { COMMIT_PROGRAMS_OFF, GIT_GUARD, spawnGit, type GitOptions, type GitRun } from './run.js';
 
@@ -211,4 +211,40 @@ export async function gitRecords(
         .split('\0')
         .filter((p) => p !== '')
     : null;
+}
+
+const personTargets = new Map<string, Promise<string[]>>();
+
+/**
+ * The files the person's own system and global git configuration includes, whatever the condition
+ * (`includeIf "gitdir:~/work/"` names a file that a repository under `~/work` reads): a file there that a plan
+ * or a command rewrites is read by the person's next git in every matching repository. Read once per
+ * process and environment.
+ *
+ * @returns absolute paths, each as written and where it really leads; never throws
+ */
+export function personIncludeTargets(options: GitOptions = {}): Promise<string[]> {
+  const env = options.env ?? process.env;
+  const key = [
+    env.HOME,
+    env.XDG_CONFIG_HOME,
+    env.GIT_CONFIG_GLOBAL,
+    env.GIT_CONFIG_SYSTEM,
+    env.GIT_CONFIG_NOSYSTEM,
+  ].join('\0');
+  let found = personTargets.get(key);
+  if (!found) {
+    found = runOutsideRepository(CONFIG_LIST, options).then((run) => {
+      const out = new Set<string>();
+      if (!run.ok) return [];
+      for (const { file, key: name, value } of parseConfigList(run.stdout, '/')) {
+        if (!file || !value || !(name === 'include.path' || /^includeif\..*\.path$/.test(name))) continue;
+        const target = resolve(dirname(file), value.replace(/^~(?=\/)/, env.HOME ?? '~'));
+        out.add(target).add(realTail(target));
+      }
+      return [...out];
+    });
+    personTargets.set(key, found);
+  }
+  return found;
 }

@@ -10,7 +10,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { findRepository } from '../git/repo.js';
+import { findRepository, personIncludeTargets } from '../git/repo.js';
 
 /**
  * Whether a folder has the shape git takes for a git directory, by git's own test (`is_git_directory`,
@@ -66,10 +66,12 @@ export async function gitControlReason(
     if (COMPLETES_GIT_DIR.has(segments[i]!.toLowerCase()) && (await holdsHead(dir)))
       return `${folder || 'the project root'} holds a HEAD: ${segments[i]} there would make it a git directory`;
   }
-  const repo = await findRepository(realRoot);
-  if (!repo) return undefined;
   const abs = path.join(realRoot, ...segments);
   const asked = path.join(realRoot, ...askedRel.split('/'));
+  const person = (await personIncludeTargets()).find((t) => within(t, abs) || within(t, asked));
+  if (person) return `your git configuration includes ${path.relative(realRoot, person)}`;
+  const repo = await findRepository(realRoot);
+  if (!repo) return undefined;
   if (within(repo.gitDir, abs) || within(repo.commonDir, abs))
     return 'it is inside the git directory of the repository';
   // Both where the path really leads and the path as asked: configuration may name either spelling.
@@ -134,9 +136,11 @@ export async function findControlPaths(realRoot: string): Promise<string[]> {
     }
   }
   const repo = await findRepository(realRoot);
-  if (repo) {
-    for (const p of [repo.gitDir, repo.commonDir, ...repo.controlPaths]) if (within(realRoot, p)) found.add(p);
-  }
+  const named = [
+    ...(repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths] : []),
+    ...(await personIncludeTargets()),
+  ];
+  for (const p of named) if (within(realRoot, p) && p !== realRoot) found.add(p);
   return [...found].sort();
 }
 
@@ -186,7 +190,10 @@ export async function gitControlledFilter(
     if (await isGitDirShape(path.join(realRoot, folder))) prefixes.push(`${folder}/`);
   }
   const repo = await findRepository(realRoot);
-  for (const p of repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths] : []) {
+  for (const p of [
+    ...(repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths] : []),
+    ...(await personIncludeTargets()),
+  ]) {
     const rel = path.relative(realRoot, p).split(path.sep).join('/');
     if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) prefixes.push(rel, `${rel}/`);
   }
