@@ -54,7 +54,7 @@ describe.skipIf(!sandbox.available)(
     for (const { name, uid, skip } of identities) {
       const why = skip ? ` (skipped: ${skip})` : '';
       it.skipIf(skip !== undefined)(
-        `${name}: no folder above a control path moves, no sysctl is written, a control path made by the command fails the step (fails on main)${why}`,
+        `${name}: no folder above a control path moves, no submodule's .git is made, no sysctl is written, a control path made by the command fails the step (fails on main)${why}`,
         async () => {
           const b = makeBase(
             { 'vendor/lib/i.js': '1\n', 'tools/.husky/pre-commit': '#!/bin/sh\necho ok\n', 'src/a.js': 'a\n' },
@@ -62,6 +62,7 @@ describe.skipIf(!sandbox.available)(
               'mv vendor/lib vendor/lib.orig 2>/dev/null && echo GOT-nested-repo-moved',
               'mv tools tools.orig 2>/dev/null && echo GOT-hooks-parent-moved',
               'mv libs/foo libs/foo.orig 2>/dev/null && echo GOT-submodule-moved',
+              'mkdir -p libs/bar/.git/objects 2>/dev/null && echo GOT-uninitialised-submodule-git-made',
               'v=$(cat /proc/sys/kernel/printk_ratelimit); (echo $v > /proc/sys/kernel/printk_ratelimit) 2>/dev/null && echo GOT-sysctl-written',
               "mkdir -p pkg/.git/objects pkg/.git/refs && printf 'ref: refs/heads/main\\n' > pkg/.git/HEAD",
             ].join('\n'),
@@ -71,6 +72,9 @@ describe.skipIf(!sandbox.available)(
             gitIn(b.root, 'init', '-q');
             gitIn(b.root, 'config', 'core.hooksPath', 'tools/.husky');
             writeFiles(b.root, { 'libs/foo/.git': 'gitdir: ../../.git/modules/foo\n' });
+            // An uninitialised submodule: a gitlink in the index, an empty folder in the tree.
+            mkdirSync(join(b.root, 'libs/bar'));
+            gitIn(b.root, 'update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},libs/bar`);
             const before = fingerprintTree(join(b.root, 'vendor'));
             const result = await runCliAs(
               uid,

@@ -10,7 +10,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { findRepository, personIncludeTargets } from '../git/repo.js';
+import { findRepository, personIncludeTargets, runInRepo, type GitRepo } from '../git/repo.js';
 
 /**
  * Whether a folder has the shape git takes for a git directory, by git's own test (`is_git_directory`,
@@ -137,11 +137,28 @@ export async function findControlPaths(realRoot: string): Promise<string[]> {
   }
   const repo = await findRepository(realRoot);
   const named = [
-    ...(repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths] : []),
+    ...(repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths, ...(await submoduleGitFiles(repo))] : []),
     ...(await personIncludeTargets()),
   ];
   for (const p of named) if (within(realRoot, p) && p !== realRoot) found.add(p);
   return [...found].sort();
+}
+
+/**
+ * Where the `.git` of each submodule of the repository goes (`<path>/.git` of every gitlink in the index),
+ * checked out or not: an uninitialised submodule's folder is empty, and a `.git` made there is what the
+ * person's next `git status` obeys.
+ *
+ * @returns absolute paths; empty when git fails
+ */
+async function submoduleGitFiles(repo: GitRepo): Promise<string[]> {
+  const run = await runInRepo(repo, ['ls-files', '--stage', '-z'], { cwd: repo.workTree });
+  if (!run.ok) return [];
+  return run.stdout
+    .toString('utf8')
+    .split('\0')
+    .filter((rec) => rec.startsWith('160000 '))
+    .map((rec) => path.join(repo.workTree, rec.slice(rec.indexOf('\t') + 1), '.git'));
 }
 
 /**

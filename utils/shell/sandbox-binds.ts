@@ -1,5 +1,5 @@
 import { lstatSync, mkdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, sep } from 'node:path';
+import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
 import { findControlPaths } from '../policy/git-control.js';
 
 /**
@@ -9,9 +9,10 @@ import { findControlPaths } from '../policy/git-control.js';
  * - every folder between the root and a control path is bound onto itself too: a mount point cannot be
  *   renamed or removed (EBUSY), so `mv libs libs.orig && mkdir -p libs/foo/.git …` cannot put a new
  *   control path where the old one was;
- * - a control path the configuration names but that does not exist yet (a `core.hooksPath` folder before
- *   `npm install`, an include target) gets an empty read-only stand-in file for the run, so nothing can be
- *   created there (a hooks "folder" that is a file holds no hook), and is removed afterwards;
+ * - a control path that does not exist yet (a `core.hooksPath` folder before `npm install`, an include
+ *   target, the `.git` of an uninitialised submodule) gets an empty read-only stand-in for the run (a folder
+ *   for a `.git`, else a file: a hooks "folder" that is a file holds no hook), so nothing can be created
+ *   there, and is removed afterwards;
  * - after the command the discovery runs again and each path's device and inode are compared
  *   ({@link controlChange}): a control path that appeared, moved or was replaced is named in one line.
  */
@@ -112,8 +113,14 @@ export function controlBinds(root: string, paths: readonly string[], already: re
     if (identity(path).endsWith(':link')) continue;
     if (identity(path) === 'missing') {
       try {
-        writeFileSync(path, '', { flag: 'wx' });
-        madeFiles.push(path);
+        // A `.git` stand-in is an empty folder (git then looks further up, as without one); others an empty file.
+        if (basename(path) === '.git') {
+          mkdirSync(path);
+          madeDirs.push(path);
+        } else {
+          writeFileSync(path, '', { flag: 'wx' });
+          madeFiles.push(path);
+        }
       } catch {
         continue;
       }
