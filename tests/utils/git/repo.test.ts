@@ -187,6 +187,32 @@ describe('driverGuard', () => {
     });
     expect(driverGuard(['filter.a=b.clean'])).toBeNull();
   });
+
+  it('switches off a program-naming key under any subsection, the empty one of [filter ""] too (fails on main)', () => {
+    const guard = driverGuard([
+      'filter..clean',
+      'diff..textconv',
+      'credential.https://a.example.helper',
+      'trailer.sign.command',
+      'gpg.ssh.program',
+      'uploadpack.packobjectshook',
+      'core.fsmonitor',
+      'user.name',
+    ]);
+    expect(guard?.always).toEqual(
+      [
+        'filter..clean=',
+        'filter..smudge=',
+        'filter..process=',
+        'diff..textconv=',
+        'diff..command=',
+        'credential.https://a.example.helper=',
+        'trailer.sign.command=',
+        'uploadpack.packobjectshook=',
+      ].flatMap((kv) => ['-c', kv]),
+    );
+    expect(guard?.commit).toEqual(['-c', 'gpg.ssh.program=']);
+  });
 });
 
 describe('gitExecutable', () => {
