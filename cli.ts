@@ -52,7 +52,7 @@ function mainCommand(): Command {
       .option('-m, --model <id>', 'model (Azure: deployment) to use')
       .option(
         '--budget <chars>',
-        `context budget in characters (default 60000 for models with a 32k+ token window, else ${DEFAULT_BUDGET_CHARS}; at least ${MIN_BUDGET_CHARS})`,
+        `context budget in characters (default: a share of the model's context window, ${DEFAULT_BUDGET_CHARS} when it is small or unknown; at least ${MIN_BUDGET_CHARS})`,
         budgetFlag,
       )
       .option(

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { ContextResult } from './context/build.js';
 import { preparePlan, type PreparedPlan } from './prepare.js';
 import type { AgentEmitter } from './events.js';
-import { buildMemoryContext, loadGlobalMemory, loadSessionMemory } from '../memory/memory.js';
+import { buildMemoryContext, loadGlobalMemory, loadProjectMemory } from '../memory/memory.js';
 import { detectProjectSummary } from '../memory/project-summary.js';
 import type { ProjectInstructions } from './context/instructions.js';
 import { gatherContext } from './context/gather.js';
@@ -115,7 +115,7 @@ export async function buildPrompts(
   const t1 = performance.now();
   const [global, session] = await Promise.all([
     loadGlobalMemory(options.homeDir),
-    loadSessionMemory(options.rootDir, options.homeDir),
+    loadProjectMemory(options.rootDir, options.homeDir),
   ]);
   if (!global.projectSummaries[options.rootDir]) {
     // First run in this project: describe it (framework, test command) in this prompt. Building a prompt

@@ -1,5 +1,5 @@
 import { detectProjectSummary } from '../memory/project-summary.js';
-import { loadGlobalMemory, saveGlobalMemory, saveSessionAfterRun, type SessionMemory } from '../memory/memory.js';
+import { loadGlobalMemory, saveGlobalMemory, saveProjectMemoryAfterRun, type ProjectMemory } from '../memory/memory.js';
 import { runCommand, sandboxFor } from '../utils/shell/run.js';
 import { detectSandbox } from '../utils/shell/sandbox.js';
 import { InterruptedError } from '../utils/errors.js';
@@ -161,7 +161,7 @@ export interface RunToRemember {
  *
  * @returns the session memory as saved
  */
-export async function rememberRun(options: RunToRemember): Promise<SessionMemory> {
+export async function rememberRun(options: RunToRemember): Promise<ProjectMemory> {
   const global = await loadGlobalMemory(options.homeDir);
   if (!global.projectSummaries[options.rootDir]) {
     const summary = await detectProjectSummary(options.rootDir);
@@ -170,7 +170,7 @@ export async function rememberRun(options: RunToRemember): Promise<SessionMemory
       await saveGlobalMemory(global, options.homeDir);
     }
   }
-  return saveSessionAfterRun({
+  return saveProjectMemoryAfterRun({
     projectRoot: options.rootDir,
     task: options.task,
     filesTouched: options.filesWritten,

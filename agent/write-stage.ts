@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { CommandRules } from '../config/settings.js';
-import type { SessionMemory } from '../memory/memory.js';
+import type { ProjectMemory } from '../memory/memory.js';
 import { applyRun, type RunRecord } from '../utils/journal/journal.js';
 import type { Plan } from '../utils/plan.js';
 import type { AgentEmitter } from './events.js';
@@ -109,7 +109,7 @@ export interface WriteStageInput {
    * The memory step (never called on a dry run): default agent/write-after.ts `rememberRun`; a surface may
    * pass its own (e.g. one that asks about the model's notes); `false` remembers nothing.
    */
-  remember?: false | ((run: RunToRemember) => Promise<SessionMemory | null>);
+  remember?: false | ((run: RunToRemember) => Promise<ProjectMemory | null>);
   /** CLAWCODE_HOME override (journal, memory). */
   homeDir?: string;
   signal?: AbortSignal;
@@ -138,7 +138,7 @@ export interface WriteReport {
   committedFirst?: string;
   commands: CommandReport[];
   /** Session memory as saved, or null when nothing was remembered (dry run, `remember: false`, or the step said so). */
-  memory: SessionMemory | null;
+  memory: ProjectMemory | null;
   timings: { writeMs: number; commandsMs: number };
 }
 

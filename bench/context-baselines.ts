@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { indexText } from '../agent/context/search-index.js';
-import { wholeFileText } from '../agent/context/pack.js';
-import { selectContext, type ContextFile, type RankDoc } from '../agent/context/rank.js';
+import { wholeFileText } from '../agent/context/pack-text.js';
+import type { RankDoc } from '../agent/context/rank.js';
+import { rankAndPack, type ContextFile } from '../agent/context/select.js';
 import { scanProject } from '../agent/context/scan.js';
-import { classifyContent } from '../agent/context/scan.js';
+import { classifyContent } from '../agent/context/scan-rules.js';
 
 /**
  * The two baselines clawcode's selector is compared against, run side by side with it:
@@ -82,7 +83,7 @@ export function bm25Select(
 ): { files: ContextFile[]; docs: RankDoc[] } {
   const d = docs ?? tree.files.map((f) => ({ path: f.path, doc: indexText(f.text, 0, f.text.length) }));
   const texts = new Map(tree.files.map((f) => [f.path, f.text]));
-  const sel = selectContext(task, d, {
+  const sel = rankAndPack(task, d, {
     budgetChars,
     readText: (p) => texts.get(p) ?? null,
     plainBm25: true,

@@ -4,68 +4,85 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /**
- * Whole-process speed of `clawcode context` on one project (targets: ≤ 1.5 s cold, ≤ 0.5 s warm,
- * ≤ 300 MB peak on ~10k files). Runs the built CLI (`npm run build` first; env CLAWCODE_SPEED_DIST
- * names another build) exactly as a person does: `node <dist>/cli.js context --json -d <project> <task>`,
- * one fresh process per run. Cold runs get an empty CLAWCODE_HOME (no index), warm runs the home
- * the cold run just filled. Reports the median and the fastest of N runs of each: wall time of the
- * whole process (startup, imports, git, index, ranking, output), the stage time the CLI reports, and
- * peak RSS (read at exit by a one-line preload, which adds well under a millisecond).
+ * Whole-process speed of `clawcode context` on one project against `git grep -l` for the task's
+ * words (targets: warm ≤ 3× git grep, cold ≤ 1.5 s, ≤ 150 MB peak on ~10k files). Runs the built CLI
+ * (`npm run build` first; env CLAWCODE_SPEED_DIST names another build) exactly as a person does:
+ * `node <dist>/cli.js context --json -d <project> <task>`, one fresh process per run. Cold runs get an
+ * empty CLAWCODE_HOME (no index), warm runs the home the cold run just filled.
  *
- * Usage: tsx bench/context-speed.ts <projectDir> [task] [runs]
+ * The runs are paired: each round runs git grep, the cold run and the warm run one after the other, so
+ * load from other processes on the machine falls on all three alike, and the ratio is taken per round
+ * before the median. `git grep -l -I -i -F -e <word>…` lists the tracked files holding any of the
+ * task's words (every word of two letters or more), reading every file: the search a person would
+ * otherwise run. Reports medians of wall time, CPU time (user + system, children included, as
+ * `/usr/bin/time` counts them) and peak RSS. On a loaded machine wall time is mostly waiting for a
+ * core; CPU time is then the steadier comparison.
+ *
+ * Usage: tsx bench/context-speed.ts <projectDir> [task] [rounds]
  */
 
-const [project, task = 'fix formatting of long string concatenation in JSX attributes', runsArg = '5'] =
+const [project, task = 'fix formatting of long string concatenation in JSX attributes', roundsArg = '7'] =
   process.argv.slice(2);
-if (!project) throw new Error('usage: tsx bench/context-speed.ts <projectDir> [task] [runs]');
+if (!project) throw new Error('usage: tsx bench/context-speed.ts <projectDir> [task] [rounds]');
 const dist = resolve(process.env.CLAWCODE_SPEED_DIST ?? 'dist');
 const cli = join(dist, 'cli.js');
 if (!existsSync(cli)) throw new Error(`build first: ${cli} is missing`);
 
-/** Prints `maxrss <KB>` on stderr as the process exits (process.exit included). */
-const RSS_PRELOAD = `data:text/javascript,${encodeURIComponent(
-  'process.on("exit",()=>process.stderr.write("\\nmaxrss "+process.resourceUsage().maxRSS+"\\n"))',
-)}`;
-
 interface Run {
   wallMs: number;
-  stageMs: number;
+  /** user + system CPU of the process and every child it waited for (git), in ms */
+  cpuMs: number;
   maxRssMB: number;
-  scanned: number;
-  files: number;
 }
 
-function run(home: string): Run {
+/**
+ * Run a child process to its end under `/usr/bin/time`, which reports the CPU time of the process and
+ * of the children it waited for (clawcode's git processes), and its peak RSS.
+ */
+function timed(command: string, args: string[], env: NodeJS.ProcessEnv): { run: Run; stdout: string } {
   const started = performance.now();
-  const r = spawnSync(
-    process.execPath,
-    ['--import', RSS_PRELOAD, cli, 'context', '--json', '-d', resolve(project!), task],
-    {
-      env: { ...process.env, CLAWCODE_HOME: home },
-      encoding: 'utf8',
-    },
-  );
+  const out = spawnSync('/usr/bin/time', ['-f', '\nTIME %U %S %M', command, ...args], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   const wallMs = performance.now() - started;
-  if (r.status !== 0) throw new Error(`clawcode context exited ${r.status}: ${r.stderr}`);
-  const out = JSON.parse(r.stdout) as { files: unknown[]; scannedFiles: number; ms: number };
-  const rss = /maxrss (\d+)/.exec(r.stderr);
+  const m = /\nTIME ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(out.stderr);
+  if (!m) throw new Error(`${command} failed (${out.status}): ${out.stderr}`);
+  if (out.status !== 0 && !(command === 'git' && out.status === 1))
+    throw new Error(`${command} exited ${out.status}: ${out.stderr}`);
   return {
-    wallMs,
-    stageMs: out.ms,
-    maxRssMB: rss ? Math.round(Number(rss[1]) / 1024) : NaN,
-    scanned: out.scannedFiles,
-    files: out.files.length,
+    run: { wallMs, cpuMs: (Number(m[1]) + Number(m[2])) * 1000, maxRssMB: Math.round(Number(m[3]) / 1024) },
+    stdout: out.stdout,
   };
 }
 
-const runs = Math.max(1, Number(runsArg));
-const cold: Run[] = [];
-const warm: Run[] = [];
-for (let i = 0; i < runs; i++) {
+function clawcode(home: string): Run & { scanned: number; files: number } {
+  const { run, stdout } = timed(process.execPath, [cli, 'context', '--json', '-d', resolve(project!), task], {
+    ...process.env,
+    CLAWCODE_HOME: home,
+  });
+  const json = JSON.parse(stdout) as { files: unknown[]; scannedFiles: number };
+  return { ...run, scanned: json.scannedFiles, files: json.files.length };
+}
+
+/** The task's words as `git grep -e` patterns: identifier-like runs of two characters or more. */
+const words = [...new Set(task.match(/[A-Za-z0-9_]{2,}/g) ?? [])];
+function gitGrep(): Run {
+  const args = ['-C', resolve(project!), 'grep', '-l', '-I', '-i', '-F', ...words.flatMap((w) => ['-e', w])];
+  return timed('git', args, process.env).run;
+}
+
+const rounds = Math.max(1, Number(roundsArg));
+const grep: Run[] = [];
+const cold: (Run & { scanned: number; files: number })[] = [];
+const warm: (Run & { scanned: number; files: number })[] = [];
+for (let i = 0; i < rounds; i++) {
   const home = mkdtempSync(join(tmpdir(), 'clawcode-speed-'));
   try {
-    cold.push(run(home));
-    warm.push(run(home));
+    grep.push(gitGrep());
+    cold.push(clawcode(home));
+    warm.push(clawcode(home));
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -75,11 +92,16 @@ const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+const ms = (x: number): string => `${x.toFixed(0)} ms`;
 const line = (name: string, rs: Run[]): string =>
-  `${name}: median ${median(rs.map((r) => r.wallMs)).toFixed(0)} ms (fastest ${Math.min(...rs.map((r) => r.wallMs)).toFixed(0)}; ` +
-  `stage ${median(rs.map((r) => r.stageMs)).toFixed(0)} ms), peak RSS ${median(rs.map((r) => r.maxRssMB))} MB; ` +
-  `runs ${rs.map((r) => r.wallMs.toFixed(0)).join(' ')}`;
+  `${name.padEnd(8)} wall ${ms(median(rs.map((r) => r.wallMs)))} (runs ${rs.map((r) => r.wallMs.toFixed(0)).join(' ')}), ` +
+  `cpu ${ms(median(rs.map((r) => r.cpuMs)))}, peak RSS ${median(rs.map((r) => r.maxRssMB))} MB`;
+const ratio = (rs: Run[], key: 'wallMs' | 'cpuMs'): string =>
+  median(rs.map((r, i) => r[key] / grep[i]![key])).toFixed(2);
 process.stdout.write(
-  `${resolve(project)}: ${cold[0]!.scanned} files scanned, ${cold[0]!.files} sent; ${runs} runs each\n` +
-    `${line('cold', cold)}\n${line('warm', warm)}\n`,
+  `${resolve(project)}: ${cold[0]!.scanned} files scanned, ${warm[0]!.files} sent; ${rounds} paired rounds; ` +
+    `git grep words: ${words.join(' ')}\n` +
+    `${line('git grep', grep)}\n${line('cold', cold)}\n${line('warm', warm)}\n` +
+    `per-round ratio to git grep -l, median: warm ${ratio(warm, 'wallMs')}× wall (${ratio(warm, 'cpuMs')}× cpu), ` +
+    `cold ${ratio(cold, 'wallMs')}× wall (${ratio(cold, 'cpuMs')}× cpu)\n`,
 );

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildContext } from '../agent/context/build.js';
-import type { ContextFile } from '../agent/context/rank.js';
+import { budgetForWindow } from '../config/model-budget.js';
+import type { ContextFile } from '../agent/context/select.js';
 import { bm25Select, loadTree, referenceSelect } from './context-baselines.js';
 import {
   gitDirFor,
@@ -17,19 +18,37 @@ import {
 } from './context-data.js';
 
 /**
- * `npm run bench:context`: file recall, hunk recall and time per task for clawcode's selector and
- * plain BM25 (and, with CLAWCODE_BENCH_REFERENCE=1, the keyword scorer `referenceSelect`), at 18k and 60k
- * characters, side by side in one run, on ../shared/bench's public sets: real commits (task text =
- * `subject`) and issue reports (task text = the issue). Rows per repository, overall, and per half:
- * the "tune" repositories are the ones weights may be tuned on, the "held out" ones are not.
+ * `npm run bench:context`: file recall, hunk recall, mean characters sent and time per task for
+ * clawcode's selector and plain BM25 (and, with CLAWCODE_BENCH_REFERENCE=1, the keyword scorer
+ * `referenceSelect`) at 18k, 60k, 120k and 240k characters and at the default budget of a model with a
+ * 128k-token window, side by side in one run, on
+ * ../shared/bench's public sets: real commits (task text = `subject`) and issue reports (task text =
+ * the issue). Rows per repository, overall, and per half: the "tune" repositories are the ones
+ * weights may be tuned on, the "held out" ones are not.
  * Env: CLAWCODE_BENCH_REPOS (folder of bare clones, required), CLAWCODE_BENCH_TASKS (default
  * ../shared/bench), CLAWCODE_BENCH_FILTER (substring of repo names), CLAWCODE_BENCH_SET (commits or
  * issues), CLAWCODE_BENCH_HOME (keep indexes between runs), CLAWCODE_BENCH_ONLY_OURS (skip baselines),
- * CLAWCODE_BENCH_BEFORE (the root of another checkout, e.g. `git archive main`: its `agent/context/build.ts` runs
- * as the `before` selector, side by side), CLAWCODE_BENCH_DUMP (a file: one JSON line per task and selector).
+ * CLAWCODE_BENCH_BUDGETS (comma-separated budgets in characters), CLAWCODE_BENCH_BEFORE (the root of
+ * another checkout, e.g. `git archive main`: its `agent/context/build.ts`, or `agent/context.ts` in a checkout
+ * older than that move, runs as the `before` selector, side by side), CLAWCODE_BENCH_DUMP (a file: one JSON
+ * line per task and selector).
  */
 
-const BUDGETS = [18_000, 60_000] as const;
+/** The default budget of a model with a 128k-token window, the smallest window the default targets. */
+const DEFAULT_128K = budgetForWindow(128_000).chars;
+/**
+ * Budgets in characters: CLAWCODE_BENCH_BUDGETS (comma-separated), else 18k, 60k, 120k, 240k and the
+ * default for a 128k-token model (labelled `default`).
+ */
+const BUDGETS: readonly number[] = [
+  ...new Set(
+    (process.env.CLAWCODE_BENCH_BUDGETS ?? `18000,60000,120000,240000,${DEFAULT_128K}`)
+      .split(',')
+      .map((b) => Number(b.trim()))
+      .filter((b) => Number.isFinite(b) && b > 0),
+  ),
+];
+const label = (b: number): string => (b === DEFAULT_128K ? `default (${b / 1000}k)` : `${b / 1000}k`);
 type Selector = 'ours' | 'before' | 'reference' | 'bm25';
 
 /**
@@ -48,6 +67,8 @@ interface Outcome {
   leak: boolean;
   fileRecall: number;
   hunkRecall: number;
+  /** characters sent: file texts, plus the project map for ours and before */
+  chars: number;
   ms: number;
 }
 
@@ -62,12 +83,14 @@ function score(
   hunks: readonly Hunk[],
   files: readonly ContextFile[],
   ms: number,
-): Pick<Outcome, 'fileRecall' | 'hunkRecall' | 'ms'> {
+  chars = files.reduce((a, f) => a + f.chars, 0),
+): Pick<Outcome, 'fileRecall' | 'hunkRecall' | 'chars' | 'ms'> {
   const sent = new Set(files.map((f) => f.path));
   const gold = task.gold;
   return {
     fileRecall: gold.length === 0 ? 0 : gold.filter((g) => sent.has(g)).length / gold.length,
     hunkRecall: hunks.length === 0 ? 0 : hunks.filter((h) => covered(h, files)).length / hunks.length,
+    chars,
     ms,
   };
 }
@@ -128,10 +151,10 @@ async function main(): Promise<void> {
     for (const budget of BUDGETS) {
       const r = await buildContext({ rootDir: root, task: query, budgetChars: budget, homeDir: home });
       if (budget !== BUDGETS[0]) warmMs.push(r.ms);
-      push('ours', budget, { ...base, ...score(task, hunks, r.files, r.ms) }, task.sha);
+      push('ours', budget, { ...base, ...score(task, hunks, r.files, r.ms, r.totalChars) }, task.sha);
       if (before) {
         const b = await before.buildContext({ rootDir: root, task: query, budgetChars: budget, homeDir: home });
-        push('before', budget, { ...base, ...score(task, hunks, b.files, b.ms) }, task.sha);
+        push('before', budget, { ...base, ...score(task, hunks, b.files, b.ms, b.totalChars) }, task.sha);
       }
       if (onlyOurs) continue;
       let t = performance.now();
@@ -167,14 +190,15 @@ async function main(): Promise<void> {
       `${set === 'commits' ? 'Real commits (task text = subject)' : 'Issue reports (task text = the issue)'}: ${setTasks.length} tasks, ${setTasks.filter(namesChangedFile).length} name a changed file`,
     );
     lines.push('');
-    const head = BUDGETS.flatMap((b) => selectors.map((s) => `${s} file / hunk @${b / 1000}k`));
+    const head = BUDGETS.flatMap((b) => selectors.map((s) => `${s} file / hunk / chars @${label(b)}`));
     lines.push(`| repo | n | ${head.join(' | ')} |`);
     lines.push(`|---|---|${head.map(() => '---').join('|')}|`);
     for (const [name, pick] of groups) {
       const cells = BUDGETS.flatMap((b) =>
         selectors.map((s) => {
           const os = (results.get(`${s}@${b}`) ?? []).filter((o) => o.set === set && pick(o));
-          return `${f3(mean(os.map((o) => o.fileRecall)))} / ${f3(mean(os.map((o) => o.hunkRecall)))}`;
+          const chars = Math.round(mean(os.map((o) => o.chars))).toLocaleString('en-US');
+          return `${f3(mean(os.map((o) => o.fileRecall)))} / ${f3(mean(os.map((o) => o.hunkRecall)))} / ${chars}`;
         }),
       );
       const n = (results.get(`ours@${BUDGETS[0]}`) ?? []).filter((o) => o.set === set && pick(o)).length;

@@ -1,7 +1,7 @@
 import { realpath, readdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_IGNORE_DIRS } from '../agent/context/scan.js';
+import { DEFAULT_IGNORE_DIRS } from '../agent/context/scan-rules.js';
 import { ClawcodeError, UsageError } from '../utils/errors.js';
 import { isGitRepo } from '../utils/git/ops.js';
 import { isProjectFolder } from './interactive/projects.js';

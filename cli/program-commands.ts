@@ -1,7 +1,6 @@
 // The subcommands of the entry (cli.ts), registered on its commander program. Like the entry, every action
 // imports its module lazily, so `--version` and `--help` load commander and nothing heavy.
 import { Argument, type Command } from 'commander';
-import { DEFAULT_BUDGET_CHARS } from '../utils/defaults.js';
 import type { AddFlags } from './config/add-flags.js';
 import { MIN_BUDGET_CHARS, wholeNumberAtLeast } from './flag-checks.js';
 
@@ -178,12 +177,14 @@ export function addSetupCommands(program: Command): void {
 export function addContextCommand(program: Command, modes: OutputModes): void {
   program
     .command('context')
-    .description('show the context that would be sent for a task')
+    .description('show the context that would be sent for a task, under the budget the run would use')
     .argument('<task...>', 'the task')
     .option('-d, --dir <path>', 'project root')
+    .option('-p, --provider <name>', 'the provider the run would use (its model decides the default budget)')
+    .option('-m, --model <id>', 'the model the run would use (its context window decides the default budget)')
     .option(
       '--budget <chars>',
-      `context budget in characters (default ${DEFAULT_BUDGET_CHARS}, or settings; at least ${MIN_BUDGET_CHARS})`,
+      `context budget in characters (default: a share of the model's context window, or settings; at least ${MIN_BUDGET_CHARS})`,
       budgetFlag,
     )
     .option('--files <pathspec...>', 'pin these files into the context first')
@@ -192,7 +193,15 @@ export function addContextCommand(program: Command, modes: OutputModes): void {
     .action(
       async (
         taskWords: string[],
-        flags: { dir?: string; budget?: number; json?: boolean; files?: string[]; anyFolder?: boolean },
+        flags: {
+          dir?: string;
+          provider?: string;
+          model?: string;
+          budget?: number;
+          json?: boolean;
+          files?: string[];
+          anyFolder?: boolean;
+        },
       ) => {
         modes.json = Boolean(flags.json);
         const [
@@ -201,12 +210,14 @@ export function addContextCommand(program: Command, modes: OutputModes): void {
           { loadSettings },
           { checkProjectFolder },
           { confirmPrompt },
+          { budgetForRun },
         ] = await Promise.all([
           import('./commands/context.js'),
           import('./project-root.js'),
           import('../config/settings.js'),
           import('./folder-check.js'),
           import('./console/ask.js'),
+          import('../config/model-windows.js'),
         ]);
         const rootDir = await resolveProjectRoot(flags.dir);
         const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY && !flags.json);
@@ -217,12 +228,23 @@ export function addContextCommand(program: Command, modes: OutputModes): void {
         const settings = await loadSettings({
           rootDir,
           env: process.env,
-          flags: flags.budget ? { budgetChars: flags.budget } : {},
+          flags: {
+            ...(flags.budget ? { budgetChars: flags.budget } : {}),
+            ...(flags.provider ? { provider: flags.provider } : {}),
+            ...(flags.model ? { model: flags.model } : {}),
+          },
         });
+        // The provider matters only for a default budget: a set one needs no config read.
+        const provider =
+          settings.sources.budgetChars.layer === 'default'
+            ? await (await import('../config/config.js')).providerIfConfigured(settings.values)
+            : undefined;
+        const budget = await budgetForRun(settings, provider, true);
         await runContextCommand({
           rootDir,
           task: taskWords.join(' '),
-          budgetChars: settings.values.budgetChars,
+          budgetChars: budget.chars,
+          budget,
           extraIgnore: settings.values.ignore,
           files: flags.files,
           json: Boolean(flags.json),

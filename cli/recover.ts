@@ -10,6 +10,7 @@ import {
   type UndoResult,
 } from '../utils/journal/journal.js';
 import { isLockedByOther, withProjectLock } from '../utils/journal/lock.js';
+import { DEFAULT_LOCK_WAIT_MS } from '../utils/defaults.js';
 import { confirmPrompt } from './console/ask.js';
 import { taskHeadline } from '../utils/task-text.js';
 import { plural } from './console/render.js';
@@ -106,7 +107,7 @@ export async function withLockedProject<T>(
   options: { rootDir: string; dryRun: boolean; interactive: boolean },
   fn: () => Promise<T>,
 ): Promise<T> {
-  return withProjectLock(options.rootDir, { waitMs: 10_000 }, async () => {
+  return withProjectLock(options.rootDir, { waitMs: DEFAULT_LOCK_WAIT_MS }, async () => {
     if (!options.dryRun) {
       await recoverUnfinishedRuns({
         rootDir: options.rootDir,

@@ -1,6 +1,5 @@
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
 import type { ProviderConfig, ProviderId } from '../llm/types.js';
 import { writeFileDurable } from '../utils/journal/durable-write.js';
 import { ConfigError, UsageError } from '../utils/errors.js';
@@ -46,30 +45,6 @@ export interface ClawcodeConfig {
   settings?: Record<string, unknown>;
 }
 
-// Loose objects: keys this version does not know (e.g. `settings`, owned by config/settings.ts) are kept, so a
-// rewrite by `clawcode config` never drops them.
-const entrySchema = z.looseObject({
-  provider: z.enum(['openai', 'azure', 'groq', 'gemini', 'anthropic']),
-  preset: z.enum(['ollama', 'lmstudio', 'llamacpp', 'vllm', 'openrouter', 'deepseek', 'mistral']).optional(),
-  model: z.string().optional(),
-  apiKey: z.string().optional(),
-  baseURL: z.string().optional(),
-  endpoint: z.string().optional(),
-  deployment: z.string().optional(),
-  apiVersion: z.string().optional(),
-  jsonMode: z.enum(['json_schema', 'json_object', 'prompt']).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  maxOutputTokens: z.number().int().positive().optional(),
-});
-
-const configSchema = z.looseObject({
-  defaultProvider: z.string().optional(),
-  providers: z.record(z.string(), entrySchema).default({}),
-  prices: z
-    .record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }))
-    .optional(),
-});
-
 /** An empty config. */
 export function emptyConfig(): ClawcodeConfig {
   return { providers: {} };
@@ -89,7 +64,7 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
  * @throws ConfigError naming the file and the line/column of a JSON syntax error, or the field
  *         that has the wrong shape
  */
-export function parseConfig(text: string, file: string): ClawcodeConfig {
+async function parseConfig(text: string, file: string): Promise<ClawcodeConfig> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -106,6 +81,9 @@ export function parseConfig(text: string, file: string): ClawcodeConfig {
       cause: error,
     });
   }
+  // The schema (and zod with it) loads only when there is a file to check: `clawcode context` without a
+  // config file resolves its provider from the environment without loading it.
+  const { configSchema } = await import('./config-schema.js');
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -145,7 +123,7 @@ export async function readConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
-  return parseConfig(text, file);
+  return await parseConfig(text, file);
 }
 
 /**
@@ -357,4 +335,27 @@ export function listConfiguredProviders(
       rows.push(row(id, { provider: id }, 'env'));
   }
   return rows;
+}
+
+/**
+ * The provider a run would use, without asking anyone or failing: the settings' provider and model,
+ * then config entries and environment, as `resolveProviderConfig` finds them. For previews
+ * (`clawcode context`, `--print-prompt`), which say which budget the run would use.
+ *
+ * @returns the provider, or undefined when none is configured (or the config cannot be read)
+ */
+export async function providerIfConfigured(
+  settings: { provider?: string; model?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ProviderConfig | undefined> {
+  try {
+    return resolveProviderConfig({
+      config: await readConfig(env),
+      env,
+      provider: settings.provider,
+      model: settings.model,
+    });
+  } catch {
+    return undefined;
+  }
 }

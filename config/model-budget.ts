@@ -1,11 +1,11 @@
 import type { ProviderConfig } from '../llm/types.js';
 
 /**
- * The default context budget per model, chosen from the model's context window: a model that reads
- * 32k tokens or more gets 60,000 characters of file context (about 15k tokens, leaving room for the
- * instructions, the outline and the plan it writes); a small or unknown local model gets 18,000.
- * Measured on real commits: 60,000 characters find the changed region far more often than 18,000
- * (hunk recall 0.86 vs 0.69 on the public benchmark). `--budget` and the `budgetChars` setting win.
+ * The default context budget per model: a share of the model's context window, capped. The window
+ * comes from the table below, else from the provider's model listing (see config/model-windows.ts);
+ * a model whose window nobody knows gets the budget of a 32k-token window when hosted, of a small
+ * one when local. `--budget` and the `budgetChars` setting win. How recall and characters sent grow
+ * with the budget is measured in docs/tuning.md (## Context selection, WINDOW_SHARE).
  */
 
 /** Context windows in tokens, from the providers' model pages (2025). Keys match a model id or its prefix. */
@@ -14,6 +14,7 @@ export const CONTEXT_WINDOW_TOKENS: Readonly<Record<string, number>> = {
   'gpt-4o-mini': 128_000,
   'gpt-4.1': 1_047_576,
   'gpt-5': 400_000,
+  o1: 200_000,
   o3: 200_000,
   'o4-mini': 200_000,
   'gpt-3.5-turbo': 16_385,
@@ -30,11 +31,39 @@ export const CONTEXT_WINDOW_TOKENS: Readonly<Record<string, number>> = {
   'llama3-70b-8192': 8_192,
 };
 
-/** Budget for models with a window of at least LARGE_WINDOW_TOKENS, in characters. */
-export const LARGE_BUDGET_CHARS = 60_000;
-/** Budget for small, unknown local, or unlisted models, in characters. */
+/** Characters per token of code and prose, the estimate used for every token count shown. */
+export const CHARS_PER_TOKEN = 4;
+/**
+ * The share of a model's context window its file context gets by default. The rest holds the
+ * instructions, the project map, the task and the plan the model writes.
+ */
+export const WINDOW_SHARE = 0.45;
+/** The default budget never exceeds this, whatever the window (cost grows with it, recall barely). */
+export const MAX_DEFAULT_BUDGET_CHARS = 240_000;
+/** Nor falls below this: the smallest budget that still shows a file or two. */
 export const SMALL_BUDGET_CHARS = 18_000;
-const LARGE_WINDOW_TOKENS = 32_000;
+/** The window assumed for a hosted model nobody reports a window for (every hosted service serves 32k today). */
+export const UNKNOWN_HOSTED_WINDOW_TOKENS = 32_768;
+
+/** The provider fields the budget depends on. */
+export type BudgetProvider = Pick<ProviderConfig, 'provider' | 'name' | 'model' | 'preset' | 'baseURL'>;
+
+/** Where a budget came from, for saying which budget a run uses. */
+export type BudgetSource =
+  /** `--budget`, an environment variable or a settings file: `where` names which */
+  | { kind: 'setting'; layer: string; where: string }
+  /** a share of the model's window, from the table or the provider's model listing */
+  | { kind: 'window'; model: string; windowTokens: number; from: 'table' | 'listing'; capped: boolean }
+  /** nobody knows the window: a hosted model gets a 32k-token window's budget, a local one the small budget */
+  | { kind: 'unknown'; model: string; local: boolean }
+  /** no provider is configured (`context`, `--print-prompt`): the settings' default */
+  | { kind: 'none' };
+
+/** A budget in characters and why. */
+export interface BudgetChoice {
+  chars: number;
+  source: BudgetSource;
+}
 
 /**
  * The context window of a model in tokens: the longest table key that equals the model id or is a
@@ -55,9 +84,9 @@ export function contextWindowTokens(model: string): number | undefined {
   return best === undefined ? undefined : CONTEXT_WINDOW_TOKENS[best];
 }
 
-/** Whether a provider entry talks to a server on this machine (a preset, or a loopback base URL). */
-function isLocal(provider: Pick<ProviderConfig, 'preset' | 'baseURL'>): boolean {
-  if (provider.preset) return true;
+/** Whether a provider entry talks to a server on this machine (a local preset, or a loopback base URL). */
+export function isLocalProvider(provider: Pick<ProviderConfig, 'preset' | 'baseURL'>): boolean {
+  if (provider.preset && ['ollama', 'lmstudio', 'llamacpp', 'vllm'].includes(provider.preset)) return true;
   if (!provider.baseURL) return false;
   try {
     const host = new URL(provider.baseURL).hostname;
@@ -68,26 +97,68 @@ function isLocal(provider: Pick<ProviderConfig, 'preset' | 'baseURL'>): boolean 
 }
 
 /**
- * The default context budget for a provider's model, in characters: LARGE_BUDGET_CHARS when its
- * window is known to be ≥ 32k tokens, or when it is an unlisted model of a hosted provider (they
- * all serve ≥ 32k today); SMALL_BUDGET_CHARS for small windows and unlisted local models.
+ * The default budget for a window: WINDOW_SHARE of it in characters (CHARS_PER_TOKEN per token),
+ * rounded down to a thousand, within SMALL_BUDGET_CHARS..MAX_DEFAULT_BUDGET_CHARS.
+ *
+ * @param windowTokens  the model's context window in tokens
+ * @returns characters, and whether the cap bound
  */
-export function defaultBudgetChars(provider: Pick<ProviderConfig, 'model' | 'preset' | 'baseURL'>): number {
-  const window = contextWindowTokens(provider.model);
-  if (window !== undefined) return window >= LARGE_WINDOW_TOKENS ? LARGE_BUDGET_CHARS : SMALL_BUDGET_CHARS;
-  return isLocal(provider) ? SMALL_BUDGET_CHARS : LARGE_BUDGET_CHARS;
+export function budgetForWindow(windowTokens: number): { chars: number; capped: boolean } {
+  const share = Math.floor((windowTokens * WINDOW_SHARE * CHARS_PER_TOKEN) / 1000) * 1000;
+  return {
+    chars: Math.min(MAX_DEFAULT_BUDGET_CHARS, Math.max(SMALL_BUDGET_CHARS, share)),
+    capped: share > MAX_DEFAULT_BUDGET_CHARS,
+  };
 }
 
 /**
  * The budget a task uses: the setting when someone set it (`--budget`, env, a settings file),
- * otherwise the model's default.
+ * otherwise the model's default (`budgetForWindow` of its window).
  *
- * @param settingLayer  the layer the `budgetChars` setting came from ('default' when nobody set it)
+ * @param setting        the `budgetChars` setting in characters, the layer it came from ('default' when
+ *                       nobody set it) and where in that layer (a flag, a variable, a file)
+ * @param provider       the provider the task would use, or undefined when none is configured
+ * @param listedWindow   the window the provider's model listing reports, when the table has none
  */
-export function budgetFor(
-  settingChars: number,
-  settingLayer: string,
-  provider: Pick<ProviderConfig, 'model' | 'preset' | 'baseURL'>,
-): number {
-  return settingLayer === 'default' ? defaultBudgetChars(provider) : settingChars;
+export function chooseBudget(
+  setting: { chars: number; layer: string; where: string },
+  provider: BudgetProvider | undefined,
+  listedWindow?: number,
+): BudgetChoice {
+  if (setting.layer !== 'default')
+    return { chars: setting.chars, source: { kind: 'setting', layer: setting.layer, where: setting.where } };
+  if (!provider) return { chars: setting.chars, source: { kind: 'none' } };
+  const tabled = contextWindowTokens(provider.model);
+  const windowTokens = tabled ?? listedWindow;
+  if (windowTokens !== undefined) {
+    const { chars, capped } = budgetForWindow(windowTokens);
+    return {
+      chars,
+      source: { kind: 'window', model: provider.model, windowTokens, from: tabled ? 'table' : 'listing', capped },
+    };
+  }
+  const local = isLocalProvider(provider);
+  return {
+    chars: local ? SMALL_BUDGET_CHARS : budgetForWindow(UNKNOWN_HOSTED_WINDOW_TOKENS).chars,
+    source: { kind: 'unknown', model: provider.model, local },
+  };
+}
+
+/**
+ * One line saying which budget a run uses and why, e.g. `context budget 240,000 characters: 45% of
+ * gpt-4.1's 1,047,576-token window, capped`.
+ */
+export function describeBudget(choice: BudgetChoice): string {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  const s = choice.source;
+  const why =
+    s.kind === 'setting'
+      ? `set by ${s.where}`
+      : s.kind === 'window'
+        ? `${Math.round(WINDOW_SHARE * 100)}% of ${s.model}'s ${n(s.windowTokens)}-token window` +
+          `${s.from === 'listing' ? ' (from the provider’s model list)' : ''}${s.capped ? ', capped' : ''}`
+        : s.kind === 'unknown'
+          ? `${s.model}'s window is unknown; the default for ${s.local ? 'a local' : 'a hosted'} model`
+          : 'no provider configured; the default';
+  return `context budget ${n(choice.chars)} characters: ${why}`;
 }

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ConfigError } from '../utils/errors.js';
 import { toProviderError } from './errors-map.js';
+import { windowOfListedModel, type ListingOptions } from './model-window.js';
 import type { CompletionRequest, ProviderClient, ProviderConfig, ProviderReply, Usage } from './types.js';
 
 /**
@@ -168,18 +169,31 @@ export async function checkCredentials(
   config: ProviderConfig,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<void> {
-  const client = makeClient(config);
+  await getModel(config, options);
+}
+
+/** GET /v1/models/{model} (aliases accepted). @throws ProviderError, ConfigError */
+async function getModel(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number },
+): Promise<unknown> {
   try {
-    await client.models.retrieve(
+    return await makeClient(config).models.retrieve(
       config.model,
       {},
-      {
-        signal: options.signal,
-        timeout: options.timeoutMs ?? 15_000,
-        maxRetries: 0,
-      },
+      { signal: options.signal, timeout: options.timeoutMs ?? 15_000, maxRetries: 0 },
     );
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     throw toProviderError(error, { config });
   }
 }
+
+/**
+ * The configured model's input limit in tokens (`max_input_tokens` of GET /v1/models/{model}).
+ *
+ * @returns tokens, or undefined when the service reports none or cannot be asked
+ * @throws never
+ */
+export const contextWindow = (config: ProviderConfig, options: ListingOptions = {}): Promise<number | undefined> =>
+  getModel(config, options).then(windowOfListedModel, () => undefined);

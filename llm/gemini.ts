@@ -2,6 +2,7 @@ import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse }
 import { ConfigError } from '../utils/errors.js';
 import { defaultStepDown, systemFor } from './chat-completions.js';
 import { isResponseFormatError, toProviderError } from './errors-map.js';
+import { windowOfListedModel, type ListingOptions } from './model-window.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply, Usage } from './types.js';
 
 /**
@@ -142,10 +143,27 @@ export async function checkCredentials(
   config: ProviderConfig,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<void> {
+  await getModel(config, options);
+}
+
+/** GET /v1beta/models/{model}. @throws ProviderError, ConfigError */
+async function getModel(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number },
+): Promise<unknown> {
   const client = makeClient(config, options.timeoutMs ?? 15_000);
   try {
-    await client.models.get({ model: config.model, config: { abortSignal: options.signal } });
+    return await client.models.get({ model: config.model, config: { abortSignal: options.signal } });
   } catch (error) {
     throw toProviderError(error, { config });
   }
 }
+
+/**
+ * The configured model's input limit in tokens (`inputTokenLimit` of GET /v1beta/models/{model}).
+ *
+ * @returns tokens, or undefined when the service reports none or cannot be asked
+ * @throws never
+ */
+export const contextWindow = (config: ProviderConfig, options: ListingOptions = {}): Promise<number | undefined> =>
+  getModel(config, options).then(windowOfListedModel, () => undefined);

@@ -2,6 +2,7 @@ import Groq from 'groq-sdk';
 import { ConfigError, ProviderError } from '../utils/errors.js';
 import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
 import { toProviderError } from './errors-map.js';
+import { windowOfListedModel, type ListingOptions } from './model-window.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
 
 /**
@@ -100,3 +101,17 @@ export async function checkCredentials(
     hint: `List the models with \`curl -H "Authorization: Bearer $GROQ_API_KEY" ${config.baseURL ?? 'https://api.groq.com'}/openai/v1/models\`, then fix the model in \`clawcode config\`.`,
   });
 }
+
+/**
+ * The configured model's context window in tokens, from Groq's model list (`context_window`).
+ *
+ * @returns tokens, or undefined when the model is not listed or the list cannot be had
+ * @throws never
+ */
+export const contextWindow = (config: ProviderConfig, options: ListingOptions = {}): Promise<number | undefined> =>
+  Promise.resolve()
+    .then(() => makeClient(config).models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 }))
+    .then(
+      (list) => windowOfListedModel(list.data.find((model) => model.id === config.model)),
+      () => undefined,
+    );

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { ConfigError } from '../utils/errors.js';
 import { toProviderError } from './errors-map.js';
+import { windowOfListedModel, type ListingOptions } from './model-window.js';
 import { HOSTED_PRESETS } from './presets.js';
 import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
@@ -91,7 +92,43 @@ export async function listModels(
   config: ProviderConfig,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<string[]> {
-  const client = new OpenAI({
+  try {
+    return (await listedModels(config, options)).map((model) => model.id);
+  } catch (error) {
+    throw toProviderError(error, { config });
+  }
+}
+
+/**
+ * The configured model's context window in tokens, as the server's model list (GET /models) states
+ * it: OpenRouter, vLLM, Mistral and others do, OpenAI does not.
+ *
+ * @returns tokens, or undefined when the list names no window for the model or cannot be had
+ * @throws never
+ */
+export const contextWindow = (config: ProviderConfig, options: ListingOptions = {}): Promise<number | undefined> =>
+  listedModels(config, options).then(
+    (models) => windowOfListedModel(models.find((model) => model.id === config.model)),
+    () => undefined,
+  );
+
+/** Every entry of GET /models, as the server sent it. @throws what the SDK throws */
+async function listedModels(
+  config: ProviderConfig,
+  options: { signal?: AbortSignal; timeoutMs?: number },
+): Promise<OpenAI.Models.Model[]> {
+  const models: OpenAI.Models.Model[] = [];
+  for await (const model of listingClient(config).models.list({
+    signal: options.signal,
+    timeout: options.timeoutMs ?? 15_000,
+  }))
+    models.push(model);
+  return models;
+}
+
+/** A client for the model list only (no key is needed by local servers). */
+function listingClient(config: ProviderConfig): OpenAI {
+  return new OpenAI({
     apiKey: config.apiKey || (config.preset ?? PLACEHOLDER_KEY),
     baseURL:
       config.baseURL ??
@@ -101,14 +138,6 @@ export async function listModels(
     project: null,
     maxRetries: 0,
   });
-  try {
-    const ids: string[] = [];
-    for await (const model of client.models.list({ signal: options.signal, timeout: options.timeoutMs ?? 15_000 }))
-      ids.push(model.id);
-    return ids;
-  } catch (error) {
-    throw toProviderError(error, { config });
-  }
 }
 
 /**

@@ -20,6 +20,14 @@ export interface ProviderModule {
   createClient(config: ProviderConfig): ProviderClient;
   /** A real lightweight call that proves the credentials work (and, where the service can tell, the model). @throws ProviderError */
   checkCredentials(config: ProviderConfig, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
+  /**
+   * The model's context window in tokens as the service's model listing reports it; absent where no
+   * listing states one (Azure). Never throws: undefined when it cannot be had.
+   */
+  contextWindow?(
+    config: ProviderConfig,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<number | undefined>;
 }
 
 /** Lazy imports of the client modules, one per backend. */

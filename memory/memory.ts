@@ -39,10 +39,12 @@ export interface MemoryNote {
 }
 
 /**
- * `<home>/memory/sessions/<projectHash>.json`; arrays are newest first and capped. Notes stored by
- * earlier versions (`agentNotes`, plain strings saved without anyone seeing them) are not loaded.
+ * What clawcode remembers of one project between runs (its recent tasks, files and the model's notes a
+ * person saw), stored in `<home>/memory/sessions/<projectHash>.json` (the folder keeps its old name).
+ * Arrays are newest first and capped. Notes stored by earlier versions (`agentNotes`, plain strings
+ * saved without anyone seeing them) are not loaded.
  */
-export interface SessionMemory {
+export interface ProjectMemory {
   lastTasks: string[];
   recentFiles: string[];
   notes: MemoryNote[];
@@ -112,9 +114,9 @@ export async function saveGlobalMemory(memory: GlobalMemory, homeDir?: string): 
  * was undone or rolled back (or is not finished) are left out: their run's journal says so. A note
  * whose journal was pruned is kept.
  */
-export async function loadSessionMemory(projectRoot: string, homeDir?: string): Promise<SessionMemory> {
+export async function loadProjectMemory(projectRoot: string, homeDir?: string): Promise<ProjectMemory> {
   const data = (await readJson(sessionPath(projectRoot, homeDir))) as
-    Partial<Record<keyof SessionMemory, unknown>> | undefined;
+    Partial<Record<keyof ProjectMemory, unknown>> | undefined;
   return {
     lastTasks: strings(data?.lastTasks),
     recentFiles: strings(data?.recentFiles),
@@ -141,8 +143,8 @@ async function notesOfLiveRuns(projectRoot: string, notes: MemoryNote[], homeDir
  * Forget everything remembered about one project (tasks, files, notes): deletes its session file.
  * @returns how many notes were forgotten
  */
-export async function clearSessionMemory(projectRoot: string, homeDir?: string): Promise<number> {
-  const notes = (await loadSessionMemory(projectRoot, homeDir)).notes.length;
+export async function clearProjectMemory(projectRoot: string, homeDir?: string): Promise<number> {
+  const notes = (await loadProjectMemory(projectRoot, homeDir)).notes.length;
   await rm(sessionPath(projectRoot, homeDir), { force: true });
   return notes;
 }
@@ -154,7 +156,7 @@ export async function clearSessionMemory(projectRoot: string, homeDir?: string):
  *
  * @returns `"\n\n[Context memory]\n..."`, or `""` when there is nothing to say
  */
-export function buildMemoryContext(projectRoot: string, global: GlobalMemory, session: SessionMemory): string {
+export function buildMemoryContext(projectRoot: string, global: GlobalMemory, session: ProjectMemory): string {
   const parts: string[] = [];
   const summary = global.projectSummaries[resolve(projectRoot)];
   if (summary && (summary.framework || summary.testCommand || summary.architecture)) {
@@ -181,8 +183,8 @@ function prependUnique(items: readonly string[], previous: readonly string[], ma
   return [...new Set([...items, ...previous])].slice(0, max);
 }
 
-/** What {@link saveSessionAfterRun} records. */
-export interface SaveSessionOptions {
+/** What {@link saveProjectMemoryAfterRun} records. */
+export interface SaveProjectMemoryOptions {
   projectRoot: string;
   task: string;
   /** project-relative paths the run wrote */
@@ -207,9 +209,9 @@ export interface SaveSessionOptions {
  *
  * @returns the memory as saved
  */
-export async function saveSessionAfterRun(options: SaveSessionOptions): Promise<SessionMemory> {
+export async function saveProjectMemoryAfterRun(options: SaveProjectMemoryOptions): Promise<ProjectMemory> {
   const { projectRoot, homeDir } = options;
-  const current = await loadSessionMemory(projectRoot, homeDir);
+  const current = await loadProjectMemory(projectRoot, homeDir);
   const at = (options.now ?? new Date()).toISOString();
   const runId = options.runId;
   const added: MemoryNote[] =
@@ -223,7 +225,7 @@ export async function saveSessionAfterRun(options: SaveSessionOptions): Promise<
   const notes = [...added, ...current.notes]
     .filter((n) => !seen.has(n.text) && seen.add(n.text))
     .slice(0, MAX_AGENT_NOTES);
-  const next: SessionMemory = {
+  const next: ProjectMemory = {
     // A recent task is quoted in later prompts: its first line only, so a long task is sent once.
     lastTasks: prependUnique([taskHeadline(options.task, 1, 200)], current.lastTasks, MAX_LAST_TASKS),
     recentFiles: prependUnique(options.filesTouched, current.recentFiles, MAX_RECENT_FILES),

@@ -1,16 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { clawcodeHome } from '../../config/paths.js';
-import { classifyContent, scanProject, type ScannedFile } from './scan.js';
+import { classifyContent } from './scan-rules.js';
+import { scanProject, type ScannedFile } from './scan.js';
 import { redactSecrets } from '../../utils/policy/secrets.js';
 import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './search-index.js';
-import { readIssue } from './evidence.js';
+import { issueText, readIssue, type IssueEvidence } from './issue.js';
 import { buildOutline, outlineSizeBound } from './outline.js';
 import { resolveMentions, resolvePathspecs, unmatchedPinError } from './pins.js';
 import { extractImports, resolveImport } from './symbols.js';
-import { selectContext, type ContextFile, type RankDoc, type RankedFile } from './rank.js';
+import type { RankDoc, RankedFile } from './rank.js';
+import { rankAndPack, type ContextFile } from './select.js';
 
-export type { ContextFile } from './rank.js';
+export type { ContextFile } from './select.js';
 
 /**
  * The context stage: scan → index → rank → budget → outline → redaction. The result is
@@ -65,8 +67,7 @@ export interface BuildContextOptions {
 /**
  * The project map's share of the budget: at most MAP_SHARE. MAP_RESERVE of it (at most
  * MAP_RESERVE_MAX_CHARS, and no more than the full map needs) is set aside before files are chosen;
- * the rest only from what the files leave over, since file content is worth more than names
- * (reserving the full 10% cost 0.01 hunk recall at both budgets on the public commits).
+ * the rest only from what the files leave over, since file content is worth more than names.
  */
 const MAP_SHARE = 0.1;
 const MAP_RESERVE = 0.05;
@@ -115,8 +116,11 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     MAP_RESERVE_MAX_CHARS,
     outlineSizeBound(docs.map((d) => d.path)),
   );
-  const pinned = await resolvePins(rootDir, options, fileSet);
-  const selection = selectContext(options.task, docs, {
+  // The task is read for evidence once: its `@path` mentions are pins, the rest guides ranking.
+  const issue = readIssue(issueText(options.task));
+  const pinned = await resolvePins(rootDir, options, fileSet, issue.mentions);
+  const selection = rankAndPack(options.task, docs, {
+    issue,
     pinned,
     kept: (options.kept ?? []).filter((p) => fileSet.has(p) && !pinned.includes(p)),
     budgetChars: budget - outlineReserve,
@@ -232,6 +236,7 @@ async function resolvePins(
   rootDir: string,
   options: BuildContextOptions,
   fileSet: ReadonlySet<string>,
+  mentions: IssueEvidence['mentions'],
 ): Promise<string[]> {
   const fromSpecs = options.files?.length
     ? await resolvePathspecs(rootDir, options.files, [...fileSet].sort())
@@ -239,7 +244,6 @@ async function resolvePins(
   if (fromSpecs.unmatched.length > 0) {
     throw unmatchedPinError(fromSpecs.unmatched);
   }
-  const mentions = readIssue(options.task).mentions;
   return [...new Set([...fromSpecs.paths, ...(mentions.length > 0 ? resolveMentions(mentions, [...fileSet]) : [])])];
 }
 

@@ -3,7 +3,10 @@ import { buildContext, type ContextResult } from './build.js';
 import {
   DEFAULT_INSTRUCTIONS_CAP_CHARS,
   foldersOf,
-  loadInstructions,
+  instructionBytesFor,
+  instructionFolders,
+  joinInstructions,
+  readInstructionFiles,
   type ProjectInstructions,
 } from './instructions.js';
 
@@ -41,9 +44,14 @@ export async function gatherContext(options: GatherContextOptions): Promise<{
   instructions: ProjectInstructions;
 }> {
   const budgetChars = budgetAfterTask(options.task, options.budgetChars);
-  const rootInstructions = await loadInstructions(
+  // The root's files are read once, for the largest cap either step can use, and cut to each step's cap.
+  const rootFiles = await readInstructionFiles(
     options.rootDir,
-    [],
+    [''],
+    instructionBytesFor(DEFAULT_INSTRUCTIONS_CAP_CHARS),
+  );
+  const rootInstructions = joinInstructions(
+    rootFiles,
     Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, Math.floor(budgetChars / 2)),
   );
   const selected = await buildContext({
@@ -59,10 +67,19 @@ export async function gatherContext(options: GatherContextOptions): Promise<{
   });
   const context = { ...selected, budget: Math.max(1, options.budgetChars - rootInstructions.chars) };
   const leftover = budgetChars - context.totalChars;
-  const instructions = await loadInstructions(
-    options.rootDir,
-    foldersOf(context.files.slice(0, 3).map((f) => f.path)),
-    Math.max(rootInstructions.chars, Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, leftover)),
+  const cap = Math.max(rootInstructions.chars, Math.min(DEFAULT_INSTRUCTIONS_CAP_CHARS, leftover));
+  const nested = instructionFolders(foldersOf(context.files.slice(0, 3).map((f) => f.path))).slice(1);
+  const nestedFiles =
+    nested.length > 0 ? await readInstructionFiles(options.rootDir, nested, instructionBytesFor(cap)) : undefined;
+  const instructions = joinInstructions(
+    nestedFiles
+      ? {
+          found: [...rootFiles.found, ...nestedFiles.found],
+          refused: [...rootFiles.refused, ...nestedFiles.refused],
+          redactions: [...rootFiles.redactions, ...nestedFiles.redactions],
+        }
+      : rootFiles,
+    cap,
   );
   return { context, instructions };
 }

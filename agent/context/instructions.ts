@@ -32,15 +32,108 @@ export interface ProjectInstructions {
 const isInstructionControlFile = (rel: string): boolean =>
   rel === '.clawcode/instructions.md' || rel.endsWith('/.clawcode/instructions.md');
 
+/** Instruction files read from some folders, in order (root first), before they are joined under a cap. */
+export interface InstructionFiles {
+  /** each file's project-relative path and redacted text (trimmed, never empty) */
+  found: { path: string; text: string }[];
+  refused: ProjectInstructions['refused'];
+  redactions: ProjectInstructions['redactions'];
+}
+
 /**
- * Find and read the project's instruction files: AGENTS.md (the cross-tool convention), CLAWCODE.md
- * and .clawcode/instructions.md at the project root, then in each folder on the way to the task's
- * target folders (nested files are more specific, so they come later). Capped at `capChars`.
+ * Read the instruction files of some folders: AGENTS.md (the cross-tool convention), CLAWCODE.md and
+ * .clawcode/instructions.md in each, in the order given ('' is the project root).
  *
  * Each file goes through the path policy like any other context: a regular file whose real location
  * is inside the root and is not a secret or control file (a symlink to `/proc/self/environ`,
  * `~/.aws/credentials`, `/dev/stdin` or `../.env` is refused, a FIFO is never opened), at most
- * {@link MAX_INSTRUCTION_FILE_BYTES} read, and its text redacted before it is returned.
+ * `maxBytes` read, and its text redacted before it is returned.
+ *
+ * @param rootDir   project root (absolute, may be reached through a symlink)
+ * @param folders   project-relative folders, '' for the root
+ * @param maxBytes  most bytes read of one file
+ * @returns the files found; missing files are skipped, never an error; refused ones are listed
+ */
+export async function readInstructionFiles(
+  rootDir: string,
+  folders: readonly string[],
+  maxBytes: number,
+): Promise<InstructionFiles> {
+  const out: InstructionFiles = { found: [], refused: [], redactions: [] };
+  const realRoot = await realpath(rootDir).catch(() => undefined);
+  if (realRoot === undefined) return out;
+  // Every candidate is resolved and read at once (each is a few file-system round trips, most of
+  // them for files that do not exist); the results are then taken in order, root first.
+  const candidates = folders.flatMap((folder) =>
+    INSTRUCTION_FILES.map((name) => (folder ? posix.join(folder, name) : name)),
+  );
+  const read = await Promise.all(
+    candidates.map(async (rel) => {
+      const resolved = await resolveProjectPath(realRoot, rel, {
+        mustExist: true,
+        allowControl: isInstructionControlFile,
+      });
+      return { rel, resolved, read: resolved.ok ? await readRegularFile(resolved.realAbs, maxBytes) : undefined };
+    }),
+  );
+  for (const { rel, resolved, read: bytes } of read) {
+    if (!resolved.ok) {
+      // A missing file is the common case, not a refusal.
+      if (resolved.code !== 'path_missing') out.refused.push({ path: rel, message: resolved.message });
+      continue;
+    }
+    if (bytes === undefined) continue;
+    if (bytes.bytes.includes(0)) {
+      out.refused.push({ path: rel, message: `${rel} holds binary data (NUL bytes)` });
+      continue;
+    }
+    const r = redactSecrets(bytes.bytes.toString('utf8'));
+    if (!r.text.trim()) continue;
+    for (const one of r.redactions) out.redactions.push({ path: rel, ...one });
+    out.found.push({ path: rel, text: r.text.trim() });
+  }
+  return out;
+}
+
+/**
+ * The instructions to send from files already read: each under a `From <path>:` line, in order,
+ * cut to `capChars` (with a `[… truncated]` mark) when they are longer together.
+ */
+export function joinInstructions(files: InstructionFiles, capChars: number): ProjectInstructions {
+  const full = files.found.map((f) => `From ${f.path}:\n${f.text}`).join('\n\n');
+  const truncated = full.length > capChars;
+  const text = truncated ? full.slice(0, Math.max(0, capChars - 20)) + '\n[… truncated]' : full;
+  return {
+    text,
+    files: files.found.map((f) => f.path),
+    chars: text.length,
+    truncated,
+    refused: [...files.refused],
+    redactions: [...files.redactions],
+  };
+}
+
+/** Most bytes worth reading of one instruction file for a cap of `capChars` characters. */
+export function instructionBytesFor(capChars: number): number {
+  return Math.min(MAX_INSTRUCTION_FILE_BYTES, Math.max(1, capChars) * 4);
+}
+
+/**
+ * The folders whose instruction files apply to a task: the root (''), then each folder on the way to
+ * the target folders, outermost first (nested files are more specific, so they come later).
+ */
+export function instructionFolders(targetDirs: readonly string[]): string[] {
+  const folders = new Set<string>(['']);
+  for (const target of targetDirs) {
+    const parts = target.split('/').filter((p) => p && p !== '.');
+    for (let i = 1; i <= parts.length; i++) folders.add(parts.slice(0, i).join('/'));
+  }
+  return [...folders];
+}
+
+/**
+ * Find and read the project's instruction files (see `readInstructionFiles`) at the project root,
+ * then in each folder on the way to the task's target folders, capped at `capChars`.
  *
  * @param rootDir      project root (absolute, may be reached through a symlink)
  * @param targetDirs   project-relative folders the task is about (e.g. of the top context files)
@@ -52,52 +145,8 @@ export async function loadInstructions(
   targetDirs: readonly string[] = [],
   capChars = DEFAULT_INSTRUCTIONS_CAP_CHARS,
 ): Promise<ProjectInstructions> {
-  const empty: ProjectInstructions = { text: '', files: [], chars: 0, truncated: false, refused: [], redactions: [] };
-  const realRoot = await realpath(rootDir).catch(() => undefined);
-  if (realRoot === undefined) return empty;
-  const folders = new Set<string>(['']);
-  for (const target of targetDirs) {
-    const parts = target.split('/').filter((p) => p && p !== '.');
-    for (let i = 1; i <= parts.length; i++) folders.add(parts.slice(0, i).join('/'));
-  }
-  const maxBytes = Math.min(MAX_INSTRUCTION_FILE_BYTES, Math.max(1, capChars) * 4);
-  const { files, refused, redactions } = empty;
-  const blocks: string[] = [];
-  // Every candidate is resolved and read at once (each is a few file-system round trips, most of
-  // them for files that do not exist); the results are then taken in order, root first.
-  const candidates = [...folders].flatMap((folder) =>
-    INSTRUCTION_FILES.map((name) => (folder ? posix.join(folder, name) : name)),
-  );
-  const found = await Promise.all(
-    candidates.map(async (rel) => {
-      const resolved = await resolveProjectPath(realRoot, rel, {
-        mustExist: true,
-        allowControl: isInstructionControlFile,
-      });
-      return { rel, resolved, read: resolved.ok ? await readRegularFile(resolved.realAbs, maxBytes) : undefined };
-    }),
-  );
-  for (const { rel, resolved, read } of found) {
-    if (!resolved.ok) {
-      // A missing file is the common case, not a refusal.
-      if (resolved.code !== 'path_missing') refused.push({ path: rel, message: resolved.message });
-      continue;
-    }
-    if (read === undefined) continue;
-    if (read.bytes.includes(0)) {
-      refused.push({ path: rel, message: `${rel} holds binary data (NUL bytes)` });
-      continue;
-    }
-    const r = redactSecrets(read.bytes.toString('utf8'));
-    if (!r.text.trim()) continue;
-    for (const one of r.redactions) redactions.push({ path: rel, ...one });
-    files.push(rel);
-    blocks.push(`From ${rel}:\n${r.text.trim()}`);
-  }
-  const full = blocks.join('\n\n');
-  const truncated = full.length > capChars;
-  const text = truncated ? full.slice(0, Math.max(0, capChars - 20)) + '\n[… truncated]' : full;
-  return { text, files, chars: text.length, truncated, refused, redactions };
+  const files = await readInstructionFiles(rootDir, instructionFolders(targetDirs), instructionBytesFor(capChars));
+  return joinInstructions(files, capChars);
 }
 
 /** Folders (project-relative) of the given files, without duplicates: the targets for nested instructions. */

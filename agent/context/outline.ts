@@ -140,7 +140,7 @@ export function buildOutline(outlineInput: OutlineInput): string {
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     foldFirst(mid);
-    if (fitsAt(input, folders, headLen, maxDepth) !== undefined) hi = mid;
+    if (fitsLength(input, folders, headLen, maxDepth)) hi = mid;
     else lo = mid + 1;
   }
   foldFirst(lo);
@@ -148,8 +148,7 @@ export function buildOutline(outlineInput: OutlineInput): string {
   if (out !== undefined) return out;
   // Still too long: merge folded subtrees into their ancestors, deepest first.
   for (let depth = maxDepth - 1; depth >= 1; depth--) {
-    out = fitsAt(input, folders, headLen, depth);
-    if (out !== undefined) return unfoldWhileFits(input, folders, headLen, depth, byRelevance, out);
+    if (fitsLength(input, folders, headLen, depth)) return unfoldWhileFits(input, folders, headLen, depth, byRelevance);
   }
   return mostRelevantLines(input, folders);
 }
@@ -183,20 +182,33 @@ function groupFolders(input: OutlineInput): Folder[] {
  * `input.maxChars`; else undefined. Lengths are summed first, the text is joined only when it fits.
  */
 function fitsAt(input: OutlineInput, folders: readonly Folder[], headLen: number, depth: number): string | undefined {
+  return fitsLength(input, folders, headLen, depth) ? join(input, renderLines(input, folders, depth), 0) : undefined;
+}
+
+/** Whether the map `fitsAt` would render fits in `input.maxChars`, measured without rendering it. */
+function fitsLength(input: OutlineInput, folders: readonly Folder[], headLen: number, depth: number): boolean {
   let n = headLen;
-  const folded = new Map<string, number>();
+  // A folded folder no deeper than `depth` keeps a line of its own (its key is its own folder);
+  // only deeper ones are merged, and only those need counting per key.
+  let merged: Map<string, number> | undefined;
   for (const f of folders) {
     if (f.listed) n += f.lineLen + 1;
+    else if (f.segs.length <= depth) n += foldedLength(f.dir || './', f.files.length);
     else {
       let key = f.keys[depth];
-      if (key === undefined)
-        f.keys[depth] = key = f.segs.length > depth ? `${f.segs.slice(0, depth).join('/')}/**` : f.dir || './';
-      folded.set(key, (folded.get(key) ?? 0) + f.files.length);
+      if (key === undefined) f.keys[depth] = key = `${f.segs.slice(0, depth).join('/')}/**`;
+      merged ??= new Map();
+      merged.set(key, (merged.get(key) ?? 0) + f.files.length);
     }
-    if (n > input.maxChars) return undefined;
+    if (n > input.maxChars) return false;
   }
-  for (const [key, count] of folded) n += key.length + ` (${count} files)`.length + 1 - (count === 1 ? 1 : 0);
-  return n <= input.maxChars ? join(input, renderLines(input, folders, depth), 0) : undefined;
+  for (const [key, count] of merged ?? []) n += foldedLength(key, count);
+  return n <= input.maxChars;
+}
+
+/** Length of a folded line `key (N files)` with its newline. */
+function foldedLength(key: string, count: number): number {
+  return key.length + ` (${count} files)`.length + 1 - (count === 1 ? 1 : 0);
 }
 
 /**
@@ -219,7 +231,7 @@ function withFewerSymbols(input: OutlineInput, folders: readonly Folder[]): Outl
 
 /**
  * Merging at `depth` freed room: list the most relevant folded folders again while the map still
- * fits (at most MAX_UNFOLD_TRIES). Returns the last map that fit, `fitting` when none more does.
+ * fits (at most MAX_UNFOLD_TRIES), then render the last map that fit (the map merged at `depth` fits).
  */
 function unfoldWhileFits(
   input: OutlineInput,
@@ -227,22 +239,18 @@ function unfoldWhileFits(
   headLen: number,
   depth: number,
   byRelevance: readonly Folder[],
-  fitting: string,
 ): string {
-  let out = fitting;
   let tries = 0;
   for (const f of [...byRelevance].reverse()) {
     if (f.listed) continue;
     if (++tries > MAX_UNFOLD_TRIES) break;
     f.listed = true;
-    const again = fitsAt(input, folders, headLen, depth);
-    if (again === undefined) {
+    if (!fitsLength(input, folders, headLen, depth)) {
       f.listed = false;
       break;
     }
-    out = again;
   }
-  return out;
+  return join(input, renderLines(input, folders, depth), 0);
 }
 
 /** The last resort: the most relevant lines of the map merged at depth 1 that fit, or ''. */

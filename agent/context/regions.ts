@@ -42,10 +42,7 @@ function splitBlock(lines: readonly string[], from: number, to: number, out: Lin
     if (indentOf(line) !== min || CONTINUATION.test(line.slice(min))) continue;
     // A decorator right above a line of its own indentation (the definition, or one more decorator)
     // starts no block: the definition below takes it in. Otherwise a one-line `@property` became
-    // a piece of its own and was merged into the block above, away from the method it decorates
-    // (hunk recall @60k: held-out commits 0.857 → 0.859, issue reports 0.674 → 0.678; @18k equal).
-    // Comment lines, measured the same way, still start blocks: held-out commits +0.005 @18k but
-    // -0.004 @60k, issue reports -0.008 @18k and -0.012 @60k.
+    // a piece of its own and was merged into the block above, away from the method it decorates.
     if (DECORATOR.test(line.slice(min)) && i < to && indentOf(lines[i + 1] ?? '') === min) continue;
     // Leading comments and decorators belong to the block below them.
     let s = i;
@@ -140,28 +137,9 @@ function tokenOffsets(text: string, lower: string, term: string): number[] {
 }
 
 /**
- * For a short request, a term's count in a block saturates as in BM25 (k1 1.2, the value file
- * ranking uses): a block scores Σ idf·tf·(k1 + 1)/(tf + k1) over the task's terms. With
- * Σ idf·(1 + ln tf) the score kept growing with the count, so one common word repeated through a
- * long block (in fzf's 87,000-character `terminal.go`, one 80-line block says `preview` 43 times)
- * outscored a block holding two of the request's words once each. Block length is not normalised:
- * blocks are at most MAX_CHUNK_LINES lines, and the packer already prices each unit by its size.
- *
- * A long issue report keeps 1 + ln tf. Its many words spread over many blocks, and a word the report
- * repeats, counted again and again in one block, marks the code that handles the object the report
- * is about; saturated, blocks that pick up many of the report's incidental words overtake it.
- *
- * Measured, hunk recall @18k / @60k, on two commit sets mined with `npm run bench:mine` and never
- * tuned on (180 commits each; A: aider, httpx, gitleaks, click, fd, cobra; B: typer, starlette,
- * fzf, yargs, axios, ripgrep) and on the 240 public commits: A 0.715 / 0.851 → 0.718 / 0.850,
- * B 0.604 / 0.829 → 0.619 / 0.829, public 0.702 / 0.877 → 0.707 / 0.878. k1 0.8 and 2 gave
- * 0.715 and 0.717 on A, 0.610 and 0.613 on B @18k. Saturation for long reports too cost the 125
- * held-out issue reports (SWE-bench Lite: sympy, pytest, sphinx, pylint, xarray, seaborn)
- * 0.564 → 0.544 @18k (0.683 → 0.685 @60k). Not kept: BM25's length normalisation on top (b 0.75:
- * A 0.719 / 0.852, B 0.619 / 0.829, public 0.694 / 0.871; b 0.3: 0.722 / 0.850, 0.617 / 0.831,
- * 0.696 / 0.878); blocks of 40, 60 or 120 lines instead of 80 (A 0.711 to 0.723, B 0.580 to
- * 0.588 @18k); the share of the task's terms a block holds as a factor (to the power 0.5: A 0.706,
- * B 0.600 @18k; 1: 0.690, 0.583).
+ * For a short request, a term's count in a block saturates as in BM25 (k1 as in file ranking): one word
+ * repeated through a block must not outscore a block holding two of the request's words. A long report
+ * keeps 1 + ln tf: the word it repeats marks the code that handles the object it is about.
  */
 const BLOCK_K1 = 1.2;
 
@@ -233,16 +211,8 @@ const DEF_NAME = /(?:def|function|class|func|fn)\s+([\w$]+)/;
 
 /**
  * The parts of a compound definition name, lowercased (`_print_MatrixElement` → print, matrix, element);
- * empty for a one-part name, whose match the whole-name bonus already counts.
- *
- * Why the parts count (`scoreChunks` with `longReport`): in a long issue report, a definition whose name holds a report word as a part is
- * scored as if it were named by it: reports name the objects involved (`Product(1, (n, 1, oo))`,
- * `MatrixSymbol`), and the code that handles them is often a method named after them (`_print_Product`,
- * `visit_Call`, `_eval_rewrite_as_Heaviside`). Measured on 125 held-out issue reports (SWE-bench
- * Lite: sympy 77, pytest, sphinx, pylint, xarray, seaborn), file / hunk recall @18k 0.856 / 0.483 →
- * 0.848 / 0.545, @60k 0.840 / 0.648 → 0.840 / 0.665 (half the bonus 0.499 @18k, 1.5× the bonus 0.543);
- * public reports unchanged. Not for short requests: on 270 held-out real commits it cost 0.008 hunk
- * recall @18k (a subject's few words match many names in passing).
+ * empty for a one-part name. In a long report they count as if the report named the definition: reports
+ * name the objects involved, and the code handling them is often named after them (`_print_Product`).
  */
 function nameTerms(name: string): string[] {
   const parts = new Set(splitIdentifier(name));
@@ -263,8 +233,7 @@ function firstCodeLine(lines: readonly string[], [a, b]: LineRange): number {
  * definition's header), as happens when a long function is cut into several blocks. Headers are
  * kept on a stack, so a nested brace block (`if (…) {`, which matches a signature's shape) closing
  * does not close the function around it: before, most long JS and Go functions ended at their first
- * nested `if`. Measured on real commits, hunk recall @18k/@60k: held-out projects 0.674/0.841 →
- * 0.6745/0.841, public set 0.699/0.862 → 0.700/0.863, held-out issue reports unchanged.
+ * nested `if`.
  *
  * @param lines   the file split on '\n'
  * @param chunks  `chunkLines(lines)`
@@ -289,4 +258,48 @@ export function continuations(lines: readonly string[], chunks: readonly LineRan
     }
   });
   return out;
+}
+
+const HEAD_MAX_LINES = 40;
+
+/**
+ * The leading block of imports, package clause and directives, as a 1-based inclusive line range;
+ * null when there is none. It starts at the first import line, not at line 1 (a licence header or
+ * module docstring above is neither where an edit goes nor what the imports mean), and holds the
+ * comments between imports, lines continued after a backslash, and Rust's `mod x;` / `extern crate`.
+ */
+export function importHead(lines: readonly string[]): LineRange | null {
+  let start = 0;
+  let end = 0;
+  let depth = 0;
+  // A leading module docstring (Python `"""…"""`) is skipped whole: the imports follow it.
+  let from = 0;
+  while (from < lines.length && /^\s*(#.*)?$/.test(lines[from] ?? '')) from++;
+  const doc = /^\s*[rRuUbB]?("{3}|'{3})/.exec(lines[from] ?? '');
+  if (doc) {
+    const quote = doc[1]!;
+    const first = lines[from] ?? '';
+    let close = first.slice(first.indexOf(quote) + 3).includes(quote) ? from : -1;
+    for (let i = from + 1; close === -1 && i < Math.min(lines.length, from + HEAD_MAX_LINES); i++)
+      if ((lines[i] ?? '').includes(quote)) close = i;
+    if (close !== -1) from = close + 1;
+  }
+  for (let i = from; i < Math.min(lines.length, from + HEAD_MAX_LINES); i++) {
+    const t = (lines[i] ?? '').trim();
+    const isImport =
+      /^(import\b|from\s+\S+\s+import\b|export\s+(\*|\{[^}]*\})\s+from\b|package\s+\w|(pub(\([\w:]+\))?\s+)?(use\s|mod\s+\w+\s*;)|extern\s+crate\s|require\(|const\s+\S+\s*=\s*require\(|var\s+\S+\s*=\s*require\(|#include|['"]use strict['"])/.test(
+        t,
+      );
+    // A line ending in a backslash continues onto the next (`from ._compat import a, \` then `    b`).
+    const continued = end === i && /\\\s*$/.test(lines[i - 1] ?? '');
+    if (depth > 0 || isImport || continued) {
+      for (const ch of t) depth += ch === '(' || ch === '{' ? 1 : ch === ')' || ch === '}' ? -1 : 0;
+      depth = Math.max(0, depth);
+      if (end === 0) start = i + 1;
+      end = i + 1;
+    } else if (t === '' || /^(\/\/|\/\*|\*|#|"""|''')/.test(t)) {
+      continue;
+    } else break;
+  }
+  return end === 0 ? null : [start, end];
 }

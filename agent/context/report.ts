@@ -13,13 +13,7 @@ import { IDENT, splitIdentifier, type QueryTerm } from './tokenize.js';
 
 /** A task of at least this many characters is read as a report with a title line and a body. */
 export const LONG_REPORT_CHARS = 300;
-/**
- * Title words count this many times their weight in the body. Measured on held-out issue reports (48,
- * five Python projects), hunk recall at 18,000 / 60,000 characters: 1 (off) 0.469 / 0.590, 2 0.486 /
- * 0.601, 3 0.493 / 0.632, 4 0.535 / 0.674, 5 0.524 / 0.674, 6 0.545 / 0.694, 8 0.587 / 0.694; on the 15
- * public reports 5 is best (0.733 → 0.833 / 0.967 → 1). A plateau from 4 on: the title is where a
- * reporter names the component, and it has a dozen words against the body's hundreds.
- */
+/** Title words count this many times their body weight: the title is where a reporter names the component. */
 const TITLE_WEIGHT = 5;
 /** A title longer than this is not a summary line (a report pasted without one). */
 const MAX_TITLE_CHARS = 200;

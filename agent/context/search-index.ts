@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmS
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { classifyContent } from './scan.js';
+import { classifyContent } from './scan-rules.js';
 import { analyzeText } from './symbols.js';
 import { getProjectHash } from '../../utils/project-hash.js';
 

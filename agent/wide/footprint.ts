@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { classifyContent, type ScannedFile } from '../context/scan.js';
+import { classifyContent } from '../context/scan-rules.js';
+import type { ScannedFile } from '../context/scan.js';
 import { redactSecrets } from '../../utils/policy/secrets.js';
 import { UsageError } from '../../utils/errors.js';
 import type { FootprintFile } from './shards.js';

@@ -1,4 +1,4 @@
-import { closeGaps, mergeRanges, rangesText, wholeFileText } from '../context/pack.js';
+import { closeGaps, mergeRanges, rangesText, wholeFileText } from '../context/pack-text.js';
 import type { LineRange } from '../context/regions.js';
 
 /**

@@ -1,6 +1,7 @@
 import { escapeTerminal } from '../../utils/terminal-text.js';
 import type { ContextResult } from '../../agent/context/build.js';
 import { gatherContext } from '../../agent/context/gather.js';
+import { describeBudget, type BudgetChoice } from '../../config/model-budget.js';
 
 /**
  * `clawcode context "<task>"`: show what would be sent to the provider for a task, and why, without
@@ -20,6 +21,8 @@ export interface ContextCommandOptions {
   extraIgnore?: string[];
   /** `--files`: pathspecs pinned into the context. */
   files?: string[];
+  /** where `budgetChars` came from: said under the table (not in `--json`, whose shape is fixed) */
+  budget?: BudgetChoice;
 }
 
 /** The `--json` shape of docs/architecture.md "Contracts": nothing more, nothing less. */
@@ -62,15 +65,17 @@ function fit(text: string, width: number, cut: 'start' | 'end'): string {
   return cut === 'start' ? `…${text.slice(text.length - width + 1)}` : `${text.slice(0, width - 1)}…`;
 }
 
-/** The line shown before a request is sent: its size in characters and estimated tokens, and the context's share. */
-export function formatPromptEstimate(p: {
-  chars: number;
-  estimatedTokens: number;
-  contextChars: number;
-  budgetChars: number;
-}): string {
+/**
+ * The line shown before a request is sent: its size in characters and estimated tokens, what those
+ * input tokens cost at the model's list price when it is known (USD), and the context's share.
+ */
+export function formatPromptEstimate(
+  p: { chars: number; estimatedTokens: number; contextChars: number; budgetChars: number },
+  inputCostUsd?: number | null,
+): string {
   const n = (x: number): string => x.toLocaleString('en-US');
-  return `Sending ${n(p.chars)} chars (~${n(p.estimatedTokens)} tokens): context ${n(p.contextChars)} of ${n(p.budgetChars)} chars`;
+  const cost = inputCostUsd == null ? '' : `, ~$${inputCostUsd.toFixed(inputCostUsd < 0.01 ? 4 : 2)} in`;
+  return `Sending ${n(p.chars)} chars (~${n(p.estimatedTokens)} tokens${cost}): context ${n(p.contextChars)} of ${n(p.budgetChars)} chars`;
 }
 
 /** Render the readable table of a context result (no colour: it may be piped). */
@@ -124,8 +129,9 @@ export async function runContextCommand(options: ContextCommandOptions): Promise
     options.stdout.write(`${JSON.stringify(contextJson(result))}\n`);
     return;
   }
-  const note = instructions.files.length
-    ? `instructions: ${instructions.files.join(', ')} (${instructions.chars} chars${instructions.truncated ? ', truncated' : ''})\n`
-    : '';
+  const note =
+    (instructions.files.length
+      ? `instructions: ${instructions.files.join(', ')} (${instructions.chars} chars${instructions.truncated ? ', truncated' : ''})\n`
+      : '') + (options.budget ? `${describeBudget(options.budget)}\n` : '');
   options.stdout.write(escapeTerminal(formatContextTable(result) + note, 'colored'));
 }

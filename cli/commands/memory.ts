@@ -1,5 +1,5 @@
 import chalk from 'chalk';
-import { cleanNote, clearSessionMemory, loadSessionMemory, type SessionMemory } from '../../memory/memory.js';
+import { cleanNote, clearProjectMemory, loadProjectMemory, type ProjectMemory } from '../../memory/memory.js';
 import { rememberRun } from '../../agent/write-after.js';
 import { UsageError } from '../../utils/errors.js';
 import { plural } from '../console/render.js';
@@ -30,7 +30,7 @@ export async function runMemoryCommand(options: MemoryCommandOptions): Promise<v
     });
   }
   if (options.action === 'clear') {
-    const notes = await clearSessionMemory(options.rootDir, options.homeDir);
+    const notes = await clearProjectMemory(options.rootDir, options.homeDir);
     stdout.write(
       options.json
         ? `${JSON.stringify({ cleared: true, notes })}\n`
@@ -39,7 +39,7 @@ export async function runMemoryCommand(options: MemoryCommandOptions): Promise<v
     );
     return;
   }
-  const memory = await loadSessionMemory(options.rootDir, options.homeDir);
+  const memory = await loadProjectMemory(options.rootDir, options.homeDir);
   if (options.json) {
     stdout.write(`${JSON.stringify(memory)}\n`);
     return;
@@ -78,7 +78,7 @@ export interface RememberRunOptions {
  * are printed here, in a terminal, for an applied run. Without a terminal (`--yes` in a script) or
  * under `--json` they are not stored, and one dim line says so.
  */
-export async function showNotesAndRemember(options: RememberRunOptions): Promise<SessionMemory> {
+export async function showNotesAndRemember(options: RememberRunOptions): Promise<ProjectMemory> {
   const notes = options.notes.map(cleanNote).filter((n) => n !== '');
   const shown =
     notes.length > 0 && options.personAtTerminal && options.print !== undefined && options.runId !== undefined;

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { ClawcodeError } from '../../utils/errors.js';
 import { isPromptExit } from '../console/interrupt.js';
 import { validateProjectPath } from './projects.js';
-import { clearSession, sessionCommand, type ContextSession } from '../../agent/context/session.js';
+import { clearCarriedFiles, carriedFilesCommand, type CarriedFiles } from '../../agent/context/carried-files.js';
 
 /**
  * The `:commands` every interactive surface takes — the shell (`--shell`), the "What next?" loop and the
@@ -71,7 +71,7 @@ export interface ColonIo {
 /** What the commands act on; each is optional, and a command whose handler is absent says it is not available. */
 export interface ColonHandlers {
   /** Files carried between tasks (`:add`, `:drop`, `:files`; `:clear` empties it). */
-  files?: ContextSession;
+  files?: CarriedFiles;
   /** `:provider [name]`: switch provider (no name: the default); resolves to a label, e.g. "openai · gpt-4o-mini". */
   switchProvider?: (name: string | undefined) => Promise<string | void>;
   /** `:provider` with a list to pick from: the configured providers. */
@@ -145,14 +145,14 @@ async function dispatch(
       return;
     case ':clear':
       io.clearScreen?.();
-      if (handlers.files) clearSession(handlers.files);
+      if (handlers.files) clearCarriedFiles(handlers.files);
       io.say('Cleared: the next task starts clean.');
       return;
     case ':add':
     case ':drop':
     case ':files':
       if (!handlers.files) return io.say('Pinning files is not available here.');
-      for (const shown of sessionCommand(handlers.files, [command, ...rest].join(' ')) ?? []) io.say(shown);
+      for (const shown of carriedFilesCommand(handlers.files, [command, ...rest].join(' ')) ?? []) io.say(shown);
       return;
     case ':provider':
       return switchProvider(arg, handlers, io);

@@ -2,9 +2,8 @@
 // flags on top, the provider, the context budget for its model, and the files carried between tasks.
 import type { TaskFlags } from '../flags.js';
 import { listConfiguredProviders, readConfig, resolveProviderConfig } from '../../config/config.js';
-import { budgetFor } from '../../config/model-budget.js';
 import { loadSettings, type ResolvedSettings, type SettingsValues } from '../../config/settings.js';
-import { createContextSession, type ContextSession } from '../../agent/context/session.js';
+import { createCarriedFiles, type CarriedFiles } from '../../agent/context/carried-files.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { ConfigError } from '../../utils/errors.js';
 import { warnIfConfigOpen } from '../config/home-permissions.js';
@@ -99,11 +98,6 @@ export function loadTaskSettings(
   return loadTrustedSettings({ rootDir, env: process.env, flags: settingsFlags(flags), interactive, stderr });
 }
 
-/** The context budget in characters for `provider`'s model: the budget setting, or the model's default when unset. */
-export function budgetForProvider(settings: ResolvedSettings, provider: ProviderConfig): number {
-  return budgetFor(settings.values.budgetChars, settings.sources.budgetChars.layer, provider);
-}
-
 /** Put the project on the recent list; a convenience, so a failure is ignored. Never throws. */
 export async function rememberProject(rootDir: string): Promise<void> {
   await addRecentProject(rootDir).catch(() => undefined);
@@ -114,7 +108,7 @@ export interface TaskSession {
   settings: ResolvedSettings;
   provider: ProviderConfig;
   /** The `--files` pins, and later the files kept from one task for the next. */
-  files: ContextSession;
+  files: CarriedFiles;
 }
 
 /**
@@ -132,7 +126,7 @@ export async function openTaskSession(rootDir: string, flags: TaskFlags, interac
   await rememberProject(rootDir);
   const settings = await loadTaskSettings(rootDir, flags, interactive);
   const provider = await resolveProvider(settings.values, interactive);
-  return { settings, provider, files: createContextSession(flags.files) };
+  return { settings, provider, files: createCarriedFiles(flags.files) };
 }
 
 /** An interactive surface's session as it changes: `:project`, `:provider` and `:model` move it. */

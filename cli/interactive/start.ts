@@ -2,27 +2,60 @@ import { Writable } from 'node:stream';
 import chalk from 'chalk';
 import type { TaskFlags } from '../flags.js';
 import { createAgentEmitter } from '../../agent/events.js';
-import { loadSessionMemory } from '../../memory/memory.js';
+import { loadProjectMemory } from '../../memory/memory.js';
 import { UsageError } from '../../utils/errors.js';
 import { getGitInfo } from '../../utils/git/ops.js';
 import { withProjectLock } from '../../utils/journal/lock.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
-import { rememberTask } from '../../agent/context/session.js';
-import { executeTask } from '../task/flow.js';
+import { rememberTask } from '../../agent/context/carried-files.js';
+import { budgetForRun } from '../../config/model-windows.js';
+import { executeTask, type TaskOptions, type TaskReport } from '../task/flow.js';
+import { DEFAULT_LOCK_WAIT_MS } from '../../utils/defaults.js';
 import { resolveProjectRoot } from '../project-root.js';
-import {
-  budgetForProvider,
-  openTaskSession,
-  providerLabel,
-  sessionHandlers,
-  taskSettings,
-  type LiveSession,
-} from './session.js';
+import { openTaskSession, providerLabel, sessionHandlers, taskSettings, type LiveSession } from './session.js';
 import { commandLines, lines, reviewInTui, runTuiCommand, showTaskOutcome, type TuiTaskHooks } from './tui-hooks.js';
 
 /** A stream that drops what is written: the TUI shows events, not the console flow's text. */
 function sink(): NodeJS.WritableStream {
   return new Writable({ write: (_chunk, _enc, done) => done() });
+}
+
+/** What the REPL and the TUI set differently when they run a task: where text goes and how a person is asked. */
+type SessionSurface = Pick<
+  TaskOptions,
+  'debug' | 'interactive' | 'signal' | 'emitter' | 'stdout' | 'stderr' | 'confirm' | 'review'
+>;
+
+/**
+ * Run one task of an interactive session (the REPL's and the TUI's one runner): the session's settings,
+ * provider and budget for its model, the files it carries, under the project lock (waiting up to
+ * DEFAULT_LOCK_WAIT_MS, ms); the task's files are then carried to the next task.
+ * @returns the task's report (its `error` set when the task failed; never throws for a failed task)
+ * @throws ProjectLockedError when another run keeps the project's lock longer than the wait
+ */
+async function runSessionTask(
+  live: LiveSession,
+  flags: TaskFlags,
+  task: string,
+  surface: SessionSurface,
+): Promise<TaskReport> {
+  const { settings, provider, files } = live;
+  const budget = await budgetForRun(settings, provider, true);
+  const report = await withProjectLock(live.rootDir, { waitMs: DEFAULT_LOCK_WAIT_MS }, () =>
+    executeTask({
+      ...taskSettings(flags, settings.values),
+      budgetChars: budget.chars,
+      files: files.pinned,
+      kept: files.kept,
+      rootDir: live.rootDir,
+      task,
+      provider,
+      json: false,
+      ...surface,
+    }),
+  );
+  rememberTask(files, report);
+  return report;
 }
 
 /**
@@ -43,26 +76,14 @@ export async function runShell(flags: TaskFlags): Promise<void> {
     banner: providerLabel(live.provider),
     ...(terminal ? { pick: pickFromList } : {}),
     runTask: async (task, signal) => {
-      const { settings, provider, files } = live;
-      const report = await withProjectLock(live.rootDir, { waitMs: 10_000 }, () =>
-        executeTask({
-          ...taskSettings(flags, settings.values),
-          budgetChars: budgetForProvider(settings, provider),
-          files: files.pinned,
-          kept: files.kept,
-          rootDir: live.rootDir,
-          task,
-          provider,
-          json: false,
-          debug: Boolean(flags.debug),
-          interactive: terminal,
-          signal,
-          stdout: process.stdout,
-          stderr: process.stderr,
-          ...(terminal ? { review: (changes) => reviewInTerminal(changes, live.rootDir) } : {}),
-        }),
-      );
-      rememberTask(files, report);
+      const report = await runSessionTask(live, flags, task, {
+        debug: Boolean(flags.debug),
+        interactive: terminal,
+        signal,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        ...(terminal ? { review: (changes) => reviewInTerminal(changes, live.rootDir) } : {}),
+      });
       if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeTerminal(report.error)}\n`);
     },
     undo: async (root) => {
@@ -133,7 +154,7 @@ export async function runTui(flags: TaskFlags): Promise<void> {
     ? { rootDir: await resolveProjectRoot(flags.dir), typed: '' }
     : await pickProject();
   const live: LiveSession = { rootDir, ...(await openTaskSession(rootDir, flags, true)) };
-  const [git, memory] = await Promise.all([getGitInfo(rootDir), loadSessionMemory(rootDir)]);
+  const [git, memory] = await Promise.all([getGitInfo(rootDir), loadProjectMemory(rootDir)]);
   const emitter = createAgentEmitter();
   const { runInkUI } = await (await import('../../ui/load-ui.js')).loadInkUI();
   await runInkUI({
@@ -145,31 +166,19 @@ export async function runTui(flags: TaskFlags): Promise<void> {
     memory: `memory: ${memory.lastTasks.length} task${memory.lastTasks.length === 1 ? '' : 's'}`,
     initialInput: typed,
     runTask: async (task: string, signal: AbortSignal, hooks: TuiTaskHooks) => {
-      const { settings, provider, files } = live;
       // The console flow's text is not drawn in the TUI, but the commands it lists before asking
       // "Run this command?" are shown with the question.
       const printed = commandLines();
-      const report = await withProjectLock(live.rootDir, { waitMs: 10_000 }, () =>
-        executeTask({
-          ...taskSettings(flags, settings.values),
-          budgetChars: budgetForProvider(settings, provider),
-          files: files.pinned,
-          kept: files.kept,
-          rootDir: live.rootDir,
-          task,
-          provider,
-          json: false,
-          debug: false,
-          interactive: true,
-          signal,
-          emitter,
-          stdout: printed.stream,
-          stderr: sink(),
-          confirm: (m: string) => hooks.confirm(m, printed.take()),
-          review: (changes) => reviewInTui(changes, hooks, live.rootDir),
-        }),
-      );
-      rememberTask(files, report);
+      const report = await runSessionTask(live, flags, task, {
+        debug: false,
+        interactive: true,
+        signal,
+        emitter,
+        stdout: printed.stream,
+        stderr: sink(),
+        confirm: (m: string) => hooks.confirm(m, printed.take()),
+        review: (changes) => reviewInTui(changes, hooks, live.rootDir),
+      });
       if (report.error) emitter.emit('error', { message: report.error });
       showTaskOutcome(report, hooks);
     },

@@ -4,6 +4,9 @@ import chalk from 'chalk';
 import type { TaskFlags } from '../flags.js';
 import { ClawcodeError, InterruptedError, UsageError } from '../../utils/errors.js';
 import { type ResolvedSettings } from '../../config/settings.js';
+import { providerIfConfigured } from '../../config/config.js';
+import { describeBudget } from '../../config/model-budget.js';
+import { budgetForRun } from '../../config/model-windows.js';
 import { isGitRepo } from '../../utils/git/ops.js';
 import { detectProjectSummary } from '../../memory/project-summary.js';
 import { isPromptExit, isTerminating, withInterrupt } from '../console/interrupt.js';
@@ -18,14 +21,8 @@ import { askText, confirmPrompt } from '../console/ask.js';
 import { errorLine, errorText } from '../console/errors.js';
 import { checkProjectFolder } from '../folder-check.js';
 
-import { createContextSession, rememberTask, type ContextSession } from '../../agent/context/session.js';
-import {
-  budgetForProvider,
-  loadTaskSettings,
-  rememberProject,
-  resolveProvider,
-  taskSettings,
-} from '../interactive/session.js';
+import { createCarriedFiles, rememberTask, type CarriedFiles } from '../../agent/context/carried-files.js';
+import { loadTaskSettings, rememberProject, resolveProvider, taskSettings } from '../interactive/session.js';
 
 /** A yes/no question whose Enter alone means no. */
 const askNo = (question: string): Promise<boolean> => confirmPrompt(question, false);
@@ -129,9 +126,12 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   const verify = await verifyCommandFor(flags, settings, rootDir);
   await checkBeforePlanning(flags, settings.values.autoCommit, rootDir);
   const provider = await resolveProvider(settings.values, interactive);
-  const budgetChars = budgetForProvider(settings, provider);
+  const budget = await budgetForRun(settings, provider, true);
+  const budgetChars = budget.chars;
+  // Which budget, and why, on the line the person reads before the spinner (not in --json or a pipe).
+  if (!machine && process.stderr.isTTY) process.stderr.write(`${chalk.dim(`· ${describeBudget(budget)}`)}\n`);
   // Follow-ups of the What-next loop keep the pins and the files the previous task planned or edited.
-  const files = createContextSession(flags.files);
+  const files = createCarriedFiles(flags.files);
   const emitter = createAgentEmitter();
   if (flags.events) eventsToStdout(emitter);
   const run: TaskRun = {
@@ -151,7 +151,7 @@ export async function runTaskCommand(task: string, flags: TaskFlags): Promise<nu
   // The loop's `:commands` change the run's project, provider and model; the budget and verify follow.
   const whatNext = loop
     ? (await import('../interactive/what-next.js')).whatNextPrompt(run, flags, async () => {
-        run.budgetChars = budgetForProvider(run.settings, run.provider);
+        run.budgetChars = (await budgetForRun(run.settings, run.provider, true)).chars;
         run.verify = await verifyCommandFor(flags, run.settings, run.rootDir);
       })
     : undefined;
@@ -180,11 +180,15 @@ async function printPrompts(options: {
   machine: boolean;
 }): Promise<void> {
   const { task, flags, settings, rootDir, wide, machine } = options;
+  // The budget the run would use, for the provider and model it would use; nothing is cached.
+  const budget = await budgetForRun(settings, await providerIfConfigured(settings.values), false);
+  if (!machine) process.stderr.write(`${describeBudget(budget)}\n`);
   if (wide) {
     const { printWidePrompts } = await import('../wide/flow.js');
     const provider = { provider: 'openai' as const, name: 'none', model: '' };
     const printed = await printWidePrompts({
       ...taskSettings(flags, settings.values),
+      budgetChars: budget.chars,
       rootDir,
       task,
       provider,
@@ -201,7 +205,7 @@ async function printPrompts(options: {
   await printPrompt({
     rootDir,
     task,
-    budgetChars: settings.values.budgetChars,
+    budgetChars: budget.chars,
     extraIgnore: settings.values.ignore,
     files: flags.files,
     json: machine,
@@ -216,7 +220,7 @@ interface TaskRun {
   settings: ResolvedSettings;
   provider: ProviderConfig;
   budgetChars: number;
-  files: ContextSession;
+  files: CarriedFiles;
   emitter: AgentEmitter;
   verify: string | undefined;
   wide: WideOptions | undefined;

@@ -71,7 +71,7 @@ export interface TaskOptions {
   wide?: import('../wide/flow.js').WideOptions;
   /** false: no repair round for refused patches (`--no-repair`, settings `repair: false`). */
   repair?: boolean;
-  /** Pinned pathspecs (`--files`, `:add`) and the paths kept from the previous task (agent/context/session.ts). */
+  /** Pinned pathspecs (`--files`, `:add`) and the paths kept from the previous task (agent/context/carried-files.ts). */
   files?: readonly string[];
   kept?: readonly string[];
 }
@@ -348,7 +348,12 @@ async function startSpinner(options: TaskOptions, emitter: AgentEmitter): Promis
     // The request's size goes on a line of its own above the spinner, which keeps running.
     emitter.on('prompt', (p) => {
       spinner.clear();
-      options.stderr.write(`${chalk.dim(`· ${formatPromptEstimate(p)}`)}\n`);
+      const cost = reportedCostUsd(options.provider, model, {
+        inputTokens: p.estimatedTokens,
+        outputTokens: 0,
+        totalTokens: p.estimatedTokens,
+      });
+      options.stderr.write(`${chalk.dim(`· ${formatPromptEstimate(p, cost)}`)}\n`);
       spinner.render();
     }),
     emitter.on('model_request', () => {

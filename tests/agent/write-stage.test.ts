@@ -14,7 +14,7 @@ import {
   type RunToRemember,
   type WriteStageInput,
 } from '../../agent/write-stage.js';
-import { loadSessionMemory } from '../../memory/memory.js';
+import { loadProjectMemory } from '../../memory/memory.js';
 import type { Plan } from '../../utils/plan.js';
 import { gitIn } from '../support/fixture.js';
 import { detectSandbox } from '../../utils/shell/sandbox.js';
@@ -110,7 +110,7 @@ describe('runWriteStage: the changes decision', () => {
     expect(report.runId).toBe(report.run?.runId);
     expect(await read('a.txt')).toBe('ALPHA\n');
     expect(events).toEqual(['write_file', 'write_file', 'success']);
-    expect((await loadSessionMemory(root, home)).lastTasks).toEqual(['shout']);
+    expect((await loadProjectMemory(root, home)).lastTasks).toEqual(['shout']);
     // Nobody saw the model's notes (the default memory step has no person): they are not stored.
     expect(report.memory?.notes).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildSystemPrompt, buildUserPrompt } from '../../llm/prompts.js';
-import { rangesText, wholeFileText } from '../../agent/context/pack.js';
+import { rangesText, wholeFileText } from '../../agent/context/pack-text.js';
 
 describe('prompts', () => {
   it('system prompt names JSON (required by JSON mode) and embeds the schema', () => {

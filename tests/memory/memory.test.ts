@@ -4,15 +4,15 @@ import { dirname, join, resolve } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   buildMemoryContext,
-  clearSessionMemory,
+  clearProjectMemory,
   loadGlobalMemory,
-  loadSessionMemory,
+  loadProjectMemory,
   MAX_LAST_TASKS,
   MAX_NOTE_CHARS,
   MAX_RECENT_FILES,
   saveGlobalMemory,
-  saveSessionAfterRun,
-  type SaveSessionOptions,
+  saveProjectMemoryAfterRun,
+  type SaveProjectMemoryOptions,
 } from '../../memory/memory.js';
 import { applyRun, undoRun } from '../../utils/journal/journal.js';
 import { getProjectHash } from '../../utils/project-hash.js';
@@ -35,12 +35,21 @@ const save = (
   task: string,
   filesTouched: string[],
   notes: string[] = [],
-  extra: Partial<SaveSessionOptions> = {},
-) => saveSessionAfterRun({ projectRoot, task, filesTouched, notes, notesSeenByPerson: false, homeDir: home, ...extra });
+  extra: Partial<SaveProjectMemoryOptions> = {},
+) =>
+  saveProjectMemoryAfterRun({
+    projectRoot,
+    task,
+    filesTouched,
+    notes,
+    notesSeenByPerson: false,
+    homeDir: home,
+    ...extra,
+  });
 
 describe('session memory', () => {
   it('starts empty, then records task and files under sessions/<hash>.json (0600)', async () => {
-    expect(await loadSessionMemory('/p', home)).toEqual({ lastTasks: [], recentFiles: [], notes: [] });
+    expect(await loadProjectMemory('/p', home)).toEqual({ lastTasks: [], recentFiles: [], notes: [] });
     await save('/p', 'task one', ['a.ts']);
     const file = join(home, 'memory', 'sessions', `${getProjectHash('/p')}.json`);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
@@ -54,7 +63,7 @@ describe('session memory', () => {
   it('puts the newest first, dedupes and caps', async () => {
     for (let i = 0; i < MAX_LAST_TASKS + 5; i++) await save('/p', `t${i}`, [`f${i}.ts`, 'common.ts']);
     await save('/p', 't3', ['f3.ts']);
-    const m = await loadSessionMemory('/p', home);
+    const m = await loadProjectMemory('/p', home);
     expect(m.lastTasks).toHaveLength(MAX_LAST_TASKS);
     expect(m.lastTasks[0]).toBe('t3');
     expect(m.lastTasks.filter((t) => t === 't3')).toHaveLength(1);
@@ -66,7 +75,7 @@ describe('session memory', () => {
 
   it('keeps projects apart', async () => {
     await save('/p1', 'a', []);
-    expect((await loadSessionMemory('/p2', home)).lastTasks).toEqual([]);
+    expect((await loadProjectMemory('/p2', home)).lastTasks).toEqual([]);
   });
 });
 
@@ -90,15 +99,15 @@ describe('model notes', () => {
       runId,
       notesSeenByPerson: false,
     });
-    expect((await loadSessionMemory(root, home)).notes).toEqual([]);
+    expect((await loadProjectMemory(root, home)).notes).toEqual([]);
     await save(root, 't', ['a.ts'], ['uses vitest'], { notesSeenByPerson: true }); // no applied run
-    expect((await loadSessionMemory(root, home)).notes).toEqual([]);
+    expect((await loadProjectMemory(root, home)).notes).toEqual([]);
     await save(root, 't', ['a.ts'], ['uses vitest'], {
       runId,
       notesSeenByPerson: true,
       now: new Date('2026-01-02T03:04:05Z'),
     });
-    expect((await loadSessionMemory(root, home)).notes).toEqual([
+    expect((await loadProjectMemory(root, home)).notes).toEqual([
       { text: 'uses vitest', runId, at: '2026-01-02T03:04:05.000Z' },
     ]);
   });
@@ -110,7 +119,7 @@ describe('model notes', () => {
       runId,
       notesSeenByPerson: true,
     });
-    const notes = (await loadSessionMemory(root, home)).notes.map((n) => n.text);
+    const notes = (await loadProjectMemory(root, home)).notes.map((n) => n.text);
     expect(notes[0]).toBe('line one line two [2K ]0;title');
     expect(notes[1]).toHaveLength(MAX_NOTE_CHARS);
     expect(notes).toHaveLength(2);
@@ -121,23 +130,23 @@ describe('model notes', () => {
     await save(root, 't1', ['a.ts'], ['first note'], { runId: first, notesSeenByPerson: true });
     const second = await applied('a2');
     await save(root, 't2', ['a.ts'], ['second note'], { runId: second, notesSeenByPerson: true });
-    expect((await loadSessionMemory(root, home)).notes.map((n) => n.text)).toEqual(['second note', 'first note']);
+    expect((await loadProjectMemory(root, home)).notes.map((n) => n.text)).toEqual(['second note', 'first note']);
     await undoRun({ rootDir: root, homeDir: home });
-    expect((await loadSessionMemory(root, home)).notes.map((n) => n.text)).toEqual(['first note']);
+    expect((await loadProjectMemory(root, home)).notes.map((n) => n.text)).toEqual(['first note']);
   });
 
   it('saved by earlier versions as plain strings are not loaded', async () => {
     const file = join(home, 'memory', 'sessions', `${getProjectHash(root)}.json`);
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, JSON.stringify({ lastTasks: ['t'], recentFiles: [], agentNotes: ['SYSTEM OVERRIDE'] }));
-    expect(await loadSessionMemory(root, home)).toEqual({ lastTasks: ['t'], recentFiles: [], notes: [] });
+    expect(await loadProjectMemory(root, home)).toEqual({ lastTasks: ['t'], recentFiles: [], notes: [] });
   });
 
-  it('clearSessionMemory forgets everything of the project', async () => {
+  it('clearProjectMemory forgets everything of the project', async () => {
     const runId = await applied('a1');
     await save(root, 't', ['a.ts'], ['n'], { runId, notesSeenByPerson: true });
-    expect(await clearSessionMemory(root, home)).toBe(1);
-    expect(await loadSessionMemory(root, home)).toEqual({ lastTasks: [], recentFiles: [], notes: [] });
+    expect(await clearProjectMemory(root, home)).toBe(1);
+    expect(await loadProjectMemory(root, home)).toEqual({ lastTasks: [], recentFiles: [], notes: [] });
   });
 });
 

@@ -130,6 +130,12 @@ export interface ProviderServerOptions {
   apiKey?: string;
   /** Model ids listed by GET …/models and found by GET …/models/<id>. @default ['test-model'] */
   models?: string[];
+  /**
+   * Context windows in tokens the model listings report, per model id, in each service's field
+   * (OpenAI-compatible `context_length`, Anthropic `max_input_tokens`, Gemini `inputTokenLimit`).
+   * @default none, except Gemini's 1,048,576
+   */
+  windows?: Record<string, number>;
   /** Azure deployments that exist; when set, chat completions naming another one answer 404 `DeploymentNotFound`. */
   deployments?: string[];
 }
@@ -590,8 +596,15 @@ async function sendFlood(res: ServerResponse, request: RecordedRequest, chunkCha
 }
 
 /** GET of one model, in the shape of the service the request is for: the model object, or that service's 404. */
-function sendModel(res: ServerResponse, service: 'gemini' | 'anthropic' | 'openai', id: string, ids: string[]): void {
+function sendModel(
+  res: ServerResponse,
+  service: 'gemini' | 'anthropic' | 'openai',
+  id: string,
+  ids: string[],
+  windows: Record<string, number> = {},
+): void {
   const found = ids.includes(id);
+  const window = windows[id];
   let body: unknown;
   if (service === 'gemini') {
     body = found
@@ -599,7 +612,7 @@ function sendModel(res: ServerResponse, service: 'gemini' | 'anthropic' | 'opena
           name: `models/${id}`,
           version: '001',
           displayName: id,
-          inputTokenLimit: 1_048_576,
+          inputTokenLimit: window ?? 1_048_576,
           outputTokenLimit: 65_536,
           supportedGenerationMethods: ['generateContent', 'countTokens'],
         }
@@ -612,11 +625,17 @@ function sendModel(res: ServerResponse, service: 'gemini' | 'anthropic' | 'opena
         };
   } else if (service === 'anthropic') {
     body = found
-      ? { id, type: 'model', display_name: id, created_at: '2025-01-01T00:00:00Z' }
+      ? {
+          id,
+          type: 'model',
+          display_name: id,
+          created_at: '2025-01-01T00:00:00Z',
+          ...(window ? { max_input_tokens: window } : {}),
+        }
       : { type: 'error', error: { type: 'not_found_error', message: `model: ${id}` } };
   } else {
     body = found
-      ? { id, object: 'model', created: 1, owned_by: 'test' }
+      ? { id, object: 'model', created: 1, owned_by: 'test', ...(window ? { context_length: window } : {}) }
       : {
           error: {
             message: `The model \`${id}\` does not exist or you do not have access to it.`,
@@ -698,7 +717,16 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
                 first_id: ids[0] ?? null,
                 last_id: ids.at(-1) ?? null,
               }
-            : { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 1, owned_by: 'test' })) };
+            : {
+                object: 'list',
+                data: ids.map((id) => ({
+                  id,
+                  object: 'model',
+                  created: 1,
+                  owned_by: 'test',
+                  ...(options.windows?.[id] ? { context_length: options.windows[id] } : {}),
+                })),
+              };
       res.end(JSON.stringify(list));
       return;
     }
@@ -708,6 +736,7 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
         keyProtocol,
         decodeURIComponent(MODEL_PATH.exec(parsed.pathname)![1]!),
         options.models ?? ['test-model'],
+        options.windows,
       );
     if (protocol === 'openai' && options.deployments) {
       const deployment =

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { render } from 'ink-testing-library';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAgentEmitter } from '../../agent/events.js';
-import { createContextSession } from '../../agent/context/session.js';
+import { createCarriedFiles } from '../../agent/context/carried-files.js';
 import { runColonCommand } from '../../cli/interactive/colon-commands.js';
 import { App, type AppProps } from '../../ui/App.js';
 import { ConfigError } from '../../utils/errors.js';
@@ -128,7 +128,7 @@ describe('App', () => {
 
   it('answers :add, :files and :help through the command handler, never running them as tasks', async () => {
     const tasks: string[] = [];
-    const files = createContextSession();
+    const files = createCarriedFiles();
     files.kept = ['src/greet.js'];
     const r = await renderReady({
       command: (line, _signal, hooks) =>

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fenceFor } from '../../../agent/context/pack.js';
+import { fenceFor } from '../../../agent/context/pack-text.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildContext } from '../../../agent/context/build.js';
 import { INDEX_VERSION, indexPath } from '../../../agent/context/search-index.js';
@@ -80,6 +80,35 @@ describe('buildContext', () => {
     expect(f!.ranges!.some(([a, b]) => a <= defLine && defLine + 6 <= b)).toBe(true);
     for (const [a, b] of f!.ranges!) expect(f!.text).toContain(excerptBlock(lines, a, b));
     expect(r.totalChars).toBeLessThanOrEqual(4000);
+  });
+
+  it('sends a few thousand characters for a focused task, whatever the budget', async () => {
+    write('utils/a.ts', 'export function parseWidgetConfig(text: string) {\n  return JSON.parse(text);\n}\n');
+    write(
+      'app/load.ts',
+      "import { parseWidgetConfig } from '../utils/a.js';\nexport const load = parseWidgetConfig;\n",
+    );
+    // Thirty files that share no word with the task: the old packer filled any budget with them.
+    for (let i = 0; i < 30; i++) write(`lib/module${i}.ts`, bigFile(`compute${i}`, 40));
+    const r = await buildContext({
+      rootDir: root,
+      task: 'rename parseWidgetConfig in utils/a.ts',
+      budgetChars: 240_000,
+    });
+    expect(r.files.map((f) => f.path).sort()).toEqual(['app/load.ts', 'utils/a.ts']);
+    expect(r.totalChars).toBeLessThan(5_000);
+  });
+
+  it('leaves out a file far below the best match however much room is left', async () => {
+    // Every file says `value`; only one says what the task asks about, many times over.
+    write('src/billing.ts', bigFile('chargeInvoiceTotal', 3).replace(/doubled/g, 'invoiceTotal'));
+    for (let i = 0; i < 40; i++) write(`src/part${i}.ts`, `export const value${i} = ${i};\n`);
+    write('src/weak.ts', 'export const value = 1; // invoice\n' + 'export const other = 2;\n'.repeat(200));
+    const r = await buildContext({ rootDir: root, task: 'charge the invoice total value', budgetChars: 240_000 });
+    const sent = r.files.map((f) => f.path);
+    expect(sent[0]).toBe('src/billing.ts');
+    expect(sent).not.toContain('src/weak.ts');
+    expect(r.totalChars).toBeLessThan(20_000);
   });
 
   it('never exceeds the budget, counting the outline', async () => {

@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  definitionLines,
-  issueText,
-  issueTitle,
-  locateEvidence,
-  readIssue,
-  resolvePathSuffix,
-} from '../../../agent/context/evidence.js';
+import { definitionLines, locateEvidence, resolvePathSuffix } from '../../../agent/context/evidence.js';
+import { issueText, issueTitle, readIssue } from '../../../agent/context/issue.js';
 import { noisePrior } from '../../../agent/context/noise.js';
-import { selectContext, type RankDoc } from '../../../agent/context/rank.js';
+import type { RankDoc } from '../../../agent/context/rank.js';
+import { rankAndPack } from '../../../agent/context/select.js';
 import { indexText } from '../../../agent/context/search-index.js';
 
 describe('readIssue', () => {
@@ -268,7 +263,7 @@ describe('locateEvidence', () => {
   });
 });
 
-describe('selectContext with evidence', () => {
+describe('rankAndPack with evidence', () => {
   it('sends the region of a large file where the quoted error is raised, not the regions sharing words', () => {
     const blocks: string[] = [];
     for (let i = 0; i < 120; i++)
@@ -284,7 +279,7 @@ describe('selectContext with evidence', () => {
     const docs: RankDoc[] = [{ path: 'pkg/qdp.py', doc: indexText(big, 0, big.length) }];
     const task =
       'Reading a table fails: the parser does not parse lines.\n\nValueError: Unrecognized QDP line: read serr 1 2\n';
-    const sel = selectContext(task, docs, { budgetChars: 3000, readText: () => big });
+    const sel = rankAndPack(task, docs, { budgetChars: 3000, readText: () => big });
     const raise = big.split('\n').findIndex((l) => l.includes('raise ValueError')) + 1;
     expect(sel.files[0]!.ranges!.some(([a, b]) => a <= raise && raise <= b)).toBe(true);
   });
@@ -295,7 +290,7 @@ describe('selectContext with evidence', () => {
       'src/b.ts': 'export const unrelated = 2;\n',
     };
     const docs: RankDoc[] = Object.entries(texts).map(([path, t]) => ({ path, doc: indexText(t, 0, t.length) }));
-    const sel = selectContext('fix retry', docs, {
+    const sel = rankAndPack('fix retry', docs, {
       budgetChars: 5000,
       readText: (p) => texts[p] ?? null,
       pinned: ['src/b.ts'],

@@ -1,15 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  closeGaps,
-  fenceFor,
-  importHead,
-  mergeRanges,
-  packContext,
-  rangesText,
-  wholeFileText,
-} from '../../../agent/context/pack.js';
-import { chunkLines, continuations, MAX_CHUNK_LINES, scoreChunks } from '../../../agent/context/regions.js';
+import { packContext } from '../../../agent/context/pack.js';
+import { closeGaps, fenceFor, mergeRanges, rangesText, wholeFileText } from '../../../agent/context/pack-text.js';
+import { chunkLines, continuations, importHead, MAX_CHUNK_LINES, scoreChunks } from '../../../agent/context/regions.js';
 
 /** The index of the block holding 1-based `line`, -1 when none does. */
 function chunkAt(chunks: readonly (readonly [number, number])[], line: number): number {

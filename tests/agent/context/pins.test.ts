@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveMentions, resolvePathspecs } from '../../../agent/context/pins.js';
 import {
-  clearSession,
-  createContextSession,
-  describeSession,
+  clearCarriedFiles,
+  createCarriedFiles,
+  describeCarriedFiles,
   dropFile,
   pinFile,
   rememberTask,
-  sessionCommand,
-} from '../../../agent/context/session.js';
+  carriedFilesCommand,
+} from '../../../agent/context/carried-files.js';
 import { gitIn } from '../../support/fixture.js';
 
 let root: string;
@@ -68,7 +68,7 @@ describe('resolveMentions', () => {
 
 describe('context session', () => {
   it('keeps the files a task planned or wrote, pins and drops, and clears', () => {
-    const s = createContextSession(['src/a.ts']);
+    const s = createCarriedFiles(['src/a.ts']);
     rememberTask(s, {
       plan: { files_to_edit: [{ path: 'src/b.ts' }], patches: [{ file: 'src/b.ts' }, { file: 'src/new.ts' }] },
       filesWritten: ['src/b.ts'],
@@ -79,21 +79,25 @@ describe('context session', () => {
     expect(pinFile(s, 'docs/x.md')).toBe(true);
     expect(pinFile(s, 'docs/x.md')).toBe(false);
     expect(dropFile(s, 'src/new.ts')).toBe(true);
-    expect(describeSession(s)).toEqual(['pinned  src/a.ts', 'pinned  docs/x.md', 'kept    src/b.ts']);
-    clearSession(s);
-    expect(describeSession(s)).toEqual(['No files pinned or kept; the next task starts clean.']);
+    expect(describeCarriedFiles(s)).toEqual(['pinned  src/a.ts', 'pinned  docs/x.md', 'kept    src/b.ts']);
+    clearCarriedFiles(s);
+    expect(describeCarriedFiles(s)).toEqual(['No files pinned or kept; the next task starts clean.']);
   });
 
   it('reads the typed session commands; any other line is not one', () => {
-    const s = createContextSession();
+    const s = createCarriedFiles();
     s.kept = ['src/b.ts'];
-    expect(sessionCommand(s, ':add  src/a.ts docs/x.md')).toEqual(['Pinned src/a.ts', 'Pinned docs/x.md']);
-    expect(sessionCommand(s, ':add src/a.ts')).toEqual(['src/a.ts is already pinned']);
-    expect(sessionCommand(s, ':drop src/b.ts nope.ts')).toEqual(['Dropped src/b.ts', 'nope.ts was not pinned or kept']);
-    expect(sessionCommand(s, ':add')).toEqual(['Usage: :add <path>']);
-    expect(sessionCommand(s, ':files')).toEqual(['pinned  src/a.ts', 'pinned  docs/x.md']);
-    expect(sessionCommand(s, ':clear')).toEqual(['Cleared: the next task starts clean.']);
+    expect(carriedFilesCommand(s, ':add  src/a.ts docs/x.md')).toEqual(['Pinned src/a.ts', 'Pinned docs/x.md']);
+    expect(carriedFilesCommand(s, ':add src/a.ts')).toEqual(['src/a.ts is already pinned']);
+    expect(carriedFilesCommand(s, ':drop src/b.ts nope.ts')).toEqual([
+      'Dropped src/b.ts',
+      'nope.ts was not pinned or kept',
+    ]);
+    expect(carriedFilesCommand(s, ':add')).toEqual(['Usage: :add <path>']);
+    expect(carriedFilesCommand(s, ':files')).toEqual(['pinned  src/a.ts', 'pinned  docs/x.md']);
+    expect(carriedFilesCommand(s, ':clear')).toEqual(['Cleared: the next task starts clean.']);
     expect(s).toEqual({ pinned: [], kept: [] });
-    for (const line of [':undo', ':addx a', 'add a file', ':help']) expect(sessionCommand(s, line)).toBeUndefined();
+    for (const line of [':undo', ':addx a', 'add a file', ':help'])
+      expect(carriedFilesCommand(s, line)).toBeUndefined();
   });
 });

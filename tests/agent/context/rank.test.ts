@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { indexText } from '../../../agent/context/search-index.js';
-import { pathPrior, rankFiles, selectContext, type RankDoc } from '../../../agent/context/rank.js';
+import { pathPrior } from '../../../agent/context/path-prior.js';
+import { rankFiles, type RankDoc } from '../../../agent/context/rank.js';
+import { rankAndPack } from '../../../agent/context/select.js';
 import { commitScopes, scopeScores } from '../../../agent/context/score.js';
 
 function docs(files: Record<string, string>): { list: RankDoc[]; texts: Map<string, string> } {
@@ -229,11 +231,11 @@ describe('rankFiles', () => {
   });
 });
 
-describe('selectContext', () => {
+describe('rankAndPack', () => {
   it('returns nothing it cannot fit and never exceeds the budget', () => {
     const { list, texts } = docs(TREE);
     for (const budget of [0, 10, 100, 200, 400, 800, 5000]) {
-      const sel = selectContext('cookie parse session router', list, {
+      const sel = rankAndPack('cookie parse session router', list, {
         budgetChars: budget,
         readText: (p) => texts.get(p) ?? null,
       });
@@ -244,7 +246,7 @@ describe('selectContext', () => {
 
   it('applies the transform (redaction) before measuring', () => {
     const { list, texts } = docs(TREE);
-    const sel = selectContext('parseCookie', list, {
+    const sel = rankAndPack('parseCookie', list, {
       budgetChars: 5000,
       readText: (p) => texts.get(p) ?? null,
       transform: (_p, t) => t.replace(/cookie/gi, 'c'),
@@ -263,7 +265,7 @@ describe('selectContext', () => {
     const budget = 8000;
     const first = (tree: Record<string, string>): { path: string; chars: number } => {
       const { list, texts } = docs(tree);
-      const sel = selectContext('Add parameters to generics in `_client.py`', list, {
+      const sel = rankAndPack('Add parameters to generics in `_client.py`', list, {
         budgetChars: budget,
         readText: (p) => texts.get(p) ?? null,
       });
@@ -281,13 +283,13 @@ describe('selectContext', () => {
 
   it('falls back to shallow source files when nothing matches the task', () => {
     const { list, texts } = docs({ 'README.md': '# hi\n', 'deep/a/b/c.ts': 'x\n', 'src/index.ts': 'y\n' });
-    const sel = selectContext('zzz qqq', list, { budgetChars: 5000, readText: (p) => texts.get(p) ?? null });
+    const sel = rankAndPack('zzz qqq', list, { budgetChars: 5000, readText: (p) => texts.get(p) ?? null });
     expect(sel.files.map((f) => f.path)).toEqual(['src/index.ts', 'deep/a/b/c.ts', 'README.md']);
   });
 
   it('fills budget the matches leave with unmatched source files, after every match', () => {
     const { list, texts } = docs({ ...TREE, 'src/unrelated.ts': 'export const nothing = 0;\n' });
-    const sel = selectContext('parseCookie', list, { budgetChars: 50_000, readText: (p) => texts.get(p) ?? null });
+    const sel = rankAndPack('parseCookie', list, { budgetChars: 50_000, readText: (p) => texts.get(p) ?? null });
     const paths = sel.files.map((f) => f.path);
     expect(paths).toContain('src/unrelated.ts');
     const minMatched = Math.min(

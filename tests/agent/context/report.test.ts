@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { indexText } from '../../../agent/context/search-index.js';
-import { locateEvidence, readIssue } from '../../../agent/context/evidence.js';
+import { locateEvidence } from '../../../agent/context/evidence.js';
+import { readIssue } from '../../../agent/context/issue.js';
 import { rankFiles, type RankDoc } from '../../../agent/context/rank.js';
 import { diagnosticMessages, reportTerms, reportTitle } from '../../../agent/context/report.js';
 import { tokenizeQuery } from '../../../agent/context/tokenize.js';

@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { classifyContent, isGeneratedPath, scanProject } from '../../../agent/context/scan.js';
+import { classifyContent, isGeneratedPath } from '../../../agent/context/scan-rules.js';
+import { scanProject } from '../../../agent/context/scan.js';
 import { runGit } from '../../../agent/context/scan-git.js';
 import { gitIn } from '../../support/fixture.js';
 

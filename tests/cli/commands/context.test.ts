@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runContextCommand } from '../../../cli/commands/context.js';
+import { formatPromptEstimate, runContextCommand } from '../../../cli/commands/context.js';
+import { reportedCostUsd } from '../../../cli/task/report-cost.js';
 
 let root: string;
 let home: string;
@@ -107,5 +108,24 @@ describe('formatContextTable', () => {
     expect(new Set(starts).size).toBe(1);
     expect(rows[2]).toMatch(/^…p\/deep\/.*\/long-name\.ts {2}0\.500/);
     expect(rows[2]).toContain('68-181,200-260,300-420,1000…');
+  });
+});
+
+describe('the line shown before a request is sent', () => {
+  const p = { chars: 200_000, estimatedTokens: 50_000, contextChars: 190_000, budgetChars: 230_000 };
+  it('gives the input cost at the list price of a model the price table knows', () => {
+    const usage = { inputTokens: p.estimatedTokens, outputTokens: 0, totalTokens: p.estimatedTokens };
+    const cost = reportedCostUsd({ provider: 'openai' }, 'gpt-4o', usage);
+    expect(formatPromptEstimate(p, cost)).toBe(
+      'Sending 200,000 chars (~50,000 tokens, ~$0.13 in): context 190,000 of 230,000 chars',
+    );
+    expect(formatPromptEstimate(p, reportedCostUsd({ provider: 'openai' }, 'gpt-4o-mini', usage))).toContain(
+      '~$0.0075 in',
+    );
+  });
+  it('says nothing of cost when the price is unknown', () => {
+    expect(formatPromptEstimate(p, null)).toBe(
+      'Sending 200,000 chars (~50,000 tokens): context 190,000 of 230,000 chars',
+    );
   });
 });

@@ -6,15 +6,15 @@
  */
 
 /** The files a session carries from one task to the next. */
-export interface ContextSession {
+export interface CarriedFiles {
   /** pathspecs pinned by the person, in the order given; sent first */
   pinned: string[];
   /** project paths the previous task planned or edited; sent after the pins, before ranked files */
   kept: string[];
 }
 
-/** A new session, optionally with pathspecs pinned from the start (`--files`). */
-export function createContextSession(pinned: readonly string[] = []): ContextSession {
+/** Nothing carried yet, optionally with pathspecs pinned from the start (`--files`). */
+export function createCarriedFiles(pinned: readonly string[] = []): CarriedFiles {
   return { pinned: [...new Set(pinned)], kept: [] };
 }
 
@@ -28,7 +28,7 @@ export interface TaskFiles {
  * Remember a finished task's files for the next task (replacing what the task before left).
  * A task that planned nothing keeps the previous files: a failed or empty turn does not lose them.
  */
-export function rememberTask(session: ContextSession, task: TaskFiles): void {
+export function rememberTask(session: CarriedFiles, task: TaskFiles): void {
   const files = [
     ...(task.plan?.files_to_edit ?? []).map((f) => f.path),
     ...(task.plan?.patches ?? []).map((p) => p.file),
@@ -38,14 +38,14 @@ export function rememberTask(session: ContextSession, task: TaskFiles): void {
 }
 
 /** Pin a pathspec (`:add`); returns false when it was already pinned. */
-export function pinFile(session: ContextSession, spec: string): boolean {
+export function pinFile(session: CarriedFiles, spec: string): boolean {
   if (session.pinned.includes(spec)) return false;
   session.pinned.push(spec);
   return true;
 }
 
 /** Unpin a pathspec or forget a kept path (`:drop`); returns false when neither held it. */
-export function dropFile(session: ContextSession, spec: string): boolean {
+export function dropFile(session: CarriedFiles, spec: string): boolean {
   const before = session.pinned.length + session.kept.length;
   session.pinned = session.pinned.filter((p) => p !== spec);
   session.kept = session.kept.filter((p) => p !== spec);
@@ -53,13 +53,13 @@ export function dropFile(session: ContextSession, spec: string): boolean {
 }
 
 /** Forget everything (`:clear`): the next task starts clean. */
-export function clearSession(session: ContextSession): void {
+export function clearCarriedFiles(session: CarriedFiles): void {
   session.pinned = [];
   session.kept = [];
 }
 
 /** The lines `:files` shows: pinned specs, then kept paths. */
-export function describeSession(session: ContextSession): string[] {
+export function describeCarriedFiles(session: CarriedFiles): string[] {
   if (session.pinned.length === 0 && session.kept.length === 0)
     return ['No files pinned or kept; the next task starts clean.'];
   return [...session.pinned.map((p) => `pinned  ${p}`), ...session.kept.map((p) => `kept    ${p}`)];
@@ -73,13 +73,13 @@ export function describeSession(session: ContextSession): string[] {
  * @returns the lines to show (one per path for `:add` and `:drop`), or undefined when `line` is not
  *          one of these commands (it is then a task or another command)
  */
-export function sessionCommand(session: ContextSession, line: string): string[] | undefined {
+export function carriedFilesCommand(session: CarriedFiles, line: string): string[] | undefined {
   const [command, ...args] = line.trim().split(/\s+/);
   switch (command) {
     case ':files':
-      return describeSession(session);
+      return describeCarriedFiles(session);
     case ':clear':
-      clearSession(session);
+      clearCarriedFiles(session);
       return ['Cleared: the next task starts clean.'];
     case ':add':
     case ':drop':
