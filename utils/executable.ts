@@ -24,12 +24,15 @@ function executableAt(path: string): string | null {
   }
 }
 
-/** Real location of a folder, or the folder itself when it does not resolve. */
-function realFolder(dir: string): string {
+/**
+ * The real location of a path (symlinks resolved), or the path itself when it does not resolve: how a project
+ * root is compared with PATH folders and program locations.
+ */
+export function realOrSelf(path: string): string {
   try {
-    return realpathSync(dir);
+    return realpathSync(path);
   } catch {
-    return dir;
+    return path;
   }
 }
 
@@ -44,7 +47,7 @@ function realFolder(dir: string): string {
  */
 export function executableOutside(names: readonly string[], realRoot: string | null, pathValue: string): string | null {
   for (const dir of pathValue.split(delimiter)) {
-    if (!dir || !isAbsolute(dir) || (realRoot && isInside(realRoot, realFolder(dir)))) continue;
+    if (!dir || !isAbsolute(dir) || (realRoot && isInside(realRoot, realOrSelf(dir)))) continue;
     for (const name of names) {
       const candidate = join(dir, name);
       const real = executableAt(candidate);
@@ -62,6 +65,6 @@ export function executableOutside(names: readonly string[], realRoot: string | n
 export function pathOutside(realRoot: string | null, pathValue: string): string {
   return pathValue
     .split(delimiter)
-    .filter((dir) => dir && isAbsolute(dir) && !(realRoot && isInside(realRoot, realFolder(dir))))
+    .filter((dir) => dir && isAbsolute(dir) && !(realRoot && isInside(realRoot, realOrSelf(dir))))
     .join(delimiter);
 }

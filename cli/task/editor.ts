@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { pathOutside } from '../../utils/executable.js';
+import { pathOutside, realOrSelf } from '../../utils/executable.js';
 import { configuredEditor } from '../../utils/git/ops.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 
@@ -112,13 +112,5 @@ export function editInEditor(editor: string, text: string, path: string, rootDir
     return result.status === 0 ? stripEditHeader(readFileSync(file, 'utf8')) : null;
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
   }
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { IoError } from '../errors.js';
-import { realpathSync } from 'node:fs';
+import { realOrSelf } from '../executable.js';
 import { makePidsGroup } from './cgroup.js';
 import { controlChange } from './sandbox-binds.js';
 import { commandEnv } from './command-env.js';
@@ -124,14 +124,6 @@ export async function runCommand(command: string, options: RunCommandOptions): P
   const result = await spawnCommand(command, launch, env, options);
   const changed = await after?.();
   return changed ? { ...result, controlChanged: changed } : result;
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 function spawnCommand(

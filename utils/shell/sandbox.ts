@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, rmdirSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { tmpdir } from 'node:os';
 import { UsageError } from '../errors.js';
-import { executableOutside } from '../executable.js';
+import { executableOutside, realOrSelf } from '../executable.js';
 import { controlBinds, controlSnapshot, type ControlSnapshot } from './sandbox-binds.js';
 import { homeView } from './sandbox-home.js';
 
@@ -69,14 +69,6 @@ export function detectSandbox(
   cachedKey = key;
   cached = Promise.resolve(probe(env, root));
   return cached;
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 function probe(env: NodeJS.ProcessEnv, realRoot: string): SandboxStatus {
