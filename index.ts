@@ -19,7 +19,7 @@ import { parsePlan } from './llm/plan-parser.js';
 import type { ProviderConfig, Usage } from './llm/types.js';
 import { runWriteStage, type WriteReport } from './agent/write-stage.js';
 import { DEFAULT_BUDGET_CHARS, DEFAULT_LOCK_WAIT_MS, DEFAULT_TIMEOUT_MS } from './utils/defaults.js';
-import type { RunRecord } from './utils/journal/journal.js';
+import type { RunRecord } from './utils/journal/store.js';
 import { withProjectLock } from './utils/journal/lock.js';
 import { PatchApplyError } from './utils/errors.js';
 import type { PatchOp, Plan } from './utils/plan.js';
@@ -31,7 +31,8 @@ import {
   type WideChangeRun,
 } from './agent/wide/wide.js';
 
-export { applyPatch, applyPatches } from './utils/patch.js';
+export { applyPatch } from './utils/patch.js';
+export { applyPatches } from './utils/patch/plan-apply.js';
 export { parsePlan, createAgentEmitter };
 export {
   ClawcodeError,

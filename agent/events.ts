@@ -20,6 +20,20 @@ export interface AgentEventMap {
   /** The repair reply arrived; `applied` tells whether the plan applies with it; tokens as the provider reported them. */
   repair_reply: { ms: number; applied: boolean; inputTokens?: number; outputTokens?: number };
   read_file: { path: string };
+  /**
+   * A codemod rule (or a literal replacement over a pathspec) applied in memory: `matches` places in
+   * `files` changed files; `unparsed` names the files left out because they did not parse.
+   */
+  rewrite_done: {
+    index: number;
+    operation: 'replace' | 'rewrite';
+    pathspec: string;
+    find: string;
+    replace: string;
+    matches: number;
+    files: number;
+    unparsed: string[];
+  };
   diffs: { diffs: { file: string; diff: string }[] };
   write_file: { path: string };
   run_tests: { command: string };
@@ -70,6 +84,7 @@ export class AgentEmitter {
       'repair_request',
       'repair_reply',
       'read_file',
+      'rewrite_done',
       'diffs',
       'write_file',
       'run_tests',

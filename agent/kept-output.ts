@@ -11,7 +11,7 @@ import type { SavedPlan } from './plan-file.js';
 // replies that held no usable plan, so a person can read or mend them.
 
 /** `<home>/plans/<projectHash>.json`: the last plan made for a project, in the `--plan-out` format. */
-export async function lastPlanPath(rootDir: string, homeDir?: string): Promise<string> {
+async function lastPlanPath(rootDir: string, homeDir?: string): Promise<string> {
   return join(homeDir ?? clawcodeHome(), 'plans', `${getProjectHash(await canonicalRoot(rootDir))}.json`);
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Plan, Usage } from '../llm/types.js';
+import type { Usage } from '../llm/types.js';
+import type { Plan } from '../utils/plan.js';
 import { applyPatch } from '../utils/patch.js';
 import { sha256 } from '../utils/journal/store.js';
 import { isAlreadyApplied } from './already-applied.js';

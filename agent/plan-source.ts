@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parsePlan, PlanParseError } from '../llm/plan-parser.js';
-import type { Plan } from '../llm/types.js';
+import type { Plan } from '../utils/plan.js';
 import { UsageError } from '../utils/errors.js';
 import { readLastPlan } from './kept-output.js';
 import { savedPlanSchema, type SavedPlan } from './plan-file.js';

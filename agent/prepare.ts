@@ -1,11 +1,15 @@
-import { readFile } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { readFileSync } from 'node:fs';
+import { readFile, realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { applyPatches, type PatchOutcome } from '../utils/patch.js';
+import { applyPatches, type PatchOutcome } from '../utils/patch/plan-apply.js';
 import { checkPlanPaths, type PlanPathIssue } from '../utils/policy/plan-check.js';
+import { resolveProjectPath, shownPath } from '../utils/policy/paths.js';
 import { makeUnifiedDiff } from '../utils/diff.js';
 import { IoError } from '../utils/errors.js';
-import type { Plan } from '../llm/types.js';
+import type { Plan } from '../utils/plan.js';
 import type { AgentEmitter } from './events.js';
+import { resolveSpreadFiles, spreadPatchIndexes, type SpreadFilesOptions } from './spread-files.js';
 
 /** A target file that is not valid UTF-8 (it would not survive a decode and re-encode). */
 export interface EncodingIssue {
@@ -44,8 +48,9 @@ export interface PreparedPlan {
 }
 
 /**
- * Read the current bytes of every file a plan targets. Every target is read from disk, so excerpts
- * sent as context never stand in for the real file.
+ * Read the current bytes of every file a plan targets (a patch in `spread`, a rule or a replacement over a
+ * pathspec, names files only once resolved). Every target is read from disk, so excerpts sent as context
+ * never stand in for the real file.
  * A missing file maps to null: the plan may create it.
  *
  * @returns path → bytes or null, in first-mention order
@@ -55,10 +60,11 @@ export async function readPlanTargets(
   rootDir: string,
   plan: Plan,
   emitter?: AgentEmitter,
+  spread: ReadonlySet<number> = new Set(),
 ): Promise<Map<string, Buffer | null>> {
   const targets = new Map<string, Buffer | null>();
-  for (const patch of plan.patches) {
-    if (targets.has(patch.file)) continue;
+  for (const [i, patch] of plan.patches.entries()) {
+    if (targets.has(patch.file) || spread.has(i)) continue;
     emitter?.emit('read_file', { path: patch.file });
     try {
       targets.set(patch.file, await readFile(resolve(rootDir, patch.file)));
@@ -71,20 +77,32 @@ export async function readPlanTargets(
   return targets;
 }
 
+/** Options of {@link preparePlan}: how rules find their files. */
+export type PrepareOptions = SpreadFilesOptions;
+
 /**
  * Validate a plan's paths, then apply all of its patches in memory, in order, with the patch
- * engine (utils/patch.ts). All or nothing: `changes` is filled only when every patch applied.
+ * engine (utils/patch/plan-apply.ts). All or nothing: `changes` is filled only when every patch applied.
+ * A rule's pathspec is resolved through the path policy (agent/spread-files.ts) and every file it changes
+ * is checked again, as a plan path is; each rule that applied is emitted as `rewrite_done`.
  *
  * @param rootDir  absolute project root
  * @param plan     a parsed, schema-valid plan
  * @returns the prepared plan; a refused path or patch is a value (`ok: false`), not an exception
  * @throws IoError when a target file exists but cannot be read
  */
-export async function preparePlan(rootDir: string, plan: Plan, emitter?: AgentEmitter): Promise<PreparedPlan> {
-  const pathIssues = await checkPlanPaths(rootDir, plan.patches);
+export async function preparePlan(
+  rootDir: string,
+  plan: Plan,
+  emitter?: AgentEmitter,
+  options: PrepareOptions = {},
+): Promise<PreparedPlan> {
+  const spread = await spreadPatchIndexes(rootDir, plan.patches);
+  const spreadSet = new Set(spread);
+  const pathIssues = (await checkPlanPaths(rootDir, plan.patches)).filter((i) => !spreadSet.has(i.index));
   if (pathIssues.length > 0) return { ok: false, pathIssues, results: [], changes: [], targets: new Map() };
 
-  const targets = await readPlanTargets(rootDir, plan, emitter);
+  const targets = await readPlanTargets(rootDir, plan, emitter, spreadSet);
   const contents = new Map<string, string>();
   const encodingIssues: EncodingIssue[] = [];
   for (const [path, bytes] of targets) {
@@ -103,15 +121,94 @@ export async function preparePlan(rootDir: string, plan: Plan, emitter?: AgentEm
   }
   if (encodingIssues.length > 0) return { ok: false, pathIssues: encodingIssues, results: [], changes: [], targets };
 
-  const applied = applyPatches(contents, plan.patches);
+  const spreadFiles = await resolveSpreadFiles(rootDir, plan.patches, spread, options);
+  const spreadBytes = readSpreadFiles(rootDir, spreadFiles, contents);
+  const applied = applyPatches(contents, plan.patches, spreadFiles);
   if (!applied.applied) return { ok: false, pathIssues: [], results: applied.results, changes: [], targets };
 
   const changes: PlannedChange[] = [];
-  for (const [path, bytes] of targets) {
+  const change = (path: string, bytes: Buffer | null): void => {
     const after = applied.contents.get(path) ?? '';
     const beforeText = bytes === null ? null : bytes.toString('utf8');
-    if (beforeText === after) continue;
+    if (beforeText === after) return;
     changes.push({ path, before: bytes, beforeText, after, diff: makeUnifiedDiff(path, beforeText, after) });
+  };
+  for (const [path, bytes] of targets) change(path, bytes);
+  for (const [path, bytes] of spreadBytes) {
+    if (targets.has(path) || applied.contents.get(path) === bytes.toString('utf8')) continue;
+    targets.set(path, bytes);
+    change(path, bytes);
+  }
+  const refused = await recheckSpreadChanges(rootDir, applied.results, changes);
+  if (refused.length > 0) return { ok: false, pathIssues: refused, results: [], changes: [], targets };
+  for (const r of applied.results) {
+    if (!r.files || !spreadSet.has(r.index) || r.dropped) continue;
+    const patch = plan.patches[r.index]!;
+    emitter?.emit('rewrite_done', {
+      index: r.index,
+      operation: patch.operation,
+      pathspec: patch.file,
+      find: patch.find,
+      replace: patch.replace,
+      matches: r.matchCount ?? 0,
+      files: r.files.length,
+      unparsed: r.unparsed ?? [],
+    });
   }
   return { ok: true, pathIssues: [], results: applied.results, changes, targets };
+}
+
+/**
+ * Read the files of every pathspec into `contents` (those not read already). A file that is not UTF-8 text
+ * is left out: a rule cannot rewrite it, and a literal replacement would rewrite its other bytes.
+ * @returns path → bytes as read, for the files added
+ */
+function readSpreadFiles(
+  rootDir: string,
+  spread: ReadonlyMap<number, string[]>,
+  contents: Map<string, string>,
+): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  for (const files of spread.values()) {
+    for (const path of files) {
+      if (contents.has(path) || out.has(path)) continue;
+      let bytes: Buffer;
+      try {
+        // Thousands of small files: a synchronous read costs a fraction of a thread-pool round trip each.
+        bytes = readFileSync(resolve(rootDir, path));
+      } catch (error) {
+        // A candidate removed since the scan is simply not there any more.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw new IoError(`Cannot read ${path}: ${(error as Error).message}`, { cause: error });
+      }
+      if (!isUtf8(bytes)) continue;
+      out.set(path, bytes);
+      contents.set(path, bytes.toString('utf8'));
+    }
+  }
+  for (const files of spread.values()) files.splice(0, files.length, ...files.filter((p) => contents.has(p)));
+  return out;
+}
+
+/**
+ * The one path policy once more on every file a rule or pathspec replacement changes (the scan already
+ * applied it; this is where a plan path would be checked, so they are checked alike).
+ */
+async function recheckSpreadChanges(
+  rootDir: string,
+  results: readonly PatchOutcome[],
+  changes: readonly PlannedChange[],
+): Promise<PlanPathIssue[]> {
+  const byPath = new Map<string, number>();
+  for (const r of results) for (const f of r.files ?? []) if (!byPath.has(f.path)) byPath.set(f.path, r.index);
+  if (byPath.size === 0) return [];
+  const root = await realpath(rootDir);
+  const issues: PlanPathIssue[] = [];
+  for (const c of changes) {
+    const index = byPath.get(c.path);
+    if (index === undefined) continue;
+    const verdict = await resolveProjectPath(root, c.path, { sniffBinary: true });
+    if (!verdict.ok) issues.push({ index, file: shownPath(c.path), code: verdict.code, message: verdict.message });
+  }
+  return issues;
 }

@@ -2,10 +2,11 @@ import { performance } from 'node:perf_hooks';
 import { buildPatchRepairPrompt, type RepairItem } from '../llm/prompts.js';
 import { PlanParseError } from '../llm/plan-parser.js';
 import type { PlanResult } from '../llm/provider.js';
-import type { Plan, ProviderConfig } from '../llm/types.js';
-import type { PatchOutcome } from '../utils/patch.js';
+import type { ProviderConfig } from '../llm/types.js';
+import type { Plan } from '../utils/plan.js';
+import type { PatchOutcome } from '../utils/patch/plan-apply.js';
 import type { AgentEmitter } from './events.js';
-import { preparePlan, type PreparedPlan } from './prepare.js';
+import { preparePlan, type PreparedPlan, type PrepareOptions } from './prepare.js';
 import type { Planner } from './runner.js';
 import { addUsage } from '../llm/usage.js';
 import type { SendableFile } from '../llm/outbound.js';
@@ -54,6 +55,8 @@ export interface RepairOptions {
   emitter?: AgentEmitter;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** how the plan was prepared (rules' file list), for the second try */
+  prepareOptions?: PrepareOptions;
   /** the project files the first request quoted; the repair request quotes them again */
   quotedFiles?: readonly string[];
   /** the files a request may quote (the context stage's candidates): others get no excerpt */
@@ -123,7 +126,7 @@ export async function repairPlan(options: RepairOptions): Promise<RepairResult |
   const patches = [...plan.patches];
   failed.forEach((r, k) => (patches[r.index] = reply.plan.patches[k]!));
   const repaired: Plan = { ...plan, patches };
-  const again = await preparePlan(options.rootDir, repaired, options.emitter);
+  const again = await preparePlan(options.rootDir, repaired, options.emitter, options.prepareOptions);
   options.emitter?.emit('repair_reply', { ms, applied: again.ok, ...replyTokens(reply) });
   return {
     plan: repaired,
@@ -156,6 +159,22 @@ function keepOriginal(
  */
 function repairItem(r: PatchOutcome, plan: Plan, prepared: PreparedPlan, sendable?: SendableFile): RepairItem {
   const patch = plan.patches[r.index]!;
+  if (r.searched !== undefined || r.code?.startsWith('rewrite_')) {
+    // A rule or a replacement over a pathspec: what was searched says more than any one file's text.
+    const unparsed = (r.unparsed ?? []).slice(0, 5);
+    const more =
+      unparsed.length > 0
+        ? ` (did not parse: ${unparsed.join(', ')}${(r.unparsed?.length ?? 0) > 5 ? ', …' : ''})`
+        : '';
+    return {
+      number: r.index + 1,
+      file: r.file,
+      find: patch.find,
+      operation: patch.operation,
+      error: `${r.error ?? 'not applied'}${more}`,
+      excerpts: [],
+    };
+  }
   const bytes = prepared.targets.get(r.file);
   const base = { number: r.index + 1, file: r.file, find: patch.find, excerpts: [] };
   if (bytes === null || bytes === undefined) return { ...base, error: 'no such file; `find: ""` creates it' };

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { ContextResult } from './context/build.js';
+import type { ScanResult } from './context/scan.js';
 import { preparePlan, type PreparedPlan } from './prepare.js';
 import type { AgentEmitter } from './events.js';
 import { buildMemoryContext, loadGlobalMemory, loadProjectMemory } from '../memory/memory.js';
@@ -10,7 +11,8 @@ import { repairPlan, type RepairReport } from './repair.js';
 import { buildSystemPrompt, buildUserPrompt } from '../llm/prompts.js';
 import type { PlanResult, RetryNotice } from '../llm/provider.js';
 import type { SendableFile } from '../llm/outbound.js';
-import type { Plan, ProviderConfig } from '../llm/types.js';
+import type { ProviderConfig } from '../llm/types.js';
+import type { Plan } from '../utils/plan.js';
 import { estimateTokens } from '../llm/usage.js';
 
 /** The function that turns prompts into a plan; `llm/provider.ts` `getStructuredPlan` in production. */
@@ -55,6 +57,8 @@ export interface RunAgentOptions {
   planner?: Planner;
   /** false: no repair round when patches are refused (`--no-repair`, settings `repair: false`). @default true */
   repair?: boolean;
+  /** The project's scan when the caller already made one: the context stage does not scan again. */
+  scan?: ScanResult;
 }
 
 /** Wall-clock time of each stage, ms. `modelMs` is the provider call (incl. a repair request). */
@@ -90,7 +94,7 @@ export interface AgentRun {
 export async function buildPrompts(
   options: Pick<
     RunAgentOptions,
-    'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore' | 'files' | 'kept'
+    'rootDir' | 'task' | 'budgetChars' | 'homeDir' | 'emitter' | 'extraIgnore' | 'files' | 'kept' | 'scan'
   > & { cacheIndex?: boolean },
 ): Promise<{
   context: ContextResult;
@@ -178,7 +182,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   });
 
   const t3 = performance.now();
-  let prepared = await preparePlan(options.rootDir, planResult.plan, options.emitter);
+  // Rules resolve their pathspecs over the scan the context stage made.
+  const prepareOptions = { fileList: prompts.context.fileList, extraIgnore: options.extraIgnore };
+  let prepared = await preparePlan(options.rootDir, planResult.plan, options.emitter, prepareOptions);
   let applyMs = performance.now() - t3;
   let plan = planResult.plan;
   let repair: RepairReport | undefined;
@@ -190,6 +196,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       plan,
       planResult,
       prepared,
+      prepareOptions,
       quotedFiles: prompts.context.files.map((f) => f.path),
       sendable,
     });

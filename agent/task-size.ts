@@ -4,7 +4,7 @@ import { UsageError } from '../utils/errors.js';
  * The most of the context budget a task may take: the task goes out with the context, so it is counted in the
  * budget, and half is kept for the files, the project map and the instructions it is about.
  */
-export const TASK_MAX_SHARE = 0.5;
+const TASK_MAX_SHARE = 0.5;
 
 /** The task is longer than its share of the budget. Exit 2, before anything is read or sent. */
 export class TaskTooLongError extends UsageError {

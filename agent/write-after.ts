@@ -4,7 +4,7 @@ import { runCommand, sandboxFor } from '../utils/shell/run.js';
 import { detectSandbox } from '../utils/shell/sandbox.js';
 import { InterruptedError } from '../utils/errors.js';
 import { commitFiles, dirtyFiles } from '../utils/git/ops.js';
-import { undoRun } from '../utils/journal/journal.js';
+import { undoRun } from '../utils/journal/undo.js';
 
 /** Outcome of the verify step (`--verify`). `ms` is wall time; `tail` the last lines of its output. */
 export interface VerifyReport {

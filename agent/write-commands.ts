@@ -1,12 +1,10 @@
-import type { CommandRules } from '../config/settings.js';
+import type { CommandRules } from '../config/settings-commands.js';
 import { decideCommand, type CommandApproval } from '../utils/shell/approval.js';
 import { runCommand, sandboxFor, type CommandResult } from '../utils/shell/run.js';
 import { InterruptedError } from '../utils/errors.js';
 import { detectSandbox, type SandboxStatus } from '../utils/shell/sandbox.js';
 import { loadShellParser } from '../utils/shell/parse.js';
 import type { AgentEmitter } from './events.js';
-
-export type { CommandApproval } from '../utils/shell/approval.js';
 
 /** What happened to one plan command; `ran: false` carries the reason it did not run. */
 export interface CommandReport {

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import type { CommandRules } from '../config/settings.js';
+import type { CommandRules } from '../config/settings-commands.js';
 import type { ProjectMemory } from '../memory/memory.js';
-import { applyRun, type RunRecord } from '../utils/journal/journal.js';
+import { applyRun } from '../utils/journal/journal.js';
+import type { RunRecord } from '../utils/journal/store.js';
 import type { Plan } from '../utils/plan.js';
 import type { AgentEmitter } from './events.js';
 import type { PlannedChange, PreparedPlan } from './prepare.js';
@@ -15,16 +16,6 @@ import {
   type VerifyReport,
 } from './write-after.js';
 import { runPlanCommands, type CommandNotice, type CommandQuestion, type CommandReport } from './write-commands.js';
-
-export {
-  approveCommand,
-  type CommandApproval,
-  type CommandNotice,
-  type CommandPolicy,
-  type CommandQuestion,
-  type CommandReport,
-} from './write-commands.js';
-export type { RunToRemember, VerifyReport } from './write-after.js';
 
 /** How a task ended. */
 export type TaskStatus = 'applied' | 'dry_run' | 'not_confirmed' | 'declined' | 'failed' | 'no_changes' | 'rolled_back';
@@ -55,7 +46,15 @@ export interface WriteDecisions {
   approveChanges?: (changes: readonly PlannedChange[]) => Promise<ChangeApproval>;
   /** Answer a question about plan commands (the batch, or one destructive command). */
   approveCommands?: (question: CommandQuestion) => Promise<boolean>;
+  /**
+   * Go on with a rule that changes more than {@link LARGE_REWRITE_FILES} files (asked before its diffs are
+   * shown, unless `yes` or a dry run)? Missing: such a plan is refused without `yes`.
+   */
+  approveLargeRewrite?: (files: number) => Promise<boolean>;
 }
+
+/** More changed files than this, from a plan with a rule, need a yes of their own (or `yes`). */
+export const LARGE_REWRITE_FILES = 500;
 
 /**
  * What the stage tells the surface, in the order it happens; the CLI prints them, the TUI and the library
@@ -65,6 +64,7 @@ export type WriteNotice =
   | { type: 'preview'; plan: Plan; prepared: PreparedPlan }
   | { type: 'refused'; reason: 'path_issues'; issues: PreparedPlan['pathIssues'] }
   | { type: 'refused'; reason: 'patches_failed'; failed: PreparedPlan['results'] }
+  | { type: 'refused'; reason: 'large_rewrite'; files: number }
   | { type: 'dry_run' }
   /** Files to write hold uncommitted changes; with `commit` they are committed first (`committed_first`). */
   | { type: 'uncommitted'; paths: string[]; commit: boolean }
@@ -164,6 +164,19 @@ export async function runWriteStage(input: WriteStageInput): Promise<WriteReport
     timings: { writeMs: 0, commandsMs: 0 },
   };
   const { prepared } = input;
+  const large = prepared.results.some((r) => r.files) ? prepared.changes.length : 0;
+  if (large > LARGE_REWRITE_FILES && !input.yes && !input.dryRun) {
+    const ask = input.decisions?.approveLargeRewrite;
+    if (!ask) {
+      notify({ type: 'refused', reason: 'large_rewrite', files: large });
+      const error = `the plan's rules change ${large} files, more than ${LARGE_REWRITE_FILES}: refused without --yes`;
+      return end(input, report, 'failed', 3, error);
+    }
+    if (!(await ask(large))) {
+      notify({ type: 'declined' });
+      return end(input, report, 'declined', 0);
+    }
+  }
   notify({ type: 'preview', plan: input.plan, prepared });
   if (prepared.pathIssues.length > 0) {
     notify({ type: 'refused', reason: 'path_issues', issues: prepared.pathIssues });

@@ -8,7 +8,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { applyRun, undoRun, type FileChange } from '../utils/journal/journal.js';
+import { applyRun, type FileChange } from '../utils/journal/journal.js';
+import { undoRun } from '../utils/journal/undo.js';
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 

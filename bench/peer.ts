@@ -20,9 +20,15 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as ours from '../utils/patch.js';
+import { applyPatch } from '../utils/patch.js';
+import { applyPatches } from '../utils/patch/plan-apply.js';
 
-type PatchModule = Pick<typeof ours, 'applyPatch' | 'applyPatches'>;
+/** The two entry points the cases call; a baseline build's `utils/patch` module has both (before plans moved to `utils/patch/plan-apply`). */
+interface PatchModule {
+  applyPatch: typeof applyPatch;
+  applyPatches: typeof applyPatches;
+}
+const ours: PatchModule = { applyPatch, applyPatches };
 
 interface PeerCase {
   source: string;

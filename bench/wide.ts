@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { structuredPatch } from 'diff';
 import type { Planner } from '../agent/runner.js';
 import { prepareWideChange, runWideChange } from '../agent/wide/wide.js';
-import type { PatchOp, Plan } from '../llm/types.js';
+import type { PatchOp, Plan } from '../utils/plan.js';
 import { gitDirFor, materialise, type BenchTask } from './context-data.js';
 
 /**

@@ -10,7 +10,7 @@ import { isProjectFolder } from './interactive/projects.js';
  * Files a folder that is not a project may hold before clawcode asks first: a project's source tree rarely
  * holds more outside git, while /usr (116,838 files here) took 148 s and 1.9 GB to scan for `context`.
  */
-export const NON_PROJECT_FILE_LIMIT = 5_000;
+const NON_PROJECT_FILE_LIMIT = 5_000;
 
 const SKIPPED = new Set(DEFAULT_IGNORE_DIRS);
 
@@ -29,7 +29,7 @@ export class FolderDeclinedError extends ClawcodeError {
  * @param home  the home folder (default: the user's)
  * @returns one line saying what the folder is, for the question or the refusal
  */
-export async function folderConcern(rootDir: string, home = homedir()): Promise<string | undefined> {
+async function folderConcern(rootDir: string, home = homedir()): Promise<string | undefined> {
   const real = async (p: string): Promise<string> => realpath(p).catch(() => resolve(p));
   if ((await real(rootDir)) === (await real(home))) {
     return `${rootDir} is your home folder: clawcode would read every file under it`;

@@ -23,7 +23,7 @@ const OTHER_TOOLS_WORDS: Readonly<Record<string, string>> = {
  * @returns what to run instead (`undo`, `--version`), or undefined when the task is a task
  * Source: the optimal-string-alignment distance commander uses for its own "Did you mean" (suggestSimilar.js).
  */
-export function commandForTask(words: readonly string[], commands: readonly string[]): string | undefined {
+function commandForTask(words: readonly string[], commands: readonly string[]): string | undefined {
   if (words.length !== 1) return undefined;
   const word = words[0]!.trim().toLowerCase();
   if (!/^[a-z-]+$/.test(word)) return undefined;

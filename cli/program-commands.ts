@@ -2,7 +2,8 @@
 // imports its module lazily, so `--version` and `--help` load commander and nothing heavy.
 import { Argument, type Command } from 'commander';
 import type { AddFlags } from './config/add-flags.js';
-import { MIN_BUDGET_CHARS, wholeNumberAtLeast } from './flag-checks.js';
+import { MIN_BUDGET_CHARS, refuseJsonWithEvents, refuseUnanswerableRun, wholeNumberAtLeast } from './flag-checks.js';
+import type { RewriteFlags } from './commands/rewrite.js';
 
 /** How the entry reports an error: as JSON (`--json`) and with stack traces (`--debug`); actions set them. */
 export interface OutputModes {
@@ -83,8 +84,9 @@ export function addConfigCommand(program: Command, modes: OutputModes): void {
 }
 
 /**
- * Register the commands over a saved plan on `program`: `apply <plan>` (write it, no model call) and
- * `check <plan>` (does it still apply?). Each sets `modes.json` from `--json` and the exit code.
+ * Register the commands that need no model on `program`: `apply <plan>` (write a saved plan), `rewrite
+ * <pattern> <replacement>` (one codemod rule) and `check <plan>` (does it still apply?). Each sets
+ * `modes.json` from `--json` and the exit code.
  */
 export function addPlanFileCommands(program: Command, modes: OutputModes): void {
   program
@@ -118,6 +120,26 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
         process.exitCode = await runApplyCommand(source, flags);
       },
     );
+
+  program
+    .command('rewrite')
+    .description('rewrite code with one ast-grep rule, no model: reviewed, journaled, undoable')
+    .argument('<pattern>', 'an ast-grep pattern: code with $NAME for one node, $$$ARGS for several')
+    .argument('<replacement>', 'the rewrite template: $NAME and $$$ARGS stand for what the pattern captured')
+    .option('-d, --dir <path>', 'project root')
+    .option('-l, --lang <language>', 'the language of the pattern; only its files are rewritten')
+    .option('--files <pathspec...>', 'git pathspecs (glob magic) of the files to rewrite (default: the project)')
+    .option('--dry-run', 'show the diffs, write nothing')
+    .option('-y, --yes', 'write without asking')
+    .option('--json', 'print one JSON report; never prompt')
+    .option('--events', 'print one JSON line per event, then the report; never prompt')
+    .action(async (pattern: string, replacement: string, flags: RewriteFlags) => {
+      modes.json = Boolean(flags.json);
+      refuseJsonWithEvents(flags);
+      refuseUnanswerableRun('apply', flags, Boolean(process.stdin.isTTY && process.stdout.isTTY));
+      const { runRewriteCommand } = await import('./commands/rewrite.js');
+      process.exitCode = await runRewriteCommand(pattern, replacement, flags);
+    });
 
   program
     .command('check')

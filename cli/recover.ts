@@ -1,14 +1,8 @@
 import { escapeTerminal } from '../utils/terminal-text.js';
 import chalk from 'chalk';
-import {
-  findInterruptedUndos,
-  findUnfinishedRuns,
-  finishInterruptedUndo,
-  rollbackRun,
-  type RollbackResult,
-  type RunRecord,
-  type UndoResult,
-} from '../utils/journal/journal.js';
+import { findInterruptedUndos, finishInterruptedUndo, type UndoResult } from '../utils/journal/undo.js';
+import { findUnfinishedRuns, rollbackRun, type RollbackResult } from '../utils/journal/rollback.js';
+import type { RunRecord } from '../utils/journal/store.js';
 import { isLockedByOther, withProjectLock } from '../utils/journal/lock.js';
 import { DEFAULT_LOCK_WAIT_MS } from '../utils/defaults.js';
 import { confirmPrompt } from './console/ask.js';

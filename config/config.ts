@@ -46,7 +46,7 @@ export interface ClawcodeConfig {
 }
 
 /** An empty config. */
-export function emptyConfig(): ClawcodeConfig {
+function emptyConfig(): ClawcodeConfig {
   return { providers: {} };
 }
 
@@ -153,7 +153,7 @@ export function maskKey(key: string | undefined): string {
 }
 
 /** The backends, in the order env-only detection tries them. */
-export const ENV_PROVIDER_ORDER: readonly ProviderId[] = ['openai', 'azure', 'groq', 'gemini', 'anthropic'];
+const ENV_PROVIDER_ORDER: readonly ProviderId[] = ['openai', 'azure', 'groq', 'gemini', 'anthropic'];
 
 /**
  * Turn a config entry (or none, for env-only) into a ProviderConfig. Env vars fill only fields the

@@ -9,7 +9,7 @@ import type { ProviderConfig } from '../llm/types.js';
  */
 
 /** Context windows in tokens, from the providers' model pages (2025). Keys match a model id or its prefix. */
-export const CONTEXT_WINDOW_TOKENS: Readonly<Record<string, number>> = {
+const CONTEXT_WINDOW_TOKENS: Readonly<Record<string, number>> = {
   'gpt-4o': 128_000,
   'gpt-4o-mini': 128_000,
   'gpt-4.1': 1_047_576,
@@ -43,7 +43,7 @@ export const MAX_DEFAULT_BUDGET_CHARS = 240_000;
 /** Nor falls below this: the smallest budget that still shows a file or two. */
 export const SMALL_BUDGET_CHARS = 18_000;
 /** The window assumed for a hosted model nobody reports a window for (every hosted service serves 32k today). */
-export const UNKNOWN_HOSTED_WINDOW_TOKENS = 32_768;
+const UNKNOWN_HOSTED_WINDOW_TOKENS = 32_768;
 
 /** The provider fields the budget depends on. */
 export type BudgetProvider = Pick<ProviderConfig, 'provider' | 'name' | 'model' | 'preset' | 'baseURL'>;
@@ -85,7 +85,7 @@ export function contextWindowTokens(model: string): number | undefined {
 }
 
 /** Whether a provider entry talks to a server on this machine (a local preset, or a loopback base URL). */
-export function isLocalProvider(provider: Pick<ProviderConfig, 'preset' | 'baseURL'>): boolean {
+function isLocalProvider(provider: Pick<ProviderConfig, 'preset' | 'baseURL'>): boolean {
   if (provider.preset && ['ollama', 'lmstudio', 'llamacpp', 'vllm'].includes(provider.preset)) return true;
   if (!provider.baseURL) return false;
   try {

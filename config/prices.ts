@@ -18,7 +18,7 @@ export interface ModelPrice {
 }
 
 /** Known list prices by model id. */
-export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
+const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
   'gpt-4o-mini': { input: 0.15, output: 0.6 },
   'gpt-4o': { input: 2.5, output: 10 },
   'gpt-4.1': { input: 2, output: 8 },

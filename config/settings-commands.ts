@@ -3,7 +3,5 @@
  * (utils/shell/approval.ts), which parses each command as bash and judges every simple command in it.
  */
 
-export { commandMatchesRule } from '../utils/shell/approval.js';
-
 /** Command rules: each entry is a command prefix such as `npm test` or `npm run *`. */
 export type CommandRules = { allow: readonly string[]; deny: readonly string[] };

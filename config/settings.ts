@@ -8,11 +8,6 @@ import { findSecret } from './settings-secrets.js';
 import { applyProjectTrust, hashProjectSettings, readTrustStore, type UntrustedSettings } from './trust.js';
 import { LOCAL_SETTINGS_FILE } from './settings-gitignore.js';
 
-export type { CommandRules } from './settings-commands.js';
-export { maskSecrets } from './settings-secrets.js';
-export { ensureLocalSettingsIgnored, LOCAL_SETTINGS_FILE } from './settings-gitignore.js';
-export type { UntrustedSettings } from './trust.js';
-
 /**
  * The merged settings clawcode runs with. Scalars come from the highest layer that sets them; `ignore`,
  * `commands.allow` and `commands.deny` are concatenated from every layer, lowest first, without duplicates.
@@ -68,10 +63,10 @@ export type ResolvedSettings = {
 };
 
 /** Project settings file, relative to the project root; meant to be committed. */
-export const PROJECT_SETTINGS_FILE = '.clawcode/settings.json';
+const PROJECT_SETTINGS_FILE = '.clawcode/settings.json';
 
 /** Built-in defaults (layer 'default'), from utils/defaults.ts, which `clawcode --help` prints too. */
-export const DEFAULT_SETTINGS: Readonly<SettingsValues> = Object.freeze({
+const DEFAULT_SETTINGS: Readonly<SettingsValues> = Object.freeze({
   budgetChars: DEFAULT_BUDGET_CHARS,
   timeoutMs: DEFAULT_TIMEOUT_MS,
   ignore: [],
@@ -81,7 +76,7 @@ export const DEFAULT_SETTINGS: Readonly<SettingsValues> = Object.freeze({
 });
 
 /** Environment variables read by the 'env' layer, by setting. */
-export const SETTINGS_ENV_VARS = {
+const SETTINGS_ENV_VARS = {
   provider: 'CLAWCODE_PROVIDER',
   model: 'CLAWCODE_MODEL',
   budgetChars: 'CLAWCODE_BUDGET',
@@ -347,7 +342,7 @@ const FALSE_WORDS = new Set(['0', 'false', 'no', 'off']);
  *
  * @throws UsageError (exit 2, code `settings_bad_env`) naming the variable and the bad value
  */
-export function parseSettingsEnv(env: NodeJS.ProcessEnv): Partial<SettingsValues> {
+function parseSettingsEnv(env: NodeJS.ProcessEnv): Partial<SettingsValues> {
   const out: Partial<SettingsValues> = {};
   const str = (name: string) => env[name]?.trim() || undefined;
   out.provider = str(SETTINGS_ENV_VARS.provider);

@@ -21,7 +21,7 @@ import type { CompletionRequest, ProviderClient, ProviderConfig, ProviderReply, 
 export const PLAN_TOOL_NAME = 'submit_plan';
 
 /** Output limit sent when the config names none (the API requires one), in tokens. */
-export function defaultMaxTokens(model: string): number {
+function defaultMaxTokens(model: string): number {
   if (/claude-3-(opus|sonnet|haiku)/.test(model)) return 4096;
   if (/claude-3-5/.test(model)) return 8192;
   return 16_384;

@@ -21,7 +21,7 @@ import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, Provi
  */
 
 /** API version used when none is configured: the first GA version with json_schema. */
-export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
+const DEFAULT_AZURE_API_VERSION = '2024-10-21';
 
 /** The structured-output mode an API version supports best. */
 export function azureJsonMode(apiVersion: string): JsonMode {

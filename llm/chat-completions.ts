@@ -47,14 +47,14 @@ export interface ChatOptions {
 }
 
 /** A rough usage from text lengths, for servers that report none; marked `estimated`. */
-export function estimateUsage(inputChars: number, outputChars: number): Usage {
+function estimateUsage(inputChars: number, outputChars: number): Usage {
   const inputTokens = estimateTokens(inputChars);
   const outputTokens = estimateTokens(outputChars);
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, estimated: true };
 }
 
 /** Whether a 400 names `stream_options` as an unknown or unsupported parameter. */
-export function isStreamOptionsError(error: unknown): boolean {
+function isStreamOptionsError(error: unknown): boolean {
   const status = errorStatus(error);
   if (status !== 400 && status !== 422) return false;
   return /stream_options/i.test(
@@ -90,7 +90,7 @@ type Content = string | { type?: string; text?: unknown }[] | null;
  * The answer text of a content field. Mistral's reasoning models stream `content` as an array of
  * parts, `{type: "thinking", thinking: [...]}` and `{type: "text", text}`: only the text parts are the answer.
  */
-export function contentText(content: Content | undefined): string {
+function contentText(content: Content | undefined): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((part) => (part?.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('');

@@ -147,7 +147,7 @@ export function providerMessage(error: unknown): string {
 }
 
 /** Whether the error means the request was aborted (by our signal or the SDK's). */
-export function isAbortError(error: unknown): boolean {
+function isAbortError(error: unknown): boolean {
   const name = (error as ErrorShape | null)?.name;
   return name === 'AbortError' || name === 'APIUserAbortError';
 }
@@ -320,7 +320,7 @@ function networkCode(error: unknown): string | undefined {
  * Whether a failure happened on the way (no HTTP status): the SDKs' connection errors, fetch's
  * "fetch failed" / "terminated" TypeErrors, or a network error code anywhere in the cause chain.
  */
-export function isConnectionError(error: unknown): boolean {
+function isConnectionError(error: unknown): boolean {
   if (errorStatus(error) !== undefined) return false;
   const name = (error as object | null)?.constructor?.name ?? '';
   if (/^APIConnection(Timeout)?Error$/.test(name)) return true;

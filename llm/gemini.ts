@@ -33,7 +33,7 @@ function makeClient(config: ProviderConfig, timeoutMs?: number): GoogleGenAI {
  *
  * @returns a new schema object; the input is not changed
  */
-export function geminiJsonSchema(schema: unknown): unknown {
+function geminiJsonSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(geminiJsonSchema);
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};

@@ -15,12 +15,12 @@ import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, Provi
  */
 
 /** Models documented as supporting strict json_schema. */
-export function groqSupportsStrictSchema(model: string): boolean {
+function groqSupportsStrictSchema(model: string): boolean {
   return /^openai\/gpt-oss-/.test(model);
 }
 
 /** The structured-output mode for a Groq model. */
-export function groqJsonMode(model: string): JsonMode {
+function groqJsonMode(model: string): JsonMode {
   return groqSupportsStrictSchema(model) ? 'json_schema' : 'json_object';
 }
 
@@ -29,7 +29,7 @@ export function groqJsonMode(model: string): JsonMode {
  * Qwen 3, QwQ and DeepSeek-R1 take `reasoning_format: "hidden"` (the default "raw" puts `<think>` blocks in
  * the content, and JSON mode refuses "raw"); the gpt-oss models take `include_reasoning: false` instead.
  */
-export function groqReasoningBody(model: string): Record<string, unknown> {
+function groqReasoningBody(model: string): Record<string, unknown> {
   if (/qwen3|qwen-3|qwq|deepseek-r1/i.test(model)) return { reasoning_format: 'hidden' };
   if (/gpt-oss/i.test(model)) return { include_reasoning: false };
   return {};

@@ -15,19 +15,19 @@ import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, Provi
  */
 
 /** Temperature sent to local presets when the config gives none. */
-export const LOCAL_DEFAULT_TEMPERATURE = 0.2;
+const LOCAL_DEFAULT_TEMPERATURE = 0.2;
 
 /** The key sent to servers that need none (the SDK refuses an empty key). */
-export const PLACEHOLDER_KEY = 'not-needed';
+const PLACEHOLDER_KEY = 'not-needed';
 
 /** The structured-output step after `mode` for a preset. */
-export function openaiStepDown(preset: ProviderConfig['preset']): (mode: JsonMode) => JsonMode | undefined {
+function openaiStepDown(preset: ProviderConfig['preset']): (mode: JsonMode) => JsonMode | undefined {
   if (preset === 'lmstudio') return (mode) => (mode === 'prompt' ? undefined : 'prompt');
   return defaultStepDown;
 }
 
 /** Body fields for temperature and output limit (presets, local or hosted, get a default temperature). */
-export function openaiExtraBody(config: ProviderConfig): Record<string, unknown> {
+function openaiExtraBody(config: ProviderConfig): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const local = config.preset !== undefined;
   const temperature = config.temperature ?? (local ? LOCAL_DEFAULT_TEMPERATURE : undefined);

@@ -32,7 +32,7 @@ const REASONING_TAGS = ['think', 'thinking', 'reasoning', 'reflection'];
  *
  * @returns the reply without reasoning blocks (unchanged when there are none)
  */
-export function stripReasoning(text: string): string {
+function stripReasoning(text: string): string {
   let out = text;
   for (const tag of REASONING_TAGS) {
     out = out.replace(new RegExp(`<${tag}>[\\s\\S]*?</${tag}>`, 'gi'), '');
@@ -121,11 +121,12 @@ export function parsePlan(raw: string): Plan {
     files_to_edit: (p.files_to_edit ?? []).map((f) => ({ path: f.path, reason: f.reason ?? '' })),
     patches: p.patches.map((patch) => ({
       file: patch.file,
-      operation: 'replace' as const,
+      operation: patch.operation,
       find: patch.find,
       replace: patch.replace,
-      ...(patch.replace_all ? { replace_all: true } : {}),
-      ...(patch.occurrence != null ? { occurrence: patch.occurrence } : {}),
+      // A rule rewrites every match: replace_all and occurrence say nothing there.
+      ...(patch.replace_all && patch.operation === 'replace' ? { replace_all: true } : {}),
+      ...(patch.occurrence != null && patch.operation === 'replace' ? { occurrence: patch.occurrence } : {}),
     })),
     commands: p.commands ?? [],
     agent_notes: p.agent_notes ?? [],

@@ -8,17 +8,27 @@ import { PLAN_JSON_SCHEMA } from '../utils/plan.js';
  */
 export function buildSystemPrompt(): string {
   return [
-    'You are clawcode, a careful senior engineer. You turn ONE task into ONE plan of exact find/replace patches.',
+    'You are clawcode, a careful senior engineer. You turn ONE task into ONE plan of exact find/replace patches and codemod rules.',
     'Answer with a single JSON object and nothing else, matching this JSON schema:',
     JSON.stringify(PLAN_JSON_SCHEMA),
     '',
-    'Rules for patches:',
+    'Two operations:',
+    '- `"operation": "replace"` (find/replace) for local logic: one place in one file, e.g.',
+    '  {"file": "src/api.ts", "operation": "replace", "find": "  return res;\\n", "replace": "  log(res);\\n  return res;\\n", "replace_all": null, "occurrence": null}',
+    '- `"operation": "rewrite"` (a rule) for a mechanical change repeated across files (a rename, a call-shape migration, an import move):',
+    '  `find` is an ast-grep pattern (code with `$NAME` for one node, `$$$ARGS` for several, `$_` for any), `replace` its template,',
+    '  `file` a git pathspec of the files to rewrite (`src/**/*.ts`, `lib/`), taken from the project files list, e.g.',
+    '  {"file": "src/**/*.ts", "operation": "rewrite", "find": "getUser($ID)", "replace": "fetchUser($ID, { cache: true })", "replace_all": null, "occurrence": null}',
+    '  A rule rewrites every match, also in files you were not shown; use only metavariables `find` captures.',
+    '',
+    'Rules for find/replace patches:',
     '- `file` is a path relative to the project root, with `/` separators, exactly as listed in the project files.',
     '- `find` must be copied verbatim from the file content shown to you (same characters, same indentation, same line breaks).',
     '  Never paraphrase it, never add line numbers, never abbreviate with "...".',
     '- `find` must match exactly one place in the file: include a few surrounding lines so it is unique.',
     '  Set `replace_all: true` only to change every occurrence, or `occurrence: N` (1-based) to pick one of several; otherwise null.',
     "- `replace` is the full new text for that span. Keep the file's style and indentation.",
+    '- With `replace_all: true`, `file` may also be a pathspec: a literal replacement in every file it names (docs, YAML, config).',
     '- To create a new file, use `find: ""` and put the whole file in `replace`.',
     '- Patches apply in order; a later patch for the same file sees the earlier result. Patches must not overlap.',
     '- Only edit files whose content you were shown, or create new files. Keep the change minimal and complete.',
@@ -79,8 +89,11 @@ function fenceFor(text: string): string {
 export interface RepairItem {
   /** 1-based number of the patch in the plan. */
   number: number;
+  /** the patch's file, or a rule's pathspec */
   file: string;
   find: string;
+  /** `rewrite` for a codemod rule (its find is an ast-grep pattern); default `replace` */
+  operation?: 'replace' | 'rewrite';
   /** Why it was refused, one line. */
   error: string;
   /** The file's real text around the closest match (or every location of an ambiguous find). */
@@ -99,7 +112,12 @@ export interface RepairItem {
  */
 export function buildPatchRepairPrompt(userPrompt: string, items: readonly RepairItem[]): string {
   const blocks = items.map((item) => {
-    const parts = [`## Patch ${item.number} (${item.file})`, `Error: ${item.error}`, `find was:\n${fenced(item.find)}`];
+    const rule = item.operation === 'rewrite';
+    const parts = [
+      `## Patch ${item.number} (${rule ? `rewrite rule over ${item.file}` : item.file})`,
+      `Error: ${item.error}`,
+      `${rule ? 'The pattern' : 'find'} was:\n${fenced(item.find)}`,
+    ];
     for (const e of item.excerpts) {
       parts.push(
         `Lines ${e.startLine}-${e.endLine} of ${item.file}, exactly as in the file (copy from here):\n${fenced(e.text)}`,
@@ -115,7 +133,8 @@ export function buildPatchRepairPrompt(userPrompt: string, items: readonly Repai
     blocks.join('\n\n'),
     `Reply with a JSON plan in the same schema whose \`patches\` holds exactly ${n} patch${n === 1 ? '' : 'es'}: the replacement${n === 1 ? '' : 's'} for ` +
       `${items.map((i) => `patch ${i.number}`).join(', ')}, in that order. Copy each \`find\` verbatim from the file text shown above ` +
-      '(without the line numbers of the headings), with enough lines to be unique. Use `find: ""` only to create a file that does not exist.',
+      '(without the line numbers of the headings), with enough lines to be unique. Use `find: ""` only to create a file that does not exist. ' +
+      'A rewrite rule is replaced by a rule whose pattern is code as it appears in the files, or by find/replace patches.',
   ].join('\n\n');
 }
 

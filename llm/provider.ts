@@ -4,7 +4,8 @@ import { providerLabel } from './errors-map.js';
 import { parsePlan, PlanParseError } from './plan-parser.js';
 import { PLAN_JSON_SCHEMA } from '../utils/plan.js';
 import { withRetries, type RetryOptions } from './retry.js';
-import type { Plan, ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage } from './types.js';
+import type { ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage } from './types.js';
+import type { Plan } from '../utils/plan.js';
 import { addUsage } from './usage.js';
 import { sealRequest, type OutboundRequest, type SendableFile } from './outbound.js';
 
@@ -45,7 +46,7 @@ export { DEFAULT_TIMEOUT_MS };
  * Longest reply read, in characters (about 4 MB of text). A plan is a few KB to a few hundred KB; a
  * stream that keeps going past this is cut off instead of growing until the process runs out of memory.
  */
-export const DEFAULT_MAX_REPLY_CHARS = 4_000_000;
+const DEFAULT_MAX_REPLY_CHARS = 4_000_000;
 
 /** A retry about to happen, as reported to `PlanOptions.onRetry`. */
 export interface RetryNotice {

@@ -4,7 +4,6 @@
  */
 
 // The plan is the domain language of every stage; it is defined on the ground floor (utils/plan.ts).
-export type { PatchOp, Plan } from '../utils/plan.js';
 
 /**
  * Provider backends. OpenAI-compatible servers (local: ollama, lmstudio, llama.cpp, vllm; hosted:

@@ -9,7 +9,7 @@ import { taskHeadline } from '../utils/task-text.js';
 /** Caps of the session memory lists. */
 export const MAX_LAST_TASKS = 10;
 export const MAX_RECENT_FILES = 30;
-export const MAX_AGENT_NOTES = 20;
+const MAX_AGENT_NOTES = 20;
 /** Longest note kept, in characters; longer notes are cut (a note is a short fact, not a document). */
 export const MAX_NOTE_CHARS = 300;
 

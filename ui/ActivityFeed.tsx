@@ -70,6 +70,10 @@ export function describeEvent<K extends AgentEventName>(
     }
     case 'read_file':
       return { kind: 'file', text: `Read ${escapeTerminal((p as AgentEventMap['read_file']).path, 'line')}` };
+    case 'rewrite_done': {
+      const e = p as AgentEventMap['rewrite_done'];
+      return { kind: 'step', text: `Rule #${e.index + 1}: ${e.matches} matches in ${e.files} files` };
+    }
     case 'diffs': {
       const n = (p as AgentEventMap['diffs']).diffs.length;
       return { kind: 'step', text: `${counted(n, 'file')} changed (Tab to scroll the diff)` };

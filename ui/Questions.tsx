@@ -30,7 +30,7 @@ export function QuestionBox({ question }: { question: Question }) {
 }
 
 /** The entries whose name holds every word of `filter` (any case), in their order. */
-export function filterChoices(choices: readonly TuiPickChoice[], filter: string): TuiPickChoice[] {
+function filterChoices(choices: readonly TuiPickChoice[], filter: string): TuiPickChoice[] {
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
   return choices.filter((c) => words.every((w) => c.name.toLowerCase().includes(w)));
 }

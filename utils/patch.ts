@@ -6,15 +6,11 @@
  * are spliced by index. A relaxed pass never changes a line the patch leaves unchanged: see the invariant in
  * utils/patch/render.ts.
  */
-import type { PatchOp } from './plan.js';
-import { locate, preparePatch, type Candidate, type MatchStrategy } from './patch/match.js';
+import { locate, preparePatch, type MatchStrategy } from './patch/match.js';
+import type { Candidate } from './patch/text.js';
 import { closestRegion } from './patch/closest.js';
 import { makeTextModel, type TextModel } from './patch/text.js';
 import { blankEdgeConflict, splice, toRawEdit, widenToBlankRun, type PatchEdit } from './patch/edits.js';
-
-export type { MatchStrategy } from './patch/match.js';
-export { isElisionMarker } from './patch/elision.js';
-export type { PatchEdit } from './patch/edits.js';
 
 /**
  * Stable codes of a refused patch (for tests, logs and `--json` reports):
@@ -33,6 +29,9 @@ export type { PatchEdit } from './patch/edits.js';
  *   markers in replace that do not repeat find's.
  * - Plans only: `patch_file_missing` (non-empty find on a file not given), `patch_overlap` (a patch
  *   changes text an earlier patch of the plan wrote).
+ * - Rules only: `rewrite_no_match` (the pattern matched nothing in any file of the pathspec),
+ *   `rewrite_bad_pattern` (ast-grep cannot read find as one pattern), `rewrite_no_files` (the pathspec
+ *   names no file the rule can edit).
  */
 export type PatchErrorCode =
   | 'patch_no_match'
@@ -48,7 +47,10 @@ export type PatchErrorCode =
   | 'patch_elision_unanchored'
   | 'patch_elision_unpaired'
   | 'patch_file_missing'
-  | 'patch_overlap';
+  | 'patch_overlap'
+  | 'rewrite_no_match'
+  | 'rewrite_bad_pattern'
+  | 'rewrite_no_files';
 
 /** How many locations a patch may change. Default: exactly one location must match. */
 export interface PatchOptions {
@@ -209,104 +211,6 @@ function chooseLocations(
     });
   }
   return found;
-}
-
-/** The outcome of one patch of a plan (same order as the plan's patches). */
-export interface PatchOutcome extends Omit<PatchResult, 'newContent' | 'edits'> {
-  /** Index of the patch in the plan, 0-based. */
-  index: number;
-  /** The patch's file (as written in the plan). */
-  file: string;
-}
-
-/** The outcome of a whole plan: all patches applied, or none. */
-export interface PlanApplyResult {
-  /** True when every patch applied. */
-  applied: boolean;
-  /** Every input file plus new ones, with all patches applied; empty when `applied` is false. */
-  contents: Map<string, string>;
-  /** One outcome per patch, in plan order. */
-  results: PatchOutcome[];
-}
-
-/**
- * Apply a plan's patches in memory, in order: a later patch sees the result of the earlier ones.
- * All or nothing: when any patch fails, `applied` is false and `contents` is empty, but every patch is
- * still tried and reported. A patch whose span overlaps text written by an earlier patch of the same file
- * is refused (`patch_overlap`). A file missing from `contents` counts as new: only `find: ""` may fill it.
- *
- * @param contents  current text of every file the plan may touch, keyed by the plan's project-relative path
- * @param patches   the plan's patches, applied in array order
- */
-export function applyPatches(contents: ReadonlyMap<string, string>, patches: readonly PatchOp[]): PlanApplyResult {
-  const current = new Map(contents);
-  const written = new Map<string, { start: number; end: number; index: number }[]>();
-  const results: PatchOutcome[] = [];
-  let ok = true;
-  patches.forEach((patch, index) => {
-    const base = { index, file: patch.file };
-    const before = current.get(patch.file);
-    if (before === undefined && patch.find !== '') {
-      ok = false;
-      results.push({
-        ...base,
-        applied: false,
-        code: 'patch_file_missing',
-        error: `${patch.file}: no such file; \`find: ""\` creates it`,
-      });
-      return;
-    }
-    const result = applyPatch(before ?? '', patch.find, patch.replace, {
-      replaceAll: patch.replace_all,
-      occurrence: patch.occurrence,
-    });
-    const { newContent, edits, ...report } = result;
-    if (!result.applied || newContent === undefined || !edits) {
-      ok = false;
-      results.push({ ...base, ...report });
-      return;
-    }
-    const regions = written.get(patch.file) ?? [];
-    // Strict intersection; an empty region (a deletion point) clashes only with a span around it.
-    const clash = regions.find((r) => edits.some((e) => e.start < r.end && r.start < e.end));
-    if (clash) {
-      ok = false;
-      results.push({
-        ...base,
-        applied: false,
-        strategy: result.strategy,
-        startLine: result.startLine,
-        endLine: result.endLine,
-        code: 'patch_overlap',
-        error: `patch ${index + 1} changes text that patch ${clash.index + 1} wrote in ${patch.file}; merge them into one patch`,
-      });
-      return;
-    }
-    written.set(patch.file, shiftRegions(regions, edits, index));
-    current.set(patch.file, newContent);
-    results.push({ ...base, ...report });
-  });
-  return { applied: ok, contents: ok ? current : new Map(), results };
-}
-
-/** Move earlier regions past the new edits and add the regions the edits wrote. */
-function shiftRegions(
-  regions: readonly { start: number; end: number; index: number }[],
-  edits: readonly PatchEdit[],
-  index: number,
-) {
-  const out: { start: number; end: number; index: number }[] = [];
-  for (const r of regions) {
-    let delta = 0;
-    for (const e of edits) if (e.end <= r.start) delta += e.text.length - (e.end - e.start);
-    out.push({ start: r.start + delta, end: r.end + delta, index: r.index });
-  }
-  let delta = 0;
-  for (const e of edits) {
-    out.push({ start: e.start + delta, end: e.start + delta + e.text.length, index });
-    delta += e.text.length - (e.end - e.start);
-  }
-  return out;
 }
 
 function checkOptions(options: PatchOptions): PatchResult | undefined {

@@ -1,17 +1,25 @@
 import { z } from 'zod';
+import { checkTemplateVars } from './rule-vars.js';
 
 /*
  * The plan: the one structured output of a provider and the input of every later stage (checks, patch
  * engine, journal). Defined here, on the ground floor, so utils/ and everything above share one type.
  */
 
-/** One find/replace operation of a plan, applied in array order. */
+/**
+ * One operation of a plan, applied in array order: a find/replace in one file (`replace`), or a codemod
+ * rule (`rewrite`): `find` an ast-grep pattern, `replace` its template, `file` a git pathspec.
+ */
 export interface PatchOp {
-  /** Project-relative path with `/` separators. */
+  /**
+   * Project-relative path with `/` separators. For a rule (and a `replace` with `replace_all` that names
+   * a folder or has glob characters) a git pathspec with glob magic: `src/**\/*.ts`, `lib/`, `a.ts`.
+   */
   file: string;
-  operation: 'replace';
-  /** Text to find; `""` creates a new (or fills an empty) file. */
+  operation: 'replace' | 'rewrite';
+  /** Text to find (`""` creates a new or fills an empty file); for a rule, the ast-grep pattern. */
   find: string;
+  /** The new text; for a rule, the rewrite template (`$NAME`, `$$$ARGS` stand for what `find` captured). */
   replace: string;
   /** Replace every occurrence of `find` (otherwise more than one match is refused as ambiguous). */
   replace_all?: boolean;
@@ -28,15 +36,28 @@ export interface Plan {
   agent_notes: string[];
 }
 
-/** Zod schema of one patch as a model may send it (optional fields missing or null). */
-export const patchSchema = z.object({
-  file: z.string().min(1, 'file must be a non-empty path'),
-  operation: z.literal('replace').optional().default('replace'),
-  find: z.string(),
-  replace: z.string(),
-  replace_all: z.boolean().nullish(),
-  occurrence: z.number().int().positive().nullish(),
-});
+/**
+ * Zod schema of one patch as a model may send it (optional fields missing or null). A rule needs a
+ * pattern, and its template may use only the metavariables the pattern captures.
+ */
+const patchSchema = z
+  .object({
+    file: z.string().min(1, 'file must be a non-empty path'),
+    operation: z.enum(['replace', 'rewrite']).optional().default('replace'),
+    find: z.string(),
+    replace: z.string(),
+    replace_all: z.boolean().nullish(),
+    occurrence: z.number().int().positive().nullish(),
+  })
+  .superRefine((patch, ctx) => {
+    if (patch.operation !== 'rewrite') return;
+    if (patch.find.trim() === '') {
+      ctx.addIssue({ code: 'custom', path: ['find'], message: 'a rewrite needs an ast-grep pattern in find' });
+      return;
+    }
+    const wrong = checkTemplateVars(patch.find, patch.replace);
+    if (wrong) ctx.addIssue({ code: 'custom', path: ['replace'], message: wrong });
+  });
 
 const fileToEditSchema = z.union([
   z.object({ path: z.string(), reason: z.string().nullish() }),
@@ -88,7 +109,7 @@ export const PLAN_JSON_SCHEMA: Record<string, unknown> = {
         required: ['file', 'operation', 'find', 'replace', 'replace_all', 'occurrence'],
         properties: {
           file: { type: 'string' },
-          operation: { type: 'string', enum: ['replace'] },
+          operation: { type: 'string', enum: ['replace', 'rewrite'] },
           find: { type: 'string' },
           replace: { type: 'string' },
           replace_all: { type: ['boolean', 'null'] },

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { clawcodeHome } from '../../config/paths.js';
 import { classifyContent } from './scan-rules.js';
-import { scanProject, type ScannedFile } from './scan.js';
+import { scanProject, type ScanResult, type ScannedFile } from './scan.js';
 import { redactSecrets } from '../../utils/policy/secrets.js';
 import { indexFile, loadIndex, saveIndex, type IndexedDoc } from './search-index.js';
 import { issueText, readIssue, type IssueEvidence } from './issue.js';
@@ -12,14 +12,10 @@ import { extractImports, resolveImport } from './symbols.js';
 import type { RankDoc, RankedFile } from './rank.js';
 import { rankAndPack, type ContextFile } from './select.js';
 
-export type { ContextFile } from './select.js';
-
 /**
  * The context stage: scan → index → rank → budget → outline → redaction. The result is
  * what the prompt builder sends: `files[].text` then `outline`, `totalChars ≤ budget` always.
  */
-
-export { DEFAULT_BUDGET_CHARS } from '../../utils/defaults.js';
 
 /** Result of `buildContext` (shared contract). */
 export interface ContextResult {
@@ -62,6 +58,8 @@ export interface BuildContextOptions {
   files?: readonly string[];
   /** project paths kept from the previous task of a session: sent after the pins */
   kept?: readonly string[];
+  /** The project's scan when the caller already made one (a wide task's): it is not repeated. */
+  scan?: ScanResult;
 }
 
 /**
@@ -91,16 +89,19 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   // git lists files in child processes while this thread parses the cached index; unmodified tracked
   // files whose blob id the index knows are then taken from it without a stat.
   let cached = new Map<string, IndexedDoc>();
-  const scan = await scanProject(rootDir, {
-    extraIgnore: options.extraIgnore,
-    whileListing: () => {
-      cached = loadIndex(home, rootDir);
-    },
-    knownBlob: (path, oid) => {
-      const doc = cached.get(path);
-      return doc?.oid === oid ? doc : undefined;
-    },
-  });
+  if (options.scan) cached = loadIndex(home, rootDir);
+  const scan =
+    options.scan ??
+    (await scanProject(rootDir, {
+      extraIgnore: options.extraIgnore,
+      whileListing: () => {
+        cached = loadIndex(home, rootDir);
+      },
+      knownBlob: (path, oid) => {
+        const doc = cached.get(path);
+        return doc?.oid === oid ? doc : undefined;
+      },
+    }));
   options.onScan?.({ files: scan.files.length, ms: Math.round(performance.now() - started) });
   const { index, indexed, changed } = refreshIndex(scan.files, scan.git, cached);
   if (changed && options.cacheIndex !== false) saveIndex(home, rootDir, index);

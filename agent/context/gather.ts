@@ -1,5 +1,6 @@
 import { budgetAfterTask } from '../task-size.js';
 import { buildContext, type ContextResult } from './build.js';
+import type { ScanResult } from './scan.js';
 import {
   DEFAULT_INSTRUCTIONS_CAP_CHARS,
   foldersOf,
@@ -25,6 +26,8 @@ export interface GatherContextOptions {
   files?: readonly string[];
   /** paths kept from the previous task of a session */
   kept?: readonly string[];
+  /** Passed to buildContext: the project's scan when the caller already made one. */
+  scan?: ScanResult;
 }
 
 /**
@@ -64,6 +67,7 @@ export async function gatherContext(options: GatherContextOptions): Promise<{
     onScan: options.onScan,
     files: options.files,
     kept: options.kept,
+    scan: options.scan,
   });
   const context = { ...selected, budget: Math.max(1, options.budgetChars - rootInstructions.chars) };
   const leftover = budgetChars - context.totalChars;

@@ -1,16 +1,17 @@
 import { realpath } from 'node:fs/promises';
 import { posix } from 'node:path';
-import { readRegularFile, resolveProjectPath } from '../../utils/policy/paths.js';
+import { resolveProjectPath } from '../../utils/policy/paths.js';
+import { readRegularFile } from '../../utils/policy/real-path.js';
 import { redactSecrets, type Redaction } from '../../utils/policy/secrets.js';
 
 /** Instruction files, in the order they are read at each folder. */
-export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAWCODE.md', '.clawcode/instructions.md'] as const;
+const INSTRUCTION_FILES = ['AGENTS.md', 'CLAWCODE.md', '.clawcode/instructions.md'] as const;
 
 /** Default cap on the instructions text sent to the provider, in characters. */
 export const DEFAULT_INSTRUCTIONS_CAP_CHARS = 8_000;
 
 /** Most bytes read of one instruction file, whatever the cap (a bigger file is cut like one over the cap). */
-export const MAX_INSTRUCTION_FILE_BYTES = 256 * 1024;
+const MAX_INSTRUCTION_FILE_BYTES = 256 * 1024;
 
 /** Project instructions found for a task. */
 export interface ProjectInstructions {

@@ -64,7 +64,8 @@ export async function resolvePathspecs(
     } else if (spec !== '' && !spec.split('/').includes('..') && !raw.startsWith('/')) {
       const fromGit = await gitLsFiles(rootDir, [raw]);
       hits = (fromGit ?? []).filter((p) => allowed.has(p));
-      if (fromGit === null || hits.length === 0) hits = matchGlob(spec, scanned);
+      // Without git, glob magic is what the gitignore-style match does anyway.
+      if (fromGit === null || hits.length === 0) hits = matchGlob(spec.replace(/^:\(glob\)/, ''), scanned);
     }
     if (hits.length === 0) unmatched.push(raw);
     for (const p of hits) if (!seen.has(p) && seen.add(p)) paths.push(p);

@@ -270,6 +270,6 @@ function evidenceScore(e: FileEvidence): number {
 }
 
 /** Best score first; equal scores keep their input order (Array.prototype.sort is stable). */
-export function stableSort(list: RankedFile[]): RankedFile[] {
+function stableSort(list: RankedFile[]): RankedFile[] {
   return [...list].sort((a, b) => b.score - a.score);
 }

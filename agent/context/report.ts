@@ -12,7 +12,7 @@ import { IDENT, splitIdentifier, type QueryTerm } from './tokenize.js';
  */
 
 /** A task of at least this many characters is read as a report with a title line and a body. */
-export const LONG_REPORT_CHARS = 300;
+const LONG_REPORT_CHARS = 300;
 /** Title words count this many times their body weight: the title is where a reporter names the component. */
 const TITLE_WEIGHT = 5;
 /** A title longer than this is not a summary line (a report pasted without one). */

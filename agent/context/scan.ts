@@ -160,12 +160,12 @@ function nameSkipReason(rel: string): SkipReason | null {
 }
 
 /**
- * Judge one listed path and add it to `c.files` or `c.skipped` (or neither: ignored, gone, a
- * folder, a dangling link). `oid` is its git blob id when git reports it tracked and unmodified.
+ * Judge one listed path and add it to `c.files` or `c.skipped` (or neither: ignored, gone, a folder, a dangling
+ * link). `oid`: its git blob id when tracked and unmodified; a `tracked` file skips the default ignore folders.
  */
-function consider(c: Collector, rel: string, oid: string | undefined, fromGit: boolean): void {
+function consider(c: Collector, rel: string, oid: string | undefined, fromGit: boolean, tracked = false): void {
   const { realRoot, rootPrefix, maxBytes, options } = c;
-  if (isDefaultIgnored(rel) || c.base?.ignores(rel)) return;
+  if ((!tracked && isDefaultIgnored(rel)) || c.base?.ignores(rel)) return;
   const refusedByName = nameSkipReason(rel);
   if (refusedByName) {
     c.skipped.push({ path: rel, reason: refusedByName });
@@ -297,7 +297,7 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     const config = (await gitConfig) ?? [];
     const attributes = attributeTexts(realRoot, tracked.paths, config, await gitPaths);
     if (!blobIdsIdentifyBytes(config, attributes)) tracked.blobs.clear();
-    for (const rel of tracked.paths) consider(c, rel, tracked.blobs.get(rel), true);
+    for (const rel of tracked.paths) consider(c, rel, tracked.blobs.get(rel), true, true);
   }
   const [modified, untracked] = await Promise.all([modifiedListing, untrackedListing]);
   // No git, or an empty listing (a folder ignored by an enclosing repository, or empty): walk it.
@@ -307,7 +307,7 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     const again = new Set(modified.filter((rel) => tracked.blobs.has(rel)));
     if (again.size > 0) {
       drop(c, (path) => again.has(path));
-      for (const rel of again) consider(c, rel, undefined, true);
+      for (const rel of again) consider(c, rel, undefined, true, true);
     }
     for (const rel of untracked) consider(c, rel, undefined, true);
     const claw = clawcodeIgnoreFilter(realRoot, [...tracked.paths, ...untracked]);

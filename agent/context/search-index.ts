@@ -88,11 +88,6 @@ export function indexFile(absPath: string, mtimeMs: number, sizeBytes: number, o
   return doc;
 }
 
-/** Term frequency of `term` in an indexed document (0 when absent). */
-export function termFrequency(doc: IndexedDoc, term: string): number {
-  return termFrequencies([doc], term)[0]!;
-}
-
 /**
  * Term frequency of `term` in each document, in order (0 where absent): one needle for all of them,
  * looked up with indexOf in each document's term list, never parsing the list. The needle is

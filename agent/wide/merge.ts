@@ -1,4 +1,4 @@
-import type { PatchOp, Plan } from '../../llm/types.js';
+import type { PatchOp, Plan } from '../../utils/plan.js';
 import type { Shard } from './shards.js';
 
 /** What one shard request produced. */
@@ -20,7 +20,7 @@ export interface RefusedShardPatch {
 export interface MergedPlan {
   /** one plan: analyses joined, patches in shard order, commands and notes deduplicated */
   plan: Plan;
-  /** for each patch of `plan.patches`, the shard it came from (same order) */
+  /** for each patch of `plan.patches`, the shard it came from (same order; -1: a rule of the scope answer) */
   patchShards: number[];
   /** patches dropped because they touch a file their shard did not show */
   refused: RefusedShardPatch[];
@@ -38,8 +38,10 @@ function dedupe(items: readonly string[]): string[] {
  *
  * A patch must target a file its own shard showed: a shard that edits another shard's file would
  * race that shard's plan (both see the old text) and could undo or double its edits, so such a
- * patch is refused and reported, never applied. Patches keep shard order, then plan order, so
- * a file split over two shards gets the first shard's edits first.
+ * patch is refused and reported, never applied. A rule is the exception: it matches the merged
+ * result, not what a shard saw. A patch identical to one an earlier shard sent (overlapping excerpts
+ * of one file) is merged into it. Patches keep shard order, then plan order, so a file split over
+ * two shards gets the first shard's edits first.
  *
  * @param outcomes  one outcome per shard, any order
  * @returns the merged plan with the provenance of each patch and what was refused or failed
@@ -56,6 +58,7 @@ export function mergeShardPlans(outcomes: readonly ShardOutcome[]): MergedPlan {
   const filesToEdit = new Map<string, string>();
   const planned: number[] = [];
   const failed: MergedPlan['failed'] = [];
+  const seen = new Set<string>();
   for (const outcome of sorted) {
     const index = outcome.shard.index;
     if (outcome.status === 'failed') {
@@ -67,7 +70,19 @@ export function mergeShardPlans(outcomes: readonly ShardOutcome[]): MergedPlan {
     const { plan } = outcome;
     if (plan.analysis.trim()) analyses.push(plan.analysis.trim());
     for (const [i, patch] of plan.patches.entries()) {
-      if (!shown.has(patch.file)) {
+      // A file split over two shards whose excerpts overlap can get the same patch from both: one is kept.
+      const key = JSON.stringify([
+        patch.file,
+        patch.operation,
+        patch.find,
+        patch.replace,
+        patch.replace_all,
+        patch.occurrence,
+      ]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      // A rule names files by pathspec and rewrites whatever they hold when the merged plan is applied.
+      if (patch.operation !== 'rewrite' && !shown.has(patch.file)) {
         refused.push({
           shard: index,
           patchIndex: i,

@@ -86,6 +86,8 @@ export interface PlanShardsOptions {
   rootDir?: string;
   /** false: no repair round (`--no-repair`). @default true */
   repair?: boolean;
+  /** the scan's candidate paths, over which a shard plan's rules resolve their pathspecs */
+  fileList?: readonly string[];
   /** the files a request may quote (the scan's candidates); checked at the door (llm/outbound.ts) */
   sendable?: SendableFile;
 }
@@ -207,7 +209,8 @@ async function requestShardPlan(
     userPrompt: request.userPrompt,
     plan: result.plan,
     planResult: result,
-    prepared: await preparePlan(options.rootDir, result.plan),
+    prepared: await preparePlan(options.rootDir, result.plan, undefined, { fileList: options.fileList }),
+    prepareOptions: { fileList: options.fileList },
     emitter: options.emitter,
     signal: options.signal,
     timeoutMs: options.timeoutMs,

@@ -4,20 +4,30 @@ import { withRetries } from '../../llm/retry.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
 import { z } from 'zod';
 import { UsageError } from '../../utils/errors.js';
+import { checkTemplateVars } from '../../utils/rule-vars.js';
 
-/** The one answer of a scope request. */
+/** A codemod rule of a scope answer: applied to every file of its pathspec, with no plan request. */
+const scopeRuleSchema = z
+  .object({ file: z.string().min(1), find: z.string().min(1), replace: z.string() })
+  .superRefine((rule, ctx) => {
+    const wrong = checkTemplateVars(rule.find, rule.replace);
+    if (wrong) ctx.addIssue({ code: 'custom', path: ['replace'], message: wrong });
+  });
+
+/** The one answer of a scope request. Older answers without `rules` mean none. */
 export const ScopeAnswerSchema = z.object({
   patterns: z.array(z.string()).max(20),
   pathspecs: z.array(z.string()).max(50),
+  rules: z.array(scopeRuleSchema).max(20).optional().default([]),
   reason: z.string(),
 });
 export type ScopeAnswer = z.infer<typeof ScopeAnswerSchema>;
 
 /** JSON schema of a scope answer, for structured output. */
-export const SCOPE_JSON_SCHEMA: Record<string, unknown> = {
+const SCOPE_JSON_SCHEMA: Record<string, unknown> = {
   type: 'object',
   additionalProperties: false,
-  required: ['patterns', 'pathspecs', 'reason'],
+  required: ['patterns', 'pathspecs', 'rules', 'reason'],
   properties: {
     patterns: {
       type: 'array',
@@ -28,6 +38,20 @@ export const SCOPE_JSON_SCHEMA: Record<string, unknown> = {
       type: 'array',
       items: { type: 'string' },
       description: 'project-relative files or folders (a folder ends with /) in scope',
+    },
+    rules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['file', 'find', 'replace'],
+        properties: {
+          file: { type: 'string', description: 'git pathspec of the files to rewrite, e.g. src/**/*.ts' },
+          find: { type: 'string', description: 'ast-grep pattern, e.g. getUser($ID)' },
+          replace: { type: 'string', description: 'rewrite template, e.g. fetchUser($ID)' },
+        },
+      },
+      description: 'codemod rules for the purely mechanical part of the change; applied without a plan request',
     },
     reason: { type: 'string' },
   },
@@ -43,12 +67,16 @@ export function buildScopeSystemPrompt(): string {
     '- `patterns`: JavaScript regular expressions; every line they match is a place the change must look at.',
     '  Prefer specific patterns (the identifier, the import, the call) over broad ones. No nested quantifiers.',
     '- `pathspecs`: files or folders that are in scope as a whole even where no pattern matches; may be empty.',
+    '- `rules`: when part of the change is mechanical (a rename, a call-shape change, an import move), one ast-grep',
+    '  rule each: `find` a pattern (code with `$NAME` for one node, `$$$ARGS` for several), `replace` its template,',
+    '  `file` a git pathspec. Rules apply to every file of their pathspec without a plan request; patterns and',
+    '  pathspecs then need to cover only what the rules do not. May be empty.',
     '- `reason`: one sentence on how the patterns cover the change.',
   ].join('\n');
 }
 
 /** User prompt of the scope request: the task and a map of the project. */
-export function buildScopeUserPrompt(task: string, projectMap: string): string {
+function buildScopeUserPrompt(task: string, projectMap: string): string {
   return `# Task\n${task.trim()}\n\n# Project map\n${projectMap.trim()}\n\nReply with the JSON scope only.`;
 }
 

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { estimateCostUsd, type ModelPrice } from '../../config/prices.js';
 import { buildSystemPrompt } from '../../llm/prompts.js';
+import type { PatchOp } from '../../utils/plan.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
 import { scanProject, type ScanOptions, type ScanResult } from '../context/scan.js';
 import { UsageError } from '../../utils/errors.js';
@@ -50,6 +51,8 @@ export interface WideChangeInput {
 export interface PreparedWideChange {
   footprint: string[];
   requests: ShardRequest[];
+  /** the scope answer's rules: applied after the shards' patches, with no request of their own */
+  rules: PatchOp[];
   /** every candidate of the scan (sorted): the files a request may quote */
   candidates: string[];
   systemPrompt: string;
@@ -73,7 +76,25 @@ export async function prepareWideChange(input: WideChangeInput): Promise<Prepare
   const candidatePaths = scan.files.map((f) => f.path);
   const paths = new Set([...(input.paths ?? []), ...pathsUnder(input.scope?.pathspecs ?? [], candidatePaths)]);
   const patterns = [...(input.patterns ?? []), ...(input.scope?.patterns ?? [])];
-  const files = await collectFootprint({ candidates: scan.files, paths: [...paths], patterns });
+  const rules: PatchOp[] = (input.scope?.rules ?? []).map((r) => ({ ...r, operation: 'rewrite' as const }));
+  const files =
+    paths.size > 0 || patterns.length > 0
+      ? await collectFootprint({ candidates: scan.files, paths: [...paths], patterns })
+      : [];
+  const systemPrompt = buildSystemPrompt();
+  // A scope answered with rules alone needs no shard: the plan is the rules.
+  if (files.length === 0 && rules.length > 0) {
+    const estimate = { inputTokens: 0, maxRequestChars: 0 };
+    return {
+      footprint: [],
+      requests: [],
+      rules,
+      candidates: scan.fileList,
+      systemPrompt,
+      estimate,
+      ms: Math.round(performance.now() - started),
+    };
+  }
   if (files.length === 0) {
     throw new UsageError('No file is in scope of this change', {
       code: 'footprint_empty',
@@ -111,11 +132,11 @@ export async function prepareWideChange(input: WideChangeInput): Promise<Prepare
     instructions: input.instructions,
     memoryContext: input.memoryContext,
   });
-  const systemPrompt = buildSystemPrompt();
   const totalChars = requests.reduce((a, r) => a + r.chars + systemPrompt.length, 0);
   return {
     footprint,
     requests,
+    rules,
     candidates: scan.fileList,
     systemPrompt,
     estimate: {
@@ -147,6 +168,8 @@ export interface RunWideChangeOptions {
   emitter?: AgentEmitter;
   /** false: no per-shard repair round (`--no-repair`). @default true */
   repair?: boolean;
+  /** the scan's candidate paths, over which rules resolve their pathspecs (scanned again when missing) */
+  fileList?: readonly string[];
 }
 
 /** The outcome of a wide change before anything is written. */
@@ -188,10 +211,14 @@ export async function runWideChange(
     emitter: options.emitter,
     rootDir: options.rootDir,
     repair: options.repair,
+    fileList: options.fileList,
     sendable: (path) => candidates.has(path),
   });
   const merged = mergeShardPlans(result.outcomes);
-  const applied = await preparePlan(options.rootDir, merged.plan, options.emitter);
+  // The scope's rules come after the shards' patches: those were written against the text the shards saw.
+  merged.plan.patches.push(...prepared.rules);
+  merged.patchShards.push(...prepared.rules.map(() => -1));
+  const applied = await preparePlan(options.rootDir, merged.plan, options.emitter, { fileList: options.fileList });
   return {
     merged,
     prepared: applied,

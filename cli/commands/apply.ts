@@ -1,14 +1,18 @@
 import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
-import { preparePlan, readPlanTargets } from '../../agent/prepare.js';
+import { preparePlan, readPlanTargets, type PreparedPlan } from '../../agent/prepare.js';
 import { checkPlan, hashBytes, type PatchCheck } from '../../agent/plan-file.js';
 import { loadPlanSource } from '../../agent/plan-source.js';
+import { spreadPatchIndexes } from '../../agent/spread-files.js';
+import type { Plan } from '../../utils/plan.js';
 import { loadTrustedSettings } from '../config/trust-prompt.js';
 import { checkPlanPaths } from '../../utils/policy/plan-check.js';
 import { withInterrupt } from '../console/interrupt.js';
 import { refuseUnanswerableRun } from '../flag-checks.js';
 import { withLockedProject } from '../recover.js';
-import { patchReport, writeWithConsole } from '../task/flow.js';
+import { patchReport, writeWithConsole, type TaskOptions } from '../task/flow.js';
+import type { AgentEmitter } from '../../agent/events.js';
+import type { CommandRules } from '../../config/settings-commands.js';
 import { resolveProjectRoot } from '../project-root.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 import { confirmPrompt } from '../console/ask.js';
@@ -57,7 +61,7 @@ export async function runApplyCommand(
   return withInterrupt((signal) =>
     withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () => {
       const t = performance.now();
-      const prepared = await preparePlan(rootDir, plan);
+      const prepared = await preparePlan(rootDir, plan, undefined, { extraIgnore: settings.values.ignore });
       const applyMs = Math.round(performance.now() - t);
       const stale = saved
         ? [...prepared.targets]
@@ -72,47 +76,101 @@ export async function runApplyCommand(
           ),
         );
       }
-      const task = saved?.task ?? 'apply plan';
-      // A saved plan made no model call here: no usage, no context, only the apply time.
-      const base = {
-        task,
-        provider: saved?.provider ?? 'saved plan',
-        providerId: 'none',
-        model: saved?.model ?? '',
+      return writeWithoutModel({
+        rootDir,
         plan,
-        repaired: false,
-        ...patchReport(prepared),
-        usage: null,
-        costUsd: null,
-        context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
-        timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs, totalMs: 0 },
-      };
-      const final = await writeWithConsole(
-        base,
         prepared,
-        {
-          rootDir,
-          task,
-          dryRun: Boolean(flags.dryRun),
-          yes: Boolean(flags.yes),
-          runCommands: Boolean(flags.runCommands),
-          allowNetwork: Boolean(flags.allowNetwork),
-          commandRules: settings.values.commands,
-          json: Boolean(flags.json),
-          debug: false,
-          interactive,
-          signal,
-          stdout: process.stdout,
-          stderr: process.stderr,
-        },
+        task: saved?.task ?? 'apply plan',
+        provider: saved?.provider ?? 'saved plan',
+        model: saved?.model ?? '',
+        applyMs,
         started,
-      );
-      final.timings.totalMs = Math.round(performance.now() - started);
-      if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
-      else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeTerminal(final.error)}\n`);
-      return final.exitCode;
+        flags,
+        commandRules: settings.values.commands,
+        interactive,
+        signal,
+      });
     }),
   );
+}
+
+/** A plan written with no model call (`apply`, `rewrite`): what it needs besides the prepared plan. */
+export interface NoModelRun {
+  rootDir: string;
+  plan: Plan;
+  prepared: PreparedPlan;
+  /** the journal's and the summary's task line */
+  task: string;
+  /** where the plan came from: a saved plan's provider, or `rewrite` */
+  provider: string;
+  model: string;
+  /** ms spent preparing the plan; `started` is performance.now() at the command's start */
+  applyMs: number;
+  started: number;
+  flags: {
+    dryRun?: boolean;
+    yes?: boolean;
+    runCommands?: boolean;
+    allowNetwork?: boolean;
+    json?: boolean;
+    events?: boolean;
+  };
+  commandRules?: CommandRules;
+  interactive: boolean;
+  signal: AbortSignal;
+  emitter?: AgentEmitter;
+  review?: TaskOptions['review'];
+}
+
+/**
+ * The write half of a plan that made no model call: the task flow's review, journal and summary, then the
+ * report as JSON (`--json`), an event line (`--events`) or its error line.
+ * @returns the exit code of the write stage
+ */
+export async function writeWithoutModel(run: NoModelRun): Promise<number> {
+  const { flags, prepared } = run;
+  const machine = Boolean(flags.json || flags.events);
+  // No model call here: no usage, no context, only the apply time.
+  const base = {
+    task: run.task,
+    provider: run.provider,
+    providerId: 'none',
+    model: run.model,
+    plan: run.plan,
+    repaired: false,
+    ...patchReport(prepared),
+    usage: null,
+    costUsd: null,
+    context: { files: [], totalChars: 0, budget: 0, scannedFiles: 0 },
+    timings: { contextMs: 0, promptMs: 0, modelMs: 0, applyMs: run.applyMs, totalMs: 0 },
+  };
+  const final = await writeWithConsole(
+    base,
+    prepared,
+    {
+      rootDir: run.rootDir,
+      task: run.task,
+      dryRun: Boolean(flags.dryRun),
+      yes: Boolean(flags.yes),
+      runCommands: Boolean(flags.runCommands),
+      allowNetwork: Boolean(flags.allowNetwork),
+      commandRules: run.commandRules,
+      json: machine,
+      debug: false,
+      interactive: run.interactive,
+      signal: run.signal,
+      emitter: run.emitter,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      review: run.review,
+    },
+    run.started,
+  );
+  final.timings.totalMs = Math.round(performance.now() - run.started);
+  if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report: final }) + '\n');
+  else if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
+  else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeTerminal(final.error)}\n`);
+  return final.exitCode;
 }
 
 const STATUS_MARK: Record<PatchCheck['status'], string> = {
@@ -135,7 +193,8 @@ export async function runCheckCommand(
   const rootDir = await resolveProjectRoot(flags.dir);
   const { plan, saved } = await loadPlanSource({ source, last: flags.last, rootDir, cwd: process.cwd(), readStdin });
   // Same path rules as apply, before any file is read: a plan that apply refuses never "applies" here.
-  const pathIssues = await checkPlanPaths(rootDir, plan.patches);
+  const spread = new Set(await spreadPatchIndexes(rootDir, plan.patches));
+  const pathIssues = (await checkPlanPaths(rootDir, plan.patches)).filter((i) => !spread.has(i.index));
   if (pathIssues.length > 0) {
     if (flags.json)
       process.stdout.write(JSON.stringify({ ok: false, refused: pathIssues, patches: [] }, null, 2) + '\n');
@@ -146,6 +205,7 @@ export async function runCheckCommand(
         );
     return 3;
   }
+  if (spread.size > 0) return checkWithRules(rootDir, plan, flags);
   const targets = await readPlanTargets(rootDir, plan);
   const contents = new Map<string, string>();
   const hashes = new Map<string, string | null>();
@@ -153,7 +213,31 @@ export async function runCheckCommand(
     contents.set(path, bytes === null ? '' : bytes.toString('utf8'));
     hashes.set(path, hashBytes(bytes));
   }
-  const checks = checkPlan(plan, contents, saved?.baseHashes, hashes);
+  return printChecks(checkPlan(plan, contents, saved?.baseHashes, hashes), flags);
+}
+
+/**
+ * `check` for a plan with rules: the plan prepared in memory as `apply` would, each patch `applies`
+ * (a rule with its matches and files) or is a `conflict` with the refusal.
+ */
+async function checkWithRules(rootDir: string, plan: Plan, flags: { json?: boolean }): Promise<number> {
+  const prepared = await preparePlan(rootDir, plan);
+  const checks: PatchCheck[] = prepared.results.map((r) => ({
+    index: r.index,
+    file: r.file,
+    status: r.applied ? 'applies' : 'conflict',
+    detail: r.applied
+      ? r.files
+        ? `${r.matchCount ?? 0} matches in ${r.files.length} files`
+        : (r.note ?? r.strategy)
+      : r.error,
+    baseChanged: false,
+  }));
+  return printChecks(checks, flags);
+}
+
+/** Print the rows of `check` (or its JSON); returns 0 when every patch applies, else 3. */
+function printChecks(checks: PatchCheck[], flags: { json?: boolean }): number {
   const ok = checks.every((c) => c.status === 'applies');
   if (flags.json) {
     process.stdout.write(JSON.stringify({ ok, patches: checks }, null, 2) + '\n');

@@ -26,7 +26,7 @@ export interface ContextCommandOptions {
 }
 
 /** The `--json` shape of docs/architecture.md "Contracts": nothing more, nothing less. */
-export function contextJson(r: ContextResult): {
+function contextJson(r: ContextResult): {
   files: { path: string; score: number; chars: number; ranges: [number, number][] | null }[];
   totalChars: number;
   budget: number;

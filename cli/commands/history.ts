@@ -1,6 +1,6 @@
 import { escapeTerminal } from '../../utils/terminal-text.js';
 import chalk from 'chalk';
-import { listRuns, type RunRecord, type RunStatus } from '../../utils/journal/journal.js';
+import { listRuns, type RunRecord, type RunStatus } from '../../utils/journal/store.js';
 import { taskHeadline } from '../../utils/task-text.js';
 
 /** Options of `clawcode history`. */
@@ -42,7 +42,7 @@ function shortTime(iso: string): string {
 }
 
 /** The history table: time, status, file count, run id, task (one run per line). */
-export function formatHistory(runs: readonly RunRecord[]): string {
+function formatHistory(runs: readonly RunRecord[]): string {
   if (runs.length === 0) return chalk.dim('No runs yet in this project.');
   return runs
     .map((run) => {

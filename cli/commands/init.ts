@@ -8,7 +8,7 @@ import { UsageError } from '../../utils/errors.js';
  * The starter AGENTS.md text for a project, from what was detected (language, framework, test
  * command). Pure, so it can be tested without a file system.
  */
-export function starterAgentsMd(
+function starterAgentsMd(
   summary: { framework?: string; testCommand?: string; architecture?: string },
   projectName: string,
 ): string {

@@ -14,11 +14,7 @@ export type CommittedRunOutcome =
  * @param files  the run's project-relative paths
  * @returns the full commit hash, or undefined (no git, not a repository, not committed)
  */
-export async function findRunCommit(
-  rootDir: string,
-  task: string,
-  files: readonly string[],
-): Promise<string | undefined> {
+async function findRunCommit(rootDir: string, task: string, files: readonly string[]): Promise<string | undefined> {
   const repo = await findRepository(rootDir);
   if (!repo) return undefined;
   const prefix = repo.prefix;

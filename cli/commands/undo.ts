@@ -8,7 +8,7 @@ import {
   undoRun,
   type UndoPreview,
   type UndoResult,
-} from '../../utils/journal/journal.js';
+} from '../../utils/journal/undo.js';
 import { acquireProjectLock } from '../../utils/journal/lock.js';
 import { recoverUnfinishedRuns } from '../recover.js';
 import { revertCommittedRun, type CommittedRunOutcome } from './undo-commit.js';
@@ -49,7 +49,7 @@ export interface UndoCommandOutcome {
 }
 
 /** The files an undo would touch, as shown before asking. */
-export function formatUndoPreview(preview: UndoPreview): string {
+function formatUndoPreview(preview: UndoPreview): string {
   const { run } = preview;
   const lines = [
     chalk.bold(`Undo run ${run.runId}`) +

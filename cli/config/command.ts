@@ -30,8 +30,6 @@ import { pickModelForEntry } from './model-list.js';
  * cli/config/onboarding.ts), edit, remove, set the default, set an entry's model options.
  */
 
-export { checkCredentialsAndModel, runOnboarding, type ConfigIo } from './onboarding.js';
-
 /** `clawcode config [action]`; without an action, a menu loops until "Done". */
 export interface ConfigCommandOptions extends ConfigIo {
   action?: 'list' | 'add' | 'edit' | 'remove' | 'default' | 'options' | 'model';

@@ -1,10 +1,5 @@
-import {
-  loadSettings,
-  maskSecrets,
-  type ResolvedSettings,
-  type SettingSource,
-  type SettingsValues,
-} from '../../config/settings.js';
+import { loadSettings, type ResolvedSettings, type SettingSource, type SettingsValues } from '../../config/settings.js';
+import { maskSecrets } from '../../config/settings-secrets.js';
 import { readConfig, resolveProviderConfig } from '../../config/config.js';
 import { configPath } from '../../config/paths.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';

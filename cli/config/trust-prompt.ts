@@ -1,11 +1,7 @@
 import chalk from 'chalk';
 import { clawcodeHome } from '../../config/paths.js';
-import {
-  loadSettings,
-  type ResolvedSettings,
-  type SettingsValues,
-  type UntrustedSettings,
-} from '../../config/settings.js';
+import { loadSettings, type ResolvedSettings, type SettingsValues } from '../../config/settings.js';
+import type { UntrustedSettings } from '../../config/trust.js';
 import { setProjectTrust } from '../../config/trust.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 
@@ -45,7 +41,7 @@ export async function loadTrustedSettings(options: {
 }
 
 /** The one warning line for ignored project settings. */
-export function warningLine(untrusted: UntrustedSettings): string {
+function warningLine(untrusted: UntrustedSettings): string {
   return (
     `${chalk.yellow('!')} Ignoring untrusted project settings (${untrusted.keys.join(', ')}) ` +
     `in ${untrusted.files.join(', ')}; ` +

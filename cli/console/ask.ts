@@ -4,7 +4,7 @@
  *
  * @returns true / false, or undefined when the text is not an answer (the caller asks again)
  */
-export function parseYesNo(text: string, defaultYes = true): boolean | undefined {
+function parseYesNo(text: string, defaultYes = true): boolean | undefined {
   const t = text.trim().toLowerCase();
   if (t === '') return defaultYes;
   if (t === 'y' || t === 'yes') return true;

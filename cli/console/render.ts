@@ -1,7 +1,9 @@
 import { realpathSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import chalk from 'chalk';
-import type { PatchOutcome } from '../../utils/patch.js';
+import type { PatchOutcome } from '../../utils/patch/plan-apply.js';
+import type { PatchOp } from '../../utils/plan.js';
+import type { PlannedChange } from '../../agent/prepare.js';
 import { diffStats } from '../../utils/diff.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 
@@ -24,17 +26,69 @@ export function colorDiff(diff: string): string {
     .join('\n');
 }
 
-/** One line per patch: ✓ file (strategy) or ✗ file: why (did you mean lines a–b?). */
-export function formatPatchResults(results: readonly PatchOutcome[]): string {
+/**
+ * One line per patch: ✓ file (strategy), ✗ file: why (did you mean lines a–b?), a rule as
+ * "rewrite `find` → `replace`: 143 matches in 37 files", a dropped patch with its note.
+ * @param patches  the plan's patches (rules are shown by their pattern); omitted: every patch by its file
+ */
+export function formatPatchResults(results: readonly PatchOutcome[], patches?: readonly PatchOp[]): string {
   return results
     .map((r) => {
       const where = `#${r.index + 1} ${escapeTerminal(r.file, 'line')}`;
+      const patch = patches?.[r.index];
+      if (r.dropped) return `${chalk.yellow('–')} ${where}: ${escapeTerminal(r.note ?? 'dropped', 'line')}`;
+      if (r.applied && r.files) {
+        const n = r.files.length;
+        const what =
+          patch?.operation === 'rewrite'
+            ? `rewrite \`${shortCode(patch.find)}\` → \`${shortCode(patch.replace)}\``
+            : `replace all \`${shortCode(patch?.find ?? '')}\` in ${escapeTerminal(r.file, 'line')}`;
+        const unparsed = r.unparsed?.length
+          ? chalk.yellow(
+              `; ${r.unparsed.length} file${r.unparsed.length === 1 ? '' : 's'} did not parse: ${r.unparsed
+                .slice(0, 3)
+                .map((p) => escapeTerminal(p, 'line'))
+                .join(', ')}${r.unparsed.length > 3 ? ', …' : ''}`,
+            )
+          : '';
+        const note = r.note ? chalk.dim(` (${escapeTerminal(r.note, 'line')})`) : '';
+        return `${chalk.green('✓')} #${r.index + 1} ${what}: ${r.matchCount ?? 0} match${r.matchCount === 1 ? '' : 'es'} in ${n} file${n === 1 ? '' : 's'}${unparsed}${note}`;
+      }
       if (r.applied) {
         const how = r.strategy && r.strategy !== 'exact' ? chalk.yellow(` (matched: ${r.strategy})`) : '';
         return `${chalk.green('✓')} ${where}${r.startLine ? chalk.dim(`:${r.startLine}`) : ''}${how}`;
       }
       return `${chalk.red('✗')} ${where}: ${escapeTerminal(r.error ?? 'not applied', 'line')}`;
     })
+    .join('\n');
+}
+
+/** Code of a rule on one line, cut to 60 characters. */
+function shortCode(code: string): string {
+  const line = escapeTerminal(code.replace(/\s*\n\s*/g, ' ').trim(), 'line');
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+/** Group changed files by folder: `folder/  N files  +added −removed`, for the review's first screen. */
+export function folderSummary(changes: readonly Pick<PlannedChange, 'path' | 'diff'>[]): string {
+  const byFolder = new Map<string, { files: number; added: number; removed: number }>();
+  for (const c of changes) {
+    const folder = escapeTerminal(c.path.includes('/') ? c.path.slice(0, c.path.lastIndexOf('/') + 1) : './', 'line');
+    const row = byFolder.get(folder) ?? { files: 0, added: 0, removed: 0 };
+    row.files++;
+    for (const line of c.diff.split('\n')) {
+      if (line.startsWith('+') && !line.startsWith('+++')) row.added++;
+      else if (line.startsWith('-') && !line.startsWith('---')) row.removed++;
+    }
+    byFolder.set(folder, row);
+  }
+  const width = Math.max(...[...byFolder.keys()].map((k) => k.length));
+  return [...byFolder]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(
+      ([folder, r]) =>
+        `  ${folder.padEnd(width)}  ${String(r.files).padStart(3)} file${r.files === 1 ? ' ' : 's'}  +${r.added} −${r.removed}`,
+    )
     .join('\n');
 }
 

@@ -11,10 +11,10 @@ export interface RecentProject {
 }
 
 /** How many recent projects are kept. */
-export const MAX_RECENT_PROJECTS = 5;
+const MAX_RECENT_PROJECTS = 5;
 
 /** Files or folders whose presence marks a folder as a project root. */
-export const PROJECT_MARKERS = [
+const PROJECT_MARKERS = [
   'package.json',
   '.git',
   'pyproject.toml',
@@ -47,7 +47,7 @@ export const OTHER_PROJECT = '\u0000other';
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'build', 'target', 'vendor', '__pycache__']);
 
 /** Absolute path of `<clawcodeHome>/recent-projects.json`. */
-export function recentProjectsPath(env: NodeJS.ProcessEnv = process.env): string {
+function recentProjectsPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(clawcodeHome(env), 'recent-projects.json');
 }
 

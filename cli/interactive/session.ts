@@ -14,7 +14,7 @@ import { confirmPrompt } from '../console/ask.js';
 import { checkProjectFolder } from '../folder-check.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
-export function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
+function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
   const out: Partial<SettingsValues> = {};
   if (flags.provider) out.provider = flags.provider;
   if (flags.model) out.model = flags.model;
@@ -60,7 +60,7 @@ export async function resolveProvider(
   const found = resolveProviderConfig({ config, env, provider: settings.provider, model: settings.model });
   if (found) return found;
   if (interactive && !settings.provider) {
-    const { runOnboarding } = await import('../config/command.js');
+    const { runOnboarding } = await import('../config/onboarding.js');
     await runOnboarding({});
     const again = resolveProviderConfig({
       config: await readConfig(env),

@@ -4,7 +4,6 @@ import type { VerifyReport } from '../../agent/write-after.js';
 
 // Verify, commit and the uncommitted-files check run in the write stage (agent/write-after.ts); this file
 // is how their outcomes read on the console.
-export type { VerifyReport } from '../../agent/write-after.js';
 
 /**
  * The warning shown before writing over files with uncommitted git changes; with `--commit` (`commit`) it says

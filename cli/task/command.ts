@@ -13,7 +13,7 @@ import { isPromptExit, isTerminating, withInterrupt } from '../console/interrupt
 import { loadGlobalMemory } from '../../memory/memory.js';
 import { createAgentEmitter, type AgentEmitter } from '../../agent/events.js';
 import type { ProviderConfig } from '../../llm/types.js';
-import { executeTask } from './flow.js';
+import { executeTask, type TaskOptions } from './flow.js';
 import type { WideOptions } from '../wide/flow.js';
 import { resolveProjectRoot } from '../project-root.js';
 import { withLockedProject } from '../recover.js';
@@ -238,8 +238,8 @@ interface TaskRun {
 async function runOneTask(run: TaskRun, task: string): Promise<number> {
   const { flags, rootDir, settings, files, interactive } = run;
   const report = await withInterrupt((signal) =>
-    withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () =>
-      executeTask({
+    withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () => {
+      const options: TaskOptions = {
         ...taskSettings(flags, settings.values),
         budgetChars: run.budgetChars,
         files: files.pinned,
@@ -259,10 +259,13 @@ async function runOneTask(run: TaskRun, task: string): Promise<number> {
         rollbackOnFail: Boolean(flags.rollbackOnFail),
         commit: settings.values.autoCommit,
         commitHooks: Boolean(flags.commitHooks),
-        wide: run.wide,
         ...(interactive ? { review: await reviewer(rootDir) } : {}),
-      }),
-    ),
+      };
+      if (!run.wide) return executeTask(options);
+      // A wide change (`--files` over the budget, `--grep`, `--wide`): sharded plan requests, merged, written once.
+      const { executeWideTask } = await import('../wide/flow.js');
+      return executeWideTask({ ...options, wide: run.wide });
+    }),
   );
   rememberTask(files, report);
   if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report }) + '\n');

@@ -3,7 +3,6 @@ import { escapeTerminal } from '../../utils/terminal-text.js';
 import type { CommandNotice, CommandQuestion } from '../../agent/write-commands.js';
 
 // The command step's policy and runner live in agent/write-commands.ts; this file is its console face.
-export type { CommandReport } from '../../agent/write-commands.js';
 
 /** The console wording of a command question. */
 export function commandQuestionText(question: CommandQuestion): string {

@@ -42,7 +42,7 @@ export async function chooseEditor(
 }
 
 /** Lines that start with this are the buffer's instructions and are removed from the edited text. */
-export const EDIT_HEADER_MARK = '#|';
+const EDIT_HEADER_MARK = '#|';
 
 /**
  * The buffer given to the editor: a short header (each line starting with {@link EDIT_HEADER_MARK})

@@ -3,13 +3,16 @@ import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
 import { runAgent, type AgentRun, type Planner } from '../../agent/runner.js';
 import type { PlannedChange, PreparedPlan } from '../../agent/prepare.js';
+import type { ScanResult } from '../../agent/context/scan.js';
 import { IoError } from '../../utils/errors.js';
 import type { RepairReport } from '../../agent/repair.js';
 import { makeSavedPlan } from '../../agent/plan-file.js';
 import { createAgentEmitter, type AgentEmitter } from '../../agent/events.js';
-import { runWriteStage, type CommandReport, type TaskStatus, type VerifyReport } from '../../agent/write-stage.js';
+import { runWriteStage, type TaskStatus } from '../../agent/write-stage.js';
+import type { VerifyReport } from '../../agent/write-after.js';
+import type { CommandReport } from '../../agent/write-commands.js';
 import type { ProviderConfig, Usage } from '../../llm/types.js';
-import type { CommandRules } from '../../config/settings.js';
+import type { CommandRules } from '../../config/settings-commands.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 import { changeReport, type ChangeReport } from './report-changes.js';
 import { reportedCostUsd } from './report-cost.js';
@@ -67,8 +70,8 @@ export interface TaskOptions {
   commandRules?: CommandRules;
   /** Extra ignore patterns for the scan (settings `ignore`). */
   extraIgnore?: string[];
-  /** A wide change (`--files`, `--grep`, `--wide`): sharded plan requests, merged and written once. */
-  wide?: import('../wide/flow.js').WideOptions;
+  /** The project's scan when the caller already made one (a wide task that fits one request): not repeated. */
+  scan?: ScanResult;
   /** false: no repair round for refused patches (`--no-repair`, settings `repair: false`). */
   repair?: boolean;
   /** Pinned pathspecs (`--files`, `:add`) and the paths kept from the previous task (agent/context/carried-files.ts). */
@@ -88,7 +91,22 @@ export interface TaskReport {
   repaired: boolean;
   /** The one patch-repair round, when refused patches were sent back (agent/repair.ts). */
   repair?: RepairReport;
-  patches: { index: number; file: string; applied: boolean; strategy?: string; error?: string; startLine?: number }[];
+  /**
+   * One entry per patch. A rule (and a `replace_all` over a pathspec) adds its `matches`, the number of
+   * `files` it changed, and the files that did not parse; a dropped patch its `note`.
+   */
+  patches: {
+    index: number;
+    file: string;
+    applied: boolean;
+    strategy?: string;
+    error?: string;
+    startLine?: number;
+    matches?: number;
+    files?: number;
+    unparsed?: string[];
+    note?: string;
+  }[];
   pathIssues: { index: number; file: string; code: string; message: string }[];
   /** Each file the plan changes, with its unified diff (whether or not it was written). */
   changes: ChangeReport[];
@@ -125,6 +143,8 @@ export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' 
       strategy: r.strategy,
       error: r.error,
       startLine: r.startLine,
+      ...(r.files ? { matches: r.matchCount ?? 0, files: r.files.length, unparsed: r.unparsed ?? [] } : {}),
+      ...(r.note ? { note: r.note } : {}),
     })),
     pathIssues: prepared.pathIssues.map((i) => ({ index: i.index, file: i.file, code: i.code, message: i.message })),
   };
@@ -140,10 +160,6 @@ export function patchReport(prepared: PreparedPlan): Pick<TaskReport, 'patches' 
  * @throws ProviderError, PlanParseError, ConfigError, IoError, InterruptedError (exit codes on the error)
  */
 export async function executeTask(options: TaskOptions): Promise<TaskReport> {
-  if (options.wide) {
-    const { executeWideTask } = await import('../wide/flow.js');
-    return executeWideTask({ ...options, wide: options.wide });
-  }
   // Model and file text passes through here: terminal controls are shown, never obeyed (colours kept).
   const out = (text: string) =>
     options.json ? undefined : options.stdout.write(escapeTerminal(text, 'colored') + '\n');
@@ -166,6 +182,7 @@ export async function executeTask(options: TaskOptions): Promise<TaskReport> {
       repair: options.repair,
       files: options.files,
       kept: options.kept,
+      scan: options.scan,
     });
   } catch (error) {
     await keepRepliesOf(error, options.homeDir);

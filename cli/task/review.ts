@@ -45,7 +45,7 @@ export interface ReviewOptions {
  * Render one hunk for the terminal: a header naming the file and position, then the `@@` line and the
  * `-`/`+`/context lines (red/green/dim when `chalk.level > 0`). Carriage returns are not shown.
  */
-export function formatHunk(hunk: Hunk, total: number, chalk: ChalkInstance): string {
+function formatHunk(hunk: Hunk, total: number, chalk: ChalkInstance): string {
   const header = chalk.bold(`${escapeTerminal(hunk.path, 'line')} `) + chalk.dim(`(hunk ${hunk.index + 1}/${total})`);
   const range = chalk.cyan(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
   const body = hunk.lines.map((raw) => {

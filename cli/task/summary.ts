@@ -20,7 +20,7 @@ export async function printSummary(
       : []),
     // A saved plan (`clawcode apply`) had no model call in this run.
     report.providerId === 'none'
-      ? `${chalk.bold('Model:')} none (saved plan${report.model ? ` from ${report.provider}/${report.model}` : ''})`
+      ? `${chalk.bold('Model:')} none (${report.provider === 'rewrite' ? 'one rule' : `saved plan${report.model ? ` from ${report.provider}/${report.model}` : ''}`})`
       : `${chalk.bold('Model:')} ${report.provider}/${report.model} · ${formatUsage(report.usage ?? undefined, report.costUsd ?? undefined)}`,
     `${chalk.bold('Time:')} model ${formatMs(report.timings.modelMs)} · wall ${formatMs(time.wallMs)}` +
       (time.promptMs >= 1000 ? ` (${formatMs(time.promptMs)} of it at questions)` : ''),

@@ -1,11 +1,18 @@
 import chalk from 'chalk';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 import type { PlannedChange } from '../../agent/prepare.js';
-import type { AcceptedFile, ChangeApproval, WriteDecisions, WriteNotice } from '../../agent/write-stage.js';
+import {
+  LARGE_REWRITE_FILES,
+  type AcceptedFile,
+  type ChangeApproval,
+  type WriteDecisions,
+  type WriteNotice,
+} from '../../agent/write-stage.js';
 import { commandQuestionText, printCommandNotice } from './commands-step.js';
 import { committedFirstLine, committedLine, printVerify, uncommittedWarning } from './after-write.js';
 import {
   colorDiff,
+  folderSummary,
   formatChangeList,
   formatPatchResults,
   formatPathIssues,
@@ -38,6 +45,8 @@ export function consoleDecisions(ask: ConsoleAsk, interactive: boolean): WriteDe
         : { type: 'decline' };
     },
     approveCommands: (question) => ask.confirm(commandQuestionText(question), question.type === 'batch'),
+    approveLargeRewrite: (files) =>
+      ask.confirm(`The plan's rules change ${files} files (more than ${LARGE_REWRITE_FILES}). Go on to the review?`),
   };
 }
 
@@ -55,6 +64,8 @@ export function printWriteNotice(notice: WriteNotice, out: (text: string) => voi
     case 'refused':
       if (notice.reason === 'path_issues') {
         out(chalk.red.bold('\nThe plan was refused; nothing was written:') + '\n' + formatPathIssues(notice.issues));
+      } else if (notice.reason === 'large_rewrite') {
+        out(chalk.yellow(`Not applied: the plan's rules change ${notice.files} files; pass --yes to write them.`));
       } else {
         out(chalk.red.bold('\nThe plan could not be applied; nothing was written.'));
       }
@@ -88,12 +99,19 @@ function printPreview(notice: Extract<WriteNotice, { type: 'preview' }>, out: (t
   const { plan, prepared } = notice;
   if (plan.analysis) out(`${chalk.bold('Plan:')} ${escapeTerminal(plan.analysis)}`);
   if (prepared.pathIssues.length > 0) return;
-  if (prepared.results.length > 0) out('\n' + formatPatchResults(prepared.results));
+  if (prepared.results.length > 0) out('\n' + formatPatchResults(prepared.results, plan.patches));
   if (!prepared.ok) return;
   if (prepared.changes.length === 0) {
     out(chalk.yellow('\nThe plan changes no file.'));
     return;
   }
-  for (const change of prepared.changes) out('\n' + colorDiff(change.diff.replace(/\n$/, '')));
-  out('\n' + chalk.bold('Files:') + '\n' + formatChangeList(prepared.changes));
+  if (!prepared.results.some((r) => r.files)) {
+    for (const change of prepared.changes) out('\n' + colorDiff(change.diff.replace(/\n$/, '')));
+    out('\n' + chalk.bold('Files:') + '\n' + formatChangeList(prepared.changes));
+    return;
+  }
+  // Rules change many files: the folders first, then the diffs folder by folder.
+  out(`\n${chalk.bold('Changes by folder:')}\n${folderSummary(prepared.changes)}`);
+  const byPath = [...prepared.changes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const change of byPath) out('\n' + colorDiff(change.diff.replace(/\n$/, '')));
 }

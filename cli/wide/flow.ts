@@ -1,29 +1,28 @@
 import { performance } from 'node:perf_hooks';
 import chalk from 'chalk';
-import { buildOutline } from '../../agent/context/outline.js';
-import { resolvePathspecs, unmatchedPinError } from '../../agent/context/pins.js';
-import type { Planner } from '../../agent/runner.js';
-import {
-  estimateWideCostUsd,
-  prepareWideChange,
-  runWideChange,
-  type PreparedWideChange,
-  type WideChangeRun,
-} from '../../agent/wide/wide.js';
+import type { WideChangeRun } from '../../agent/wide/wide.js';
+import { prepareWideTask, runWideTask, type FootprintEstimate, type WideTaskInput } from '../../agent/wide/task.js';
 import { makeSavedPlan } from '../../agent/plan-file.js';
 import { estimateCostUsd } from '../../config/prices.js';
 import type { Usage } from '../../llm/types.js';
-import { scanProject } from '../../agent/context/scan.js';
 import { UsageError } from '../../utils/errors.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 import { confirmPrompt } from '../console/ask.js';
-import { patchReport, savePlan, writeWithConsole, type TaskOptions, type TaskReport } from '../task/flow.js';
+import {
+  executeTask,
+  patchReport,
+  savePlan,
+  writeWithConsole,
+  type TaskOptions,
+  type TaskReport,
+} from '../task/flow.js';
 import { formatUsage } from '../console/render.js';
 import { startTerminalSpinner } from '../console/spinner.js';
 import { keepAsLastPlan } from '../task/keep.js';
 import { addUsage } from '../../llm/usage.js';
+import { emptyReport, printShardOutcomes, shardReports, type ShardReport } from './report.js';
+import { folderSummary } from '../console/render.js';
 import { sealRequest } from '../../llm/outbound.js';
-import { emptyReport, folderSummary, printShardOutcomes, shardReports, type ShardReport } from './report.js';
 
 /** The wide-change flags of one task. */
 export interface WideOptions {
@@ -37,65 +36,6 @@ export interface WideOptions {
   concurrency?: number;
   /** `--partial`: with `--yes`, write the shards that planned even when others failed */
   partial?: boolean;
-}
-
-/** Share of the budget the project map of a scope request may take. */
-const SCOPE_MAP_SHARE = 1;
-
-/**
- * The footprint of a wide task: `--files` resolved through git pathspecs (only scanned candidates),
- * `--grep` patterns, or — with `--wide` alone — the one scope request's answer.
- *
- * @returns the prepared change (every shard request built, nothing sent yet) and the scope request's usage
- * @throws UsageError for pathspecs that match nothing, a bad pattern, an empty footprint or a small budget
- */
-async function prepare(
-  options: TaskOptions & { wide: WideOptions },
-): Promise<{ prepared: PreparedWideChange; scopeUsage?: Usage }> {
-  const wide = options.wide;
-  let paths: string[] = [];
-  let scope;
-  let scopeUsage: Usage | undefined;
-  // One scan serves the pathspecs, the scope request's map and the footprint.
-  const scan = await scanProject(options.rootDir, { extraIgnore: options.extraIgnore });
-  if (wide.files?.length || (wide.scope && !wide.grep?.length)) {
-    if (wide.files?.length) {
-      const resolved = await resolvePathspecs(options.rootDir, wide.files, scan.fileList);
-      if (resolved.unmatched.length > 0) {
-        throw unmatchedPinError(resolved.unmatched);
-      }
-      paths = resolved.paths;
-    } else {
-      const map = buildOutline({
-        paths: scan.fileList,
-        sent: new Set(),
-        maxChars: Math.floor(options.budgetChars * SCOPE_MAP_SHARE),
-      });
-      const { requestScope } = await import('../../agent/wide/scope-request.js');
-      const found = await requestScope(options.provider, options.task, map, {
-        signal: options.signal,
-        timeoutMs: options.timeoutMs,
-      });
-      scope = found.scope;
-      scopeUsage = found.usage;
-      options.emitter?.emit('model_reply', {
-        ms: found.ms,
-        inputTokens: found.usage?.inputTokens,
-        outputTokens: found.usage?.outputTokens,
-      });
-    }
-  }
-  const prepared = await prepareWideChange({
-    rootDir: options.rootDir,
-    scan,
-    task: options.task,
-    budgetChars: options.budgetChars,
-    paths,
-    patterns: wide.grep,
-    scope,
-    extraIgnore: options.extraIgnore,
-  });
-  return { prepared, scopeUsage };
 }
 
 /**
@@ -112,17 +52,34 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
   const out = (text: string): void => {
     if (!options.json) options.stdout.write(`${escapeTerminal(text, 'colored')}\n`);
   };
-  const { prepared, scopeUsage } = await prepare(options);
-  if (pinsFitOneRequest(options.wide, prepared)) {
-    // Pinned files that fit one request are an ordinary task with pins: ranked context fills the rest.
-    const { executeTask } = await import('../task/flow.js');
-    return executeTask({ ...options, wide: undefined });
+  const progress = { stop: () => {} };
+  let outcome;
+  try {
+    outcome = await runWideTask(wideInput(options), {
+      confirmFootprint: async (estimate) => {
+        const go = await confirmFootprint(options, estimate, out);
+        // Shard progress shows only once the requests go out.
+        const spinner =
+          go && !options.json && !options.quiet ? await shardSpinner(options, estimate.shards) : undefined;
+        if (spinner) progress.stop = () => spinner.stop();
+        return go;
+      },
+    });
+  } finally {
+    progress.stop();
   }
-  if (!(await confirmFootprint(options, prepared, out))) {
+  // Pinned files that fit one request are an ordinary task with pins (ranked context fills the rest), on the same scan.
+  if (outcome.kind === 'single-request') return executeTask({ ...options, scan: outcome.scan });
+  const { prepared, scopeUsage } = outcome.wide;
+  if (outcome.kind === 'declined') {
     out(chalk.yellow('Not sent; nothing was changed.'));
     return emptyReport(options, prepared, 'declined', 0, scopeUsage, performance.now() - started);
   }
-  const run = await planAllShards(options, prepared);
+  const { run } = outcome;
+  if (prepared.rules.length > 0) {
+    const n = prepared.rules.length;
+    out(chalk.bold(`Scope: ${n} rule${n === 1 ? '' : 's'}`) + chalk.dim(' · applied to every file of their pathspecs'));
+  }
   const usage = addUsage(scopeUsage, run.usage);
   const shards = shardReports(prepared, run);
   printShardOutcomes(shards, run, out);
@@ -158,7 +115,8 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
     const timings = { ...base.timings, writeMs: 0, commandsMs: 0 };
     return { ...base, timings, status: 'failed', exitCode: 3, filesWritten: [], commands: [], error };
   }
-  if (run.prepared.ok && run.prepared.changes.length > 0) {
+  // A plan with rules shows its folders in the preview (cli/task/write-console.ts).
+  if (run.prepared.ok && run.prepared.changes.length > 0 && !run.prepared.results.some((r) => r.files)) {
     out(`${chalk.bold('Changes by folder:')}\n${folderSummary(run.prepared.changes)}`);
   }
   return writeWithConsole(base, run.prepared, options, started);
@@ -172,44 +130,37 @@ export async function executeWideTask(options: TaskOptions & { wide: WideOptions
  */
 async function confirmFootprint(
   options: TaskOptions,
-  prepared: PreparedWideChange,
+  estimate: FootprintEstimate,
   out: (text: string) => void,
 ): Promise<boolean> {
-  const n = prepared.requests.length;
-  const files = prepared.footprint.length;
-  const cost = estimateWideCostUsd(prepared, options.provider.model);
-  const tokens = prepared.estimate.inputTokens.toLocaleString('en-US');
+  const { files, shards: n, costUsd } = estimate;
+  const tokens = estimate.inputTokens.toLocaleString('en-US');
   out(
     chalk.bold(`Footprint: ${files} file${files === 1 ? '' : 's'}, ${n} shard${n === 1 ? '' : 's'}`) +
-      chalk.dim(` · ~${tokens} input tokens${cost === undefined ? '' : ` · ~$${cost.toFixed(4)}`}`),
+      chalk.dim(` · ~${tokens} input tokens${costUsd === undefined ? '' : ` · ~$${costUsd.toFixed(4)}`}`),
   );
   if (!options.interactive || options.yes || options.dryRun) return true;
   return (options.confirm ?? confirmPrompt)(`Send ${n} plan request${n === 1 ? '' : 's'}?`);
 }
 
-/** Every shard request, with progress on stderr in a terminal; the merged plan applied in memory. */
-async function planAllShards(
-  options: TaskOptions & { wide: WideOptions },
-  prepared: PreparedWideChange,
-): Promise<WideChangeRun> {
-  const planner: Planner =
-    options.planner ??
-    (async (...args: Parameters<Planner>) => (await import('../../llm/provider.js')).getStructuredPlan(...args));
-  const progress = options.json || options.quiet ? undefined : await shardSpinner(options, prepared.requests.length);
-  try {
-    return await runWideChange(prepared, {
-      rootDir: options.rootDir,
-      provider: options.provider,
-      planner,
-      concurrency: options.wide.concurrency,
-      repair: options.repair,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      emitter: options.emitter,
-    });
-  } finally {
-    progress?.stop();
-  }
+/** The wide task's inputs from the task options. */
+function wideInput(options: TaskOptions & { wide: WideOptions }): WideTaskInput {
+  return {
+    rootDir: options.rootDir,
+    task: options.task,
+    provider: options.provider,
+    budgetChars: options.budgetChars,
+    extraIgnore: options.extraIgnore,
+    files: options.wide.files,
+    grep: options.wide.grep,
+    scope: options.wide.scope,
+    concurrency: options.wide.concurrency,
+    repair: options.repair,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    emitter: options.emitter,
+    planner: options.planner,
+  };
 }
 
 /**
@@ -247,11 +198,6 @@ async function shardSpinner(options: TaskOptions, total: number): Promise<{ stop
   };
 }
 
-/** `--files` alone whose files fit one request: no shards needed. */
-function pinsFitOneRequest(wide: WideOptions, prepared: PreparedWideChange): boolean {
-  return !wide.grep?.length && !wide.scope && prepared.requests.length <= 1;
-}
-
 /**
  * `--print-prompt` for a wide task: every shard request, each after a `===== request i/n =====`
  * line, with the system prompt first. No provider call.
@@ -262,8 +208,8 @@ export async function printWidePrompts(options: TaskOptions & { wide: WideOption
   if (options.wide.scope && !options.wide.files?.length && !options.wide.grep?.length) {
     throw new UsageError('--print-prompt with --wide needs --files or --grep: finding the scope needs a model call.');
   }
-  const { prepared } = await prepare(options);
-  if (pinsFitOneRequest(options.wide, prepared)) return false;
+  const { prepared, fitsOneRequest } = await prepareWideTask(wideInput(options));
+  if (fitsOneRequest) return false;
   const n = prepared.requests.length;
   const parts = [`===== system =====\n${sealRequest({ system: prepared.systemPrompt, user: '' }).system}`];
   // Printed for pasting, each request leaves clawcode as surely as a sent one: through the same door.

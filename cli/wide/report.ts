@@ -1,7 +1,6 @@
 // The report side of a wide change (cli/wide/flow.ts): the shards' report lines, what the console shows of
 // them, and the report when no plan request was sent.
 import chalk from 'chalk';
-import type { PlannedChange } from '../../agent/prepare.js';
 import type { PreparedWideChange, WideChangeRun } from '../../agent/wide/wide.js';
 import type { Usage } from '../../llm/types.js';
 import type { TaskOptions, TaskReport } from '../task/flow.js';
@@ -17,29 +16,6 @@ export interface ShardReport {
   error?: string;
   /** the shard's repair round, when its patches did not apply at first */
   repair?: { patches: number[]; firstError: string; applied: boolean };
-}
-
-/** Group changed files by folder: `folder/  N files  +added −removed`, for the review's first screen. */
-export function folderSummary(changes: readonly Pick<PlannedChange, 'path' | 'diff'>[]): string {
-  const byFolder = new Map<string, { files: number; added: number; removed: number }>();
-  for (const c of changes) {
-    const folder = c.path.includes('/') ? c.path.slice(0, c.path.lastIndexOf('/') + 1) : './';
-    const row = byFolder.get(folder) ?? { files: 0, added: 0, removed: 0 };
-    row.files++;
-    for (const line of c.diff.split('\n')) {
-      if (line.startsWith('+') && !line.startsWith('+++')) row.added++;
-      else if (line.startsWith('-') && !line.startsWith('---')) row.removed++;
-    }
-    byFolder.set(folder, row);
-  }
-  const width = Math.max(...[...byFolder.keys()].map((k) => k.length));
-  return [...byFolder]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(
-      ([folder, r]) =>
-        `  ${folder.padEnd(width)}  ${String(r.files).padStart(3)} file${r.files === 1 ? ' ' : 's'}  +${r.added} −${r.removed}`,
-    )
-    .join('\n');
 }
 
 /** The report line of each shard: its files, whether it planned, its patches, its repair round. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkPlan, hashBytes, makeSavedPlan } from '../../agent/plan-file.js';
 import { readPlanText } from '../../agent/plan-source.js';
-import type { Plan } from '../../llm/types.js';
+import type { Plan } from '../../utils/plan.js';
 
 const plan = (patches: Plan['patches']): Plan => ({
   analysis: '',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { preparePlan } from '../../agent/prepare.js';
-import type { Plan } from '../../llm/types.js';
+import type { Plan } from '../../utils/plan.js';
 
 async function project(files: Record<string, string | Buffer>): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'clawcode-exec-'));

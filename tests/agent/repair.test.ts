@@ -6,7 +6,8 @@ import { preparePlan } from '../../agent/prepare.js';
 import { repairPlan } from '../../agent/repair.js';
 import type { Planner } from '../../agent/runner.js';
 import type { PlanResult } from '../../llm/provider.js';
-import type { Plan, ProviderConfig } from '../../llm/types.js';
+import type { ProviderConfig } from '../../llm/types.js';
+import type { Plan } from '../../utils/plan.js';
 
 async function project(files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'clawcode-repair-'));

@@ -10,7 +10,8 @@ import { filePieces, footprintList, packShards, type Shard } from '../../agent/w
 import { prepareWideChange, runWideChange } from '../../agent/wide/wide.js';
 import { createAgentEmitter } from '../../agent/events.js';
 import type { Planner } from '../../agent/runner.js';
-import type { Plan, ProviderConfig } from '../../llm/types.js';
+import type { ProviderConfig } from '../../llm/types.js';
+import type { Plan } from '../../utils/plan.js';
 import { ProviderError } from '../../utils/errors.js';
 
 const plan = (patches: Plan['patches'], extra: Partial<Plan> = {}): Plan => ({
@@ -106,6 +107,7 @@ describe('footprint patterns', () => {
     expect(parseScopeAnswer('```json\n{"patterns":["x"],"pathspecs":["src/"],"reason":"r"}\n```')).toEqual({
       patterns: ['x'],
       pathspecs: ['src/'],
+      rules: [],
       reason: 'r',
     });
     expect(() => parseScopeAnswer('{"patterns":"x"}')).toThrow(/scope schema/);

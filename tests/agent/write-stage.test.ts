@@ -5,15 +5,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentEmitter, type AgentEventName } from '../../agent/events.js';
 import { preparePlan } from '../../agent/prepare.js';
-import {
-  approveCommand,
-  runWriteStage,
-  type ChangeApproval,
-  type CommandQuestion,
-  type WriteNotice,
-  type RunToRemember,
-  type WriteStageInput,
-} from '../../agent/write-stage.js';
+import { runWriteStage, type ChangeApproval, type WriteNotice, type WriteStageInput } from '../../agent/write-stage.js';
+import type { RunToRemember } from '../../agent/write-after.js';
+import { approveCommand, type CommandQuestion } from '../../agent/write-commands.js';
 import { loadProjectMemory } from '../../memory/memory.js';
 import type { Plan } from '../../utils/plan.js';
 import { gitIn } from '../support/fixture.js';

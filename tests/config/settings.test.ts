@@ -2,12 +2,8 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  ensureLocalSettingsIgnored,
-  loadSettings,
-  type SettingsLayer,
-  type SettingsValues,
-} from '../../config/settings.js';
+import { loadSettings, type SettingsLayer, type SettingsValues } from '../../config/settings.js';
+import { ensureLocalSettingsIgnored } from '../../config/settings-gitignore.js';
 import { findSecret, isSecretKeyName, looksLikeSecretValue, maskSecrets } from '../../config/settings-secrets.js';
 import { ConfigError, UsageError } from '../../utils/errors.js';
 import { setProjectTrust } from '../../config/trust.js';

@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, statfs, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findUnfinishedRuns, listRuns } from '../../utils/journal/journal.js';
+import { findUnfinishedRuns } from '../../utils/journal/rollback.js';
+import { listRuns } from '../../utils/journal/store.js';
 import { cleanEnv, runCli, snapshotTree } from '../support/fixture.js';
 
 // A full disk through the built CLI: `clawcode apply` of a one-line patch to a 660,000-byte file on a

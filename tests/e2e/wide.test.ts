@@ -177,7 +177,12 @@ describe('clawcode --files / --grep / --wide', () => {
     expect(result.code).toBe(0);
     const calls = server.completions();
     const scopeCall = calls[0]!;
-    expect(scopeCall.body.response_format.json_schema.schema.required).toEqual(['patterns', 'pathspecs', 'reason']);
+    expect(scopeCall.body.response_format.json_schema.schema.required).toEqual([
+      'patterns',
+      'pathspecs',
+      'rules',
+      'reason',
+    ]);
     expect(String(scopeCall.body.messages[1].content)).toContain('# Project map');
     expect(String(scopeCall.body.messages[1].content)).not.toContain('TOKEN=');
     const report = JSON.parse(result.stdout);

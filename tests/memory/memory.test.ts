@@ -14,7 +14,8 @@ import {
   saveProjectMemoryAfterRun,
   type SaveProjectMemoryOptions,
 } from '../../memory/memory.js';
-import { applyRun, undoRun } from '../../utils/journal/journal.js';
+import { applyRun } from '../../utils/journal/journal.js';
+import { undoRun } from '../../utils/journal/undo.js';
 import { getProjectHash } from '../../utils/project-hash.js';
 
 let home: string;

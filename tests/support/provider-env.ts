@@ -51,6 +51,16 @@ export const SAMPLE_PLAN = {
   agent_notes: [],
 };
 
+/** A codemod rule as a plan holds it (every field present, as structured output sends it). */
+export const SAMPLE_RULE = {
+  file: 'src/**/*.ts',
+  operation: 'rewrite',
+  find: 'getUser($ID)',
+  replace: 'fetchUser($ID, { cache: true })',
+  replace_all: null,
+  occurrence: null,
+};
+
 /**
  * The hooks every provider-client test file needs: one loopback server for the file (reset before each
  * test, closed after the file) and an isolated environment per test. Call at the top level of a file.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyPatch, applyPatches } from '../../utils/patch.js';
+import { applyPatch } from '../../utils/patch.js';
+import { applyPatches } from '../../utils/patch/plan-apply.js';
 import { unescapeText } from '../../utils/patch/views.js';
 
 // Classes of drifted finds that other editing tools apply; each applies here only where exactly one place fits.

@@ -2,8 +2,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { PatchOp } from '../../llm/types.js';
-import { applyPatches } from '../../utils/patch.js';
+import type { PatchOp } from '../../utils/plan.js';
+import { applyPatches } from '../../utils/patch/plan-apply.js';
 
 beforeEach(async () => {
   vi.stubEnv('CLAWCODE_HOME', await mkdtemp(path.join(tmpdir(), 'clawcode-home-')));

@@ -2,8 +2,6 @@ import { ClawcodeError } from '../errors.js';
 import { findRepository, runInRepo, runOutsideRepository, withConfig, type GitRepo } from './repo.js';
 import type { GitOptions, GitRun } from './run.js';
 
-export type { GitOptions } from './run.js';
-
 /** A git command failed where clawcode needed it to work (`--commit`). Exit 1. */
 export class GitError extends ClawcodeError {
   constructor(message: string, options: { code?: string; hint?: string; cause?: unknown } = {}) {

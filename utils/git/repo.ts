@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { configControlPaths, driverGuard, parseConfigList, realTail } from './config-guard.js';
-export { driverGuard, parseConfigList, type ConfigEntry } from './config-guard.js';
+export { driverGuard } from './config-guard.js';
 import { COMMIT_PROGRAMS_OFF, GIT_GUARD, spawnGit, type GitOptions, type GitRun } from './run.js';
 
 /**
@@ -65,11 +65,6 @@ export function findRepository(rootDir: string, options: GitOptions = {}): Promi
     repos.set(key, repo);
   }
   return repo;
-}
-
-/** Forget every repository found so far (a test that runs `git init` in a folder it scanned before). */
-export function forgetRepositories(): void {
-  repos.clear();
 }
 
 async function discover(realRoot: string, options: GitOptions): Promise<GitRepo | null> {

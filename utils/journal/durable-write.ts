@@ -206,7 +206,7 @@ export async function fsyncDirs(dirs: Iterable<string>): Promise<void> {
 }
 
 /** fsync a folder so a rename or a new entry inside it survives a crash; a no-op where unsupported. */
-export async function fsyncDir(dir: string): Promise<void> {
+async function fsyncDir(dir: string): Promise<void> {
   let handle;
   try {
     handle = await open(dir, 'r');

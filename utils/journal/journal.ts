@@ -19,35 +19,6 @@ import {
   type RunRecord,
 } from './store.js';
 
-export {
-  canonicalRoot,
-  listRuns,
-  PathEscapeError,
-  pruneRuns,
-  RunNotFoundError,
-  newRunId,
-  projectRunsDir,
-  resolveInsideRoot,
-  type RunFileRecord,
-  type RunRecord,
-  type RunStatus,
-  type RunUndoInfo,
-  type RunUndoPlan,
-} from './store.js';
-export { findUnfinishedRuns, rollbackRun, type RollbackResult } from './rollback.js';
-export {
-  findInterruptedUndos,
-  finishInterruptedUndo,
-  previewUndo,
-  undoRun,
-  UndoConflictError,
-  type UndoConflict,
-  type UndoConflictKind,
-  type UndoOptions,
-  type UndoPreview,
-  type UndoResult,
-} from './undo.js';
-
 /** One file a run writes. */
 export interface FileChange {
   /** project-relative path with `/` separators */

@@ -11,8 +11,6 @@ import { FILE_LOCK_SUFFIX, isStaleLock } from './file-lock.js';
 import { ClawcodeError, IoError, PatchApplyError } from '../errors.js';
 import { resolveProjectPath } from '../policy/paths.js';
 
-export { fsyncDir } from './durable-write.js';
-
 /**
  * Life of a run: `applying` (manifest and pre-images are durable, the tree may be half written),
  * `applied` (every file has its new bytes), `rolled_back` (a failed or interrupted apply was
@@ -154,7 +152,7 @@ export async function canonicalRoot(rootDir: string): Promise<string> {
 }
 
 /** `<home>/runs/<projectHash>`: where the runs of one project live; `rootDir` as {@link canonicalRoot} gives it. */
-export function projectRunsDir(rootDir: string, homeDir?: string): string {
+function projectRunsDir(rootDir: string, homeDir?: string): string {
   return join(homeDir ?? clawcodeHome(), 'runs', getProjectHash(rootDir));
 }
 
@@ -182,7 +180,7 @@ export async function writeManifest(record: RunRecord): Promise<void> {
 /** Permission bits of journal files (manifests and pre-images can hold secrets): owner only. */
 export const JOURNAL_FILE_MODE = 0o600;
 /** Permission bits of folders clawcode creates under its home: owner only. */
-export const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_DIR_MODE = 0o700;
 
 /**
  * Read and validate one run manifest.
@@ -274,7 +272,7 @@ export async function readIfExists(abs: string): Promise<Buffer | null> {
 }
 
 /** True when `error` is a Node system error with this `code`. */
-export function isErrno(error: unknown, code: string): boolean {
+function isErrno(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }
 

@@ -2,7 +2,7 @@
  * Turning a located patch into edits of the raw content: the blank-line edge check, line endings per
  * line, and the splice itself.
  */
-import type { Candidate } from './match.js';
+import type { Candidate } from './text.js';
 import { eolForSpan, lineAt, lineEnding, mixedEndings, rawOffset, type TextModel } from './text.js';
 import { lineSteps } from './steps.js';
 

@@ -29,7 +29,7 @@ import {
 const MARKER = /^(?:\/\/|#|--|;|\/\*|<!--)?\s*(?:\.\.\.|…)(?:[ \w,'-]{0,40}(?:\.\.\.|…))?\s*(?:\*\/|-->)?$/;
 
 /** Whether a line is an elision marker. */
-export function isElisionMarker(line: string): boolean {
+function isElisionMarker(line: string): boolean {
   return MARKER.test(line.trim());
 }
 

@@ -59,11 +59,6 @@ export function fileLiterals(model: {
   return (model.literal ??= literalLines(model.lines, undefined, (model.lexStates = [])));
 }
 
-/** Whether a state is inside a block comment. */
-export function inComment(state: LexState | undefined): boolean {
-  return state?.kind === 'comment';
-}
-
 /** The lexer state after one line. */
 function scanLine(line: string, start: State): State {
   if (start.kind === 'heredoc') {

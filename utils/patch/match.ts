@@ -14,8 +14,6 @@ import { tokenStream } from './tokens.js';
 import { ESCAPE, stripFences, stripLineNumbers, unescapedReplace, unescapeQuotes, unescapeText } from './views.js';
 import { nonWsLength, SHORT_FIND_CHARS, type Candidate, type TextModel } from './text.js';
 
-export type { Candidate } from './text.js';
-
 /**
  * Name of the pass that located a patch, strict to loose:
  * - `exact`: the find text as given.
@@ -63,8 +61,6 @@ export type PassOutcome =
       strategy: MatchStrategy;
       refusal: { code: 'patch_elision_unanchored' | 'patch_elision_unpaired'; message: string };
     };
-
-export { SHORT_FIND_CHARS } from './text.js';
 
 /** The find and replace texts cut down to what the line passes compare. */
 export interface PreparedPatch {

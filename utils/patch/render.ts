@@ -68,7 +68,7 @@ export type Rendered =
  * @param match      where the find landed
  * @returns the text with per-line sources, or a refusal reason with the 1-based replace line it concerns
  */
-export function renderMatch(
+function renderMatch(
   model: TextModel,
   findLines: readonly string[],
   replLines: readonly string[],

@@ -18,7 +18,7 @@ import { findRepository, personIncludeTargets, runInRepo, type GitRepo } from '.
  * `refs/`), and either a `commondir` file (objects and refs then live in the folder it names) or
  * `objects/` and `refs/` that lead to folders (symlinks to folders count, as git's `access()` follows them).
  */
-export async function isGitDirShape(dir: string): Promise<boolean> {
+async function isGitDirShape(dir: string): Promise<boolean> {
   const entry = (name: string) => lstat(path.join(dir, name)).catch(() => undefined);
   const folder = (name: string) => stat(path.join(dir, name)).catch(() => undefined);
   const [head, commondir, objects, refs] = await Promise.all([

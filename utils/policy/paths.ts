@@ -23,12 +23,10 @@ import path from 'node:path';
 import { gitControlReason } from './git-control.js';
 import { hasNulByte, insideVirtualenv, kindOf, realLocation } from './real-path.js';
 
-export { readRegularFile } from './real-path.js';
-
 /** Most bytes in a project-relative path (Linux PATH_MAX is 4096 including the root and the NUL). */
-export const MAX_PATH_BYTES = 4000;
+const MAX_PATH_BYTES = 4000;
 /** Most bytes in one path segment (NAME_MAX on Linux, macOS and Windows). */
-export const MAX_SEGMENT_BYTES = 255;
+const MAX_SEGMENT_BYTES = 255;
 
 /**
  * Why a path is refused. `path_not_file` covers folders, FIFOs, sockets and devices; `path_missing` is

@@ -16,8 +16,6 @@ import {
   type PathRefusalCode,
 } from './paths.js';
 
-export { isSecretPath } from './paths.js';
-
 /** Why a plan path was refused (the path policy's codes). */
 export type PlanPathIssueCode = PathRefusalCode;
 

@@ -79,7 +79,7 @@ function secretValue(secret: string, name: string): boolean {
  * private key encoded once more (kubeconfig `client-key-data`), or an OpenSSH private key. Certificates and
  * public keys decode to other structures and are left alone. Only the first bytes are decoded.
  */
-export function isKeyMaterial(base64: string): boolean {
+function isKeyMaterial(base64: string): boolean {
   const head = base64.replace(/\\[nr]|\s/g, '').slice(0, 96);
   const bytes = Buffer.from(head.slice(0, head.length - (head.length % 4)), 'base64');
   const text = bytes.toString('latin1');

@@ -14,10 +14,7 @@ import { GITLEAKS_RULES } from './secret-rules.js';
 import { OWN_RULES, shannonEntropy, type CompiledAllow, type Rule } from './secret-own-rules.js';
 import { keywordWindows, presentKeywords } from './secret-scan.js';
 
-export { shannonEntropy } from './secret-own-rules.js';
-
 /** Which files are secrets is the path policy's decision (one rule for context, plans and the journal). */
-export { isSecretPath } from './paths.js';
 
 /** An allow-list of a gitleaks rule (or the global one): a finding it matches is not a secret. */
 export interface SecretAllowList {

@@ -13,8 +13,6 @@ import {
   type SandboxStatus,
 } from './sandbox.js';
 
-export { BUILD_FOLDERS, classifyCommand, type CommandSafety } from './safety.js';
-
 /** Options of {@link runCommand}. */
 export interface RunCommandOptions {
   /** working folder (the project root) */

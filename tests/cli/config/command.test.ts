@@ -2,12 +2,8 @@ import { screen } from '@inquirer/testing/vitest';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  checkCredentialsAndModel,
-  formatProviderRow,
-  runConfigCommand,
-  runOnboarding,
-} from '../../../cli/config/command.js';
+import { formatProviderRow, runConfigCommand } from '../../../cli/config/command.js';
+import { checkCredentialsAndModel, runOnboarding } from '../../../cli/config/onboarding.js';
 import { readConfig, resolveProviderConfig, writeConfig } from '../../../config/config.js';
 import { PROVIDER_REGISTRY } from '../../../config/registry.js';
 import { getStructuredPlan } from '../../../llm/provider.js';

@@ -15,17 +15,9 @@ import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  applyRun,
-  findUnfinishedRuns,
-  listRuns,
-  PathEscapeError,
-  pruneRuns,
-  resolveInsideRoot,
-  rollbackRun,
-  StaleFileError,
-  type FileChange,
-} from '../../../utils/journal/journal.js';
+import { applyRun, StaleFileError, type FileChange } from '../../../utils/journal/journal.js';
+import { findUnfinishedRuns, rollbackRun } from '../../../utils/journal/rollback.js';
+import { listRuns, PathEscapeError, pruneRuns, resolveInsideRoot } from '../../../utils/journal/store.js';
 import { getProjectHash } from '../../../utils/project-hash.js';
 import { readManifest, writeManifest } from '../../../utils/journal/store.js';
 import type { ChunkWriter } from '../../../utils/journal/durable-write.js';

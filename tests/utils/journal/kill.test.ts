@@ -2,7 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { findUnfinishedRuns, listRuns, rollbackRun, undoRun } from '../../../utils/journal/journal.js';
+import { undoRun } from '../../../utils/journal/undo.js';
+import { findUnfinishedRuns, rollbackRun } from '../../../utils/journal/rollback.js';
+import { listRuns } from '../../../utils/journal/store.js';
 import { runKillableChild, snapshotTree, writeManyFiles } from '../../support/kill-child.js';
 
 const cleanup: string[] = [];

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { recoverUnfinishedRuns } from '../../../cli/recover.js';
-import { applyRun, listRuns, undoRun, type FileChange } from '../../../utils/journal/journal.js';
+import { applyRun, type FileChange } from '../../../utils/journal/journal.js';
+import { undoRun } from '../../../utils/journal/undo.js';
+import { listRuns } from '../../../utils/journal/store.js';
 import { runKillableChild, snapshotTree, writeManyFiles } from '../../support/kill-child.js';
 
 // `clawcode undo` killed with SIGKILL at random points: after the next start's recovery every tree is

@@ -2,15 +2,15 @@ import { chmod, mkdtemp, readFile, readdir, rm, stat, symlink, unlink, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { applyRun } from '../../../utils/journal/journal.js';
 import {
-  applyRun,
   findInterruptedUndos,
   finishInterruptedUndo,
-  listRuns,
   previewUndo,
   UndoConflictError,
   undoRun,
-} from '../../../utils/journal/journal.js';
+} from '../../../utils/journal/undo.js';
+import { listRuns } from '../../../utils/journal/store.js';
 import { readManifest, writeManifest } from '../../../utils/journal/store.js';
 
 let root: string;

@@ -3,13 +3,13 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { PatchOp } from '../../../llm/types.js';
+import type { PatchOp } from '../../../utils/plan.js';
 import { resolveInsideRoot } from '../../../utils/journal/store.js';
 import { controlReason, isSecretPath, normalizeRelPath, resolveProjectPath } from '../../../utils/policy/paths.js';
 import { buildContext } from '../../../agent/context/build.js';
 import { checkPlanPaths } from '../../../utils/policy/plan-check.js';
 import { scanProject } from '../../../agent/context/scan.js';
-import { isSecretPath as secretsIsSecretPath } from '../../../utils/policy/secrets.js';
+import { isSecretPath as secretsIsSecretPath } from '../../../utils/policy/paths.js';
 
 const op = (file: string): PatchOp => ({ file, operation: 'replace', find: 'a', replace: 'b' });
 

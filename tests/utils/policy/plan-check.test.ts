@@ -2,8 +2,9 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { PatchOp } from '../../../llm/types.js';
-import { checkPlanPaths, isSecretPath, normalizePlanPath } from '../../../utils/policy/plan-check.js';
+import type { PatchOp } from '../../../utils/plan.js';
+import { checkPlanPaths, normalizePlanPath } from '../../../utils/policy/plan-check.js';
+import { isSecretPath } from '../../../utils/policy/paths.js';
 
 const op = (file: string): PatchOp => ({ file, operation: 'replace', find: 'a', replace: 'b' });
 

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes, type KeyExportOptions, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isSecretPath, redactSecrets } from '../../../utils/policy/secrets.js';
+import { redactSecrets } from '../../../utils/policy/secrets.js';
+import { isSecretPath } from '../../../utils/policy/paths.js';
 
 describe('isSecretPath', () => {
   it('flags env files, keys, certificates and credential files', () => {

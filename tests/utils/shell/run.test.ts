@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { classifyCommand, lastLines, runCommand } from '../../../utils/shell/run.js';
+import { lastLines, runCommand } from '../../../utils/shell/run.js';
+import { classifyCommand } from '../../../utils/shell/safety.js';
 
 const root = '/work/project';
 
