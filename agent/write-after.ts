@@ -20,6 +20,8 @@ export interface VerifyReport {
   rollbackError?: string;
   ms: number;
   tail: string;
+  /** a control path the verify command changed (utils/shell/run.ts); verify counts as failed */
+  controlChanged?: string;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function runVerify(options: {
 }): Promise<VerifyReport> {
   if (options.signal?.aborted) throw new InterruptedError();
   // Verify runs in the same sandbox as plan commands; where there is none it runs as the person asked for it.
-  const sandbox = await detectSandbox();
+  const sandbox = await detectSandbox(process.env, options.rootDir);
   const result = await runCommand(options.command, {
     cwd: options.rootDir,
     timeoutMs: options.timeoutMs,
@@ -60,7 +62,7 @@ export async function runVerify(options: {
     ...sandboxFor(sandbox, options.rootDir, options.allowNetwork),
   });
   if (options.signal?.aborted) throw new InterruptedError();
-  const passed = result.exitCode === 0 && !result.timedOut;
+  const passed = result.exitCode === 0 && !result.timedOut && !result.controlChanged;
   let rolledBack = false;
   let rollbackError: string | undefined;
   if (!passed && options.rollbackOnFail && options.runId) {
@@ -80,6 +82,7 @@ export async function runVerify(options: {
     ...(rollbackError ? { rollbackError } : {}),
     ms: result.ms,
     tail: result.tail,
+    ...(result.controlChanged ? { controlChanged: result.controlChanged } : {}),
   };
 }
 

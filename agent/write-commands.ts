@@ -23,6 +23,8 @@ export interface CommandReport {
   reason?: string;
   /** true when it ran inside the OS sandbox */
   sandboxed?: boolean;
+  /** a control path the command changed (utils/shell/run.ts); the command counts as failed */
+  controlChanged?: string;
   /** Full captured output (bounded by utils/shell/run.ts). */
   stdout?: string;
   stderr?: string;
@@ -49,7 +51,7 @@ export interface CommandPolicy {
  * @returns the verdict in the shape of the Codex CLI's `canAutoApprove`
  */
 export async function approveCommand(command: string, policy: CommandPolicy): Promise<CommandApproval> {
-  const [parse, sandbox] = await Promise.all([loadShellParser(), detectSandbox()]);
+  const [parse, sandbox] = await Promise.all([loadShellParser(), detectSandbox(process.env, policy.rootDir)]);
   return decideCommand(command, {
     rootDir: policy.rootDir,
     parse,
@@ -108,7 +110,7 @@ export async function runPlanCommands(options: CommandStepOptions): Promise<Comm
   if (commands.length === 0) return [];
   notify({ type: 'commands_listed', commands: [...commands], dryRun: false });
 
-  const [parse, sandbox] = await Promise.all([loadShellParser(), detectSandbox()]);
+  const [parse, sandbox] = await Promise.all([loadShellParser(), detectSandbox(process.env, options.rootDir)]);
   if (!sandbox.available) notify({ type: 'no_sandbox', reason: sandbox.reason });
   const rules = options.rules ?? { allow: [], deny: [] };
   const decisions = commands.map((command) =>
@@ -180,5 +182,6 @@ async function runOne(
     decision: decision.type,
     reason: decision.reason,
     sandboxed: sandbox.available,
+    ...(result.controlChanged ? { controlChanged: result.controlChanged } : {}),
   };
 }

@@ -305,13 +305,13 @@ async function writeAndCheck(
     });
     report.verify = verify;
     notify({ type: 'verify_finished', verify });
-    if (verify.exitCode !== 0 || verify.timedOut) {
+    if (verify.exitCode !== 0 || verify.timedOut || verify.controlChanged) {
       if (verify.rolledBack) {
         report.filesWritten = [];
         report.status = 'rolled_back';
       }
       report.exitCode = 4;
-      report.error = `verify failed: ${input.verify}${verify.rolledBack ? ' (changes rolled back)' : ''}`;
+      report.error = `verify failed: ${input.verify}${verify.controlChanged ? `: ${verify.controlChanged}` : ''}${verify.rolledBack ? ' (changes rolled back)' : ''}`;
       if (verify.rollbackError) {
         const n = report.filesWritten.length;
         report.error +=
@@ -386,10 +386,12 @@ async function finish(
       homeDir: input.homeDir,
     });
   }
-  const failed = report.commands.find((c) => c.ran && c.exitCode !== 0);
+  const failed = report.commands.find((c) => c.ran && (c.exitCode !== 0 || c.controlChanged));
   if (report.exitCode === 0 && failed) {
     report.exitCode = 4;
-    report.error = `command failed: ${failed.command}`;
+    report.error = failed.controlChanged
+      ? `command failed: ${failed.command}: ${failed.controlChanged}`
+      : `command failed: ${failed.command}`;
   }
   input.emitter?.emit('success', { message: report.status, filesWritten: report.filesWritten });
   return report;

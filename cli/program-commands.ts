@@ -99,6 +99,7 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
     .option('-y, --yes', 'write without asking')
     .option('--run-commands', "run the plan's allow-listed build/test commands without asking, in the sandbox")
     .option('--allow-network', 'let the commands use the network in the sandbox')
+    .option('--any-folder', 'apply even in a folder that is no project (a big non-git folder, the home folder)')
     .option('--json', 'print one JSON report; never prompt')
     .action(
       async (
@@ -111,6 +112,7 @@ export function addPlanFileCommands(program: Command, modes: OutputModes): void 
           runCommands?: boolean;
           allowNetwork?: boolean;
           json?: boolean;
+          anyFolder?: boolean;
         },
       ) => {
         modes.json = Boolean(flags.json);

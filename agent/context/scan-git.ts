@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Ignore } from 'ignore';
@@ -15,13 +15,21 @@ import { ignore } from '../../utils/lazy-ignore.js';
 const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 /**
+ * Most ms one git listing may take. git opens every `.gitignore` it meets, and a FIFO there (left by a
+ * command or a downloaded archive) blocks it for good; past this the listing counts as failed and the
+ * scan walks the tree itself, which reads only regular ignore files.
+ */
+export const GIT_LISTING_TIMEOUT_MS = 30_000;
+
+/**
  * Run git on the repository of `rootDir` (utils/git/repo.ts: found once, programs off) and split its
- * NUL-separated output. No time limit: listing a large work tree takes what it takes.
+ * NUL-separated output, for at most {@link GIT_LISTING_TIMEOUT_MS}.
  *
- * @returns the non-empty records, or null when there is no repository, git fails, or prints over 256 MB
+ * @returns the non-empty records, or null when there is no repository, git fails or times out, or prints
+ *          over 256 MB
  */
 export function runGit(rootDir: string, args: string[]): Promise<string[] | null> {
-  return gitRecords(rootDir, args, { maxBytes: MAX_GIT_OUTPUT_BYTES, timeoutMs: 0 });
+  return gitRecords(rootDir, args, { maxBytes: MAX_GIT_OUTPUT_BYTES, timeoutMs: GIT_LISTING_TIMEOUT_MS });
 }
 
 /**
@@ -91,12 +99,21 @@ export function blobIdsIdentifyBytes(config: readonly string[], attributes: read
   return !attributes.some((text) => CONVERTING_ATTRIBUTE.test(text));
 }
 
-/** A text file's content (ignore rules, attributes), or null when it cannot be read. */
+/**
+ * A text file's content (ignore rules, attributes), or null when it cannot be read or is no regular file
+ * (a FIFO would block the read for good).
+ */
 export function readTextOrNull(absPath: string): string | null {
+  let fd: number | undefined;
   try {
-    return readFileSync(absPath, 'utf8');
+    // O_NONBLOCK: opening a FIFO returns at once; only a regular file is then read.
+    fd = openSync(absPath, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return null;
+    return readFileSync(fd, 'utf8');
   } catch {
     return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -15,6 +15,8 @@ import type { AgentEmitter } from '../../agent/events.js';
 import type { CommandRules } from '../../config/settings-commands.js';
 import { resolveProjectRoot } from '../project-root.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
+import { confirmPrompt } from '../console/ask.js';
+import { checkProjectFolder } from '../folder-check.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -39,6 +41,7 @@ export async function runApplyCommand(
     runCommands?: boolean;
     allowNetwork?: boolean;
     json?: boolean;
+    anyFolder?: boolean;
   },
 ): Promise<number> {
   const started = performance.now();
@@ -49,6 +52,11 @@ export async function runApplyCommand(
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY && source !== '-');
   refuseUnanswerableRun('apply', flags, terminal);
   const interactive = terminal && !flags.json;
+  // The same check as before a scan: the home folder (or a big folder that is no project) is asked about.
+  await checkProjectFolder(rootDir, {
+    anyFolder: flags.anyFolder,
+    confirm: interactive ? (question) => confirmPrompt(question, false) : undefined,
+  });
   const settings = await loadTrustedSettings({ rootDir, env: process.env, interactive });
   return withInterrupt((signal) =>
     withLockedProject({ rootDir, dryRun: Boolean(flags.dryRun), interactive }, async () => {

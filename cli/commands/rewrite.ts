@@ -80,7 +80,8 @@ export async function runRewriteCommand(pattern: string, replacement: string, fl
       const t = performance.now();
       const prepared = await preparePlan(rootDir, plan, emitter, { extraIgnore: settings.values.ignore, language });
       const applyMs = Math.round(performance.now() - t);
-      const review = interactive ? (await import('../task/review-terminal.js')).reviewInTerminal : undefined;
+      const reviewer = interactive ? (await import('../task/review-terminal.js')).reviewInTerminal : undefined;
+      const review = reviewer && ((changes: Parameters<typeof reviewer>[0]) => reviewer(changes, rootDir));
       return writeWithoutModel({
         rootDir,
         plan,

@@ -82,7 +82,7 @@ export async function runShell(flags: TaskFlags): Promise<void> {
         signal,
         stdout: process.stdout,
         stderr: process.stderr,
-        ...(terminal ? { review: reviewInTerminal } : {}),
+        ...(terminal ? { review: (changes) => reviewInTerminal(changes, live.rootDir) } : {}),
       });
       if (report.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeTerminal(report.error)}\n`);
     },

@@ -184,7 +184,7 @@ export async function reviewInTui(
       },
       edit: async (text, path) => {
         const chosen = (editor ??= await chooseEditor(process.env, rootDir));
-        const edited = hooks.handOver(() => editInEditor(chosen.command, text, path));
+        const edited = hooks.handOver(() => editInEditor(chosen.command, text, path, rootDir));
         if (edited === null)
           hooks.print(`Edit cancelled (${chosen.command}, from ${chosen.source}, exited with an error).`, 'error');
         return edited;

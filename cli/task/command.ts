@@ -259,7 +259,7 @@ async function runOneTask(run: TaskRun, task: string): Promise<number> {
         rollbackOnFail: Boolean(flags.rollbackOnFail),
         commit: settings.values.autoCommit,
         commitHooks: Boolean(flags.commitHooks),
-        ...(interactive ? { review: await reviewer() } : {}),
+        ...(interactive ? { review: await reviewer(rootDir) } : {}),
       };
       if (!run.wide) return executeTask(options);
       // A wide change (`--files` over the budget, `--grep`, `--wide`): sharded plan requests, merged, written once.
@@ -285,12 +285,14 @@ async function showTaskFailure(error: unknown, debug: boolean): Promise<number> 
   return error instanceof ClawcodeError ? error.exitCode : 1;
 }
 
-/** The per-hunk review (cli/task/review.ts) as the flow's `review` callback. */
-async function reviewer(): Promise<
+/** The per-hunk review (cli/task/review.ts) of a project as the flow's `review` callback. */
+async function reviewer(
+  rootDir: string,
+): Promise<
   (
     changes: { path: string; beforeText: string | null; after: string }[],
   ) => Promise<{ path: string; after: string }[] | null>
 > {
   const { reviewInTerminal } = await import('./review-terminal.js');
-  return reviewInTerminal;
+  return (changes) => reviewInTerminal(changes, rootDir);
 }

@@ -36,10 +36,12 @@ export function printCommandNotice(notice: CommandNotice, out: (text: string) =>
     case 'command_finished': {
       const { result } = notice;
       if (result.tail) out(result.tail.replace(/\n$/, ''));
-      const mark = result.exitCode === 0 ? chalk.green('✓') : chalk.red('✗');
-      return out(
+      const mark = result.exitCode === 0 && !result.controlChanged ? chalk.green('✓') : chalk.red('✗');
+      out(
         `${mark} ${field(notice.command)} ${result.timedOut ? 'timed out' : `exited ${result.exitCode ?? 'by signal'}`}`,
       );
+      if (result.controlChanged) out(`${chalk.red('✗')} ${field(result.controlChanged)}`);
+      return;
     }
   }
 }

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
+import { pathOutside, realOrSelf } from '../../utils/executable.js';
 import { configuredEditor } from '../../utils/git/ops.js';
 import { escapeTerminal } from '../../utils/terminal-text.js';
 
@@ -15,19 +16,19 @@ export interface EditorChoice {
 
 /**
  * Choose the editor for the `e` review key: `$VISUAL`, then `$EDITOR`, then what git would use
- * (`$GIT_EDITOR`, then `core.editor` from the configuration of the repository found for `cwd`, read
- * through utils/git: a folder a plan planted is never taken for a repository), then `vi`.
+ * (`$GIT_EDITOR`, then `core.editor` from the person's system and global git configuration, never the
+ * project's: a downloaded tree's `.git/config` or include must not pick a program to run), then `vi`.
  *
  * @param env        environment read for VISUAL / EDITOR / GIT_EDITOR (and passed to git)
- * @param cwd        the project root, so a project's `core.editor` counts
+ * @param cwd        the project root (kept for `coreEditor`)
  * @param coreEditor reads `core.editor`; returns it or undefined (default: utils/git `configuredEditor`)
  * @returns the command and where it came from; never throws
  */
 export async function chooseEditor(
   env: NodeJS.ProcessEnv,
   cwd: string,
-  coreEditor: (env: NodeJS.ProcessEnv, cwd: string) => Promise<string | undefined> = (e, dir) =>
-    configuredEditor(dir, { env: e }),
+  coreEditor: (env: NodeJS.ProcessEnv, cwd: string) => Promise<string | undefined> = (e) =>
+    configuredEditor({ env: e }),
 ): Promise<EditorChoice> {
   const visual = env.VISUAL?.trim();
   if (visual) return { command: visual, source: 'VISUAL' };
@@ -91,11 +92,14 @@ function tempName(path: string): string {
 }
 
 /**
- * Run `editor` on a temp file holding {@link editBuffer}, with the terminal handed over.
+ * Run `editor` on a temp file holding {@link editBuffer}, with the terminal handed over. The editor is
+ * looked up on a PATH without relative folders and without folders inside `rootDir` (`node_modules/.bin`
+ * under npx), so a program the project supplies is never started as the editor.
  *
+ * @param rootDir  the project root
  * @returns the edited text (header removed), or null when the editor exits non-zero (cancel)
  */
-export function editInEditor(editor: string, text: string, path: string): string | null {
+export function editInEditor(editor: string, text: string, path: string, rootDir: string): string | null {
   const dir = mkdtempSync(join(tmpdir(), 'clawcode-hunk-'));
   // The plan's path never names the temp file: only a plain extension is kept, so no byte of it reaches a command.
   const file = join(dir, tempName(path));
@@ -103,7 +107,8 @@ export function editInEditor(editor: string, text: string, path: string): string
     writeFileSync(file, editBuffer(text, path));
     // Windows has no sh: cmd.exe parses the editor setting there, and the file name holds only safe characters.
     const run = process.platform === 'win32' ? { file: editor, args: [file] } : editorCommand(editor, file);
-    const result = spawnSync(run.file, run.args, { stdio: 'inherit', shell: process.platform === 'win32' });
+    const env = { ...process.env, PATH: pathOutside(realOrSelf(rootDir), process.env.PATH ?? '') };
+    const result = spawnSync(run.file, run.args, { stdio: 'inherit', shell: process.platform === 'win32', env });
     return result.status === 0 ? stripEditHeader(readFileSync(file, 'utf8')) : null;
   } finally {
     rmSync(dir, { recursive: true, force: true });

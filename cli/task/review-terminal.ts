@@ -11,10 +11,12 @@ export interface ReviewableChange {
  * The confirmation step in a terminal: apply everything, review hunk by hunk (like `git add -p`,
  * cli/task/review.ts), or write nothing.
  *
+ * @param rootDir  the project root (the editor of the `e` key is never found inside it)
  * @returns the files to write with their (possibly partial) new content, or null to write nothing
  */
 export async function reviewInTerminal(
   changes: readonly ReviewableChange[],
+  rootDir: string,
 ): Promise<{ path: string; after: string }[] | null> {
   const { expand } = await import('@inquirer/prompts');
   const count = changes.length;
@@ -31,7 +33,7 @@ export async function reviewInTerminal(
   if (answer === 'y') return changes.map((c) => ({ path: c.path, after: c.after }));
   const result = await reviewChanges(
     changes.map((c) => ({ path: c.path, before: c.beforeText ?? '', after: c.after })),
-    createConsoleReviewIo(),
+    createConsoleReviewIo(process.env, rootDir),
   );
   return result.quit ? null : result.accepted;
 }

@@ -145,7 +145,7 @@ const ANSWER_NAMES: Record<ReviewAnswer, string> = {
  * `$GIT_EDITOR`, `core.editor`, then `vi`), run on a temp file with the terminal handed over.
  *
  * @param env  environment read for VISUAL/EDITOR (default process.env)
- * @param cwd  project folder, where git looks for `core.editor` (default the current folder)
+ * @param cwd  the project root: the editor is never a program found inside it (default the current folder)
  */
 export function createConsoleReviewIo(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ReviewIo {
   let editor: EditorChoice | undefined;
@@ -163,7 +163,7 @@ export function createConsoleReviewIo(env: NodeJS.ProcessEnv = process.env, cwd:
     },
     async edit(text, path) {
       editor ??= await chooseEditor(env, cwd);
-      const edited = editInEditor(editor.command, text, path);
+      const edited = editInEditor(editor.command, text, path, cwd);
       if (edited === null)
         process.stdout.write(`Edit cancelled (${editor.command}, from ${editor.source}, exited with an error).\n`);
       return edited;

@@ -1,29 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  lstatSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox, SANDBOX_MAX_FILE_BYTES } from '../../utils/shell/sandbox.js';
-import {
-  CLI_PATH,
-  cleanEnv,
-  fingerprintTree,
-  GIT_TEST_ENV,
-  gitIn,
-  REPO_ROOT,
-  writeFiles,
-  type CliResult,
-} from '../support/fixture.js';
+import { chownTree, identities, runCliAs } from '../support/as-user.js';
+import { cleanEnv, fingerprintTree, GIT_TEST_ENV, gitIn, writeFiles } from '../support/fixture.js';
 
 // The sandbox is a wall for root and for an unprivileged user alike, through the built CLI: an allow-listed
 // `npm test` (run with --yes --run-commands and no terminal) tries to remount, unmount, mount and unshare its
@@ -32,22 +12,6 @@ import {
 // unprivileged `nobody` (setpriv); as anyone else, as that user.
 
 const sandbox = await detectSandbox();
-const isRoot = process.getuid?.() === 0;
-const NOBODY = 65534;
-// As root, the unprivileged run needs setpriv and a checkout `nobody` can read (not one under /root).
-const asNobody =
-  isRoot &&
-  spawnSync('setpriv', [
-    '--reuid',
-    `${NOBODY}`,
-    '--regid',
-    `${NOBODY}`,
-    '--clear-groups',
-    '--',
-    process.execPath,
-    CLI_PATH,
-    '--version',
-  ]).status === 0;
 const MARKERS = {
   provider: 'sk-proj-PROVIDERMARKER0123456789abcdef',
   aws: 'AWSSECRETMARKER/abcdefghij0123456789ABCD',
@@ -117,48 +81,6 @@ function setup(owner: number | undefined): Setup {
   if (owner !== undefined) chownTree(base, owner);
   return s;
 }
-
-function chownTree(dir: string, id: number): void {
-  chownSync(dir, id, id);
-  for (const name of readdirSync(dir)) {
-    const abs = join(dir, name);
-    if (lstatSync(abs).isDirectory()) chownTree(abs, id);
-    else chownSync(abs, id, id);
-  }
-}
-
-/** Run the built CLI as the current user, or as `uid` through setpriv. */
-function runCliAs(uid: number | undefined, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  const [file, argv] =
-    uid === undefined
-      ? [process.execPath, [CLI_PATH, ...args]]
-      : [
-          'setpriv',
-          ['--reuid', String(uid), '--regid', String(uid), '--clear-groups', '--', process.execPath, CLI_PATH, ...args],
-        ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, argv, { env, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-const identities: { name: string; uid: number | undefined; skip?: string }[] = [
-  { name: 'as root', uid: undefined, skip: isRoot ? undefined : 'not running as root' },
-  {
-    name: 'as an unprivileged user',
-    uid: isRoot ? NOBODY : undefined,
-    skip: !isRoot || asNobody ? undefined : 'setpriv missing, or the checkout is not readable by nobody',
-  },
-];
 
 describe.skipIf(!sandbox.available)(
   `an allow-listed npm test in the sandbox${sandbox.available ? '' : ` (skipped: ${sandbox.reason})`}`,

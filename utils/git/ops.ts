@@ -161,16 +161,14 @@ function firstLine(text: string): string {
 }
 
 /**
- * The editor git would use for a project, from configuration: the last `core.editor` in the
- * repository's configuration (system, global, local, in git's order), or outside a repository the
- * system and global one. The guard's own `core.editor` (command scope) is skipped.
+ * The editor the person configured for git: the last `core.editor` of the system and global configuration
+ * (and what they include), read with no repository, so a project's own `.git/config` or include never
+ * names the program. The guard's own `core.editor` (command scope) is skipped.
  *
  * @returns the command line as written, or undefined when none is configured or git is missing
  */
-export async function configuredEditor(rootDir: string, options: GitOptions = {}): Promise<string | undefined> {
-  const args = ['config', '--get-all', '--show-scope', '-z', 'core.editor'];
-  const repo = await findRepository(rootDir, options);
-  const run = repo ? await git(repo, args, options) : await runOutsideRepository(args, options);
+export async function configuredEditor(options: GitOptions = {}): Promise<string | undefined> {
+  const run = await runOutsideRepository(['config', '--get-all', '--show-scope', '-z', 'core.editor'], options);
   if (!run.ok) return undefined;
   // "-z --show-scope": scope NUL value NUL, per value.
   const parts = text(run).split('\0');

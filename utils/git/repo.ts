@@ -1,5 +1,7 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { configControlPaths, driverGuard, parseConfigList, realTail } from './config-guard.js';
+export { driverGuard } from './config-guard.js';
 import { COMMIT_PROGRAMS_OFF, GIT_GUARD, spawnGit, type GitOptions, type GitRun } from './run.js';
 
 /**
@@ -157,114 +159,6 @@ function lstatQuiet(path: string): ReturnType<typeof lstatSync> | undefined {
   }
 }
 
-/** One configuration entry: the file it came from (absolute; undefined for the command line) and the key. */
-export interface ConfigEntry {
-  file?: string;
-  /** as git prints it: section and name in lower case, the subsection as written */
-  key: string;
-  value: string;
-}
-
-/** Parse `git config -z --list --show-origin`: "origin\0key\nvalue\0" records (origins relative to `cwd`). */
-function parseConfigList(out: Buffer, cwd: string): ConfigEntry[] {
-  const parts = out.toString('utf8').split('\0');
-  const entries: ConfigEntry[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const origin = parts[i]!;
-    const record = parts[i + 1]!;
-    const nl = record.indexOf('\n');
-    const key = nl === -1 ? record : record.slice(0, nl);
-    const value = nl === -1 ? '' : record.slice(nl + 1);
-    const file = origin.startsWith('file:') ? resolve(cwd, origin.slice(5)) : undefined;
-    entries.push({ file, key, value });
-  }
-  return entries;
-}
-
-/** Per-driver keys that name a program, and the setting that switches each off. */
-const DRIVER_KEYS: [RegExp, (name: string) => string[], 'always' | 'commit'][] = [
-  [
-    /^filter\.(.+)\.(clean|smudge|process)$/,
-    (n) => [`filter.${n}.clean=`, `filter.${n}.smudge=`, `filter.${n}.process=`],
-    'always',
-  ],
-  [/^diff\.(.+)\.(textconv|command)$/, (n) => [`diff.${n}.textconv=`, `diff.${n}.command=`], 'always'],
-  [/^merge\.(.+)\.driver$/, (n) => [`merge.${n}.driver=`], 'always'],
-  [/^credential\.(.+)\.helper$/, (n) => [`credential.${n}.helper=`], 'always'],
-  [/^pager\.(.+)$/, (n) => [`pager.${n}=false`], 'always'],
-  [/^hook\.(.+)\.command$/, (n) => [`hook.${n}.enabled=false`], 'commit'],
-];
-
-/**
- * `-c` settings that switch off every per-driver program the configuration defines: an empty
- * `filter.<name>.clean` means no filter (a `required` one then fails the call instead of running),
- * configured hooks are disabled by name. Hooks are kept apart: they may run when the person asks.
- *
- * @param keys  configuration keys as `git config --list` prints them
- * @returns the settings, or null when a driver name cannot be written after `-c` (it holds `=` or a
- *          newline), so the repository is not used at all
- */
-export function driverGuard(keys: readonly string[]): { always: string[]; commit: string[] } | null {
-  const always = new Set<string>();
-  const commit = new Set<string>();
-  for (const key of keys) {
-    for (const [pattern, settings, kind] of DRIVER_KEYS) {
-      const name = pattern.exec(key)?.[1];
-      if (name === undefined) continue;
-      if (/[=\n]/.test(name)) return null;
-      for (const s of settings(name)) (kind === 'always' ? always : commit).add(s);
-    }
-  }
-  const args = (set: Set<string>): string[] => [...set].flatMap((kv) => ['-c', kv]);
-  return { always: args(always), commit: args(commit) };
-}
-
-/**
- * Paths inside the work tree (outside the git directory) that git reads as configuration or runs:
- * every configuration file listed as an origin, every include target (also one not written yet), the
- * hooks folder, and a value of a program-naming key
- * whose first word is a path inside the tree (`filter.x.clean = ./tools/clean.sh`).
- */
-function configControlPaths(
-  entries: readonly ConfigEntry[],
-  workTree: string,
-  gitDir: string,
-  commonDir: string,
-): string[] {
-  const out = new Set<string>();
-  const inTree = (p: string): boolean => isInside(workTree, p) && !isInside(gitDir, p) && !isInside(commonDir, p);
-  for (const { file, key, value } of entries) {
-    if (file && inTree(file)) out.add(file);
-    // An include that names a file not written yet: a file created there later would be read too.
-    if ((key === 'include.path' || /^includeif\..*\.path$/.test(key)) && value && file) {
-      const target = resolve(dirname(file), value.replace(/^~(?=\/)/, process.env.HOME ?? '~'));
-      if (inTree(target)) out.add(target);
-    }
-    if (key === 'core.hookspath' && value) {
-      const hooks = resolve(workTree, value.replace(/^~(?=\/)/, process.env.HOME ?? '~'));
-      if (inTree(hooks)) out.add(hooks);
-    }
-    if (
-      /(^core\.(fsmonitor|sshcommand|editor|pager|askpass|gitproxy)$)|\.(clean|smudge|process|textconv|command|driver|helper|program|cmd)$/.test(
-        key,
-      )
-    ) {
-      const word = /^\s*(?:"([^"]+)"|'([^']+)'|(\S+))/.exec(value);
-      const program = word?.[1] ?? word?.[2] ?? word?.[3];
-      if (program && program.includes('/')) {
-        const abs = resolve(workTree, program);
-        if (inTree(abs)) out.add(abs);
-      }
-    }
-  }
-  return [...out];
-}
-
-function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-}
-
 /** Run git on a repository: `--git-dir`, `--work-tree`, the guard, and (unless `hooks`) hooks and signing off. */
 export function runInRepo(
   repo: GitRepo,
@@ -312,4 +206,40 @@ export async function gitRecords(
         .split('\0')
         .filter((p) => p !== '')
     : null;
+}
+
+const personTargets = new Map<string, Promise<string[]>>();
+
+/**
+ * The files the person's own system and global git configuration includes, whatever the condition
+ * (`includeIf "gitdir:~/work/"` names a file that a repository under `~/work` reads): a file there that a plan
+ * or a command rewrites is read by the person's next git in every matching repository. Read once per
+ * process and environment.
+ *
+ * @returns absolute paths, each as written and where it really leads; never throws
+ */
+export function personIncludeTargets(options: GitOptions = {}): Promise<string[]> {
+  const env = options.env ?? process.env;
+  const key = [
+    env.HOME,
+    env.XDG_CONFIG_HOME,
+    env.GIT_CONFIG_GLOBAL,
+    env.GIT_CONFIG_SYSTEM,
+    env.GIT_CONFIG_NOSYSTEM,
+  ].join('\0');
+  let found = personTargets.get(key);
+  if (!found) {
+    found = runOutsideRepository(CONFIG_LIST, options).then((run) => {
+      const out = new Set<string>();
+      if (!run.ok) return [];
+      for (const { file, key: name, value } of parseConfigList(run.stdout, '/')) {
+        if (!file || !value || !(name === 'include.path' || /^includeif\..*\.path$/.test(name))) continue;
+        const target = resolve(dirname(file), value.replace(/^~(?=\/)/, env.HOME ?? '~'));
+        out.add(target).add(realTail(target));
+      }
+      return [...out];
+    });
+    personTargets.set(key, found);
+  }
+  return found;
 }

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import { executableOutside } from '../executable.js';
 
 /**
  * The one way clawcode starts git. Every call gets a fixed environment (only the variables below pass
@@ -129,36 +128,9 @@ export function gitExecutable(realRoot: string | null, options: GitOptions = {})
   const key = `${realRoot ?? ''}\0${path}`;
   if (found.has(key)) return found.get(key)!;
   const names = process.platform === 'win32' ? ['git.exe', 'git.cmd'] : ['git'];
-  let hit: string | null = null;
-  for (const dir of path.split(delimiter)) {
-    if (!dir || !isAbsolute(dir)) continue;
-    for (const name of names) {
-      const candidate = join(dir, name);
-      const real = executableAt(candidate);
-      if (real && !(realRoot && isInside(realRoot, real))) {
-        hit = candidate;
-        break;
-      }
-    }
-    if (hit) break;
-  }
+  const hit = executableOutside(names, realRoot, path);
   found.set(key, hit);
   return hit;
-}
-
-function executableAt(path: string): string | null {
-  try {
-    if (!statSync(path).isFile()) return null;
-    accessSync(path, constants.X_OK);
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
-}
-
-function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
 /** How one call runs: the folder, what to prepend, the output limit. */

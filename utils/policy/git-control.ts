@@ -8,16 +8,36 @@
  * read-only (utils/shell/sandbox.ts).
  */
 import type { Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { findRepository } from '../git/repo.js';
+import { findRepository, personIncludeTargets, runInRepo, type GitRepo } from '../git/repo.js';
 
-/** Whether a folder has the shape git takes for a git directory: HEAD a file, objects/ and refs/ folders. */
+/**
+ * Whether a folder has the shape git takes for a git directory, by git's own test (`is_git_directory`,
+ * setup.c), read generously: a HEAD entry (a file, or a symlink, which git accepts when it points into
+ * `refs/`), and either a `commondir` file (objects and refs then live in the folder it names) or
+ * `objects/` and `refs/` that lead to folders (symlinks to folders count, as git's `access()` follows them).
+ */
 async function isGitDirShape(dir: string): Promise<boolean> {
-  const [head, objects, refs] = await Promise.all(
-    ['HEAD', 'objects', 'refs'].map((name) => lstat(path.join(dir, name)).catch(() => undefined)),
-  );
-  return Boolean(head?.isFile() && objects?.isDirectory() && refs?.isDirectory());
+  const entry = (name: string) => lstat(path.join(dir, name)).catch(() => undefined);
+  const folder = (name: string) => stat(path.join(dir, name)).catch(() => undefined);
+  const [head, commondir, objects, refs] = await Promise.all([
+    entry('HEAD'),
+    entry('commondir'),
+    folder('objects'),
+    folder('refs'),
+  ]);
+  if (!head || !(head.isFile() || head.isSymbolicLink())) return false;
+  return Boolean(commondir || (objects?.isDirectory() && refs?.isDirectory()));
+}
+
+/** Entries that, written beside a HEAD, complete the shape of a git directory. */
+const COMPLETES_GIT_DIR = new Set(['commondir', 'objects', 'refs']);
+
+/** Whether `dir` holds a HEAD entry (a file or a symlink), so a git directory is one entry away. */
+async function holdsHead(dir: string): Promise<boolean> {
+  const head = await lstat(path.join(dir, 'HEAD')).catch(() => undefined);
+  return Boolean(head && (head.isFile() || head.isSymbolicLink()));
 }
 
 /**
@@ -27,23 +47,35 @@ async function isGitDirShape(dir: string): Promise<boolean> {
  *
  * @param realRoot  the project root, real path
  * @param realRel   where the path really leads, relative to `realRoot`, `/` separators
+ * @param askedRel  the path as asked (before symlinks), relative to `realRoot`
  */
-export async function gitControlReason(realRoot: string, realRel: string): Promise<string | undefined> {
+export async function gitControlReason(
+  realRoot: string,
+  realRel: string,
+  askedRel: string = realRel,
+): Promise<string | undefined> {
   const segments = realRel.split('/');
   for (let i = 0; i < segments.length; i++) {
     const folder = segments.slice(0, i).join('/');
-    if (await isGitDirShape(path.join(realRoot, folder))) {
+    const dir = path.join(realRoot, folder);
+    if (await isGitDirShape(dir)) {
       return folder === ''
         ? 'the project root has the shape of a git directory (HEAD, objects/, refs/)'
         : `it is inside ${folder}/, which has the shape of a git directory (HEAD, objects/, refs/)`;
     }
+    if (COMPLETES_GIT_DIR.has(segments[i]!.toLowerCase()) && (await holdsHead(dir)))
+      return `${folder || 'the project root'} holds a HEAD: ${segments[i]} there would make it a git directory`;
   }
+  const abs = path.join(realRoot, ...segments);
+  const asked = path.join(realRoot, ...askedRel.split('/'));
+  const person = (await personIncludeTargets()).find((t) => within(t, abs) || within(t, asked));
+  if (person) return `your git configuration includes ${path.relative(realRoot, person)}`;
   const repo = await findRepository(realRoot);
   if (!repo) return undefined;
-  const abs = path.join(realRoot, ...segments);
   if (within(repo.gitDir, abs) || within(repo.commonDir, abs))
     return 'it is inside the git directory of the repository';
-  const named = repo.controlPaths.find((c) => within(c, abs));
+  // Both where the path really leads and the path as asked: configuration may name either spelling.
+  const named = repo.controlPaths.find((c) => within(c, abs) || within(c, asked));
   if (named) return `git's configuration reads or runs ${path.relative(realRoot, named) || '.'}`;
   return undefined;
 }
@@ -65,8 +97,9 @@ const MAX_WALK_ENTRIES = 500_000;
  * Every control path that exists in a project, for the sandbox to bind read-only: version-control and
  * clawcode folders and `.husky/` at any depth, hook tool configurations (`.pre-commit-config.yaml`,
  * `.lintstagedrc*`, `lint-staged.config.*`, `lefthook.yml`), folders shaped as git directories, and the
- * repository's git directory and configuration-named paths when inside the root. The walk does not enter
- * `node_modules/` (installed packages, which git never visits), symlinked folders or what it found.
+ * repository's git directory and configuration-named paths when inside the root, and the folder a
+ * `commondir` file names. In `node_modules/` only each installed package's own `.git` is looked for; the
+ * walk does not enter symlinked folders or what it found.
  *
  * @param realRoot  the project root, real path
  * @returns absolute paths, parents before children; never throws
@@ -79,6 +112,13 @@ export async function findControlPaths(realRoot: string): Promise<string[]> {
     const dir = stack.pop()!;
     if (dir !== realRoot && (await isGitDirShape(dir))) {
       found.add(dir);
+      // A `commondir` file sends git to another folder for objects, refs and config: that one too.
+      const common = await readFile(path.join(dir, 'commondir'), 'utf8').catch(() => undefined);
+      const target = common?.split('\n')[0]?.trim();
+      if (target) {
+        const abs = path.resolve(dir, target);
+        if (within(realRoot, abs) && abs !== realRoot) found.add(abs);
+      }
       continue;
     }
     let entries: Dirent[];
@@ -91,14 +131,59 @@ export async function findControlPaths(realRoot: string): Promise<string[]> {
     for (const entry of entries) {
       const abs = path.join(dir, entry.name);
       if (CONTROL_ENTRY.test(entry.name) || HOOK_TOOL_FILE.test(entry.name)) found.add(abs);
-      else if (entry.isDirectory() && entry.name !== 'node_modules') stack.push(abs);
+      else if (entry.isDirectory() && entry.name === 'node_modules') seen += await packageGitDirs(abs, found);
+      else if (entry.isDirectory()) stack.push(abs);
     }
   }
   const repo = await findRepository(realRoot);
-  if (repo) {
-    for (const p of [repo.gitDir, repo.commonDir, ...repo.controlPaths]) if (within(realRoot, p)) found.add(p);
-  }
+  const named = [
+    ...(repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths, ...(await submoduleGitFiles(repo))] : []),
+    ...(await personIncludeTargets()),
+  ];
+  for (const p of named) if (within(realRoot, p) && p !== realRoot) found.add(p);
   return [...found].sort();
+}
+
+/**
+ * Where the `.git` of each submodule of the repository goes (`<path>/.git` of every gitlink in the index),
+ * checked out or not: an uninitialised submodule's folder is empty, and a `.git` made there is what the
+ * person's next `git status` obeys.
+ *
+ * @returns absolute paths; empty when git fails
+ */
+async function submoduleGitFiles(repo: GitRepo): Promise<string[]> {
+  const run = await runInRepo(repo, ['ls-files', '--stage', '-z'], { cwd: repo.workTree });
+  if (!run.ok) return [];
+  return run.stdout
+    .toString('utf8')
+    .split('\0')
+    .filter((rec) => rec.startsWith('160000 '))
+    .map((rec) => path.join(repo.workTree, rec.slice(rec.indexOf('\t') + 1), '.git'));
+}
+
+/**
+ * The `.git` of each package installed straight under a `node_modules/` folder (`pkg/.git`, `@scope/pkg/.git`:
+ * a dependency checked out from git, or vendored with its history), added to `found`. Deeper folders are
+ * not walked: a large install holds hundreds of thousands of entries.
+ *
+ * @returns how many entries were looked at
+ */
+async function packageGitDirs(modules: string, found: Set<string>): Promise<number> {
+  const list = async (dir: string): Promise<Dirent[]> =>
+    readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]);
+  const packages: string[] = [];
+  const top = await list(modules);
+  for (const entry of top) {
+    if (!entry.isDirectory()) continue;
+    const abs = path.join(modules, entry.name);
+    if (!entry.name.startsWith('@')) packages.push(abs);
+    else for (const scoped of await list(abs)) if (scoped.isDirectory()) packages.push(path.join(abs, scoped.name));
+  }
+  for (const pkg of packages) {
+    const git = path.join(pkg, '.git');
+    if (await lstat(git).catch(() => undefined)) found.add(git);
+  }
+  return top.length + packages.length;
 }
 
 /**
@@ -122,7 +207,10 @@ export async function gitControlledFilter(
     if (await isGitDirShape(path.join(realRoot, folder))) prefixes.push(`${folder}/`);
   }
   const repo = await findRepository(realRoot);
-  for (const p of repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths] : []) {
+  for (const p of [
+    ...(repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths] : []),
+    ...(await personIncludeTargets()),
+  ]) {
     const rel = path.relative(realRoot, p).split(path.sep).join('/');
     if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) prefixes.push(rel, `${rel}/`);
   }

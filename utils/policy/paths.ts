@@ -9,7 +9,7 @@
  * - control: version-control and clawcode control data (`.git`, `.hg`, `.svn`, `.bzr`, `.jj`, `.clawcode`
  *   at any depth, compared the way case-insensitive file systems do), a `HEAD` file anywhere, git hooks and
  *   what they run (`.husky/`, `.pre-commit-config.yaml`, `.lintstagedrc*`, `lint-staged.config.*`,
- *   `lefthook.yml`), the executables of installed tools (`node_modules/.bin/`, a whole virtualenv: `.venv/`,
+ *   `lefthook.yml`), installed packages and the executables of tools (all of `node_modules/`, a whole virtualenv: `.venv/`,
  *   `venv/`, or any folder holding `pyvenv.cfg`), and on disk any folder shaped as a git directory and the
  *   paths the repository's configuration reads or runs (utils/policy/git-control.ts); writing any of these
  *   runs code the next time git, a shell or a tool starts;
@@ -158,6 +158,9 @@ export function controlReason(relPath: string): string | undefined {
     if (i < segments.length - 1 && VENV_DIRS.has(s))
       return `it is inside the virtualenv ${s}/ (installed tools, not source)`;
     if (s === 'node_modules' && segments[i + 1] === '.bin') return 'it is an installed tool in node_modules/.bin/';
+    // Installed packages are code the next `npm test` or linter runs (`.bin/eslint` leads into them).
+    if (s === 'node_modules' && i < segments.length - 1)
+      return 'it is inside node_modules/, installed packages that tools run';
     if (s === '.husky') return 'it is inside .husky/, the git hooks husky installs';
   }
   const last = segments[segments.length - 1]!;
@@ -355,7 +358,7 @@ export async function resolveProjectPath(
       code: 'path_control',
       message: `${shownPath(p)} is refused: it is inside the virtualenv ${shownPath(venv)}/`,
     };
-  const git = options.allowControl?.(realRel) ? undefined : await gitControlReason(realRoot, realRel);
+  const git = options.allowControl?.(realRel) ? undefined : await gitControlReason(realRoot, realRel, rel);
   if (git) return { ok: false, code: 'path_control', message: `${shownPath(p)} is refused: ${git}` };
   const info = await stat(realAbs).catch(() => undefined);
   if (!info) {

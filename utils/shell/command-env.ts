@@ -1,3 +1,5 @@
+import { redactSecrets } from '../policy/secrets.js';
+
 /**
  * The environment a plan or verify command gets: built from an allow-list of the person's variables, so
  * provider keys, tokens, cloud credentials and agent sockets never reach a command, whatever their name.
@@ -71,8 +73,11 @@ const PASSED_PREFIX = /^(LC_|npm_config_)/;
 const PROXY = /^(https?_proxy|no_proxy|all_proxy)$/i;
 /** A name that says it holds a credential: dropped even when a family above would pass it. */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASS(WORD|WD)?|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE/i;
-/** A value carrying a password in a URL (`https://user:pass@host`). */
-const URL_PASSWORD = /:\/\/[^/\s:@]+:[^/\s@]+@/;
+/**
+ * A value carrying credentials in a URL: any userinfo (`https://user:pass@host`, and a token alone,
+ * `https://ghp_…@host`, as GOPROXY and registry settings take it).
+ */
+const URL_USERINFO = /:\/\/[^/\s?#]*@/;
 
 /**
  * The environment of a command, from the person's environment `base`.
@@ -80,8 +85,8 @@ const URL_PASSWORD = /:\/\/[^/\s:@]+:[^/\s@]+@/;
  * @param base          usually `process.env`
  * @param allowNetwork  pass proxy settings too (`--allow-network`)
  * @param extra         set last (the sandbox's TMPDIR, cache folder)
- * @returns only allowed variables: by name or family, never one whose name looks like a credential or
- *          whose value holds a URL password
+ * @returns only allowed variables: by name or family, never one whose name looks like a credential, whose
+ *          value holds a URL with userinfo, or in which the redactor (utils/policy/secrets.ts) finds a secret
  */
 export function commandEnv(
   base: NodeJS.ProcessEnv,
@@ -92,7 +97,9 @@ export function commandEnv(
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined) continue;
     const allowed = PASSED.has(name) || PASSED_PREFIX.test(name) || (allowNetwork && PROXY.test(name));
-    if (!allowed || SECRET_NAME.test(name) || URL_PASSWORD.test(value)) continue;
+    if (!allowed || SECRET_NAME.test(name) || URL_USERINFO.test(value)) continue;
+    // The secret rules have the last word on what passes: a token in any shape the redactor knows stays out.
+    if (redactSecrets(`${name}=${value}`).redactions.length > 0) continue;
     env[name] = value;
   }
   return { ...env, ...extra };

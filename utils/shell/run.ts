@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { IoError } from '../errors.js';
+import { realOrSelf } from '../executable.js';
 import { makePidsGroup } from './cgroup.js';
+import { controlChange } from './sandbox-binds.js';
 import { commandEnv } from './command-env.js';
 import {
   SANDBOX_MAX_PROCESSES,
@@ -47,6 +49,11 @@ export interface CommandResult {
   /** the last 20 lines of stdout and stderr together, in arrival order, for the summary */
   tail: string;
   ms: number;
+  /**
+   * In the sandbox: one line naming a control path (utils/shell/sandbox-binds.ts) that appeared, moved or was
+   * replaced while the command ran. The command counts as failed.
+   */
+  controlChanged?: string;
 }
 
 const TAIL_LINES = 20;
@@ -85,9 +92,11 @@ export async function runCommand(command: string, options: RunCommandOptions): P
     shell: true,
     cleanup: () => undefined,
   };
+  let after: (() => Promise<string | undefined>) | undefined;
   if (options.sandbox) {
     const { status, policy } = options.sandbox;
     const sandboxed = await sandboxArgs(command, policy, status, base);
+    after = () => controlChange(realOrSelf(policy.rootDir), sandboxed.snapshot);
     // As root the process rlimit is not enforced: a pids cgroup caps the sandbox instead, entered by a
     // shell that then becomes bubblewrap (so nothing of the command runs outside it).
     const group = makePidsGroup(SANDBOX_MAX_PROCESSES);
@@ -110,7 +119,9 @@ export async function runCommand(command: string, options: RunCommandOptions): P
         }
       : { file: status.bwrapPath, args: sandboxed.args, shell: false, cleanup: sandboxed.cleanup };
   }
-  return spawnCommand(command, launch, env, options);
+  const result = await spawnCommand(command, launch, env, options);
+  const changed = await after?.();
+  return changed ? { ...result, controlChanged: changed } : result;
 }
 
 function spawnCommand(

@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, rmdirSync, unlinkSync } from 'node:fs';
-import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { tmpdir } from 'node:os';
-import { findControlPaths } from '../policy/git-control.js';
+import { UsageError } from '../errors.js';
+import { executableOutside, realOrSelf } from '../executable.js';
+import { controlBinds, controlSnapshot, type ControlSnapshot } from './sandbox-binds.js';
 import { homeView } from './sandbox-home.js';
 
 /**
@@ -46,31 +48,32 @@ let cached: Promise<SandboxStatus> | undefined;
 let cachedKey = '';
 
 /**
- * Find out once per process whether bubblewrap works here as a wall: it must be on PATH with `prlimit`, and
+ * Find out once per process and project whether bubblewrap works here as a wall: it must be on PATH with
+ * `prlimit`, both found in PATH folders outside the project (a command may plant `node_modules/.bin/bwrap`
+ * for the next run to start on the host), and
  * a trial run with everything the sandbox uses must succeed: new user (as an unprivileged id, every
  * capability dropped), mount, pid, ipc, uts and network namespaces, and the caps. Containers and kernels
  * that forbid user namespaces fail the trial; then there is no sandbox and every command needs a person's
  * yes. `CLAWCODE_SANDBOX=off` in `env` turns the sandbox off.
  *
+ * @param rootDir  the project root the commands run in (default: the working folder)
  * @returns the status; never throws
  */
-export function detectSandbox(env: NodeJS.ProcessEnv = process.env): Promise<SandboxStatus> {
-  const key = `${env.CLAWCODE_SANDBOX ?? ''}\0${env.PATH ?? ''}`;
+export function detectSandbox(
+  env: NodeJS.ProcessEnv = process.env,
+  rootDir: string = process.cwd(),
+): Promise<SandboxStatus> {
+  const root = realOrSelf(resolve(rootDir));
+  const key = `${env.CLAWCODE_SANDBOX ?? ''}\0${env.PATH ?? ''}\0${root}`;
   if (cached && cachedKey === key) return cached;
   cachedKey = key;
-  cached = Promise.resolve(probe(env));
+  cached = Promise.resolve(probe(env, root));
   return cached;
 }
 
-function onPath(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  return (env.PATH ?? '')
-    .split(delimiter)
-    .filter((dir) => dir && isAbsolute(dir))
-    .map((dir) => join(dir, name))
-    .find((p) => existsSync(p));
-}
-
-function probe(env: NodeJS.ProcessEnv): SandboxStatus {
+function probe(env: NodeJS.ProcessEnv, realRoot: string): SandboxStatus {
+  const onPath = (_: NodeJS.ProcessEnv, name: string): string | null =>
+    executableOutside([name], realRoot, env.PATH ?? '');
   if (env.CLAWCODE_SANDBOX === 'off') return { available: false, reason: 'turned off by CLAWCODE_SANDBOX=off' };
   if (process.platform !== 'linux')
     return { available: false, reason: `no sandbox is supported on ${process.platform} yet` };
@@ -132,6 +135,12 @@ function isolation(status: SandboxReady, allowNetwork: boolean): string[] {
     '/dev',
     '--proc',
     '/proc',
+    // bubblewrap covers only what it may write when it sets up; a command started by root is root on the
+    // host for sysctls and the kernel's triggers, so these stay read-only whoever runs it.
+    '--ro-bind',
+    '/proc/sys',
+    '/proc/sys',
+    ...['sysrq-trigger', 'irq', 'bus', 'fs'].flatMap((p) => ['--ro-bind-try', `/proc/${p}`, `/proc/${p}`]),
     '--tmpfs',
     '/tmp',
     ...run,
@@ -162,63 +171,70 @@ function within(dir: string, target: string): boolean {
  *   allowed), a new session (it cannot reach the terminal);
  * - the whole file system read-only; the home folders and clawcode's home hidden (sandbox-home.ts);
  *   a private empty `/tmp` (also the temp folder when that lies elsewhere) and `/run`;
+ * - `/proc/sys` and the kernel's triggers in `/proc` read-only (as root the command is root on the host there);
  * - the project root writable except its control paths, bound read-only: `.git`, `.hg`, `.svn`,
  *   `.clawcode` (a missing one becomes an empty read-only stand-in, so a command cannot plant one), a
  *   stand-in `HEAD` at the root (so the root cannot become a git directory), and every control path
  *   found in the tree (utils/policy/git-control.ts: git directories at any depth and under any name,
- *   `.husky/`, hook tool configurations, what the repository's configuration names);
+ *   `.husky/`, hook tool configurations, what the repository's configuration names, a missing one as an
+ *   empty stand-in), every folder on the way to one bound onto itself so it cannot be renamed
+ *   (utils/shell/sandbox-binds.ts);
  * - at most {@link SANDBOX_MAX_PROCESSES} processes (as root, the pids cgroup of utils/shell/cgroup.ts
  *   caps them: the kernel does not apply this rlimit to root) and files of at most
  *   {@link SANDBOX_MAX_FILE_BYTES} bytes.
  *
  * @param env  the person's environment, for the home folders and PATH
- * @returns `args` for `bwrap` (the program path itself not included) and `cleanup`, to call once it has exited
+ * @returns `args` for `bwrap` (the program path itself not included), `cleanup`, to call once it has exited,
+ *          and the control paths as they were (compare with sandbox-binds.ts `controlChange` afterwards)
+ * @throws UsageError (exit 2, `home_in_root`) when the root is or holds a home folder
  */
 export async function sandboxArgs(
   command: string,
   policy: SandboxPolicy,
   status: SandboxReady,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ args: string[]; cleanup: () => void }> {
+): Promise<{ args: string[]; cleanup: () => void; snapshot: ControlSnapshot }> {
   const root = resolve(policy.rootDir);
   const args = isolation(status, policy.allowNetwork);
   const view = homeView(env);
-  // Homes that hold the root are covered before it is bound back; a home inside the root after it.
-  const [outer, inner] = [
-    view.hidden.filter((h) => !within(root, h)),
-    view.hidden.filter((h) => within(root, h) && h !== root),
-  ];
-  for (const home of outer) args.push('--tmpfs', home);
+  // A home inside the root would be written through the root's bind: no command runs there at all.
+  const home = view.hidden.find((h) => within(root, h));
+  if (home !== undefined)
+    throw new UsageError(
+      `${root === home ? `${root} is` : `${root} holds`} a home folder (${home}): no command runs there, its files are not the project's`,
+      { code: 'home_in_root', hint: 'Run clawcode in the project folder itself (--dir <project>).' },
+    );
+  for (const hidden of view.hidden) args.push('--tmpfs', hidden);
   for (const tool of view.readOnly) if (!within(root, tool)) args.push('--ro-bind-try', tool, tool);
   const tmp = resolve(tmpdir());
   // Mounted before the root, so a root inside the temp folder is bound back on top of the empty one.
   if (tmp !== '/tmp') args.push('--tmpfs', tmp);
   args.push('--bind', root, root);
-  for (const home of inner) args.push('--tmpfs', home, '--remount-ro', home);
   const created: string[] = [];
+  const inside: string[] = [];
   for (const name of READ_ONLY_INSIDE) {
     const path = join(root, name);
     if (existsSync(path)) {
-      args.push('--ro-bind', path, path);
+      inside.push('--ro-bind', path, path);
     } else {
-      args.push('--tmpfs', path, '--remount-ro', path);
+      inside.push('--tmpfs', path, '--remount-ro', path);
       created.push(path);
     }
   }
   const head = join(root, 'HEAD');
   const headMade = !lstatQuiet(head);
   // An empty HEAD is no valid HEAD: git never takes the root for a git directory while it is there.
-  args.push('--ro-bind', headMade ? '/dev/null' : head, head);
-  const bound = new Set([...READ_ONLY_INSIDE.map((n) => join(root, n)), head]);
-  for (const path of await findControlPaths(root)) {
-    if ([...bound].some((b) => within(b, path))) continue;
-    args.push('--ro-bind', path, path);
-    bound.add(path);
-  }
+  inside.push('--ro-bind', headMade ? '/dev/null' : head, head);
+  const fixed = [...READ_ONLY_INSIDE.map((n) => join(root, n)), head];
+  // The folders on the way to each control path are bound first (so they cannot be renamed), then the paths.
+  const snapshot = await controlSnapshot(realOrSelf(root));
+  const control = controlBinds(root, [...snapshot.keys()], fixed);
+  args.push(...control.ways, ...inside, ...control.readOnly);
   // Caches that follow XDG_CACHE_HOME (go's build cache, pip) go to the private /tmp.
   args.push('--setenv', 'XDG_CACHE_HOME', '/tmp/.cache', '--setenv', 'TMPDIR', '/tmp', '--chdir', root);
   args.push(...caps(status), '/bin/sh', '-c', command);
   const cleanup = (): void => {
+    control.cleanup();
     for (const path of created) {
       try {
         rmdirSync(path); // only ever empty: it was read-only for the whole run
@@ -229,7 +245,7 @@ export async function sandboxArgs(
     const info = headMade ? lstatQuiet(head) : undefined;
     if (info?.isFile() && info.size === 0) unlinkSync(head);
   };
-  return { args, cleanup };
+  return { args, cleanup, snapshot };
 }
 
 function lstatQuiet(path: string): ReturnType<typeof lstatSync> | undefined {

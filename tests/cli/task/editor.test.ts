@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,14 +26,14 @@ describe('chooseEditor', () => {
     expect(await chooseEditor({}, '/', noGit)).toEqual({ command: 'vi', source: 'default' });
   });
 
-  it("reads a project's core.editor through clawcode's git", async () => {
+  it("never takes a project's own core.editor (fails on main)", async () => {
     const repo = await mkdtemp(join(tmpdir(), 'clawcode-editor-'));
     execFileSync('git', ['init', '-q', repo], { env: { ...process.env, ...GIT_TEST_ENV } });
     execFileSync('git', ['-C', repo, 'config', 'core.editor', 'my-editor --flag'], {
       env: { ...process.env, ...GIT_TEST_ENV },
     });
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: repo, ...GIT_TEST_ENV };
-    expect(await chooseEditor(env, repo)).toEqual({ command: 'my-editor --flag', source: 'core.editor' });
+    expect(await chooseEditor(env, repo)).toEqual({ command: 'vi', source: 'default' });
   });
 });
 
@@ -54,8 +54,25 @@ describe('the edit buffer', () => {
   it('runs the editor on the buffer; a failing editor cancels (null)', async () => {
     const script = join(await mkdtemp(join(tmpdir(), 'clawcode-ed-')), 'ed.sh');
     await writeFile(script, '#!/bin/sh\ngrep -c "^#|" "$1" > /dev/null && sed -i "s/old/new/" "$1"\n', { mode: 0o755 });
-    expect(editInEditor(script, 'old line\n', 'a.txt')).toBe('new line\n');
-    expect(editInEditor('false', 'old line\n', 'a.txt')).toBeNull();
+    expect(editInEditor(script, 'old line\n', 'a.txt', '/nonexistent-root')).toBe('new line\n');
+    expect(editInEditor('false', 'old line\n', 'a.txt', '/nonexistent-root')).toBeNull();
+  });
+
+  it('never starts an editor the project supplies on PATH (node_modules/.bin under npx; fails on main)', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'clawcode-ed-root-'));
+    const bin = join(root, 'node_modules', '.bin');
+    const sentinel = join(root, 'ran');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'clawcode-test-editor'), `#!/bin/sh\ntouch ${sentinel}\n`, { mode: 0o755 });
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}:${saved}`;
+    try {
+      for (const editor of ['clawcode-test-editor', 'clawcode-test-editor -n'])
+        editInEditor(editor, 'x\n', 'a.txt', root);
+    } finally {
+      process.env.PATH = saved;
+    }
+    expect(existsSync(sentinel)).toBe(false);
   });
 });
 
@@ -76,7 +93,7 @@ describe('the editor never runs the plan path through a shell', () => {
     const script = join(dir, 'ed.sh');
     await writeFile(script, `#!/bin/sh\nfor a; do last=$a; done\nprintf '%s' "$last" > ${seen}\n`, { mode: 0o755 });
     for (const editor of [script, `${script} --wait`]) {
-      expect(editInEditor(editor, 'x\n', `src/notes$(echo ${payload}|base64 -d|sh).md`)).toBe('x\n');
+      expect(editInEditor(editor, 'x\n', `src/notes$(echo ${payload}|base64 -d|sh).md`, dir)).toBe('x\n');
       expect(existsSync(sentinel)).toBe(false);
       expect(basename(await readFile(seen, 'utf8'))).toBe('hunk.md');
     }

@@ -156,17 +156,15 @@ describe("the programs a repository's configuration names", () => {
     );
   });
 
-  it('reads core.editor as configured, not the guard', async () => {
+  it("reads core.editor from the person's global configuration only, never the project's (fails on main)", async () => {
     const project = join(base, 'project');
     initRepo(project);
-    gitIn(project, 'config', 'core.editor', 'my-editor --wait');
-    expect(await configuredEditor(project, { env })).toBe('my-editor --wait');
-    expect(await configuredEditor(join(base, 'sentinel'), { env })).toBeUndefined();
-    // A planted git directory's core.editor is never the editor of the review's `e` key.
-    const loose = join(base, 'loose');
-    plantGitDir(loose, 'loose');
-    writeFileSync(join(loose, 'config'), `[core]\n\trepositoryformatversion = 0\n\teditor = ${touch('editor')}\n`);
-    expect(await configuredEditor(loose, { env })).toBeUndefined();
+    // A downloaded tree's own .git/config names an editor: never the editor of the review's `e` key.
+    gitIn(project, 'config', 'core.editor', touch('editor'));
+    expect(await configuredEditor({ env })).toBeUndefined();
+    const global = join(base, 'global.gitconfig');
+    writeFileSync(global, '[core]\n\teditor = my-editor --wait\n');
+    expect(await configuredEditor({ env: { ...env, GIT_CONFIG_GLOBAL: global } })).toBe('my-editor --wait');
   });
 });
 
@@ -188,6 +186,32 @@ describe('driverGuard', () => {
       commit: ['-c', 'hook.lint.enabled=false'],
     });
     expect(driverGuard(['filter.a=b.clean'])).toBeNull();
+  });
+
+  it('switches off a program-naming key under any subsection, the empty one of [filter ""] too (fails on main)', () => {
+    const guard = driverGuard([
+      'filter..clean',
+      'diff..textconv',
+      'credential.https://a.example.helper',
+      'trailer.sign.command',
+      'gpg.ssh.program',
+      'uploadpack.packobjectshook',
+      'core.fsmonitor',
+      'user.name',
+    ]);
+    expect(guard?.always).toEqual(
+      [
+        'filter..clean=',
+        'filter..smudge=',
+        'filter..process=',
+        'diff..textconv=',
+        'diff..command=',
+        'credential.https://a.example.helper=',
+        'trailer.sign.command=',
+        'uploadpack.packobjectshook=',
+      ].flatMap((kv) => ['-c', kv]),
+    );
+    expect(guard?.commit).toEqual(['-c', 'gpg.ssh.program=']);
   });
 });
 
