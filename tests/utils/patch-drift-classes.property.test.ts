@@ -106,6 +106,19 @@ describe('the end of the file', () => {
       { numRuns: 1500 },
     );
   });
+  it("a find of whole lines, trimmed of its line breaks, never lands inside another line's indentation", () => {
+    // Found by the property above: "  let foo(bar);\n\n" is a substring of the first line's indentation and text
+    // once its blank edge is trimmed; the line meant is the second (shifted by the model), so it is ambiguous.
+    const content = '    let foo(bar);\nlet foo(bar);\n\n';
+    for (const [find, replace] of [
+      ['  let foo(bar);\n\n', '  changed0();\n\n'],
+      ['  let foo(bar);\n', '  changed0();\n'],
+    ] as const) {
+      const r = applyPatch(content, find, replace);
+      expect(r.applied).toBe(false);
+      expect(r.code).toBe('patch_ambiguous_find');
+    }
+  });
 });
 
 describe('strings keep their bytes under any re-indent', () => {

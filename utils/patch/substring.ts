@@ -28,10 +28,10 @@ export function substringCandidates(
     const end = at + needle.length;
     if (atLineStart && at > 0 && w[at - 1] !== '\n') continue;
     if (atLineEnd && end < w.length && w[end] !== '\n') continue;
-    // A multi-line find that starts with part of a line's indentation is a re-indented block, not text:
-    // its new lines have no certain frame (the line passes decide).
+    // A find of whole lines (several lines, or one whose line breaks were trimmed) that starts with part
+    // of a line's indentation is a re-indented block, not text: the line passes decide.
     if (
-      multiLine &&
+      (multiLine || atLineStart || atLineEnd) &&
       (needle[0] === ' ' || needle[0] === '\t') &&
       at > 0 &&
       w[at - 1] !== '\n' &&
