@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanEnv, replacePlan, runCli } from '../support/fixture.js';
-import { useLoopbackProject } from '../support/loopback-project.js';
+import { LOOPBACK_KEY, useLoopbackProject } from '../support/loopback-project.js';
 import { replies, type RecordedRequest, type ScriptedReply } from '../support/provider-server.js';
 
 // The built CLI on Azure api-version 2024-02-01 (JSON mode), answered with real Azure streams recorded by other
@@ -14,7 +14,7 @@ const PLAN = replacePlan('greet.js', [{ find: "'hello '", replace: "'hi '" }]);
 function azureEnv(): NodeJS.ProcessEnv {
   return cleanEnv({
     CLAWCODE_HOME: t.home,
-    AZURE_OPENAI_API_KEY: 'k',
+    AZURE_OPENAI_API_KEY: LOOPBACK_KEY,
     AZURE_OPENAI_ENDPOINT: t.server.url,
     AZURE_OPENAI_DEPLOYMENT: 'gpt-4o-mini',
     OPENAI_API_VERSION: '2024-02-01',

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, copyPackageFixture, replacePlan, runCli } from '../support/fixture.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { copyPackageFixture, replacePlan, runCli } from '../support/fixture.js';
+import { replies } from '../support/provider-server.js';
+import { useCliProvider } from '../support/loopback-project.js';
 
 // A long task: counted in the budget (refused past half of it), shown by its first lines only, kept short in
 // memory, and given from a file or standard input.
@@ -19,24 +19,16 @@ function longTask(lines: number): string {
   ).join('\n');
 }
 
-let server: ProviderServer;
+const cli = useCliProvider();
 let project: string;
 let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  server = await startProviderServer({ apiKey: 'k' });
-});
-afterAll(async () => server.close());
 beforeEach(async () => {
-  server.reset();
+  cli.server.reset();
   project = await copyPackageFixture('commander');
-  env = cleanEnv({
-    CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')),
-    OPENAI_API_KEY: 'k',
-    OPENAI_BASE_URL: `${server.url}/v1`,
-  });
+  env = await cli.freshEnv();
 });
 
-const userPrompt = (i: number): string => server.completions()[i]!.body.messages[1].content as string;
+const userPrompt = (i: number): string => cli.server.completions()[i]!.body.messages[1].content as string;
 
 describe('a long task', () => {
   it('past half the budget is refused in one line, exit 2, with no request', async () => {
@@ -50,12 +42,12 @@ describe('a long task', () => {
       `clawcode: The task is ${task.length.toLocaleString('en-US')} characters; a task may take at most half of the 60,000-character budget (30,000).\n` +
         'Shorten it to what must change, or raise --budget.\n',
     );
-    expect(server.requests).toEqual([]);
+    expect(cli.server.requests).toEqual([]);
   });
 
   it('is counted in the budget: task and context together stay under it', async () => {
     const task = longTask(80);
-    server.reply(replies.plan(PLAN));
+    cli.server.reply(replies.plan(PLAN));
     const r = await runCli([task, '--dir', project, '--dry-run', '--json', '--budget', '20000'], { env });
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
@@ -66,7 +58,7 @@ describe('a long task', () => {
   it('from --task-file: the summary shows its first lines only; memory keeps its first line', async () => {
     const task = longTask(250);
     await writeFile(join(project, 'task.txt'), `${task}\n`);
-    server.reply(replies.plan(PLAN), replies.plan({ ...PLAN, patches: [] }));
+    cli.server.reply(replies.plan(PLAN), replies.plan({ ...PLAN, patches: [] }));
     const r = await runCli(['--task-file', 'task.txt', '--dir', project, '--yes'], { env, cwd: project });
     expect(r.code).toBe(0);
     expect(userPrompt(0)).toContain(task);
@@ -82,7 +74,7 @@ describe('a long task', () => {
   });
 
   it('from standard input with -', async () => {
-    server.reply(replies.plan(PLAN));
+    cli.server.reply(replies.plan(PLAN));
     const r = await runCli(['-', '--dir', project, '--dry-run'], { env, input: 'export a flag from\nlib/error.js\n' });
     expect(r.code).toBe(0);
     expect(userPrompt(0)).toContain('export a flag from\nlib/error.js');

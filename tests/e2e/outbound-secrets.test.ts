@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/fixture.js';
 import { git } from '../support/git.js';
-import { planOf, replacePatch, useCliProvider } from '../support/plans.js';
+import { planOf, replacePatch } from '../support/plans.js';
+import { useCliProvider } from '../support/loopback-project.js';
 import { replies } from '../support/provider-server.js';
 
 // Every byte sent passes one door (llm/outbound.ts): planted secrets of every shape, in context files, in files

@@ -2,30 +2,23 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, CLI_PATH, replacePlan, runCli } from '../support/fixture.js';
-import { replies, startProviderServer, type ProviderServer } from '../support/provider-server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { CLI_PATH, replacePlan, runCli } from '../support/fixture.js';
+import { replies } from '../support/provider-server.js';
+import { useCliProvider } from '../support/loopback-project.js';
 
 // The undo command printed after a write is run exactly as printed, from where the person typed the task.
 
 const GREET = 'export const greet = (name) => "hi " + name;\n';
 const PLAN = replacePlan('greet.js', [{ find: '"hi "', replace: '"hello "' }], 'Say hello.');
 
-let server: ProviderServer;
+const cli = useCliProvider();
 let parent: string;
 let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  server = await startProviderServer({ apiKey: 'k' });
-});
-afterAll(async () => server.close());
 beforeEach(async () => {
-  server.reset();
+  cli.server.reset();
   parent = await mkdtemp(join(tmpdir(), 'clawcode-undo-hint-'));
-  env = cleanEnv({
-    CLAWCODE_HOME: await mkdtemp(join(tmpdir(), 'clawcode-home-')),
-    OPENAI_API_KEY: 'k',
-    OPENAI_BASE_URL: `${server.url}/v1`,
-  });
+  env = await cli.freshEnv();
 });
 
 /** Run a printed `clawcode …` command line in a POSIX shell from `cwd`, with the built CLI as clawcode. */
@@ -51,7 +44,7 @@ async function project(name: string): Promise<string> {
 describe('the undo hint', () => {
   it('run with --dir from another folder, names that folder, and works as printed from there', async () => {
     const dir = await project("it's mine");
-    server.reply(replies.plan(PLAN));
+    cli.server.reply(replies.plan(PLAN));
     const r = await runCli(['say hello', '--dir', "it's mine", '--yes'], { env, cwd: parent });
     expect(r.code).toBe(0);
     const printed = /\(undo: (clawcode undo [^)]+)\)/.exec(r.stdout)?.[1];
@@ -67,7 +60,7 @@ describe('the undo hint', () => {
 
   it('run from inside the project, has no --dir', async () => {
     const dir = await project('app');
-    server.reply(replies.plan(PLAN));
+    cli.server.reply(replies.plan(PLAN));
     const r = await runCli(['say hello', '--yes'], { env, cwd: dir });
     expect(r.code).toBe(0);
     const printed = /\(undo: (clawcode undo [^)]+)\)/.exec(r.stdout)?.[1];

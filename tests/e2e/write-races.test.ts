@@ -6,7 +6,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH, REPO_ROOT, runCli, snapshotTree, type CliResult } from '../support/fixture.js';
-import { planOf, replacePatch, useCliProvider } from '../support/plans.js';
+import { planOf, replacePatch } from '../support/plans.js';
+import { useCliProvider } from '../support/loopback-project.js';
 import { replies } from '../support/provider-server.js';
 import { projectLockPath } from '../../utils/journal/lock.js';
 

@@ -5,9 +5,42 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { cleanEnv } from './fixture.js';
 import { startProviderServer, type ProviderServer } from './provider-server.js';
 
+/** The API key the end-to-end loopback provider expects (give it to other providers' variables too). */
+export const LOOPBACK_KEY = 'sk-test-e2e';
+
+/**
+ * Hooks for end-to-end files that run the built CLI against one loopback provider server (key
+ * {@link LOOPBACK_KEY}, started for the file, closed after it). Call at the top level of a test file.
+ *
+ * @returns the server (use it inside tests and hooks) and `freshEnv()`: a CLI environment with its own temp
+ *          CLAWCODE_HOME pointing the openai provider at the server
+ */
+export function useCliProvider(): { readonly server: ProviderServer; freshEnv(): Promise<NodeJS.ProcessEnv> } {
+  let server: ProviderServer | undefined;
+  beforeAll(async () => {
+    server = await startProviderServer({ apiKey: LOOPBACK_KEY });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  const ready = (): ProviderServer => {
+    if (!server) throw new Error('the loopback provider server starts in beforeAll; use it inside tests');
+    return server;
+  };
+  return {
+    get server() {
+      return ready();
+    },
+    async freshEnv() {
+      const home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
+      return cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: LOOPBACK_KEY, OPENAI_BASE_URL: `${ready().url}/v1` });
+    },
+  };
+}
+
 /** What `useLoopbackProject` gives a test file; members are valid inside tests (set up in the hooks). */
 export interface LoopbackProject {
-  /** The loopback provider (key `k`), one per file, reset before each test. */
+  /** The loopback provider, one per file, reset before each test. */
   readonly server: ProviderServer;
   /** This test's project folder, holding the files given. */
   readonly project: string;
@@ -18,38 +51,32 @@ export interface LoopbackProject {
 }
 
 /**
- * Hooks for end-to-end test files that run the built CLI without a terminal: a loopback provider for the file,
- * and per test a fresh temp project with `files` (path → text), a fresh CLAWCODE_HOME and the environment that
- * points the openai provider at the server. Call at the top level of a test file.
+ * Hooks for end-to-end test files that run the built CLI without a terminal: {@link useCliProvider}, and per
+ * test the server reset, a fresh temp project with `files` (path → text) and a fresh environment. Call at the
+ * top level of a test file.
  */
 export function useLoopbackProject(options: { prefix: string; files: Record<string, string> }): LoopbackProject {
-  let server: ProviderServer | undefined;
+  const cli = useCliProvider();
   let project = '';
-  let home = '';
   let env: NodeJS.ProcessEnv = {};
-  beforeAll(async () => {
-    server = await startProviderServer({ apiKey: 'k' });
-  });
-  afterAll(async () => server?.close());
   beforeEach(async () => {
-    server!.reset();
+    cli.server.reset();
     project = await mkdtemp(join(tmpdir(), options.prefix));
-    home = await mkdtemp(join(tmpdir(), 'clawcode-home-'));
     for (const [path, text] of Object.entries(options.files)) {
       await mkdir(dirname(join(project, path)), { recursive: true });
       await writeFile(join(project, path), text);
     }
-    env = cleanEnv({ CLAWCODE_HOME: home, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${server!.url}/v1` });
+    env = await cli.freshEnv();
   });
   return {
     get server() {
-      return server!;
+      return cli.server;
     },
     get project() {
       return project;
     },
     get home() {
-      return home;
+      return env.CLAWCODE_HOME!;
     },
     get env() {
       return env;
