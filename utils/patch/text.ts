@@ -5,6 +5,7 @@
  * matched span are never touched.
  */
 import type { LexState } from './literal.js';
+import { countBelow } from '../sorted.js';
 
 /** A file's content prepared for matching. Offsets into `w` are "working offsets". */
 export interface TextModel {
@@ -120,17 +121,6 @@ export function lineEnding(model: TextModel, i: number): '\n' | '\r\n' {
   const at = lineEnd(model, i);
   const k = countBelow(model.crlfAt, at);
   return model.crlfAt[k] === at ? '\r\n' : '\n';
-}
-
-function countBelow(sorted: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 // Typographic characters models swap in for ASCII ones (Codex `seek_sequence.rs` list, plus U+2212 and

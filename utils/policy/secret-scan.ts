@@ -3,6 +3,8 @@
  * Redaction runs on every text that is sent, so a rule with a rare keyword must not scan megabytes for it.
  */
 
+import { countBelow } from '../sorted.js';
+
 /** What the scan needs to know of a rule. */
 export interface ScannedRule {
   /** lower-case words, one of which every match contains; empty = always run on the whole text */
@@ -62,18 +64,6 @@ function lineBreaks(text: string): number[] {
   return breaks;
 }
 
-/** Index of the first element of a sorted array that is >= `at` (the array's length when none is). */
-function firstAtOrAfter(sorted: readonly number[], at: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * The parts of `text` a keyword rule needs to see: each line holding one of its keywords and the line
  * after it (a match may run onto the next line), merged; the whole text for rules that span many lines,
@@ -98,7 +88,7 @@ export function keywordWindows(
   for (const k of present) {
     for (let at = lower.indexOf(k); at !== -1; at = lower.indexOf(k, at + k.length)) {
       // breaks[i] is the first line break at or after `at`: the window runs from the line start to the next line's end.
-      const i = firstAtOrAfter(breaks, at);
+      const i = countBelow(breaks, at);
       spans.push([i === 0 ? 0 : breaks[i - 1]! + 1, breaks[i + 1] ?? text.length]);
       if (spans.length > 256) return [[0, text.length]]; // a common keyword: one pass is cheaper
     }
