@@ -326,8 +326,8 @@ describe('elision: a short piece next to a unique one', () => {
     expect(applyPatch(js, find, replace)).toMatchObject({ applied: false, code: 'patch_ambiguous_find' });
   });
 
-  it('refuses when both pieces are short and repeated', () => {
-    const r = applyPatch(js, '}\n...\n}', '}\n\nfunction second(value) {\n  return value * 3;\n}');
+  it('refuses when both pieces are short and repeated and replace keeps nothing of the elided text', () => {
+    const r = applyPatch(js, '}\n...\n}', '}\n\nfunction third(value) {\n  return value * 3;\n}');
     expect(r).toMatchObject({ applied: false, code: 'patch_ambiguous_find', strategy: 'elision' });
   });
 

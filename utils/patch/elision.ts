@@ -10,6 +10,7 @@
  */
 import type { PassOutcome } from './match.js';
 import { renderCandidate } from './render.js';
+import { overlapsCopy, settleNearest } from './elision-evidence.js';
 import { similarLines } from './steps.js';
 import {
   type Candidate,
@@ -85,7 +86,12 @@ export function locateElision(
   );
   const all = weak >= 0 ? undefined : enumerateReadings(model, segments, occurrences);
   const settled =
-    !all || all.readings.length > 1 ? settleReading(model, segments, occurrences, replLines, keep) : undefined;
+    !all || all.readings.length > 1
+      ? (settleReading(model, segments, occurrences, replLines, keep) ??
+        (keep || segments.length !== 2
+          ? undefined
+          : settleNearest(model, segments[0]!.lines, segments[1]!.lines, occurrences, replLines)))
+      : undefined;
   if (!settled && weak >= 0) {
     const spans = occurrences[weak]!.slice(0, 20).map((i) =>
       spanCandidate(model, i, i + segments[weak]!.lines.length - 1, ''),
@@ -270,6 +276,8 @@ function settleReading(
     farther = [heads[prev - 1] ?? 0, h];
   } else return undefined;
   if (!hasText(h + head.length, t)) return undefined;
+  // Copies of the weak piece that overlap the chosen one (`}` `}` `}` for the piece `}` `}`) do not fix its place.
+  if (overlapsCopy(heads, h, head.length) || overlapsCopy(tails, t, tail.length)) return undefined;
   const repl = replLines.map(contentKey);
   const mid = repl.slice(head.length, repl.length - tail.length);
   if (repl.length < head.length + tail.length) return undefined;

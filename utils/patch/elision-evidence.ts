@@ -1,0 +1,139 @@
+/**
+ * Settling a two-piece elided find (`head ... tail`, no markers in replace) whose pieces fit several
+ * placements, by its replacement. Without markers, replace is the new text of the whole span, so its lines
+ * show which text its author saw between the pieces.
+ */
+import { similarLines } from './steps.js';
+import { contentKey, foldedKey, lineKeys, nonWsLength, type TextModel } from './text.js';
+
+/** A line of replace counts as evidence only with at least this many non-whitespace characters (not `}`, `);`). */
+const EVIDENCE_CHARS = 4;
+
+/** Line pairs compared for similarity at most, per find (more: no edited line is looked for). */
+const MAX_SIMILAR_PAIRS = 4000;
+
+/**
+ * The one placement `[h, t]` (first line of the head piece, of the tail piece) the replacement settles,
+ * or `undefined` to refuse. `occurrences` are the start lines of each piece (ascending). All must hold:
+ * 1. Nearest copies: each placement considered pairs a head copy with the first tail copy after it that
+ *    leaves non-blank text between them, and no other head copy lies in that text. A copy of a piece inside
+ *    the elided text would have anchored the find as well; its author quoted the piece next to the text.
+ * 2. replace begins with the head piece and ends with the tail piece (trimmed and folded): it is the new
+ *    text of the whole span, anchors included.
+ * 3. Exactly one such placement has evidence: replace keeps an informative line of its elided text, or
+ *    edits one (`similarLines`). Evidence by edited lines alone must point at one place: those lines of
+ *    replace resemble no informative line of the file outside the span.
+ * 4. Replace keeps no line that the file has once, outside the span, nor a line found only where a farther
+ *    placement would reach (between the chosen copies and the next copies of a repeated piece), and holds no
+ *    copy of a repeated piece between its ends (the span may then reach past a copy in the file too). With
+ *    only edited lines as evidence, no line of replace it did not keep from the span is similar to a line
+ *    where a farther placement would reach.
+ * 5. The span does not already read as replace (an edit that changes nothing is not what was meant).
+ * Lines compare by their trimmed, folded content. O(file lines + evidence pairs).
+ */
+export function settleNearest(
+  model: TextModel,
+  head: readonly string[],
+  tail: readonly string[],
+  occurrences: readonly (readonly number[])[],
+  replLines: readonly string[],
+): number[] | undefined {
+  const [heads, tails] = [occurrences[0]!, occurrences[1]!];
+  const repl = replLines.map(contentKey);
+  const n = repl.length;
+  if (n < head.length + tail.length) return undefined;
+  if (head.some((l, j) => repl[j] !== contentKey(l))) return undefined;
+  if (tail.some((l, j) => repl[n - tail.length + j] !== contentKey(l))) return undefined;
+  const content = lineKeys(model).content;
+  const informative = (k: string) => nonWsLength(k) >= EVIDENCE_CHARS;
+  const mid = repl.slice(head.length, n - tail.length).filter(informative);
+  const hasText = (from: number, to: number) => content.slice(from, to).some((k) => k !== '');
+  const readings: [number, number][] = [];
+  let ti = 0;
+  for (let k = 0; k < heads.length; k++) {
+    const h = heads[k]!;
+    while (ti < tails.length && tails[ti]! < h + head.length) ti++;
+    if (ti === tails.length) break;
+    const t = tails[ti]!;
+    if ((heads[k + 1] ?? Infinity) + head.length <= t || !hasText(h + head.length, t)) continue;
+    readings.push([h, t]);
+  }
+  const midSet = new Set(mid);
+  const elidedOf = ([h, t]: [number, number]) => content.slice(h + head.length, t).filter(informative);
+  const pairs = readings.reduce((s, r) => s + elidedOf(r).length, 0) * mid.length;
+  if (pairs > MAX_SIMILAR_PAIRS) return undefined;
+  const keeps = (r: [number, number]) => elidedOf(r).some((k) => midSet.has(k));
+  const edits = (r: [number, number]) => elidedOf(r).some((e) => mid.some((k) => similarLines(e, k)));
+  const chosen = readings.filter((r) => keeps(r) || edits(r));
+  if (chosen.length !== 1) return undefined;
+  const [h, t] = chosen[0]!;
+  const end = t + tail.length;
+  const level = keeps(chosen[0]!) ? 1 : 2;
+  if (level === 2 && !editsOnlyHere(content, h, end, elidedOf(chosen[0]!), mid, informative)) return undefined;
+  const spanKeys = content.slice(h, end);
+  if (spanKeys.length === n && spanKeys.every((k, j) => k === repl[j])) return undefined;
+  // The text a farther placement would add: before this head copy back to the previous one, after this tail
+  // copy up to the end of the next one; only where the piece repeats.
+  const k = heads.indexOf(h);
+  const left: [number, number] = heads.length > 1 ? [k > 0 ? heads[k - 1]! : 0, h] : [h, h];
+  const m = tails.indexOf(t);
+  const right: [number, number] =
+    tails.length > 1 ? [end, m + 1 < tails.length ? tails[m + 1]! + tail.length : content.length] : [end, end];
+  // Copies of a piece that overlap (`};` `};` `};` for the piece `};` `};`) do not fix where the span ends.
+  if (overlapsCopy(heads, h, head.length) || overlapsCopy(tails, t, tail.length)) return undefined;
+  const span = new Set(spanKeys);
+  const near = [...content.slice(left[0], left[1]), ...content.slice(right[0], right[1])].filter(informative);
+  const outside = near.filter((x) => !span.has(x));
+  const elsewhere = new Set([
+    ...content.slice(0, left[0]),
+    ...content.slice(left[1], right[0]),
+    ...content.slice(right[1]),
+  ]);
+  if (mid.some((x) => outside.includes(x) && !elsewhere.has(x))) return undefined;
+  // A line of replace that the file has once, outside the span, says replace is about that text too.
+  const once = lineCounts(content);
+  if (mid.some((x) => once.get(x) === 1 && !span.has(x))) return undefined;
+  // A copy of a repeated piece in replace's new text: the span may reach past such a copy in the file too.
+  const body = replLines.slice(head.length, n - tail.length).map(foldedKey);
+  const holds = (piece: readonly string[]) => body.some((_, i) => piece.every((l, j) => body[i + j] === foldedKey(l)));
+  if ((heads.length > 1 && holds(head)) || (tails.length > 1 && holds(tail))) return undefined;
+  if (level === 2) {
+    const fresh = mid.filter((x) => !span.has(x));
+    if (fresh.length * near.length > MAX_SIMILAR_PAIRS) return undefined;
+    if (fresh.some((x) => near.some((o) => similarLines(o, x)))) return undefined;
+  }
+  return [h, t];
+}
+
+/** How many times each line key occurs. */
+function lineCounts(keys: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const k of keys) out.set(k, (out.get(k) ?? 0) + 1);
+  return out;
+}
+
+/** Similarity comparisons at most when checking that an edited line resembles no other line of the file. */
+const MAX_FILE_PAIRS = 20000;
+
+/**
+ * Whether the lines of replace that edit a line of the elided text (`similarLines`) resemble no informative
+ * line of the file outside the span, lines `h` to `end` (exclusive): evidence that points at one place.
+ */
+function editsOnlyHere(
+  content: readonly string[],
+  h: number,
+  end: number,
+  elided: readonly string[],
+  mid: readonly string[],
+  informative: (k: string) => boolean,
+): boolean {
+  const edited = mid.filter((k) => elided.some((e) => similarLines(e, k)));
+  const others = [...content.slice(0, h), ...content.slice(end)].filter(informative);
+  if (edited.length * others.length > MAX_FILE_PAIRS) return false;
+  return !edited.some((k) => others.some((o) => similarLines(o, k)));
+}
+
+/** Whether another of `starts` (a piece's copies, `length` lines each) overlaps the copy at `at`. */
+export function overlapsCopy(starts: readonly number[], at: number, length: number): boolean {
+  return starts.some((s) => s !== at && s < at + length && at < s + length);
+}
