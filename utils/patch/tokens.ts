@@ -34,9 +34,17 @@ export function tokenStream(model: TextModel, core: string, rcore: string): Pass
   // Whitespace before find and before replace must agree (both none, or the same): then replace goes where
   // find's first token is. Otherwise whose indentation replace was written in is unknown.
   const leadUnsure = text !== '' && /^\s*/.exec(core)![0] !== /^\s*/.exec(rcore)![0];
-  let out = strict.map((c) =>
-    leadUnsure ? { ...c, text, uncertain: 'indent' as const, uncertainLine: 1 } : { ...c, text },
-  );
+  let out = strict.flatMap((c) => {
+    if (leadUnsure) return [{ ...c, text, uncertain: 'indent' as const, uncertainLine: 1 }];
+    if (deletion || c.firstLine === c.lastLine) return [{ ...c, text }];
+    // Over several lines, a replace that changes tokens one for one is written into the file's own layout:
+    // the lines it leaves unchanged keep their bytes. Any other replace is the region's new text, written
+    // as given, only when the region is whole lines: one that starts or ends inside a line would join that
+    // line's untouched text to the lines replace rewrites.
+    const rewritten = tokenForToken(model.w.slice(c.start, c.end), core, rcore);
+    if (rewritten !== undefined) return [{ ...c, text: rewritten }];
+    return wholeLines(model, c) ? [{ ...c, text }] : [];
+  });
   // A one-line find over a line the file wraps: the region maps back token for token, and replace changes
   // tokens only (its whitespace is find's), so the changed tokens are written into the file's own layout.
   if (out.length === 0 && !deletion && !core.includes('\n')) {
@@ -141,6 +149,14 @@ function tokenForToken(region: string, find: string, replace: string): string | 
   for (let i = f.length - 1; i >= 0; i--)
     if (f[i]!.text !== r[i]!.text) out = out.slice(0, g[i]!.start) + r[i]!.text + out.slice(g[i]!.end);
   return out;
+}
+
+/** Whether a region begins at its first line's text (after indentation) and ends where its last line does. */
+function wholeLines(model: TextModel, c: Candidate): boolean {
+  const w = model.w;
+  const lineStart = w.lastIndexOf('\n', c.start - 1) + 1;
+  const lineEnd = w.indexOf('\n', c.end);
+  return w.slice(lineStart, c.start).trim() === '' && w.slice(c.end, lineEnd < 0 ? w.length : lineEnd).trim() === '';
 }
 
 function isWord(c: string): boolean {
