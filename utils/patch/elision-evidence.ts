@@ -7,10 +7,10 @@ import { similarLines } from './steps.js';
 import { contentKey, foldedKey, lineKeys, nonWsLength, type TextModel } from './text.js';
 
 /** A line of replace counts as evidence only with at least this many non-whitespace characters (not `}`, `);`). */
-const EVIDENCE_CHARS = 4;
+export const EVIDENCE_CHARS = 4;
 
-/** Line pairs compared for similarity at most, per find (more: no edited line is looked for). */
-const MAX_SIMILAR_PAIRS = 4000;
+/** Line pairs compared for similarity at most, per elided find (more: no edited line is looked for). */
+export const MAX_SIMILAR_PAIRS = 4000;
 
 /**
  * The one placement `[h, t]` (first line of the head piece, of the tail piece) the replacement settles,

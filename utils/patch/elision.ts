@@ -10,7 +10,7 @@
  */
 import type { PassOutcome } from './match.js';
 import { renderCandidate } from './render.js';
-import { overlapsCopy, settleNearest } from './elision-evidence.js';
+import { EVIDENCE_CHARS, MAX_SIMILAR_PAIRS, overlapsCopy, settleNearest } from './elision-evidence.js';
 import { similarLines } from './steps.js';
 import {
   type Candidate,
@@ -217,12 +217,6 @@ function renderReplacement(
   }
   return out.join('\n');
 }
-
-/** Line pairs compared for similarity at most, per elided find (more: no edited line is looked for). */
-const MAX_SIMILAR_PAIRS = 4000;
-
-/** A line of replace counts as evidence only with at least this many non-whitespace characters (not `}`, `);`). */
-const EVIDENCE_CHARS = 4;
 
 /**
  * The one reading that a two-piece elision with a replacement (no markers in it) can be settled on when its
