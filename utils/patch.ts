@@ -16,7 +16,8 @@ import { blankEdgeConflict, splice, toRawEdit, widenToBlankRun, type PatchEdit }
  * Stable codes of a refused patch (for tests, logs and `--json` reports):
  * - `patch_no_match`: no pass found find (see `closest`); `patch_ambiguous_find`: the first pass that
  *   found anything found several places (see `matchLines`); nothing looser was tried.
- * - `patch_empty_find`: `find: ""` on a non-empty file; `patch_noop`: find equals replace;
+ * - `patch_empty_find`: `find: ""` on a non-empty file; `patch_noop`: find equals replace (and is found
+ *   once; a find that is not found or is ambiguous is refused as such);
  *   `patch_invalid_options`: bad `occurrence` or both options; `patch_occurrence_out_of_range`;
  *   `patch_overlapping_matches`: `replaceAll` on matches that overlap.
  * - `patch_ambiguous_blank_edge`: find starts/ends inside a run of blank lines and the patch changes how
@@ -106,10 +107,9 @@ export function applyPatch(content: string, find: string, replace: string, optio
   const model = cachedModel(content);
   if (find === '') return fillEmptyFile(model, content, replace);
   const prepared = preparePatch(find.replace(/^\uFEFF/, ''), replace.replace(/^\uFEFF/, ''));
-  if (prepared.find === prepared.replace) {
-    return refuse('patch_noop', 'find and replace are the same text; nothing to change');
-  }
   const outcome = locate(model, prepared);
+  // A patch that changes nothing is still located: one whose find is not in the file (or is ambiguous)
+  // shows the model is wrong about the file, and is refused as such, not dropped as harmless.
   if (!outcome) return noMatch(model, prepared.core, prepared.rcore);
   if ('refusal' in outcome) {
     return refuse(outcome.refusal.code, outcome.refusal.message, { strategy: outcome.strategy });
@@ -120,6 +120,9 @@ export function applyPatch(content: string, find: string, replace: string, optio
   const counted = { strategy, matchCount: found.length, matchLines: lines };
   const chosen = chooseLocations(found, outcome.truncated, options, counted);
   if (!Array.isArray(chosen)) return chosen;
+  if (prepared.find === prepared.replace) {
+    return refuse('patch_noop', 'find and replace are the same text; nothing to change', counted);
+  }
   const uncertain = chosen.find((c) => c.uncertain !== undefined || c.uncertainLine !== undefined);
   if (uncertain) return uncertainRefusal(uncertain, counted);
   if (chosen.length === 1 && blankEdgeConflict(model, chosen[0]!))

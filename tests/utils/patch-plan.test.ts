@@ -123,3 +123,30 @@ describe('applyPatches', () => {
     expect(r.results[1]).toMatchObject({ applied: false, code: 'patch_overlap' });
   });
 });
+
+describe('a patch that changes nothing', () => {
+  const files = new Map([['src/a.ts', 'chunk1\nold1\nchunk3\nold3\n']]);
+
+  it('is dropped with a note when its find is in the file', () => {
+    const r = applyPatches(files, [p('src/a.ts', 'old1', 'new1'), p('src/a.ts', 'chunk3', 'chunk3')]);
+    expect(r.applied).toBe(true);
+    expect(r.results[1]).toMatchObject({ applied: true, dropped: true });
+    expect(r.contents.get('src/a.ts')).toBe('chunk1\nnew1\nchunk3\nold3\n');
+  });
+
+  it('fails the plan when its find is not in the file (the model is wrong about the file)', () => {
+    const r = applyPatches(files, [
+      p('src/a.ts', 'old1', 'new1'),
+      p('src/a.ts', 'nonexistent\nskip', 'nonexistent\nskip'),
+      p('src/a.ts', 'old3', 'new3'),
+    ]);
+    expect(r.applied).toBe(false);
+    expect(r.results[1]).toMatchObject({ applied: false, code: 'patch_no_match' });
+  });
+
+  it('fails the plan when its find is ambiguous', () => {
+    const twice = new Map([['src/a.ts', 'same\nsame\n']]);
+    const r = applyPatches(twice, [p('src/a.ts', 'same', 'same')]);
+    expect(r.results[0]).toMatchObject({ applied: false, code: 'patch_ambiguous_find' });
+  });
+});

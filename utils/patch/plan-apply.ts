@@ -48,7 +48,8 @@ export interface PlanApplyResult {
  * still tried and reported. A find/replace whose span overlaps text written by an earlier find/replace of
  * the same file is refused (`patch_overlap`); a rule rewrites whatever text is there by then. A file
  * missing from `contents` counts as new: only `find: ""` may fill it. A patch whose find equals its
- * replace changes nothing: it is dropped with a note, not refused.
+ * replace changes nothing: found once, it is dropped with a note; not found, or ambiguous, it is refused
+ * like any other find (the model is wrong about the file).
  *
  * @param contents  current text of every file the plan may touch, keyed by project-relative path (every
  *                  file of every pathspec included)
