@@ -99,6 +99,16 @@ describe('elision: repeated pieces settled by the lines replace keeps', () => {
     expect(r.newContent).toBe(`${replace}${js.slice(js.indexOf('};') + 2)}`);
   });
 
+  it('refuses when replace keeps a copy of the weak piece with a line added inside it', () => {
+    // The tail piece `}` `  }` is found at lines 5 and 10; replace keeps the first copy, split by a new line,
+    // so the span may reach the second: the nearest copy is not certain.
+    const lines = ['let', '}', 'return let', 'let,', '}', '  }', '}', '}', '}', '}', '  }', '}', 'let'];
+    const content = `${lines.join('\n')}\n`;
+    const replace = ['}', 'return let', 'let,', '}', '  added();', '  }', '}', '}', '}', '}', '  }'].join('\n');
+    const r = applyPatch(content, '}\nreturn let\n...\n}\n  }', replace);
+    expect(r.applied).toBe(false);
+  });
+
   it('refuses when copies of the weak piece overlap (where it ends is not fixed)', () => {
     // The piece `}` `}` is found at lines 1 and 2; the elided text begins with the third `}` either way.
     const content = ['}', '}', '}', 'let;', '}', 'let', 'let let,'].join('\n') + '\n';

@@ -25,7 +25,8 @@ export const MAX_SIMILAR_PAIRS = 4000;
  *    replace resemble no informative line of the file outside the span.
  * 4. Replace keeps no line that the file has once, outside the span, nor a line found only where a farther
  *    placement would reach (between the chosen copies and the next copies of a repeated piece), and holds no
- *    copy of a repeated piece between its ends (the span may then reach past a copy in the file too). With
+ *    line of a repeated piece between its ends (the span may then reach past a copy in the file, kept with a
+ *    line added inside it). With
  *    only edited lines as evidence, no line of replace it did not keep from the span is similar to a line
  *    where a farther placement would reach.
  * 5. The span does not already read as replace (an edit that changes nothing is not what was meant).
@@ -93,9 +94,9 @@ export function settleNearest(
   // A line of replace that the file has once, outside the span, says replace is about that text too.
   const once = lineCounts(content);
   if (mid.some((x) => once.get(x) === 1 && !span.has(x))) return undefined;
-  // A copy of a repeated piece in replace's new text: the span may reach past such a copy in the file too.
+  // A line of a repeated piece in replace's new text: the span may reach past a copy of it in the file too.
   const body = replLines.slice(head.length, n - tail.length).map(foldedKey);
-  const holds = (piece: readonly string[]) => body.some((_, i) => piece.every((l, j) => body[i + j] === foldedKey(l)));
+  const holds = (piece: readonly string[]) => piece.some((l) => body.includes(foldedKey(l)));
   if ((heads.length > 1 && holds(head)) || (tails.length > 1 && holds(tail))) return undefined;
   if (level === 2) {
     const fresh = mid.filter((x) => !span.has(x));

@@ -227,8 +227,8 @@ function renderReplacement(
  *    non-blank line elided between the two: the elided text then holds no copy of either piece. Every
  *    farther copy would make the elided text contain the piece it is anchored by.
  * 3. replace begins with the head piece and ends with the tail piece (compared trimmed and folded): it is the
- *    new text of the whole span, anchors included; and has no copy of the weak piece between them (if its
- *    new text holds one, the elided text may well have held one too).
+ *    new text of the whole span, anchors included; and has no line of the weak piece between them (if its
+ *    new text holds a copy, perhaps with lines added inside, the elided text may well have held one too).
  * 4. replace keeps at least one informative line of that reading's elided text: its author saw that text.
  *    Or, failing that, it has a line similar to one of them (`similarLines`: the line edited) and no line
  *    similar to an informative line between the weak piece's chosen copy and its next farther copy.
@@ -276,10 +276,11 @@ function settleReading(
   const mid = repl.slice(head.length, repl.length - tail.length);
   if (repl.length < head.length + tail.length) return undefined;
   if (head.some((l, j) => repl[j] !== contentKey(l))) return undefined;
-  // A copy is compared as `segmentOccurrences` finds one (indentation kept).
+  // Compared as `segmentOccurrences` compares (indentation kept); any line of the piece, since a copy of it
+  // kept in replace may have lines added inside.
   const weakPiece = (strong(0) ? tail : head).map(foldedKey);
   const exactMid = replLines.slice(head.length, replLines.length - tail.length).map(foldedKey);
-  if (exactMid.some((_, i) => weakPiece.every((k, j) => exactMid[i + j] === k))) return undefined;
+  if (weakPiece.some((k) => exactMid.includes(k))) return undefined;
   if (tail.some((l, j) => repl[repl.length - tail.length + j] !== contentKey(l))) return undefined;
   // A span that already reads as replace would not change: no model sends that, so the reading is wrong.
   const spanKeys = content.slice(h, t + tail.length);
