@@ -178,6 +178,21 @@ describe('short finds with whitespace around them', () => {
   });
 });
 
+describe('a short find written as a whole line', () => {
+  it('matches a line that differs only by typographic quotes or trailing whitespace', () => {
+    expect(applyPatch('“hello”\n', '"hello"\n', 'REPLACED\n').newContent).toBe('REPLACED\n');
+    expect(applyPatch('line1\nline2  \nline3', 'line2\n', 'replaced\n').newContent).toBe('line1\nreplaced\nline3');
+  });
+
+  it('is refused when the line stands more than once, and never matches part of a line', () => {
+    expect(applyPatch('“hi”\nx\n“hi”\n', '"hi"\n', 'y\n')).toMatchObject({
+      applied: false,
+      code: 'patch_ambiguous_find',
+    });
+    expect(applyPatch('say “hello” now\n', '"hello"\n', 'REPLACED\n').applied).toBe(false);
+  });
+});
+
 describe('a one-line find at another indentation', () => {
   const file = 'class A {\n  runTask() {}\n}\n';
 

@@ -191,7 +191,12 @@ function locateRelaxed(model: TextModel, patch: PreparedPatch): PassOutcome | un
     // Short: whitespace drift inside a whole line, or whitespace around the whole find, not both.
     const around = patch.leadTrimmed || patch.trailTrimmed || patch.core.trim() !== patch.core;
     const whole = around ? undefined : inlineSubstring(model, patch.core, patch.rcore, true);
-    return trimmedWhole(model, patch.core, patch.rcore, true) ?? whole ?? locateElision(model, findLines, replLines);
+    return (
+      trimmedWhole(model, patch.core, patch.rcore, true) ??
+      whole ??
+      (around ? wholeLineFolded(model, findLines, replLines) : undefined) ??
+      locateElision(model, findLines, replLines)
+    );
   }
   for (const [p, pass] of LINE_PASSES.entries()) {
     if (pass.eligible && !pass.eligible(findLines)) continue;
@@ -224,6 +229,27 @@ function locateRelaxed(model: TextModel, patch: PreparedPatch): PassOutcome | un
   const stream = patch.leadTrimmed || patch.trailTrimmed ? undefined : tokenStream(model, patch.core, patch.rcore);
   if (stream) return stream;
   return locateElision(model, findLines, replLines);
+}
+
+/**
+ * A short one-line find written as a whole line (blank edges or its line break said where the line starts
+ * or ends): a file line equal to it once trailing whitespace is dropped and typographic quotes and dashes
+ * are folded, indentation and everything else as written. Nothing relaxed finds such a line elsewhere.
+ */
+function wholeLineFolded(
+  model: TextModel,
+  findLines: readonly string[],
+  replLines: readonly string[],
+): PassOutcome | undefined {
+  for (const pass of LINE_PASSES.slice(0, 2)) {
+    const found: Candidate[] = [];
+    for (const i of pass.starts(model, findLines)) {
+      const m = pass.match(model, findLines, replLines, i);
+      if (m) found.push(renderCandidate(model, findLines, replLines, m));
+    }
+    if (found.length > 0) return { strategy: pass.strategy, candidates: found };
+  }
+  return undefined;
 }
 
 function countNewlines(s: string): number {
