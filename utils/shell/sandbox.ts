@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, rmdirSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { executableOutside, realOrSelf } from '../executable.js';
 import { controlBinds, controlSnapshot, type ControlSnapshot } from './sandbox-binds.js';
 import { homeView } from './sandbox-home.js';
+import { keyringFilter, SECCOMP_FD } from './seccomp.js';
 
 /**
  * Whether plan and verify commands can run inside an OS sandbox here. Only bubblewrap (`bwrap`, Linux) is
@@ -67,11 +68,11 @@ export function detectSandbox(
   const key = `${env.CLAWCODE_SANDBOX ?? ''}\0${env.PATH ?? ''}\0${root}`;
   if (cached && cachedKey === key) return cached;
   cachedKey = key;
-  cached = Promise.resolve(probe(env, root));
+  cached = probe(env, root);
   return cached;
 }
 
-function probe(env: NodeJS.ProcessEnv, realRoot: string): SandboxStatus {
+async function probe(env: NodeJS.ProcessEnv, realRoot: string): Promise<SandboxStatus> {
   const onPath = (_: NodeJS.ProcessEnv, name: string): string | null =>
     executableOutside([name], realRoot, env.PATH ?? '');
   if (env.CLAWCODE_SANDBOX === 'off') return { available: false, reason: 'turned off by CLAWCODE_SANDBOX=off' };
@@ -84,15 +85,41 @@ function probe(env: NodeJS.ProcessEnv, realRoot: string): SandboxStatus {
   let why = '';
   for (const disableUserns of [true, false]) {
     const status: SandboxReady = { available: true, kind: 'bubblewrap', bwrapPath, prlimitPath, disableUserns };
-    const trial = spawnSync(bwrapPath, [...isolation(status, false), ...caps(status), '/bin/sh', '-c', 'true'], {
-      timeout: 10_000,
-      stdio: 'pipe',
-      encoding: 'utf8',
-    });
-    if (trial.status === 0) return status;
-    why ||= (trial.stderr || trial.error?.message || `exit ${trial.status ?? trial.signal}`).trim().split('\n')[0]!;
+    const trial = await trialRun(bwrapPath, [...isolation(status, false), ...caps(status), '/bin/sh', '-c', 'true']);
+    if (trial.ok) return status;
+    why ||= trial.why.trim().split('\n')[0]!;
   }
   return { available: false, reason: `bubblewrap cannot create a sandbox here (${why})` };
+}
+
+/** Run bubblewrap once with the seccomp filter on its descriptor; at most 10 s. Never throws. */
+function trialRun(bwrapPath: string, args: string[]): Promise<{ ok: boolean; why: string }> {
+  return new Promise((done) => {
+    const child = spawn(bwrapPath, args, { stdio: sandboxStdio(), timeout: 10_000 });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', (e) => done({ ok: false, why: e.message }));
+    child.on('close', (code, signal) => done({ ok: code === 0, why: stderr || `exit ${code ?? signal}` }));
+    feedFilter(child);
+  });
+}
+
+/**
+ * The stdio of a bubblewrap child: stdin ignored, stdout and stderr piped, and a pipe on {@link SECCOMP_FD}
+ * that {@link feedFilter} fills.
+ */
+export function sandboxStdio(): ['ignore', 'pipe', 'pipe', 'pipe'] {
+  return ['ignore', 'pipe', 'pipe', 'pipe'];
+}
+
+/**
+ * Write the seccomp filter (seccomp.ts) to a child started with {@link sandboxStdio}; bubblewrap reads it
+ * before it starts the command. A child that exits first (a spawn error) leaves the pipe broken: ignored.
+ */
+export function feedFilter(child: { stdio: readonly unknown[] }): void {
+  const pipe = child.stdio[SECCOMP_FD] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void };
+  pipe.on('error', () => undefined);
+  pipe.end(keyringFilter());
 }
 
 /**
@@ -122,6 +149,9 @@ function isolation(status: SandboxReady, allowNetwork: boolean): string[] {
     String(gid),
     '--cap-drop',
     'ALL',
+    // add_key, request_key and keyctl refused: the session keyring is not namespaced (seccomp.ts).
+    '--seccomp',
+    String(SECCOMP_FD),
     ...(status.disableUserns ? ['--disable-userns'] : []),
     '--unshare-pid',
     '--unshare-ipc',
@@ -168,7 +198,8 @@ function within(dir: string, target: string): boolean {
  * The bubblewrap argument list that runs `command` through `/bin/sh -c` in the sandbox:
  * - as an unprivileged id in a new user namespace with no capability, no new user namespace inside;
  *   new pid (the command cannot outlive the sandbox), ipc, uts and network namespaces (network only when
- *   allowed), a new session (it cannot reach the terminal);
+ *   allowed), a new session (it cannot reach the terminal), no call into the kernel keyring (seccomp.ts; the
+ *   child must be started with {@link sandboxStdio} and given the filter with {@link feedFilter});
  * - the whole file system read-only; the home folders and clawcode's home hidden (sandbox-home.ts);
  *   a private empty `/tmp` (also the temp folder when that lies elsewhere) and `/run`;
  * - `/proc/sys` and the kernel's triggers in `/proc` read-only (as root the command is root on the host there);
