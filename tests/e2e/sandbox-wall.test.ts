@@ -12,7 +12,8 @@ import { CLI_PATH, cleanEnv, fingerprintTree, GIT_TEST_ENV, gitIn, writeFiles } 
 // home, to start 3,000 processes and write a file over the cap. As root this runs as root and again as the
 // unprivileged `nobody` (setpriv); as anyone else, as that user. The CLI is started in a session keyring of its
 // own holding a key (perl's syscall, where perl and the machine's numbers are known), which the script tries to
-// read: the kernel keyring is not namespaced.
+// read: the kernel keyring is not namespaced; and with the sentinel folder open on descriptor 200, as a careless
+// parent process could leave it.
 
 const sandbox = await detectSandbox();
 const MARKERS = {
@@ -32,17 +33,22 @@ const KEY_CALLS: Partial<Record<NodeJS.Architecture, [number, number, number]>> 
 };
 const keyCalls = spawnSync('perl', ['-e', '1']).status === 0 ? KEY_CALLS[process.arch] : undefined;
 
-/** argv that starts `argv` in a new session keyring holding a "user" key `clawcode-marker` = the marker. */
-function inKeyring(argv: string[]): string[] {
+/**
+ * argv that starts `argv` the way a careless parent could: in a new session keyring holding a "user" key
+ * `clawcode-marker` = the marker, and with `folder` open on descriptor 200 without close-on-exec.
+ */
+function careless(argv: string[], folder: string): string[] {
   if (!keyCalls) return argv;
   const [addKey, , keyctl] = keyCalls;
   const perl = [
+    'use POSIX;',
     `my ($n, $t, $d, $p) = ("clawcode-test", "user", "clawcode-marker", "${MARKERS.keyring}");`,
     `syscall(${keyctl}, 1, $n) > 0 or die "join: $!";`,
     `syscall(${addKey}, $t, $d, $p, length($p), -3) > 0 or die "add_key: $!";`,
+    'sysopen(my $h, shift, O_RDONLY) or die "open: $!"; POSIX::dup2(fileno($h), 200) or die "dup2: $!";',
     'exec @ARGV or die "exec: $!";',
   ].join(' ');
-  return ['perl', '-e', perl, ...argv];
+  return ['perl', '-e', perl, folder, ...argv];
 }
 
 /** A shell line that prints the payload of the key `clawcode-marker` it finds, if any. */
@@ -60,6 +66,8 @@ function attack(sentinel: string, home: string, clawHome: string): string {
     'umount .git 2>/dev/null; echo x > .git/hooks/pre-commit 2>/dev/null && echo ESCAPED-umount',
     `mkdir -p m && mount --bind ${sentinel} m 2>/dev/null && mount -o remount,rw,bind m 2>/dev/null; rm m/keep.txt 2>/dev/null && echo ESCAPED-mount; umount m 2>/dev/null; rmdir m`,
     'unshare -Ur true 2>/dev/null && echo ESCAPED-userns',
+    // fd 200: the sentinel folder, opened by whoever started clawcode and inherited without close-on-exec
+    'echo x > /proc/self/fd/200/inherited 2>/dev/null && echo ESCAPED-inherited-fd',
     'echo x >> vendor/lib/.git/config 2>/dev/null && echo ESCAPED-nested-git',
     'echo x > sub/.git 2>/dev/null && echo ESCAPED-submodule-gitfile',
     'echo x >> .husky/pre-commit 2>/dev/null && echo ESCAPED-husky',
@@ -147,11 +155,14 @@ describe.skipIf(!sandbox.available)(
           try {
             const result = await runAs(
               uid,
-              inKeyring([
-                process.execPath,
-                CLI_PATH,
-                ...['apply', planFile, '--yes', '--run-commands', '--json', '--dir', s.root],
-              ]),
+              careless(
+                [
+                  process.execPath,
+                  CLI_PATH,
+                  ...['apply', planFile, '--yes', '--run-commands', '--json', '--dir', s.root],
+                ],
+                s.sentinel,
+              ),
               env,
             );
             expect(result.code, result.stderr).toBe(0);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, rmdirSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, openSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { tmpdir } from 'node:os';
 import { UsageError } from '../errors.js';
@@ -105,11 +105,44 @@ function trialRun(bwrapPath: string, args: string[]): Promise<{ ok: boolean; why
 }
 
 /**
- * The stdio of a bubblewrap child: stdin ignored, stdout and stderr piped, and a pipe on {@link SECCOMP_FD}
- * that {@link feedFilter} fills.
+ * The stdio of a bubblewrap child: stdin ignored, stdout and stderr piped, a pipe on {@link SECCOMP_FD}
+ * that {@link feedFilter} fills, and `/dev/null` in place of every descriptor clawcode inherited open
+ * without close-on-exec (from the shell, IDE or CI runner that started it). Such a descriptor would pass
+ * into the sandbox as it is: a folder opened outside the project reaches past every mount (`openat`), a
+ * socket reaches its service.
  */
-export function sandboxStdio(): ['ignore', 'pipe', 'pipe', 'pipe'] {
-  return ['ignore', 'pipe', 'pipe', 'pipe'];
+export function sandboxStdio(): (number | 'ignore' | 'pipe')[] {
+  const stdio: (number | 'ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe', 'pipe'];
+  for (const fd of inheritedDescriptors()) {
+    while (stdio.length <= fd) stdio.push('ignore');
+    devNull ??= openSync('/dev/null', 'r'); // opened close-on-exec by node, like all its own
+    stdio[fd] = devNull;
+  }
+  return stdio;
+}
+
+let devNull: number | undefined;
+const O_CLOEXEC = 0o2000000;
+
+/** Descriptors above 2 this process holds open without close-on-exec (Linux `/proc/self/fdinfo`). */
+function inheritedDescriptors(): number[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc/self/fd');
+  } catch {
+    return [];
+  }
+  return names
+    .map(Number)
+    .filter((fd) => fd > 2 && fd !== devNull)
+    .filter((fd) => {
+      try {
+        const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+        return flags !== null && (parseInt(flags[1]!, 8) & O_CLOEXEC) === 0;
+      } catch {
+        return false; // closed meanwhile (the listing's own descriptor)
+      }
+    });
 }
 
 /**
