@@ -1,5 +1,6 @@
 import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox, SANDBOX_MAX_FILE_BYTES } from '../../utils/shell/sandbox.js';
@@ -13,7 +14,7 @@ import { CLI_PATH, cleanEnv, fingerprintTree, GIT_TEST_ENV, gitIn, writeFiles } 
 // unprivileged `nobody` (setpriv); as anyone else, as that user. The CLI is started in a session keyring of its
 // own holding a key (perl's syscall, where perl and the machine's numbers are known), which the script tries to
 // read: the kernel keyring is not namespaced; and with the sentinel folder open on descriptor 200, as a careless
-// parent process could leave it.
+// parent process could leave it; and a Unix socket anyone may write beside the project in /var/tmp.
 
 const sandbox = await detectSandbox();
 const MARKERS = {
@@ -59,7 +60,7 @@ function readKeyring(): string {
 }
 
 /** The hostile test script: every line reports what it managed. */
-function attack(sentinel: string, home: string, clawHome: string): string {
+function attack(sentinel: string, home: string, clawHome: string, socket: string): string {
   return [
     'echo "uid=$(id -u) $(grep CapEff /proc/self/status)"',
     `mount -o remount,rw,bind / / 2>/dev/null; mount -o remount,rw / 2>/dev/null; touch ${sentinel}/remount 2>/dev/null && echo ESCAPED-remount`,
@@ -68,6 +69,8 @@ function attack(sentinel: string, home: string, clawHome: string): string {
     'unshare -Ur true 2>/dev/null && echo ESCAPED-userns',
     // fd 200: the sentinel folder, opened by whoever started clawcode and inherited without close-on-exec
     'echo x > /proc/self/fd/200/inherited 2>/dev/null && echo ESCAPED-inherited-fd',
+    // a Unix socket anyone may write, in /var/tmp beside the project: a host service
+    `perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Peer => shift) and print "ESCAPED-socket\\n"' ${socket} 2>/dev/null`,
     'echo x >> vendor/lib/.git/config 2>/dev/null && echo ESCAPED-nested-git',
     'echo x > sub/.git 2>/dev/null && echo ESCAPED-submodule-gitfile',
     'echo x >> .husky/pre-commit 2>/dev/null && echo ESCAPED-husky',
@@ -107,7 +110,7 @@ function setup(owner: number | undefined): Setup {
   writeFiles(s.root, {
     'src/a.js': 'a\n',
     'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
-    'attack.sh': attack(s.sentinel, s.home, s.clawHome),
+    'attack.sh': attack(s.sentinel, s.home, s.clawHome, join(base, 'svc.sock')),
     '.husky/pre-commit': '#!/bin/sh\necho lint\n',
     '.pre-commit-config.yaml': 'repos: []\n',
     'vendor/lib/index.js': '1\n',
@@ -130,6 +133,9 @@ describe.skipIf(!sandbox.available)(
         `${name}: holds no capability, changes nothing outside the root or in a control path, sees no key, is capped${skip ? ` (skipped: ${skip})` : ''}`,
         async () => {
           const s = setup(uid);
+          const service = createServer((c) => c.end('hello\n'));
+          await new Promise<void>((done) => service.listen(join(s.base, 'svc.sock'), done));
+          chmodSync(join(s.base, 'svc.sock'), 0o777);
           const planFile = join(s.base, 'plan.json');
           writeFileSync(
             planFile,
@@ -190,6 +196,7 @@ describe.skipIf(!sandbox.available)(
             expect(existsSync(join(s.root, 'HEAD'))).toBe(false);
             expect(statSync(join(s.root, '.git')).isDirectory()).toBe(true);
           } finally {
+            service.close();
             rmSync(s.base, { recursive: true, force: true });
           }
         },

@@ -234,7 +234,7 @@ function within(dir: string, target: string): boolean {
  *   allowed), a new session (it cannot reach the terminal), no call into the kernel keyring (seccomp.ts; the
  *   child must be started with {@link sandboxStdio} and given the filter with {@link feedFilter});
  * - the whole file system read-only; the home folders and clawcode's home hidden (sandbox-home.ts);
- *   a private empty `/tmp` (also the temp folder when that lies elsewhere) and `/run`;
+ *   a private empty `/tmp`, `/var/tmp` (also the temp folder when that lies elsewhere) and `/run`;
  * - `/proc/sys` and the kernel's triggers in `/proc` read-only (as root the command is root on the host there);
  * - the project root writable except its control paths, bound read-only: `.git`, `.hg`, `.svn`,
  *   `.clawcode` (a missing one becomes an empty read-only stand-in, so a command cannot plant one), a
@@ -270,9 +270,10 @@ export async function sandboxArgs(
     );
   for (const hidden of view.hidden) args.push('--tmpfs', hidden);
   for (const tool of view.readOnly) if (!within(root, tool)) args.push('--ro-bind-try', tool, tool);
-  const tmp = resolve(tmpdir());
-  // Mounted before the root, so a root inside the temp folder is bound back on top of the empty one.
-  if (tmp !== '/tmp') args.push('--tmpfs', tmp);
+  // The temp folders are emptied too: other programs' Unix sockets live there (the read-only view does not stop a
+  // connect()). Mounted before the root, so a root inside one is bound back on top of the empty one.
+  for (const scratch of new Set([resolve(tmpdir()), '/var/tmp']))
+    if (scratch !== '/tmp' && existsSync(scratch)) args.push('--tmpfs', scratch);
   args.push('--bind', root, root);
   const created: string[] = [];
   const inside: string[] = [];
