@@ -268,12 +268,12 @@ export async function sandboxArgs(
       `${root === home ? `${root} is` : `${root} holds`} a home folder (${home}): no command runs there, its files are not the project's`,
       { code: 'home_in_root', hint: 'Run clawcode in the project folder itself (--dir <project>).' },
     );
-  for (const hidden of view.hidden) args.push('--tmpfs', hidden);
-  for (const tool of view.readOnly) if (!within(root, tool)) args.push('--ro-bind-try', tool, tool);
   // The temp folders are emptied too: other programs' Unix sockets live there (the read-only view does not stop a
-  // connect()). Mounted before the root, so a root inside one is bound back on top of the empty one.
+  // connect()). Mounted first, so the tool folders of a home and a root inside one are bound back on top.
   for (const scratch of new Set([resolve(tmpdir()), '/var/tmp']))
     if (scratch !== '/tmp' && existsSync(scratch)) args.push('--tmpfs', scratch);
+  for (const hidden of view.hidden) args.push('--tmpfs', hidden);
+  for (const tool of view.readOnly) if (!within(root, tool)) args.push('--ro-bind-try', tool, tool);
   args.push('--bind', root, root);
   const created: string[] = [];
   const inside: string[] = [];
