@@ -23,15 +23,17 @@ const lineArb = fc
   )
   .map(([indent, words, end]) => indent + words.join(' ') + end);
 const closers = fc.constantFrom('}', '  }', ')', '', 'end', '};');
+/** A file where closers make up two lines in five: pieces and whole blocks repeat. */
+const repetitiveFile = fc.array(fc.oneof({ weight: 3, arbitrary: lineArb }, { weight: 2, arbitrary: closers }), {
+  minLength: 4,
+  maxLength: 40,
+});
 
 describe('an elided find whose pieces repeat (the elided text may hold copies of them)', () => {
   it('gives the intended bytes or a refusal, whatever the replacement keeps, edits, adds or drops', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof({ weight: 3, arbitrary: lineArb }, { weight: 2, arbitrary: closers }), {
-          minLength: 4,
-          maxLength: 40,
-        }),
+        repetitiveFile,
         fc.nat(),
         fc.integer({ min: 3, max: 12 }),
         fc.integer({ min: 1, max: 2 }),

@@ -70,10 +70,9 @@ describe('a find that matches part of a line', () => {
           const after = r.newContent!.split('\n');
           expect(after.length).toBe(before.length);
           // Exactly one line changed, and only by the renamed token.
-          const changed = before.flatMap((l, i) => (l !== after[i] ? [[l, after[i]!]] : []));
+          const changed = before.flatMap((l, i) => (l !== after[i] ? [{ was: l, now: after[i]! }] : []));
           expect(changed.length).toBe(1);
-          const [was, now] = changed[0]!;
-          expect(now.replace(`${target}Z`, target)).toBe(was);
+          expect(changed[0]!.now.replace(`${target}Z`, target)).toBe(changed[0]!.was);
         },
       ),
       { numRuns: 1000 },
