@@ -12,6 +12,9 @@ export const EVIDENCE_CHARS = 4;
 /** Line pairs compared for similarity at most, per elided find (more: no edited line is looked for). */
 export const MAX_SIMILAR_PAIRS = 4000;
 
+/** Characters of elided text times characters of replace compared for similarity at most, per find. */
+const MAX_SIMILAR_CELLS = 1_000_000;
+
 /**
  * The one placement `[h, t]` (first line of the head piece, of the tail piece) the replacement settles,
  * or `undefined` to refuse. `occurrences` are the start lines of each piece (ascending). All must hold:
@@ -60,17 +63,27 @@ export function settleNearest(
     readings.push([h, t]);
   }
   const midSet = new Set(mid);
-  const elidedOf = ([h, t]: [number, number]) => content.slice(h + head.length, t).filter(informative);
-  const pairs = readings.reduce((s, r) => s + elidedOf(r).length, 0) * mid.length;
-  if (pairs > MAX_SIMILAR_PAIRS) return undefined;
-  const keeps = (r: [number, number]) => elidedOf(r).some((k) => midSet.has(k));
-  const edits = (r: [number, number]) => elidedOf(r).some((e) => mid.some((k) => similarLines(e, k)));
-  const chosen = readings.filter((r) => keeps(r) || edits(r));
-  if (chosen.length !== 1) return undefined;
+  const elided = readings.map(([h, t]) => content.slice(h + head.length, t).filter(informative));
+  // Kept lines first (cheap): two placements with one are ambiguous without comparing any line.
+  const keeping = readings.flatMap((_, r) => (elided[r]!.some((k) => midSet.has(k)) ? [r] : []));
+  if (keeping.length > 1) return undefined;
+  // Bounded: comparing two lines costs up to the product of their lengths.
+  const chars = (lines: readonly string[]) => lines.reduce((s, l) => s + l.length, 0);
+  if (elided.reduce((s, e) => s + chars(e), 0) * chars(mid) > MAX_SIMILAR_CELLS) return undefined;
+  // Any other placement with an edited line makes two with evidence.
+  const edits = (r: number) => elided[r]!.some((e) => mid.some((k) => similarLines(e, k)));
+  let pick = keeping[0];
+  for (let r = 0; r < readings.length; r++) {
+    if (r === keeping[0] || !edits(r)) continue;
+    if (pick !== undefined) return undefined;
+    pick = r;
+  }
+  if (pick === undefined) return undefined;
+  const level = keeping.length === 1 ? 1 : 2;
+  const chosen = [readings[pick]!];
   const [h, t] = chosen[0]!;
   const end = t + tail.length;
-  const level = keeps(chosen[0]!) ? 1 : 2;
-  if (level === 2 && !editsOnlyHere(content, h, end, elidedOf(chosen[0]!), mid, informative)) return undefined;
+  if (level === 2 && !editsOnlyHere(content, h, end, elided[pick]!, mid, informative)) return undefined;
   const spanKeys = content.slice(h, end);
   if (spanKeys.length === n && spanKeys.every((k, j) => k === repl[j])) return undefined;
   // The text a farther placement would add: before this head copy back to the previous one, after this tail
@@ -113,9 +126,6 @@ function lineCounts(keys: readonly string[]): Map<string, number> {
   return out;
 }
 
-/** Similarity comparisons at most when checking that an edited line resembles no other line of the file. */
-const MAX_FILE_PAIRS = 20000;
-
 /**
  * Whether the lines of replace that edit a line of the elided text (`similarLines`) resemble no informative
  * line of the file outside the span, lines `h` to `end` (exclusive): evidence that points at one place.
@@ -130,7 +140,7 @@ function editsOnlyHere(
 ): boolean {
   const edited = mid.filter((k) => elided.some((e) => similarLines(e, k)));
   const others = [...content.slice(0, h), ...content.slice(end)].filter(informative);
-  if (edited.length * others.length > MAX_FILE_PAIRS) return false;
+  if (edited.length * others.length > MAX_SIMILAR_PAIRS) return false;
   return !edited.some((k) => others.some((o) => similarLines(o, k)));
 }
 

@@ -129,13 +129,35 @@ export function similarLines(a: string, b: string): boolean {
   const longer = Math.max(x.length, y.length);
   // The distance is at least the difference in length.
   if (longer === 0 || longer > SIMILAR_MAX_CHARS || Math.abs(x.length - y.length) * 2 > longer) return false;
+  // And at least the longer length less the characters the two share (counted with repeats): a cheap bound
+  // that settles most unlike pairs before the quadratic count.
+  if ((longer - sharedChars(x, y)) * 2 > longer) return false;
   let row = Array.from({ length: y.length + 1 }, (_, j) => j);
   for (let i = 1; i <= x.length; i++) {
     const next = [i];
+    let least = i;
     for (let j = 1; j <= y.length; j++) {
       next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+      least = Math.min(least, next[j]!);
     }
+    // Distances never shrink from one row to the next's minimum: past the limit, no path comes back.
+    if (least * 2 > longer) return false;
     row = next;
   }
   return row[y.length]! * 2 <= longer;
+}
+
+/** How many characters two strings share, each counted as often as it occurs in both (UTF-16 units). */
+function sharedChars(x: string, y: string): number {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < x.length; i++) counts.set(x.charCodeAt(i), (counts.get(x.charCodeAt(i)) ?? 0) + 1);
+  let shared = 0;
+  for (let i = 0; i < y.length; i++) {
+    const c = counts.get(y.charCodeAt(i)) ?? 0;
+    if (c > 0) {
+      counts.set(y.charCodeAt(i), c - 1);
+      shared++;
+    }
+  }
+  return shared;
 }
