@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { IoError } from '../errors.js';
 import { realOrSelf } from '../executable.js';
@@ -6,8 +6,10 @@ import { makePidsGroup } from './cgroup.js';
 import { controlChange } from './sandbox-binds.js';
 import { commandEnv } from './command-env.js';
 import {
+  feedFilter,
   SANDBOX_MAX_PROCESSES,
   sandboxArgs,
+  sandboxStdio,
   type SandboxPolicy,
   type SandboxReady,
   type SandboxStatus,
@@ -86,12 +88,7 @@ export async function runCommand(command: string, options: RunCommandOptions): P
   const base = options.env ?? process.env;
   const env = commandEnv(base, options.sandbox?.policy.allowNetwork ?? false);
   // In the sandbox bubblewrap runs `/bin/sh -c command` itself; otherwise node's shell option does.
-  let launch: { file: string; args: string[]; shell: boolean; cleanup: () => void } = {
-    file: command,
-    args: [],
-    shell: true,
-    cleanup: () => undefined,
-  };
+  let launch: Launch = { file: command, args: [], shell: true, cleanup: () => undefined, sandboxed: false };
   let after: (() => Promise<string | undefined>) | undefined;
   if (options.sandbox) {
     const { status, policy } = options.sandbox;
@@ -116,17 +113,28 @@ export async function runCommand(command: string, options: RunCommandOptions): P
             sandboxed.cleanup();
             group.remove();
           },
+          sandboxed: true,
         }
-      : { file: status.bwrapPath, args: sandboxed.args, shell: false, cleanup: sandboxed.cleanup };
+      : { file: status.bwrapPath, args: sandboxed.args, shell: false, cleanup: sandboxed.cleanup, sandboxed: true };
   }
   const result = await spawnCommand(command, launch, env, options);
   const changed = await after?.();
   return changed ? { ...result, controlChanged: changed } : result;
 }
 
+/** How {@link spawnCommand} starts a command: a program and its arguments, or a shell line. */
+interface Launch {
+  file: string;
+  args: string[];
+  shell: boolean;
+  cleanup: () => void;
+  /** bubblewrap is started (directly or through the cgroup shell): it reads the seccomp filter on fd 3 */
+  sandboxed: boolean;
+}
+
 function spawnCommand(
   command: string,
-  launch: { file: string; args: string[]; shell: boolean; cleanup: () => void },
+  launch: Launch,
   env: NodeJS.ProcessEnv,
   options: RunCommandOptions,
 ): Promise<CommandResult> {
@@ -143,7 +151,7 @@ function spawnCommand(
       cwd: options.cwd,
       env,
       shell: launch.shell,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: launch.sandboxed ? sandboxStdio() : ['ignore', 'pipe', 'pipe'],
       detached: groupKill,
       windowsHide: true,
     });
@@ -159,6 +167,7 @@ function spawnCommand(
     if (options.signal?.aborted) killer.kill();
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
+    if (launch.sandboxed) feedFilter(child);
     captureOutput(child, out, err, both, options.onOutput);
     child.on('error', (cause) => {
       launch.cleanup();
@@ -235,20 +244,22 @@ function processKiller(child: ChildProcess, groupKill: boolean): ProcessKiller {
 
 /** Decode both streams as UTF-8 into `out` / `err` and, in arrival order, `both` and `onOutput`. */
 function captureOutput(
-  child: ChildProcessByStdio<null, Readable, Readable>,
+  child: { stdout: Readable | null; stderr: Readable | null },
   out: BoundedText,
   err: BoundedText,
   both: BoundedText,
   onOutput: RunCommandOptions['onOutput'],
 ): void {
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
+  const { stdout, stderr } = child;
+  if (!stdout || !stderr) throw new Error('captureOutput: the child was started without piped output');
+  stdout.setEncoding('utf8');
+  stderr.setEncoding('utf8');
+  stdout.on('data', (chunk: string) => {
     out.push(chunk);
     both.push(chunk);
     onOutput?.(chunk, 'stdout');
   });
-  child.stderr.on('data', (chunk: string) => {
+  stderr.on('data', (chunk: string) => {
     err.push(chunk);
     both.push(chunk);
     onOutput?.(chunk, 'stderr');

@@ -1,11 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, rmdirSync, unlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, lstatSync, openSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { tmpdir } from 'node:os';
 import { UsageError } from '../errors.js';
 import { executableOutside, realOrSelf } from '../executable.js';
 import { controlBinds, controlSnapshot, type ControlSnapshot } from './sandbox-binds.js';
 import { homeView } from './sandbox-home.js';
+import { keyringFilter, SECCOMP_FD } from './seccomp.js';
 
 /**
  * Whether plan and verify commands can run inside an OS sandbox here. Only bubblewrap (`bwrap`, Linux) is
@@ -67,11 +68,11 @@ export function detectSandbox(
   const key = `${env.CLAWCODE_SANDBOX ?? ''}\0${env.PATH ?? ''}\0${root}`;
   if (cached && cachedKey === key) return cached;
   cachedKey = key;
-  cached = Promise.resolve(probe(env, root));
+  cached = probe(env, root);
   return cached;
 }
 
-function probe(env: NodeJS.ProcessEnv, realRoot: string): SandboxStatus {
+async function probe(env: NodeJS.ProcessEnv, realRoot: string): Promise<SandboxStatus> {
   const onPath = (_: NodeJS.ProcessEnv, name: string): string | null =>
     executableOutside([name], realRoot, env.PATH ?? '');
   if (env.CLAWCODE_SANDBOX === 'off') return { available: false, reason: 'turned off by CLAWCODE_SANDBOX=off' };
@@ -84,15 +85,74 @@ function probe(env: NodeJS.ProcessEnv, realRoot: string): SandboxStatus {
   let why = '';
   for (const disableUserns of [true, false]) {
     const status: SandboxReady = { available: true, kind: 'bubblewrap', bwrapPath, prlimitPath, disableUserns };
-    const trial = spawnSync(bwrapPath, [...isolation(status, false), ...caps(status), '/bin/sh', '-c', 'true'], {
-      timeout: 10_000,
-      stdio: 'pipe',
-      encoding: 'utf8',
-    });
-    if (trial.status === 0) return status;
-    why ||= (trial.stderr || trial.error?.message || `exit ${trial.status ?? trial.signal}`).trim().split('\n')[0]!;
+    const trial = await trialRun(bwrapPath, [...isolation(status, false), ...caps(status), '/bin/sh', '-c', 'true']);
+    if (trial.ok) return status;
+    why ||= trial.why.trim().split('\n')[0]!;
   }
   return { available: false, reason: `bubblewrap cannot create a sandbox here (${why})` };
+}
+
+/** Run bubblewrap once with the seccomp filter on its descriptor; at most 10 s. Never throws. */
+function trialRun(bwrapPath: string, args: string[]): Promise<{ ok: boolean; why: string }> {
+  return new Promise((done) => {
+    const child = spawn(bwrapPath, args, { stdio: sandboxStdio(), timeout: 10_000 });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', (e) => done({ ok: false, why: e.message }));
+    child.on('close', (code, signal) => done({ ok: code === 0, why: stderr || `exit ${code ?? signal}` }));
+    feedFilter(child);
+  });
+}
+
+/**
+ * The stdio of a bubblewrap child: stdin ignored, stdout and stderr piped, a pipe on {@link SECCOMP_FD}
+ * that {@link feedFilter} fills, and `/dev/null` in place of every descriptor clawcode inherited open
+ * without close-on-exec (from the shell, IDE or CI runner that started it). Such a descriptor would pass
+ * into the sandbox as it is: a folder opened outside the project reaches past every mount (`openat`), a
+ * socket reaches its service.
+ */
+export function sandboxStdio(): (number | 'ignore' | 'pipe')[] {
+  const stdio: (number | 'ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe', 'pipe'];
+  for (const fd of inheritedDescriptors()) {
+    while (stdio.length <= fd) stdio.push('ignore');
+    devNull ??= openSync('/dev/null', 'r'); // opened close-on-exec by node, like all its own
+    stdio[fd] = devNull;
+  }
+  return stdio;
+}
+
+let devNull: number | undefined;
+const O_CLOEXEC = 0o2000000;
+
+/** Descriptors above 2 this process holds open without close-on-exec (Linux `/proc/self/fdinfo`). */
+function inheritedDescriptors(): number[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc/self/fd');
+  } catch {
+    return [];
+  }
+  return names
+    .map(Number)
+    .filter((fd) => fd > 2 && fd !== devNull)
+    .filter((fd) => {
+      try {
+        const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+        return flags !== null && (parseInt(flags[1]!, 8) & O_CLOEXEC) === 0;
+      } catch {
+        return false; // closed meanwhile (the listing's own descriptor)
+      }
+    });
+}
+
+/**
+ * Write the seccomp filter (seccomp.ts) to a child started with {@link sandboxStdio}; bubblewrap reads it
+ * before it starts the command. A child that exits first (a spawn error) leaves the pipe broken: ignored.
+ */
+export function feedFilter(child: { stdio: readonly unknown[] }): void {
+  const pipe = child.stdio[SECCOMP_FD] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void };
+  pipe.on('error', () => undefined);
+  pipe.end(keyringFilter());
 }
 
 /**
@@ -122,6 +182,9 @@ function isolation(status: SandboxReady, allowNetwork: boolean): string[] {
     String(gid),
     '--cap-drop',
     'ALL',
+    // add_key, request_key and keyctl refused: the session keyring is not namespaced (seccomp.ts).
+    '--seccomp',
+    String(SECCOMP_FD),
     ...(status.disableUserns ? ['--disable-userns'] : []),
     '--unshare-pid',
     '--unshare-ipc',
@@ -168,9 +231,10 @@ function within(dir: string, target: string): boolean {
  * The bubblewrap argument list that runs `command` through `/bin/sh -c` in the sandbox:
  * - as an unprivileged id in a new user namespace with no capability, no new user namespace inside;
  *   new pid (the command cannot outlive the sandbox), ipc, uts and network namespaces (network only when
- *   allowed), a new session (it cannot reach the terminal);
+ *   allowed), a new session (it cannot reach the terminal), no call into the kernel keyring (seccomp.ts; the
+ *   child must be started with {@link sandboxStdio} and given the filter with {@link feedFilter});
  * - the whole file system read-only; the home folders and clawcode's home hidden (sandbox-home.ts);
- *   a private empty `/tmp` (also the temp folder when that lies elsewhere) and `/run`;
+ *   a private empty `/tmp`, `/var/tmp` (also the temp folder when that lies elsewhere) and `/run`;
  * - `/proc/sys` and the kernel's triggers in `/proc` read-only (as root the command is root on the host there);
  * - the project root writable except its control paths, bound read-only: `.git`, `.hg`, `.svn`,
  *   `.clawcode` (a missing one becomes an empty read-only stand-in, so a command cannot plant one), a
@@ -204,11 +268,12 @@ export async function sandboxArgs(
       `${root === home ? `${root} is` : `${root} holds`} a home folder (${home}): no command runs there, its files are not the project's`,
       { code: 'home_in_root', hint: 'Run clawcode in the project folder itself (--dir <project>).' },
     );
+  // The temp folders are emptied too: other programs' Unix sockets live there (the read-only view does not stop a
+  // connect()). Mounted first, so the tool folders of a home and a root inside one are bound back on top.
+  for (const scratch of new Set([resolve(tmpdir()), '/var/tmp']))
+    if (scratch !== '/tmp' && existsSync(scratch)) args.push('--tmpfs', scratch);
   for (const hidden of view.hidden) args.push('--tmpfs', hidden);
   for (const tool of view.readOnly) if (!within(root, tool)) args.push('--ro-bind-try', tool, tool);
-  const tmp = resolve(tmpdir());
-  // Mounted before the root, so a root inside the temp folder is bound back on top of the empty one.
-  if (tmp !== '/tmp') args.push('--tmpfs', tmp);
   args.push('--bind', root, root);
   const created: string[] = [];
   const inside: string[] = [];
