@@ -29,7 +29,7 @@ function namesOnlyFirst(first: RankedFile | undefined, paths: readonly string[],
   if (!first || first.parts.pinned > 0) return false;
   const text = task.toLowerCase();
   let named = 0;
-  for (const p of paths) if (namesIn(p, text) && ++named > 1) return false;
+  for (let i = 0; i < paths.length; i++) if (namesIn(paths[i]!, text) && ++named > 1) return false;
   return named === 1 && namesIn(first.path, text);
 }
 
