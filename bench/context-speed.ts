@@ -18,15 +18,23 @@ import { join, resolve } from 'node:path';
  * `/usr/bin/time` counts them) and peak RSS. On a loaded machine wall time is mostly waiting for a
  * core; CPU time is then the steadier comparison.
  *
+ * CLAWCODE_SPEED_BASE names a second build (e.g. main's) run in the same rounds, right after this one,
+ * cold then warm with its own home: the two builds then meet the same load, and the report adds the
+ * per-round ratio of this build to the base.
+ *
  * Usage: tsx bench/context-speed.ts <projectDir> [task] [rounds]
  */
 
 const [project, task = 'fix formatting of long string concatenation in JSX attributes', roundsArg = '7'] =
   process.argv.slice(2);
 if (!project) throw new Error('usage: tsx bench/context-speed.ts <projectDir> [task] [rounds]');
-const dist = resolve(process.env.CLAWCODE_SPEED_DIST ?? 'dist');
-const cli = join(dist, 'cli.js');
-if (!existsSync(cli)) throw new Error(`build first: ${cli} is missing`);
+const cliOf = (dist: string): string => {
+  const cli = join(resolve(dist), 'cli.js');
+  if (!existsSync(cli)) throw new Error(`build first: ${cli} is missing`);
+  return cli;
+};
+const cli = cliOf(process.env.CLAWCODE_SPEED_DIST ?? 'dist');
+const baseCli = process.env.CLAWCODE_SPEED_BASE ? cliOf(process.env.CLAWCODE_SPEED_BASE) : undefined;
 
 interface Run {
   wallMs: number;
@@ -57,8 +65,8 @@ function timed(command: string, args: string[], env: NodeJS.ProcessEnv): { run: 
   };
 }
 
-function clawcode(home: string): Run & { scanned: number; files: number } {
-  const { run, stdout } = timed(process.execPath, [cli, 'context', '--json', '-d', resolve(project!), task], {
+function clawcode(home: string, build = cli): Run & { scanned: number; files: number } {
+  const { run, stdout } = timed(process.execPath, [build, 'context', '--json', '-d', resolve(project!), task], {
     ...process.env,
     CLAWCODE_HOME: home,
   });
@@ -77,14 +85,22 @@ const rounds = Math.max(1, Number(roundsArg));
 const grep: Run[] = [];
 const cold: (Run & { scanned: number; files: number })[] = [];
 const warm: (Run & { scanned: number; files: number })[] = [];
+const baseCold: Run[] = [];
+const baseWarm: Run[] = [];
 for (let i = 0; i < rounds; i++) {
   const home = mkdtempSync(join(tmpdir(), 'clawcode-speed-'));
+  const baseHome = mkdtempSync(join(tmpdir(), 'clawcode-speed-base-'));
   try {
     grep.push(gitGrep());
     cold.push(clawcode(home));
     warm.push(clawcode(home));
+    if (baseCli) {
+      baseCold.push(clawcode(baseHome, baseCli));
+      baseWarm.push(clawcode(baseHome, baseCli));
+    }
   } finally {
     rmSync(home, { recursive: true, force: true });
+    rmSync(baseHome, { recursive: true, force: true });
   }
 }
 
@@ -94,14 +110,21 @@ const median = (xs: number[]): number => {
 };
 const ms = (x: number): string => `${x.toFixed(0)} ms`;
 const line = (name: string, rs: Run[]): string =>
-  `${name.padEnd(8)} wall ${ms(median(rs.map((r) => r.wallMs)))} (runs ${rs.map((r) => r.wallMs.toFixed(0)).join(' ')}), ` +
+  `${name.padEnd(9)} wall ${ms(median(rs.map((r) => r.wallMs)))} (runs ${rs.map((r) => r.wallMs.toFixed(0)).join(' ')}), ` +
   `cpu ${ms(median(rs.map((r) => r.cpuMs)))}, peak RSS ${median(rs.map((r) => r.maxRssMB))} MB`;
-const ratio = (rs: Run[], key: 'wallMs' | 'cpuMs'): string =>
-  median(rs.map((r, i) => r[key] / grep[i]![key])).toFixed(2);
+const ratio = (rs: Run[], key: 'wallMs' | 'cpuMs', to: Run[] = grep): string =>
+  median(rs.map((r, i) => r[key] / to[i]![key])).toFixed(2);
 process.stdout.write(
   `${resolve(project)}: ${cold[0]!.scanned} files scanned, ${warm[0]!.files} sent; ${rounds} paired rounds; ` +
     `git grep words: ${words.join(' ')}\n` +
     `${line('git grep', grep)}\n${line('cold', cold)}\n${line('warm', warm)}\n` +
     `per-round ratio to git grep -l, median: warm ${ratio(warm, 'wallMs')}× wall (${ratio(warm, 'cpuMs')}× cpu), ` +
-    `cold ${ratio(cold, 'wallMs')}× wall (${ratio(cold, 'cpuMs')}× cpu)\n`,
+    `cold ${ratio(cold, 'wallMs')}× wall (${ratio(cold, 'cpuMs')}× cpu)\n` +
+    (baseCli
+      ? `${line('base cold', baseCold)}\n${line('base warm', baseWarm)}\n` +
+        `base per-round ratio to git grep -l, median: warm ${ratio(baseWarm, 'wallMs')}× wall (${ratio(baseWarm, 'cpuMs')}× cpu), ` +
+        `cold ${ratio(baseCold, 'wallMs')}× wall (${ratio(baseCold, 'cpuMs')}× cpu)\n` +
+        `this build / base, per round, median: warm ${ratio(warm, 'wallMs', baseWarm)}× wall (${ratio(warm, 'cpuMs', baseWarm)}× cpu), ` +
+        `cold ${ratio(cold, 'wallMs', baseCold)}× wall (${ratio(cold, 'cpuMs', baseCold)}× cpu)\n`
+      : ''),
 );

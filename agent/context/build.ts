@@ -107,7 +107,9 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   if (changed && options.cacheIndex !== false) saveIndex(home, rootDir, index);
 
   const docs: RankDoc[] = [];
-  for (const [path, doc] of index) if (doc.kind === 'text') docs.push({ path, doc });
+  index.forEach((doc, path) => {
+    if (doc.kind === 'text') docs.push({ path, doc });
+  });
   const fileSet = new Set(docs.map((d) => d.path));
   const bySuffix = suffixLookup(fileSet);
   const readText = (path: string): string | null => readProjectText(rootDir, path);
@@ -176,7 +178,8 @@ function refreshIndex(
   const index = new Map<string, IndexedDoc>();
   const stale: ScannedFile[] = [];
   let learned = 0;
-  for (const f of files) {
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
     const doc = cached.get(f.path);
     // With git, an entry indexed from a blob is fresh exactly while git reports that blob unmodified;
     // otherwise (no git, or indexed while modified) mtime and size decide.

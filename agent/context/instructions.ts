@@ -1,5 +1,5 @@
-import { realpath } from 'node:fs/promises';
-import { posix } from 'node:path';
+import { lstat, realpath } from 'node:fs/promises';
+import { join, posix } from 'node:path';
 import { resolveProjectPath } from '../../utils/policy/paths.js';
 import { readRegularFile } from '../../utils/policy/real-path.js';
 import { redactSecrets, type Redaction } from '../../utils/policy/secrets.js';
@@ -27,6 +27,17 @@ export interface ProjectInstructions {
   refused: { path: string; message: string }[];
   /** Secrets replaced in what is sent, per file and kind. */
   redactions: ({ path: string } & Redaction)[];
+}
+
+/** What `resolveProjectPath` says of a path with nothing there. */
+const MISSING = { ok: false, code: 'path_missing', message: 'missing' } as const;
+
+/** False when nothing is at `abs` (ENOENT, or a file where a folder should be); true for anything else. */
+async function mayExist(abs: string): Promise<boolean> {
+  return lstat(abs).then(
+    () => true,
+    (e: NodeJS.ErrnoException) => e.code !== 'ENOENT' && e.code !== 'ENOTDIR',
+  );
 }
 
 /** Control paths that are instruction files: `.clawcode/instructions.md` at any folder. */
@@ -70,6 +81,12 @@ export async function readInstructionFiles(
   );
   const read = await Promise.all(
     candidates.map(async (rel) => {
+      // Most candidates do not exist: one lstat says so, before the policy's dozen checks (a nested
+      // folder's git-directory test alone stats four entries per folder on the way). Nothing is
+      // there to read or refuse; an entry of any kind, even a dangling link, goes through them all.
+      const segments = rel.split('/');
+      if (!segments.includes('..') && !(await mayExist(join(realRoot, ...segments))))
+        return { rel, resolved: MISSING, read: undefined };
       const resolved = await resolveProjectPath(realRoot, rel, {
         mustExist: true,
         allowControl: isInstructionControlFile,

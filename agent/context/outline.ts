@@ -98,7 +98,8 @@ function listedLine(input: OutlineInput, f: Folder): string {
 /** The length of `listedLine(input, f)`, without building it (a 9k-file map measures every folder). */
 function listedLength(input: OutlineInput, f: Folder): number {
   let n = (f.dir || './').length + 1 + 2 * (f.files.length - 1);
-  for (const p of f.files) {
+  for (let i = 0; i < f.files.length; i++) {
+    const p = f.files[i]!;
     n += p.length - f.dir.length + (input.sent.has(p) ? 1 : 0);
     const syms = input.symbols?.get(p);
     if (syms && syms.length > 0) n += ' (defines '.length + syms.join(', ').length + 1;
@@ -276,7 +277,8 @@ function mostRelevantLines(input: OutlineInput, folders: readonly Folder[]): str
 export function outlineSizeBound(paths: readonly string[]): number {
   let n = header(paths.length).length;
   const dirs = new Set<string>();
-  for (const p of paths) {
+  for (let i = 0; i < paths.length; i++) {
+    const p = paths[i]!;
     const d = dirOf(p);
     if (!dirs.has(d)) {
       dirs.add(d);

@@ -26,6 +26,11 @@ export interface PackCandidate {
   focus?: readonly string[];
   /** 2 pinned by the person, 1 kept from the previous task: packed before every ranked file */
   pinned?: number;
+  /**
+   * The file's value is under the relevance floor (see `rankAndPack`): packed like any other file, but
+   * left out of the result when the packer first reached it past FLOOR_FROM_CHARS; its room stays empty.
+   */
+  belowFloor?: boolean;
 }
 
 /** One packed file: `ranges` null = whole file; `text` is exactly what is sent. */
@@ -110,6 +115,20 @@ function costFactor(chars: number): number {
  * is edited falls with its rank faster than ranking scores do, which are often flat across the top 20.
  */
 const RANK_DECAY = 10;
+
+/**
+ * The rank prior of the file at 0-based position `order` of the ranking: 1/(1 + order/RANK_DECAY), 1 for
+ * the first file. A unit's value is its file's score times this prior (see `offerUnits`).
+ */
+export function rankPrior(order: number): number {
+  return 1 / (1 + order / RANK_DECAY);
+}
+/**
+ * Files the packer reaches within the first FLOOR_FROM_CHARS characters are sent whatever their value;
+ * past them, a file below the relevance floor is not (`PackCandidate.belowFloor`). Below this budget
+ * every file reached is worth its room; past it the tail of a ranking is not.
+ */
+const FLOOR_FROM_CHARS = 60_000;
 /** Blocks of a large file that match no query term are offered at this share of the file's value. */
 const UNMATCHED_BLOCK = 0.05;
 /** Excerpts of one file at most this many lines apart are joined: edits often sit between two relevant blocks. */
@@ -126,6 +145,8 @@ interface FileState {
   ranges: LineRange[];
   whole: boolean;
   chars: number;
+  /** characters packed before the file got its first unit (-1 while it has none) */
+  reachedAt: number;
   order: number;
   /** the text holds a run of three backticks: fences are longer than the minimal 3 */
   hasFence: boolean;
@@ -170,6 +191,7 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
       ranges: [],
       whole: false,
       chars: 0,
+      reachedAt: -1,
       order,
       hasFence: c.text.includes('```'),
       blocks: [],
@@ -193,6 +215,9 @@ export function packContext(candidates: readonly PackCandidate[], options: PackO
   takeGreedily(units, budget, options.maxFiles, share, topShare, growth);
   const out: PackedFile[] = [];
   for (const f of files) {
+    // A file below the floor reached late is left out and its room is not refilled: the units that
+    // would refill it (lesser blocks, more unmatched files) are worth about as little.
+    if (f.c.belowFloor && f.reachedAt > FLOOR_FROM_CHARS) continue;
     if (f.whole) out.push({ path: f.c.path, score: f.c.score, ranges: null, text: wholeFileText(f.c.path, f.c.text) });
     else if (f.ranges.length > 0)
       out.push({ path: f.c.path, score: f.c.score, ranges: f.ranges, text: rangesText(f.c.path, f.lines, f.ranges) });
@@ -318,7 +343,10 @@ function takeGreedily(
       if (next > ((f.c.pinned ?? 0) > 0 ? 1 : f.order === 0 ? topShare : share) * budget) continue;
     }
     if (used - f.chars + next > budget) continue;
-    if (f.chars === 0) taken++;
+    if (f.chars === 0) {
+      taken++;
+      f.reachedAt = used;
+    }
     used += next - f.chars;
     f.chars = next;
     if (u.range === null) f.whole = true;

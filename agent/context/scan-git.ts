@@ -60,7 +60,8 @@ export function parseTracked(records: readonly string[]): TrackedListing {
   const paths: string[] = [];
   const seen = new Set<string>();
   const blobs = new Map<string, string>();
-  for (const rec of records) {
+  for (let i = 0; i < records.length; i++) {
+    const rec = records[i]!;
     const tab = rec.indexOf('\t');
     if (tab === -1) continue;
     const path = rec.slice(tab + 1);
@@ -163,7 +164,8 @@ export function attributeTexts(
  */
 export function clawcodeIgnoreFilter(rootDir: string, paths: readonly string[]): ((rel: string) => boolean) | null {
   const rules: { prefix: string; ig: Ignore }[] = [];
-  for (const p of paths) {
+  for (let i = 0; i < paths.length; i++) {
+    const p = paths[i]!;
     if (p !== '.clawcodeignore' && !p.endsWith('/.clawcodeignore')) continue;
     const text = readTextOrNull(join(rootDir, p));
     if (text !== null) rules.push({ prefix: p.slice(0, p.length - '.clawcodeignore'.length), ig: ignore().add(text) });

@@ -297,7 +297,8 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
     const config = (await gitConfig) ?? [];
     const attributes = attributeTexts(realRoot, tracked.paths, config, await gitPaths);
     if (!blobIdsIdentifyBytes(config, attributes)) tracked.blobs.clear();
-    for (const rel of tracked.paths) consider(c, rel, tracked.blobs.get(rel), true, true);
+    const { paths, blobs } = tracked;
+    for (let i = 0; i < paths.length; i++) consider(c, paths[i]!, blobs.get(paths[i]!), true, true);
   }
   const [modified, untracked] = await Promise.all([modifiedListing, untrackedListing]);
   // No git, or an empty listing (a folder ignored by an enclosing repository, or empty): walk it.
@@ -309,7 +310,7 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
       drop(c, (path) => again.has(path));
       for (const rel of again) consider(c, rel, undefined, true, true);
     }
-    for (const rel of untracked) consider(c, rel, undefined, true);
+    for (let i = 0; i < untracked.length; i++) consider(c, untracked[i]!, undefined, true);
     const claw = clawcodeIgnoreFilter(realRoot, [...tracked.paths, ...untracked]);
     if (claw) drop(c, claw);
   } else {

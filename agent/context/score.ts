@@ -25,7 +25,9 @@ const PATH_ALONE = 0.3;
 /** The largest of `values`, 0 for none or all negative. */
 export function maxOf(values: readonly number[]): number {
   let m = 0;
-  for (const v of values) if (v > m) m = v;
+  // Indexed loops over per-file arrays: run once per process, mostly unoptimised, where `for…of`
+  // makes an iterator result per element (a warm run on prettier/prettier made 400k of them).
+  for (let i = 0; i < values.length; i++) if (values[i]! > m) m = values[i]!;
   return m;
 }
 
@@ -61,7 +63,7 @@ export function bm25Scores(
 ): { idf: Map<string, number>; bm25: number[] } {
   const n = docs.length;
   let totalLen = 0;
-  for (const d of docs) totalLen += d.doc.tokens;
+  for (let i = 0; i < n; i++) totalLen += docs[i]!.doc.tokens;
   const avgdl = n > 0 ? Math.max(1, totalLen / n) : 1;
   // tf[termIndex][docIndex], computed with indexOf on the stored term strings: no parse of the index.
   const indexed = docs.map((d) => d.doc);
@@ -69,7 +71,8 @@ export function bm25Scores(
   const idf = new Map<string, number>();
   terms.forEach(({ term }, ti) => {
     let df = 0;
-    for (const v of tf[ti]!) if (v > 0) df++;
+    const counts = tf[ti]!;
+    for (let i = 0; i < counts.length; i++) if (counts[i]! > 0) df++;
     idf.set(term, terms[ti]!.weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)));
   });
   const idfOf = terms.map(({ term }) => idf.get(term)!);
@@ -235,7 +238,9 @@ export function symbolScores(
     let s = 0;
     // Most files define no query term: their set of names already counted is never made.
     let seen: Set<string> | undefined;
-    for (const def of d.doc.defs) {
+    const defs = d.doc.defs;
+    for (let i = 0; i < defs.length; i++) {
+      const def = defs[i]!;
       const lower = def.toLowerCase();
       const q = termSet.get(lower);
       if (q && !seen?.has(lower)) {

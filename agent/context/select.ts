@@ -1,6 +1,6 @@
 import { locateEvidence, type FileEvidence } from './evidence.js';
 import { issueText, readIssue, type IssueEvidence } from './issue.js';
-import { packContext, type PackCandidate } from './pack.js';
+import { packContext, rankPrior, type PackCandidate } from './pack.js';
 import { namesIn } from './path-prior.js';
 import {
   LONG_TASK_CHARS,
@@ -29,7 +29,7 @@ function namesOnlyFirst(first: RankedFile | undefined, paths: readonly string[],
   if (!first || first.parts.pinned > 0) return false;
   const text = task.toLowerCase();
   let named = 0;
-  for (const p of paths) if (namesIn(p, text) && ++named > 1) return false;
+  for (let i = 0; i < paths.length; i++) if (namesIn(paths[i]!, text) && ++named > 1) return false;
   return named === 1 && namesIn(first.path, text);
 }
 
@@ -120,6 +120,13 @@ const MAX_CANDIDATES = 60;
  * more than a common word with the request, and at a large budget it would be sent for that alone.
  */
 const FILE_FLOOR = 0.05;
+/**
+ * A matched file whose value (its score times the packer's rank prior, `rankPrior`) is under this share
+ * of the best file's score is below the floor: the packer sends it only when it reaches it early (see
+ * `PackCandidate.belowFloor`). Far down a ranking, a file sharing a word or two with the request is
+ * rarely the one edited, and at a large budget it would be sent for that alone.
+ */
+const VALUE_FLOOR = 0.07;
 
 /**
  * Files that matched nothing, in the order they fill budget left over: source files before tests
@@ -161,7 +168,9 @@ function fillOrder(ranked: readonly RankedFile[]): RankedFile[] {
  * greedy pass. For a short request the first-ranked file's excerpts also grow into the blocks beside
  * them (at budgets of 40,000 or more, or when it clearly leads the ranking), and a first-ranked file
  * the request names by its file name, alone, may take the whole budget. A budget is a ceiling, not a
- * target: what stays under the floor is not sent however much room is left.
+ * target: what stays under the floor is not sent however much room is left, and past the first
+ * 60,000 characters packed neither is a file whose score, discounted by its rank, is under VALUE_FLOOR
+ * of the best (its room stays empty).
  *
  * @param raw   the person's request (an issue report is read through `issueText`)
  * @param docs  candidate text files with their index entries
@@ -222,6 +231,9 @@ export function rankAndPack(raw: string, docs: readonly RankDoc[], options: Sele
     if (raw === null) continue;
     const text = options.transform ? options.transform(r.path, raw) : raw;
     const ev = evidence.get(r.path);
+    // Unmatched fill files are not judged by the floor: they keep the room the matched files leave.
+    const below =
+      r.parts.pinned === 0 && i < matched.length && r.score * rankPrior(candidates.length) < VALUE_FLOOR * top;
     candidates.push({
       path: r.path,
       score: r.score,
@@ -229,6 +241,7 @@ export function rankAndPack(raw: string, docs: readonly RankDoc[], options: Sele
       anchors: ev?.anchors,
       focus: ev?.focus,
       pinned: r.parts.pinned,
+      belowFloor: below && !options.plainBm25 && !options.wholeOnly,
     });
     byPath.set(r.path, r);
     offered += text.length;

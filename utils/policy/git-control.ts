@@ -200,9 +200,11 @@ export async function gitControlledFilter(
 ): Promise<((rel: string) => boolean) | null> {
   const prefixes: string[] = [];
   if (await isGitDirShape(realRoot)) return () => true;
-  for (const rel of listed) {
+  for (let i = 0; i < listed.length; i++) {
+    const rel = listed[i]!;
     const slash = rel.lastIndexOf('/');
-    if (slash === -1 || rel.slice(slash + 1).toLowerCase() !== 'head') continue;
+    // Only a four-character name lowercases to `head` (lowercasing never shortens a string).
+    if (slash === -1 || rel.length - slash !== 5 || rel.slice(slash + 1).toLowerCase() !== 'head') continue;
     const folder = rel.slice(0, slash);
     if (await isGitDirShape(path.join(realRoot, folder))) prefixes.push(`${folder}/`);
   }

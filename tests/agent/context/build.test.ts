@@ -111,6 +111,36 @@ describe('buildContext', () => {
     expect(r.totalChars).toBeLessThan(20_000);
   });
 
+  it('past the first files packed, leaves out weak matches far down the ranking instead of refilling their room', async () => {
+    // Four files say the task's words 150 times each (about 71,000 characters, packed first); 24 small
+    // files say one of them once. Their value (score 0.12 times the rank prior) falls under the floor
+    // from mid4 on (the 9th file).
+    const fns = (s: number, n: number): string =>
+      Array.from(
+        { length: n },
+        (_, i) =>
+          `export function settle${s}x${i}(ledger, balance) {\n  // reconcile the ledger balance\n  return ledger.balance - balance;\n}\n`,
+      ).join('\n');
+    const project = (n: number): void => {
+      for (let s = 0; s < 4; s++) write(`src/accounts${s}.ts`, fns(s, n));
+      for (let i = 0; i < 60; i++) write(`src/other${i}.ts`, `export const pad${i} = ${i};\n`);
+      for (let i = 0; i < 24; i++)
+        write(
+          `src/mid${i}.ts`,
+          `export function step${i}(entry) {\n  // reconcile\n  return entry.amount + ${i};\n}\n`,
+        );
+    };
+    const mids = (paths: string[]): string[] => paths.filter((p) => p.startsWith('src/mid')).sort();
+    project(150);
+    const far = await buildContext({ rootDir: root, task: 'reconcile the ledger balance', budgetChars: 240_000 });
+    expect(far.files.slice(0, 4).map((f) => f.path)).toEqual([0, 1, 2, 3].map((s) => `src/accounts${s}.ts`));
+    expect(mids(far.files.map((f) => f.path))).toEqual([0, 1, 2, 3].map((i) => `src/mid${i}.ts`));
+    // The same weak files reached early (the strong files are small) are sent: the floor cuts only the tail.
+    project(3);
+    const near = await buildContext({ rootDir: root, task: 'reconcile the ledger balance', budgetChars: 240_000 });
+    expect(mids(near.files.map((f) => f.path))).toHaveLength(24);
+  });
+
   it('never exceeds the budget, counting the outline', async () => {
     for (let i = 0; i < 60; i++) write(`src/mod${i}.ts`, `export const value${i} = 'retry ${'x'.repeat(i * 37)}';\n`);
     for (const budget of [0, 50, 300, 1000, 2500, 9000]) {

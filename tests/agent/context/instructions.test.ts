@@ -76,6 +76,20 @@ describe('loadInstructions under the path policy', () => {
     expect(found.refused[3]!.message).toMatch(/secret/);
   });
 
+  it('refuses nothing where nothing is: a missing file in a folder shaped as a git directory or behind a link out of the root', async () => {
+    const outside = await project({ 'elsewhere.txt': 'x' });
+    const root = await project({ 'pkg/HEAD': 'ref: refs/heads/main\n', 'pkg/objects/.keep': '', 'pkg/refs/.keep': '' });
+    await symlink(outside, join(root, 'out'));
+    const found = await loadInstructions(root, ['pkg', 'out']);
+    expect(found.refused).toEqual([]);
+    expect(found.files).toEqual([]);
+    // The same folders holding an instruction file: it is refused, as before.
+    await writeFile(join(root, 'pkg/AGENTS.md'), 'planted');
+    await writeFile(join(outside, 'AGENTS.md'), 'outside');
+    const refused = (await loadInstructions(root, ['pkg', 'out'])).refused.map((r) => r.path);
+    expect(refused).toEqual(['pkg/AGENTS.md', 'out/AGENTS.md']);
+  });
+
   it('never opens a FIFO as an instruction file (it would block forever)', async () => {
     const root = await project({ 'CLAWCODE.md': 'Prefer small patches.' });
     execFileSync('mkfifo', [join(root, 'AGENTS.md')]);

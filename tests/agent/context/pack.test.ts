@@ -320,6 +320,18 @@ describe('packContext', () => {
     expect(packContext([top, mid], opts)[1]!.ranges).toBeNull();
   });
 
+  it('leaves out a file below the relevance floor only when it is reached past the first 60,000 characters', () => {
+    const opts = { budgetChars: 240_000, idf: new Map([['helper', 2]]), defTerms: new Set<string>() };
+    const weak = { path: 'pkg/weak.py', score: 0.1, text: pyFile(3), belowFloor: true };
+    const next = { path: 'pkg/next.py', score: 0.09, text: pyFile(3) };
+    const sent = (topFuncs: number): string[] =>
+      packContext([{ path: 'pkg/top.py', score: 1, text: pyFile(topFuncs) }, weak, next], opts).map((f) => f.path);
+    // A first file of about 70,000 characters goes whole first: the weak file comes after it.
+    expect(pyFile(1300).length).toBeGreaterThan(60_000);
+    expect(sent(1300)).toEqual(['pkg/top.py', 'pkg/next.py']);
+    expect(sent(10)).toEqual(['pkg/top.py', 'pkg/weak.py', 'pkg/next.py']);
+  });
+
   it('sends a module of a few thousand characters whole at a small budget for a long report', () => {
     const text = pyFile(110);
     expect(text.length).toBeGreaterThan(6500);
