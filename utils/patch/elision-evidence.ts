@@ -29,11 +29,10 @@ const MAX_SIMILAR_CELLS = 1_000_000;
  * 4. Replace keeps no line that the file has once, outside the span, nor a line found only where a farther
  *    placement would reach (between the chosen copies and the next copies of a repeated piece), and holds no
  *    line of a repeated piece between its ends (the span may then reach past a copy in the file, kept with a
- *    line added inside it). With
- *    only edited lines as evidence, no line of replace it did not keep from the span is similar to a line
- *    where a farther placement would reach.
+ *    line added inside it). With only edited lines as evidence, no line of replace it did not keep from the
+ *    span is similar to a line where a farther placement would reach.
  * 5. The span does not already read as replace (an edit that changes nothing is not what was meant).
- * Lines compare by their trimmed, folded content. O(file lines + evidence pairs).
+ * Lines compare by their trimmed, folded content. O(file lines + compared characters, bounded).
  */
 export function settleNearest(
   model: TextModel,
