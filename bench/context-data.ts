@@ -35,7 +35,8 @@ export interface Hunk {
 
 /**
  * Read the context task files of a folder: every tasks-public-OWNER+NAME.jsonl (real commits) and
- * tasks-public-swebench-lite.jsonl (issue reports). The wide-change set measures something else.
+ * tasks-public-swebench-*.jsonl (issue reports). The wide-change set measures something else.
+ * @throws Error when the folder holds no such file
  */
 export function loadTasks(dir: string): BenchTask[] {
   const out: BenchTask[] = [];
@@ -46,6 +47,8 @@ export function loadTasks(dir: string): BenchTask[] {
     for (const line of readFileSync(join(dir, f), 'utf8').split('\n'))
       if (line.trim()) out.push({ ...(JSON.parse(line) as Omit<BenchTask, 'set'>), set });
   }
+  // A set named otherwise (tasks-heldout-x.jsonl) would load nothing and score an empty table.
+  if (out.length === 0) throw new Error(`no task file in ${dir}: names must match tasks-public-*.jsonl`);
   return out;
 }
 

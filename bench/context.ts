@@ -151,16 +151,16 @@ async function main(): Promise<void> {
     for (const budget of BUDGETS) {
       const r = await buildContext({ rootDir: root, task: query, budgetChars: budget, homeDir: home });
       if (budget !== BUDGETS[0]) warmMs.push(r.ms);
-      push('ours', budget, { ...base, ...score(task, hunks, r.files, r.ms, r.totalChars) }, task.sha);
+      push('ours', budget, { ...base, ...score(task, hunks, r.files, r.ms, r.totalChars) }, task.id ?? task.sha);
       if (before) {
         const b = await before.buildContext({ rootDir: root, task: query, budgetChars: budget, homeDir: home });
-        push('before', budget, { ...base, ...score(task, hunks, b.files, b.ms, b.totalChars) }, task.sha);
+        push('before', budget, { ...base, ...score(task, hunks, b.files, b.ms, b.totalChars) }, task.id ?? task.sha);
       }
       if (onlyOurs) continue;
       let t = performance.now();
       const bm = bm25Select(query, tree, budget, docs);
       docs = bm.docs;
-      push('bm25', budget, { ...base, ...score(task, hunks, bm.files, performance.now() - t) }, task.sha);
+      push('bm25', budget, { ...base, ...score(task, hunks, bm.files, performance.now() - t) }, task.id ?? task.sha);
       if (!selectors.includes('reference')) continue;
       t = performance.now();
       const ref = referenceSelect(query, tree, budget);
@@ -208,7 +208,7 @@ async function main(): Promise<void> {
   }
   const cold = (results.get(`ours@${BUDGETS[0]}`) ?? []).map((o) => o.ms);
   lines.push(
-    `ours, in-process ms per task: first run ${mean(cold).toFixed(0)} (max ${Math.max(...cold).toFixed(0)}), warm index ${mean(warmMs).toFixed(0)} (max ${Math.max(...warmMs).toFixed(0)})`,
+    `ours, in-process ms per task: first run ${mean(cold).toFixed(0)} (max ${Math.max(...cold).toFixed(0)}), ${warmMs.length ? `warm index ${mean(warmMs).toFixed(0)} (max ${Math.max(...warmMs).toFixed(0)})` : 'no warm run (one budget)'}`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
