@@ -200,23 +200,14 @@ function locateRelaxed(model: TextModel, patch: PreparedPatch): PassOutcome | un
   }
   for (const [p, pass] of LINE_PASSES.entries()) {
     if (pass.eligible && !pass.eligible(findLines)) continue;
-    const found: Candidate[] = [];
-    let stringMoved = false;
-    for (const i of pass.starts(model, findLines)) {
-      const m = pass.match(model, findLines, replLines, i);
-      if (m) found.push(renderCandidate(model, findLines, replLines, m));
-      stringMoved ||= m?.stringMoved === true;
-    }
+    const { found, stringMoved } = passCandidates(pass, model, findLines, replLines);
     if (found.length === 0) continue;
     // String lines quoted at other indentation: a rewrite of a string's whitespace can make it read like
     // another of its copies, so a place the next (looser) pass finds is as likely; several are ambiguous.
     const looser = LINE_PASSES[p + 1];
     if (stringMoved && looser && (!looser.eligible || looser.eligible(findLines))) {
-      for (const i of looser.starts(model, findLines)) {
-        if (found.some((c) => c.firstLine === i)) continue;
-        const m = looser.match(model, findLines, replLines, i);
-        if (m) found.push(renderCandidate(model, findLines, replLines, m));
-      }
+      const taken = new Set(found.map((c) => c.firstLine));
+      found.push(...passCandidates(looser, model, findLines, replLines, taken).found);
     }
     return { strategy: pass.strategy, candidates: found };
   }
@@ -242,14 +233,32 @@ function wholeLineFolded(
   replLines: readonly string[],
 ): PassOutcome | undefined {
   for (const pass of LINE_PASSES.slice(0, 2)) {
-    const found: Candidate[] = [];
-    for (const i of pass.starts(model, findLines)) {
-      const m = pass.match(model, findLines, replLines, i);
-      if (m) found.push(renderCandidate(model, findLines, replLines, m));
-    }
+    const { found } = passCandidates(pass, model, findLines, replLines);
     if (found.length > 0) return { strategy: pass.strategy, candidates: found };
   }
   return undefined;
+}
+
+/**
+ * The places one line pass finds, rendered, skipping start lines in `skip`; `stringMoved` when a match
+ * moved string lines to another indentation.
+ */
+function passCandidates(
+  pass: (typeof LINE_PASSES)[number],
+  model: TextModel,
+  findLines: readonly string[],
+  replLines: readonly string[],
+  skip?: ReadonlySet<number>,
+): { found: Candidate[]; stringMoved: boolean } {
+  const found: Candidate[] = [];
+  let stringMoved = false;
+  for (const i of pass.starts(model, findLines)) {
+    if (skip?.has(i)) continue;
+    const m = pass.match(model, findLines, replLines, i);
+    if (m) found.push(renderCandidate(model, findLines, replLines, m));
+    stringMoved ||= m?.stringMoved === true;
+  }
+  return { found, stringMoved };
 }
 
 function countNewlines(s: string): number {

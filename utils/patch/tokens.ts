@@ -9,7 +9,7 @@
  */
 import type { PassOutcome } from './match.js';
 import { fileLiterals } from './literal.js';
-import { foldUnicode, lineAt, lineKeys, type Candidate, type TextModel } from './text.js';
+import { foldUnicode, lineAt, lineEnd, lineKeys, type Candidate, type TextModel } from './text.js';
 
 /** More locations than this and the pass stops counting (the find is ambiguous anyway). */
 const MAX_FOUND = 20;
@@ -154,9 +154,10 @@ function tokenForToken(region: string, find: string, replace: string): string | 
 /** Whether a region begins at its first line's text (after indentation) and ends where its last line does. */
 function wholeLines(model: TextModel, c: Candidate): boolean {
   const w = model.w;
-  const lineStart = w.lastIndexOf('\n', c.start - 1) + 1;
-  const lineEnd = w.indexOf('\n', c.end);
-  return w.slice(lineStart, c.start).trim() === '' && w.slice(c.end, lineEnd < 0 ? w.length : lineEnd).trim() === '';
+  return (
+    w.slice(model.lineStarts[c.firstLine]!, c.start).trim() === '' &&
+    w.slice(c.end, lineEnd(model, c.lastLine)).trim() === ''
+  );
 }
 
 function isWord(c: string): boolean {
