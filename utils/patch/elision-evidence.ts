@@ -7,13 +7,43 @@ import { similarLines } from './steps.js';
 import { contentKey, foldedKey, lineKeys, nonWsLength, type TextModel } from './text.js';
 
 /** A line of replace counts as evidence only with at least this many non-whitespace characters (not `}`, `);`). */
-export const EVIDENCE_CHARS = 4;
+const EVIDENCE_CHARS = 4;
 
 /** Line pairs compared for similarity at most, per elided find (more: no edited line is looked for). */
 export const MAX_SIMILAR_PAIRS = 4000;
 
 /** Characters of elided text times characters of replace compared for similarity at most, per find. */
 const MAX_SIMILAR_CELLS = 1_000_000;
+
+/** Whether a line key is informative enough to count as evidence (EVIDENCE_CHARS non-whitespace or more). */
+export function isInformative(key: string): boolean {
+  return nonWsLength(key) >= EVIDENCE_CHARS;
+}
+
+/**
+ * replace's lines as content keys when it begins with the head piece and ends with the tail piece (compared
+ * trimmed and folded): then it is the new text of the whole span, anchors included. Else undefined.
+ */
+export function framedReplace(
+  replLines: readonly string[],
+  head: readonly string[],
+  tail: readonly string[],
+): string[] | undefined {
+  const repl = replLines.map(contentKey);
+  const n = repl.length;
+  if (n < head.length + tail.length) return undefined;
+  if (head.some((l, j) => repl[j] !== contentKey(l))) return undefined;
+  if (tail.some((l, j) => repl[n - tail.length + j] !== contentKey(l))) return undefined;
+  return repl;
+}
+
+/**
+ * Whether the span of content keys `h..end` (exclusive) already reads as `repl`: an edit that would change
+ * nothing is not what its author meant, so that reading is wrong.
+ */
+export function readsAsReplace(content: readonly string[], h: number, end: number, repl: readonly string[]): boolean {
+  return end - h === repl.length && repl.every((k, j) => content[h + j] === k);
+}
 
 /**
  * The one placement `[h, t]` (first line of the head piece, of the tail piece) the replacement settles,
@@ -42,14 +72,11 @@ export function settleNearest(
   replLines: readonly string[],
 ): number[] | undefined {
   const [heads, tails] = [occurrences[0]!, occurrences[1]!];
-  const repl = replLines.map(contentKey);
+  const repl = framedReplace(replLines, head, tail);
+  if (!repl) return undefined;
   const n = repl.length;
-  if (n < head.length + tail.length) return undefined;
-  if (head.some((l, j) => repl[j] !== contentKey(l))) return undefined;
-  if (tail.some((l, j) => repl[n - tail.length + j] !== contentKey(l))) return undefined;
   const content = lineKeys(model).content;
-  const informative = (k: string) => nonWsLength(k) >= EVIDENCE_CHARS;
-  const mid = repl.slice(head.length, n - tail.length).filter(informative);
+  const mid = repl.slice(head.length, n - tail.length).filter(isInformative);
   const hasText = (from: number, to: number) => content.slice(from, to).some((k) => k !== '');
   const readings: [number, number][] = [];
   let ti = 0;
@@ -62,7 +89,7 @@ export function settleNearest(
     readings.push([h, t]);
   }
   const midSet = new Set(mid);
-  const elided = readings.map(([h, t]) => content.slice(h + head.length, t).filter(informative));
+  const elided = readings.map(([h, t]) => content.slice(h + head.length, t).filter(isInformative));
   // Kept lines first (cheap): two placements with one are ambiguous without comparing any line.
   const keeping = readings.flatMap((_, r) => (elided[r]!.some((k) => midSet.has(k)) ? [r] : []));
   if (keeping.length > 1) return undefined;
@@ -82,9 +109,9 @@ export function settleNearest(
   const chosen = [readings[pick]!];
   const [h, t] = chosen[0]!;
   const end = t + tail.length;
-  if (level === 2 && !editsOnlyHere(content, h, end, elided[pick]!, mid, informative)) return undefined;
+  if (level === 2 && !editsOnlyHere(content, h, end, elided[pick]!, mid)) return undefined;
+  if (readsAsReplace(content, h, end, repl)) return undefined;
   const spanKeys = content.slice(h, end);
-  if (spanKeys.length === n && spanKeys.every((k, j) => k === repl[j])) return undefined;
   // The text a farther placement would add: before this head copy back to the previous one, after this tail
   // copy up to the end of the next one; only where the piece repeats.
   const k = heads.indexOf(h);
@@ -95,7 +122,7 @@ export function settleNearest(
   // Copies of a piece that overlap (`};` `};` `};` for the piece `};` `};`) do not fix where the span ends.
   if (overlapsCopy(heads, h, head.length) || overlapsCopy(tails, t, tail.length)) return undefined;
   const span = new Set(spanKeys);
-  const near = [...content.slice(left[0], left[1]), ...content.slice(right[0], right[1])].filter(informative);
+  const near = [...content.slice(left[0], left[1]), ...content.slice(right[0], right[1])].filter(isInformative);
   const outside = near.filter((x) => !span.has(x));
   const elsewhere = new Set([
     ...content.slice(0, left[0]),
@@ -135,10 +162,9 @@ function editsOnlyHere(
   end: number,
   elided: readonly string[],
   mid: readonly string[],
-  informative: (k: string) => boolean,
 ): boolean {
   const edited = mid.filter((k) => elided.some((e) => similarLines(e, k)));
-  const others = [...content.slice(0, h), ...content.slice(end)].filter(informative);
+  const others = [...content.slice(0, h), ...content.slice(end)].filter(isInformative);
   if (edited.length * others.length > MAX_SIMILAR_PAIRS) return false;
   return !edited.some((k) => others.some((o) => similarLines(o, k)));
 }

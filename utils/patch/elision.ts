@@ -10,7 +10,14 @@
  */
 import type { PassOutcome } from './match.js';
 import { renderCandidate } from './render.js';
-import { EVIDENCE_CHARS, MAX_SIMILAR_PAIRS, overlapsCopy, settleNearest } from './elision-evidence.js';
+import {
+  framedReplace,
+  isInformative,
+  MAX_SIMILAR_PAIRS,
+  overlapsCopy,
+  readsAsReplace,
+  settleNearest,
+} from './elision-evidence.js';
 import { similarLines } from './steps.js';
 import {
   type Candidate,
@@ -272,38 +279,33 @@ function settleReading(
   if (!hasText(h + head.length, t)) return undefined;
   // Copies of the weak piece that overlap the chosen one (`}` `}` `}` for the piece `}` `}`) do not fix its place.
   if (overlapsCopy(heads, h, head.length) || overlapsCopy(tails, t, tail.length)) return undefined;
-  const repl = replLines.map(contentKey);
+  const repl = framedReplace(replLines, head, tail);
+  if (!repl) return undefined;
   const mid = repl.slice(head.length, repl.length - tail.length);
-  if (repl.length < head.length + tail.length) return undefined;
-  if (head.some((l, j) => repl[j] !== contentKey(l))) return undefined;
   // Compared as `segmentOccurrences` compares (indentation kept); any line of the piece, since a copy of it
   // kept in replace may have lines added inside.
   const weakPiece = (strong(0) ? tail : head).map(foldedKey);
   const exactMid = replLines.slice(head.length, replLines.length - tail.length).map(foldedKey);
   if (weakPiece.some((k) => exactMid.includes(k))) return undefined;
-  if (tail.some((l, j) => repl[repl.length - tail.length + j] !== contentKey(l))) return undefined;
-  // A span that already reads as replace would not change: no model sends that, so the reading is wrong.
-  const spanKeys = content.slice(h, t + tail.length);
-  if (spanKeys.length === repl.length && spanKeys.every((k, j) => k === repl[j])) return undefined;
-  const informative = (k: string) => nonWsLength(k) >= EVIDENCE_CHARS;
-  const elidedLines = content.slice(h + head.length, t).filter(informative);
+  if (readsAsReplace(content, h, t + tail.length, repl)) return undefined;
+  const elidedLines = content.slice(h + head.length, t).filter(isInformative);
   const elided = new Set(elidedLines);
   const span = new Set(content.slice(h, t + tail.length));
-  const beyondLines = content.slice(farther[0], farther[1]).filter((k) => informative(k) && !span.has(k));
+  const beyondLines = content.slice(farther[0], farther[1]).filter((k) => isInformative(k) && !span.has(k));
   const beyond = new Set(beyondLines);
-  if (mid.some((k) => informative(k) && beyond.has(k))) return undefined;
+  if (mid.some((k) => isInformative(k) && beyond.has(k))) return undefined;
   if (
-    !mid.some((k) => informative(k) && elided.has(k)) &&
+    !mid.some((k) => isInformative(k) && elided.has(k)) &&
     !closesBlock(model, strong(0), h, h + head.length, t, tail.length)
   ) {
     // No line kept as it is: a line of the elided text edited (similar, and like nothing a farther copy
     // would add) shows the author saw that text too.
-    const near = content.slice(farther[0], farther[1]).filter(informative);
+    const near = content.slice(farther[0], farther[1]).filter(isInformative);
     // Bounded: each comparison costs up to the product of two line lengths.
     if (mid.length * (elidedLines.length + near.length) > MAX_SIMILAR_PAIRS) return undefined;
-    const edited = (k: string) => informative(k) && elidedLines.some((e) => similarLines(e, k));
+    const edited = (k: string) => isInformative(k) && elidedLines.some((e) => similarLines(e, k));
     if (!mid.some(edited)) return undefined;
-    if (mid.some((k) => informative(k) && near.some((b) => similarLines(b, k)))) return undefined;
+    if (mid.some((k) => isInformative(k) && near.some((b) => similarLines(b, k)))) return undefined;
   }
   return [h, t];
 }
