@@ -89,18 +89,17 @@ const baseCold: Run[] = [];
 const baseWarm: Run[] = [];
 for (let i = 0; i < rounds; i++) {
   const home = mkdtempSync(join(tmpdir(), 'clawcode-speed-'));
-  const baseHome = mkdtempSync(join(tmpdir(), 'clawcode-speed-base-'));
+  const baseHome = baseCli ? mkdtempSync(join(tmpdir(), 'clawcode-speed-base-')) : undefined;
   try {
     grep.push(gitGrep());
     cold.push(clawcode(home));
     warm.push(clawcode(home));
-    if (baseCli) {
+    if (baseCli && baseHome) {
       baseCold.push(clawcode(baseHome, baseCli));
       baseWarm.push(clawcode(baseHome, baseCli));
     }
   } finally {
-    rmSync(home, { recursive: true, force: true });
-    rmSync(baseHome, { recursive: true, force: true });
+    for (const h of [home, baseHome]) if (h) rmSync(h, { recursive: true, force: true });
   }
 }
 
@@ -114,17 +113,18 @@ const line = (name: string, rs: Run[]): string =>
   `cpu ${ms(median(rs.map((r) => r.cpuMs)))}, peak RSS ${median(rs.map((r) => r.maxRssMB))} MB`;
 const ratio = (rs: Run[], key: 'wallMs' | 'cpuMs', to: Run[] = grep): string =>
   median(rs.map((r, i) => r[key] / to[i]![key])).toFixed(2);
+/** One line of per-round ratios, warm and cold, wall and CPU, of `warmRs`/`coldRs` to `warmTo`/`coldTo`. */
+const ratios = (label: string, warmRs: Run[], coldRs: Run[], warmTo = grep, coldTo = grep): string =>
+  `${label}, median: warm ${ratio(warmRs, 'wallMs', warmTo)}× wall (${ratio(warmRs, 'cpuMs', warmTo)}× cpu), ` +
+  `cold ${ratio(coldRs, 'wallMs', coldTo)}× wall (${ratio(coldRs, 'cpuMs', coldTo)}× cpu)\n`;
 process.stdout.write(
   `${resolve(project)}: ${cold[0]!.scanned} files scanned, ${warm[0]!.files} sent; ${rounds} paired rounds; ` +
     `git grep words: ${words.join(' ')}\n` +
     `${line('git grep', grep)}\n${line('cold', cold)}\n${line('warm', warm)}\n` +
-    `per-round ratio to git grep -l, median: warm ${ratio(warm, 'wallMs')}× wall (${ratio(warm, 'cpuMs')}× cpu), ` +
-    `cold ${ratio(cold, 'wallMs')}× wall (${ratio(cold, 'cpuMs')}× cpu)\n` +
+    ratios('per-round ratio to git grep -l', warm, cold) +
     (baseCli
       ? `${line('base cold', baseCold)}\n${line('base warm', baseWarm)}\n` +
-        `base per-round ratio to git grep -l, median: warm ${ratio(baseWarm, 'wallMs')}× wall (${ratio(baseWarm, 'cpuMs')}× cpu), ` +
-        `cold ${ratio(baseCold, 'wallMs')}× wall (${ratio(baseCold, 'cpuMs')}× cpu)\n` +
-        `this build / base, per round, median: warm ${ratio(warm, 'wallMs', baseWarm)}× wall (${ratio(warm, 'cpuMs', baseWarm)}× cpu), ` +
-        `cold ${ratio(cold, 'wallMs', baseCold)}× wall (${ratio(cold, 'cpuMs', baseCold)}× cpu)\n`
+        ratios('base per-round ratio to git grep -l', baseWarm, baseCold) +
+        ratios('this build / base, per round', warm, cold, baseWarm, baseCold)
       : ''),
 );
