@@ -161,6 +161,36 @@ async function createMissing(target: GuardedTarget): Promise<void> {
   }
 }
 
+/**
+ * Read a target's current bytes through its folder held open and checked to be the vetted one, so a folder
+ * swapped for a symlink cannot make clawcode read (and decide on) a file outside the project.
+ *
+ * @returns the bytes, or `null` when the file is absent (or its folders are still to be created)
+ * @throws FolderMovedError a folder on the way is gone or is another folder now; IoError the read failed
+ */
+export async function readGuarded(target: GuardedTarget): Promise<Buffer | null> {
+  if (target.missing.length > 0) return null;
+  return inTargetFolder(target, (file) =>
+    readFile(file).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw new IoError(`Could not read ${target.abs}: ${error.message}`, { cause: error });
+    }),
+  );
+}
+
+/**
+ * Run `fn` with a name for the target that goes through its folder held open (checked to be the vetted one),
+ * then check the chain again: what `fn` reads, lists or removes beside that name is inside the project.
+ *
+ * @param fn  takes the target's path through the held folder (`/proc/self/fd/<fd>/<name>` on Linux)
+ * @throws FolderMovedError a folder on the way is gone or is another folder now
+ */
+export async function inTargetFolder<T>(target: GuardedTarget, fn: (file: string) => Promise<T>): Promise<T> {
+  const result = await inFolder(target.chain, (base) => fn(join(base, basename(target.abs))));
+  await checkChain(target.chain);
+  return result;
+}
+
 /** Options of {@link writeGuarded}. */
 export interface GuardedWriteOptions {
   /** whether the target's current bytes (`null`: absent) are the ones this write replaces (compare-and-swap) */

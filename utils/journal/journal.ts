@@ -221,12 +221,12 @@ async function writeTargetsOrRestore(
   const startedMs = Date.now();
   let step = 'starting';
   // The files this run may have written: each one written, and the one in flight unless its compare refused it.
-  const written = new Set<string>();
-  let inFlight: string | undefined;
+  const written = new Map<string, GuardedTarget>();
+  let inFlight: Target | undefined;
   try {
     for (const [index, t] of targets.entries()) {
       step = `writing ${t.rel}`;
-      inFlight = t.rel;
+      inFlight = t;
       await writeGuarded(t.guard, Buffer.from(t.change.after, 'utf8'), {
         expect: (current) => sameBytes(current, t.change.before),
         mode: t.mode ?? undefined,
@@ -235,7 +235,7 @@ async function writeTargetsOrRestore(
       }).catch((error: unknown) => {
         throw error instanceof TargetChangedError ? new StaleFileError([t.rel]) : error;
       });
-      written.add(t.rel);
+      written.set(t.rel, t.guard);
       options.onWrite?.(record.files[index]?.path ?? t.rel);
     }
     inFlight = undefined;
@@ -251,7 +251,7 @@ async function writeTargetsOrRestore(
   } catch (cause) {
     let left = '';
     try {
-      if (inFlight && !(cause instanceof StaleFileError)) written.add(inFlight);
+      if (inFlight && !(cause instanceof StaleFileError)) written.set(inFlight.rel, inFlight.guard);
       const rolled = await restoreRun(realRoot, record, startedMs, written);
       if (rolled.left.length > 0)
         left = `; ${rolled.left.join(', ')} changed meanwhile and keep the other writer's bytes`;

@@ -1,13 +1,12 @@
 import { dirname, join, resolve } from 'node:path';
 import { realpath } from 'node:fs/promises';
 import { fsyncDirs, TargetChangedError } from './durable-write.js';
-import { guardTarget, unlinkGuarded, type GuardedTarget } from './guarded-write.js';
+import { guardTarget, readGuarded, unlinkGuarded, type GuardedTarget } from './guarded-write.js';
 import { IoError, UsageError } from '../errors.js';
 import {
   errorMessage,
   listRuns,
   PathEscapeError,
-  readIfExists,
   readManifest,
   removeCreatedDirs,
   removeStrayTempFiles,
@@ -83,19 +82,25 @@ export async function rollbackRun(options: {
  * Give every file this run wrote its pre-image back (or delete it when the run created it), latest file first.
  * Only a file that still holds the run's bytes is touched, through the same guarded write (folders checked,
  * bytes compared under the file's lock): a file another process wrote since keeps that process's bytes.
+ *
+ * @param attempted  in the process that wrote: the files it tried, each with the target it was written through.
+ *        Their folders must still be the ones written into: a folder moved or swapped since throws (the run
+ *        stays `applying` for the next start) instead of counting the file as changed by someone else. Absent
+ *        after a crash: every file of the run is resolved again.
+ * @throws FolderMovedError, PathEscapeError, IoError a file could not be read or restored
  */
 export async function restoreRun(
   realRoot: string,
   record: RunRecord,
   sinceMs: number,
-  attempted?: ReadonlySet<string>,
+  attempted?: ReadonlyMap<string, GuardedTarget>,
 ): Promise<RollbackResult> {
   const result: RollbackResult = { runId: record.runId, restored: [], deleted: [], left: [] };
   // In the process that wrote, only the files it tried are its own; after a crash, any of them may be.
   for (const file of [...record.files].reverse().filter((f) => attempted?.has(f.path) ?? true)) {
-    const target = await resolveGuarded(realRoot, file.path);
-    await removeStrayTempFiles(target.abs, sinceMs);
-    const current = target.missing.length > 0 ? null : await readIfExists(target.abs);
+    const target = attempted?.get(file.path) ?? (await resolveGuarded(realRoot, file.path));
+    await removeStrayTempFiles(target, sinceMs);
+    const current = await readGuarded(target);
     if ((current === null ? null : sha256(current)) === file.beforeHash) continue; // never written, or restored
     const outcome = await giveBack(record, file, target, current);
     (outcome === 'changed' ? result.left : outcome === 'deleted' ? result.deleted : result.restored).push(file.path);

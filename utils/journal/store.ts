@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { clawcodeHome } from '../home.js';
 import { getProjectHash } from '../project-hash.js';
 import { TEMP_FILE_PATTERN, writeFileDurable } from './durable-write.js';
-import { writeGuarded, type GuardedTarget } from './guarded-write.js';
+import { inTargetFolder, writeGuarded, type GuardedTarget } from './guarded-write.js';
 import { isProcessAlive } from './process-identity.js';
 import { FILE_LOCK_SUFFIX, isStaleLock } from './file-lock.js';
 import { ClawcodeError, IoError, PatchApplyError } from '../errors.js';
@@ -309,17 +309,19 @@ export async function resolveInsideRoot(rootDir: string, path: string): Promise<
 }
 
 /**
- * Remove the temp files a durable write leaves beside `abs` when a process is killed between
+ * Remove the temp files a durable write leaves beside a target when a process is killed between
  * creating and renaming them (`<name>.<pid>-<hex>.cctmp`, and `<name>.<uint32>` from journals written
  * by earlier versions with write-file-atomic); only ones modified since `sinceMs`, so an unrelated
  * `foo.ts.123` from before the run is kept, and only this process's or a dead one's: the temp file of
  * another live writer (a second clawcode on the same project) is its own. A lock file left by a dead writer
  * (utils/journal/file-lock.ts) goes too.
  */
-export async function removeStrayTempFiles(abs: string, sinceMs: number): Promise<void> {
-  // A symlinked file is written through its link, so its temp files sit beside the file it points to.
-  const real = await realpath(abs).catch(() => abs);
-  for (const path of new Set([abs, real])) await removeTempFilesBeside(path, sinceMs);
+export async function removeStrayTempFiles(target: GuardedTarget, sinceMs: number): Promise<void> {
+  // The target is the file's real location (a symlinked file was followed when it was resolved), so its
+  // temp files sit beside it; they are listed and removed through its folder held open, never through a path a
+  // folder swapped for a symlink could lead out of the project.
+  if (target.missing.length > 0) return;
+  await inTargetFolder(target, (file) => removeTempFilesBeside(file, sinceMs));
 }
 
 async function removeTempFilesBeside(abs: string, sinceMs: number): Promise<void> {

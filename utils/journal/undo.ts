@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { DiskWriteError, fsyncDirs } from './durable-write.js';
-import { writeGuarded } from './guarded-write.js';
+import { readGuarded, writeGuarded } from './guarded-write.js';
 import { giveBack, resolveGuarded } from './rollback.js';
 import { ClawcodeError, IoError, UsageError } from '../errors.js';
 import {
@@ -148,7 +148,7 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
       step = file.path;
       const target = await resolveGuarded(realRoot, file.path);
       // The file must still hold the run's bytes, checked right before it is touched, under its lock.
-      const bytes = target.missing.length > 0 ? null : await readIfExists(target.abs);
+      const bytes = await readGuarded(target);
       const outcome = await giveBack(run, file, target, bytes);
       if (outcome === 'changed' || bytes === null)
         throw new UndoConflictError(run.runId, [{ path: file.path, kind: bytes === null ? 'deleted' : 'modified' }]);
@@ -247,8 +247,8 @@ export async function finishInterruptedUndo(options: {
     for (const file of [...run.files].reverse()) {
       if (!planned.has(file.path)) continue;
       const target = await resolveGuarded(realRoot, file.path);
-      await removeStrayTempFiles(target.abs, Date.parse(run.undoPlan.at));
-      const current = target.missing.length > 0 ? null : await readIfExists(target.abs);
+      await removeStrayTempFiles(target, Date.parse(run.undoPlan.at));
+      const current = await readGuarded(target);
       const hash = current === null ? null : sha256(current);
       if (hash === file.beforeHash) continue; // restored before the stop (null = created, already deleted)
       const outcome = await giveBack(run, file, target, current);

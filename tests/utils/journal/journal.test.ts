@@ -5,6 +5,7 @@ import {
   readFile,
   readdir,
   realpath,
+  rename,
   rm,
   stat,
   symlink,
@@ -275,6 +276,53 @@ describe('recovery', () => {
     expect(await findUnfinishedRuns(root)).toEqual([]);
     expect((await readManifest(run.runDir)).status).toBe('rolled_back');
   });
+
+  /** A writer that, when the `at`-th file starts to be written, runs `move` (another process moving folders). */
+  function movesOnFile(at: number, move: () => Promise<void>): ChunkWriter {
+    let files = 0;
+    let lastHandle: unknown;
+    return async (handle, buffer, offset, length, position) => {
+      if (handle !== lastHandle) {
+        lastHandle = handle;
+        files += 1;
+        if (files === at) await move();
+      }
+      return (await handle.write(buffer, offset, length, position)).bytesWritten;
+    };
+  }
+
+  for (const [name, away] of [
+    ['moved away (nothing in its place)', async () => rename(join(root, 'src'), join(root, 'src.aside'))],
+    [
+      'swapped for a symlink to a folder outside holding the old bytes',
+      async () => {
+        await rename(join(root, 'src'), join(root, 'src.aside'));
+        await symlink(outside, join(root, 'src'));
+      },
+    ],
+  ] as const) {
+    it(`src/ ${name} mid-write: the run stays unfinished, nothing outside is touched, the next start restores it`, async () => {
+      await seed({ 'src/f0.ts': 'old 0\n', 'src/f1.ts': 'old 1\n', 'src/f2.ts': 'old 2\n' });
+      for (let i = 0; i < 3; i++) await writeFile(join(outside, `f${i}.ts`), `old ${i}\n`);
+      await writeFile(join(outside, 'f0.ts.4242-0a1b2c3d.cctmp'), 'not ours to remove');
+      const changes = await Promise.all([0, 1, 2].map((i) => change(`src/f${i}.ts`, `new ${i}\n`)));
+      const error = await applyRun({ rootDir: root, changes, meta: { task: 'raced' }, writeChunk: movesOnFile(3, away) })
+        .then(() => undefined)
+        .catch((e: unknown) => e as IoError);
+      expect(error).toBeInstanceOf(IoError);
+      expect(error?.code).toBe('rollback_failed');
+      // src/f0.ts and src/f1.ts hold the run's bytes in the moved folder: the run must not be marked rolled back.
+      const [run] = await listRuns(root);
+      expect(run?.status).toBe('applying');
+      expect(await treeOf(outside)).toEqual(['f0.ts', 'f0.ts.4242-0a1b2c3d.cctmp', 'f1.ts', 'f2.ts']);
+      for (let i = 0; i < 3; i++) expect(await readFile(join(outside, `f${i}.ts`), 'utf8')).toBe(`old ${i}\n`);
+      await rm(join(root, 'src'), { force: true });
+      await rename(join(root, 'src.aside'), join(root, 'src'));
+      await rollbackRun({ rootDir: root, runId: run!.runId });
+      for (let i = 0; i < 3; i++) expect(await readFile(join(root, `src/f${i}.ts`), 'utf8')).toBe(`old ${i}\n`);
+      expect(await treeOf(root)).toEqual(['src/', 'src/f0.ts', 'src/f1.ts', 'src/f2.ts']);
+    });
+  }
 
   it('will not roll back a run that is not unfinished', async () => {
     await seed({ 'a.ts': 'old' });
