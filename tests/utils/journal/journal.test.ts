@@ -306,7 +306,12 @@ describe('recovery', () => {
       for (let i = 0; i < 3; i++) await writeFile(join(outside, `f${i}.ts`), `old ${i}\n`);
       await writeFile(join(outside, 'f0.ts.4242-0a1b2c3d.cctmp'), 'not ours to remove');
       const changes = await Promise.all([0, 1, 2].map((i) => change(`src/f${i}.ts`, `new ${i}\n`)));
-      const error = await applyRun({ rootDir: root, changes, meta: { task: 'raced' }, writeChunk: movesOnFile(3, away) })
+      const error = await applyRun({
+        rootDir: root,
+        changes,
+        meta: { task: 'raced' },
+        writeChunk: movesOnFile(3, away),
+      })
         .then(() => undefined)
         .catch((e: unknown) => e as IoError);
       expect(error).toBeInstanceOf(IoError);
