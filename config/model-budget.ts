@@ -35,9 +35,10 @@ const CONTEXT_WINDOW_TOKENS: Readonly<Record<string, number>> = {
 export const CHARS_PER_TOKEN = 4;
 /**
  * The share of a model's context window its file context gets by default. The rest holds the
- * instructions, the project map, the task and the plan the model writes.
+ * instructions, the project map, the task and the plan the model writes. At this share a 128k-token
+ * window reaches the cap, like every larger one.
  */
-export const WINDOW_SHARE = 0.45;
+export const WINDOW_SHARE = 0.47;
 /** The default budget never exceeds this, whatever the window (cost grows with it, recall barely). */
 export const MAX_DEFAULT_BUDGET_CHARS = 240_000;
 /** Nor falls below this: the smallest budget that still shows a file or two. */
@@ -145,7 +146,7 @@ export function chooseBudget(
 }
 
 /**
- * One line saying which budget a run uses and why, e.g. `context budget 240,000 characters: 45% of
+ * One line saying which budget a run uses and why, e.g. `context budget 240,000 characters: 47% of
  * gpt-4.1's 1,047,576-token window, capped`.
  */
 export function describeBudget(choice: BudgetChoice): string {

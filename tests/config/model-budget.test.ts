@@ -50,8 +50,10 @@ describe('the default budget', () => {
     });
     expect(budgetForWindow(1_047_576)).toEqual({ chars: MAX_DEFAULT_BUDGET_CHARS, capped: true });
     expect(budgetForWindow(8_192).chars).toBe(SMALL_BUDGET_CHARS);
-    // Every window of 128k tokens or more gets at least 200,000 characters (measured in docs/tuning.md).
-    expect(budgetForWindow(128_000).chars).toBeGreaterThanOrEqual(200_000);
+    // Every window of 128k tokens or more gets the cap: 240,000 characters (measured in docs/tuning.md).
+    expect(budgetForWindow(128_000).chars).toBe(240_000);
+    expect(budgetForWindow(131_072).chars).toBe(240_000);
+    expect(budgetForWindow(32_768).chars).toBe(61_000);
   });
 
   it('follows the model: the table first, then the listing; unknown hosted and local models differ', () => {

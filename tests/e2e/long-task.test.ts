@@ -33,7 +33,7 @@ const userPrompt = (i: number): string => cli.server.completions()[i]!.body.mess
 describe('a long task', () => {
   it('past half the budget is refused in one line, exit 2, with no request', async () => {
     const task = longTask(1350);
-    // A set budget: gpt-4o-mini's default (230,000 from its 128k-token window) would need a task past
+    // A set budget: gpt-4o-mini's default (240,000 from its 128k-token window) would need a task past
     // the 128 KiB a single command-line argument may hold.
     const r = await runCli([task, '--dir', project, '--dry-run', '--budget', '60000'], { env });
     expect(r.code).toBe(2);

@@ -52,8 +52,8 @@ describe('the TUI of the built CLI at 80x24', () => {
       const screen = await settled(s);
       expect(screen).toContain('Declined: nothing written.');
       expect(screen).not.toContain('+const declined = 1;');
-      // gpt-4o-mini's default budget: 45% of its 128k-token window.
-      expect(screen).toMatch(/Context: 2 files, \d{3}\/230,000 chars/);
+      // gpt-4o-mini's default budget: 47% of its 128k-token window, the cap.
+      expect(screen).toMatch(/Context: 2 files, \d{3}\/240,000 chars/);
       expect(await greet()).toBe(ORIGINAL);
     },
   );
