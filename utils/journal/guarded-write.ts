@@ -1,5 +1,5 @@
 import { constants, existsSync, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, rmdir, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { IoError } from '../errors.js';
 import { resolveProjectPath } from '../policy/paths.js';
@@ -189,6 +189,43 @@ export async function inTargetFolder<T>(target: GuardedTarget, fn: (file: string
   const result = await inFolder(target.chain, (base) => fn(join(base, basename(target.abs))));
   await checkChain(target.chain);
   return result;
+}
+
+/**
+ * Remove an empty folder of the project, reached one folder at a time from the real root: each folder on the way
+ * is opened without following a symlink at its name (on Linux, the next one is opened through the one held
+ * open), so a folder swapped for a symlink out of the project meanwhile makes the removal fail instead of
+ * removing a folder outside.
+ *
+ * @param realRoot  the project root as a real path
+ * @param rel       the folder, project-relative with `/` separators (no `.` or `..` segments)
+ * @returns whether the folder was removed (false: not empty, gone, not a folder, or the way to it moved)
+ */
+export async function removeFolderInside(realRoot: string, rel: string): Promise<boolean> {
+  const segments = rel.split('/');
+  if (segments.some((s) => s === '' || s === '.' || s === '..')) return false;
+  const held: { close(): Promise<void> }[] = [];
+  try {
+    let base = realRoot;
+    for (const segment of segments.slice(0, -1)) {
+      const next = join(base, segment);
+      if (!PROC_FD) {
+        const info = await identify(next);
+        if (!info || !info.isDirectory()) return false;
+        base = next;
+        continue;
+      }
+      const handle = await open(next, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      held.push(handle);
+      base = `/proc/self/fd/${handle.fd}`;
+    }
+    await rmdir(join(base, segments[segments.length - 1]!));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    for (const handle of held) await handle.close().catch(() => undefined);
+  }
 }
 
 /** Options of {@link writeGuarded}. */

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, realpath, rm, rmdir, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { mkdir, readdir, readFile, realpath, rm, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { clawcodeHome } from '../home.js';
 import { getProjectHash } from '../project-hash.js';
 import { TEMP_FILE_PATTERN, writeFileDurable } from './durable-write.js';
-import { inTargetFolder, writeGuarded, type GuardedTarget } from './guarded-write.js';
+import { inTargetFolder, removeFolderInside, writeGuarded, type GuardedTarget } from './guarded-write.js';
 import { isProcessAlive } from './process-identity.js';
 import { FILE_LOCK_SUFFIX, isStaleLock } from './file-lock.js';
 import { ClawcodeError, IoError, PatchApplyError } from '../errors.js';
@@ -281,11 +281,6 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function isInside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
-}
-
 /**
  * Resolve a project-relative path to the absolute path to write with the path policy
  * (utils/policy/paths.ts): every way out of the root (absolute, `~`, drive paths, `..`, symlinks whose
@@ -355,15 +350,8 @@ async function removeTempFilesBeside(abs: string, sinceMs: number): Promise<void
 /** Remove folders a run created, deepest first, only when empty (a user file inside keeps it). */
 export async function removeCreatedDirs(realRoot: string, createdDirs: readonly string[]): Promise<void> {
   const ordered = [...createdDirs].sort((a, b) => b.split('/').length - a.split('/').length);
-  for (const rel of ordered) {
-    const abs = join(realRoot, ...rel.split('/'));
-    if (!isInside(realRoot, abs)) continue; // a tampered manifest must not reach outside the root
-    try {
-      await rmdir(abs);
-    } catch {
-      // not empty or already gone: leave it
-    }
-  }
+  // Not empty, already gone, or the way to it moved (a tampered manifest's `..` is refused there too): left.
+  for (const rel of ordered) await removeFolderInside(realRoot, rel);
 }
 
 /** Create the run folder (and its parents, the clawcode home among them) readable by the owner only. */

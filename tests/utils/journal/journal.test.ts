@@ -18,7 +18,13 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { applyRun, StaleFileError, type FileChange } from '../../../utils/journal/journal.js';
 import { findUnfinishedRuns, rollbackRun } from '../../../utils/journal/rollback.js';
-import { listRuns, PathEscapeError, pruneRuns, resolveInsideRoot } from '../../../utils/journal/store.js';
+import {
+  listRuns,
+  PathEscapeError,
+  pruneRuns,
+  removeCreatedDirs,
+  resolveInsideRoot,
+} from '../../../utils/journal/store.js';
 import { getProjectHash } from '../../../utils/project-hash.js';
 import { readManifest, writeManifest } from '../../../utils/journal/store.js';
 import type { ChunkWriter } from '../../../utils/journal/durable-write.js';
@@ -328,6 +334,29 @@ describe('recovery', () => {
       expect(await treeOf(root)).toEqual(['src/', 'src/f0.ts', 'src/f1.ts', 'src/f2.ts']);
     });
   }
+
+  it('removes a folder the run created only through real folders: a parent swapped for a symlink out keeps the outside one', async () => {
+    await seed({ 'src/a.ts': 'old a\n' });
+    const run = await applyRun({
+      rootDir: root,
+      changes: [await change('src/a.ts', 'new a\n'), await change('src/made/b.ts', 'b\n')],
+      meta: { task: 'creates a folder' },
+    });
+    expect(run.createdDirs).toEqual(['src/made']);
+    run.status = 'applying';
+    await writeManifest(run);
+    // Another process moves src/ away and leaves a symlink to a folder outside that has an empty `made/`.
+    await rename(join(root, 'src'), join(root, 'src.aside'));
+    await symlink(outside, join(root, 'src'));
+    await mkdir(join(outside, 'made'));
+    await removeCreatedDirs(await realpath(root), ['src/made', '../x', '/tmp', 'src/./made']);
+    expect(await treeOf(outside)).toEqual(['made/']);
+    await rm(join(root, 'src'));
+    await rename(join(root, 'src.aside'), join(root, 'src'));
+    await rollbackRun({ rootDir: root, runId: run.runId });
+    expect(await treeOf(root)).toEqual(['src/', 'src/a.ts']);
+    expect(await readFile(join(root, 'src/a.ts'), 'utf8')).toBe('old a\n');
+  });
 
   it('will not roll back a run that is not unfinished', async () => {
     await seed({ 'a.ts': 'old' });
