@@ -113,10 +113,15 @@ async function holdFolder(folder: FolderIdentity): Promise<HeldFolder> {
   return { base: `/proc/self/fd/${handle.fd}`, close: () => handle.close() };
 }
 
-/** Run `fn` with the last folder of the chain held open. */
+/**
+ * Run `fn` with the last folder of the chain held open, once the whole chain is checked: the held folder keeps its
+ * inode when it is moved out of the project and a symlink left on the way to it, so only the chain from the root
+ * tells that it is still inside before anything is created, read or removed in it.
+ */
 async function inFolder<T>(chain: readonly FolderIdentity[], fn: (base: string) => Promise<T>): Promise<T> {
   const held = await holdFolder(chain[chain.length - 1]!);
   try {
+    await checkChain(chain);
     return await fn(held.base);
   } finally {
     await held.close();
@@ -179,8 +184,9 @@ export async function readGuarded(target: GuardedTarget): Promise<Buffer | null>
 }
 
 /**
- * Run `fn` with a name for the target that goes through its folder held open (checked to be the vetted one),
- * then check the chain again: what `fn` reads, lists or removes beside that name is inside the project.
+ * Run `fn` with a name for the target that goes through its folder held open (checked to be the vetted one, with
+ * the chain from the root checked before and after): what `fn` reads, lists or removes beside that name is inside
+ * the project.
  *
  * @param fn  takes the target's path through the held folder (`/proc/self/fd/<fd>/<name>` on Linux)
  * @throws FolderMovedError a folder on the way is gone or is another folder now

@@ -335,6 +335,35 @@ describe('recovery', () => {
     });
   }
 
+  it('src/ moved out of the project and a symlink left to it mid-write: stray-temp cleanup removes nothing there', async () => {
+    // src/lib/ keeps its inode (moved, not copied), so opening root/src/lib through the new symlink reaches the
+    // very folder the run vetted, now outside: only the chain from the root tells it left.
+    await seed({ 'src/lib/f0.ts': 'old 0\n', 'src/lib/f1.ts': 'old 1\n' });
+    const changes = await Promise.all([0, 1].map((i) => change(`src/lib/f${i}.ts`, `new ${i}\n`)));
+    const error = await applyRun({
+      rootDir: root,
+      changes,
+      meta: { task: 'raced' },
+      writeChunk: movesOnFile(2, async () => {
+        await rename(join(root, 'src'), join(outside, 'src'));
+        await symlink(join(outside, 'src'), join(root, 'src'));
+        await writeFile(join(outside, 'src/lib/f1.ts.123456'), 'theirs');
+        await writeFile(join(outside, 'src/lib/f0.ts.4242-0a1b2c3d.cctmp'), 'theirs');
+      }),
+    }).catch((e: unknown) => e as IoError);
+    expect(error).toBeInstanceOf(IoError);
+    expect((error as IoError).code).toBe('rollback_failed');
+    expect(await treeOf(join(outside, 'src'))).toEqual([
+      'lib/',
+      'lib/f0.ts',
+      'lib/f0.ts.4242-0a1b2c3d.cctmp',
+      'lib/f1.ts',
+      'lib/f1.ts.123456',
+    ]);
+    const [run] = await listRuns(root);
+    expect(run?.status).toBe('applying');
+  });
+
   it('removes a folder the run created only through real folders: a parent swapped for a symlink out keeps the outside one', async () => {
     await seed({ 'src/a.ts': 'old a\n' });
     const run = await applyRun({
