@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { DiskWriteError, fsyncDirs } from './durable-write.js';
-import { readGuarded, writeGuarded } from './guarded-write.js';
+import { readGuarded, writeGuarded, type GuardedTarget } from './guarded-write.js';
 import { giveBack, resolveGuarded } from './rollback.js';
 import { ClawcodeError, IoError, UsageError } from '../errors.js';
 import {
@@ -141,7 +141,7 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
   run.status = 'undoing';
   run.undoPlan = { at: new Date().toISOString(), files: restorable.map((f) => f.path), skipped: result.skipped };
   await writeManifest(run);
-  const done: { file: RunFileRecord; bytes: Buffer }[] = [];
+  const done: { file: RunFileRecord; bytes: Buffer; target: GuardedTarget }[] = [];
   let step = '';
   try {
     for (const file of [...restorable].reverse()) {
@@ -153,20 +153,19 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
       if (outcome === 'changed' || bytes === null)
         throw new UndoConflictError(run.runId, [{ path: file.path, kind: bytes === null ? 'deleted' : 'modified' }]);
       (outcome === 'deleted' ? result.deleted : result.restored).push(file.path);
-      done.push({ file, bytes });
+      done.push({ file, bytes, target });
       options.onRestore?.(file.path);
     }
   } catch (cause) {
-    // Put the run's bytes back (they are in memory); only when that worked is the run `applied` again.
+    // Put the run's bytes back (they are in memory) through the target each was taken from (a folder moved or
+    // swapped since fails, and the run stays `undoing`); only when that worked is the run `applied` again.
     let reverted = true;
-    for (const { bytes, file } of done.reverse()) {
+    for (const { bytes, file, target } of done.reverse()) {
       const back = (current: Buffer | null): boolean =>
         file.created ? current === null : current !== null && sha256(current) === file.beforeHash;
-      await resolveGuarded(realRoot, file.path)
-        .then((target) => writeGuarded(target, bytes, { expect: back, mode: file.mode ?? undefined }))
-        .catch(() => {
-          reverted = false;
-        });
+      await writeGuarded(target, bytes, { expect: back, mode: file.mode ?? undefined }).catch(() => {
+        reverted = false;
+      });
     }
     if (reverted) {
       run.status = 'applied';

@@ -1,4 +1,5 @@
-import { chmod, mkdtemp, readFile, readdir, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
+import { renameSync, symlinkSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,6 +13,7 @@ import {
 } from '../../../utils/journal/undo.js';
 import { listRuns } from '../../../utils/journal/store.js';
 import { readManifest, writeManifest } from '../../../utils/journal/store.js';
+import type { ClawcodeError } from '../../../utils/errors.js';
 
 let root: string;
 let home: string;
@@ -177,5 +179,27 @@ describe('an interrupted undo', () => {
     const [after] = await listRuns(root);
     expect(after?.status).toBe('applied');
     expect(after?.undoPlan).toBeUndefined();
+  });
+
+  it("src/ swapped for a symlink to another folder mid-undo: the run's bytes are put back only where undo took them", async () => {
+    await mkdir(join(root, 'src'));
+    await mkdir(join(root, 'docs'));
+    await writeFile(join(root, 'src/a.ts'), 'a0');
+    await writeFile(join(root, 'docs/readme.md'), 'docs');
+    await run('two', { 'src/a.ts': 'a1', 'src/new.ts': 'new' });
+    // src/new.ts is deleted first (newest first); then another process moves src/ aside and links docs/ in its place.
+    const error = await undoRun({
+      rootDir: root,
+      onRestore: (path) => {
+        if (path !== 'src/new.ts') return;
+        renameSync(join(root, 'src'), join(root, 'src.aside'));
+        symlinkSync('docs', join(root, 'src'));
+      },
+    }).catch((e: unknown) => e as ClawcodeError);
+    expect(error).toMatchObject({ code: 'undo_interrupted' });
+    expect((await readdir(join(root, 'docs'))).sort()).toEqual(['readme.md']);
+    expect((await readdir(join(root, 'src.aside'))).sort()).toEqual(['a.ts']);
+    const [after] = await listRuns(root);
+    expect(after?.status).toBe('undoing');
   });
 });
