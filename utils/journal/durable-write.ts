@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, open, readFile, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { lstat, open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ClawcodeError, IoError } from '../errors.js';
 import { holdFileLock } from './file-lock.js';
@@ -181,13 +181,7 @@ async function checkTemp(tmp: string, tempId: Stats, check: () => Promise<void>)
 async function swapIn(tmp: string, target: string, tempId: Stats, options: DurableWriteOptions): Promise<void> {
   const rename_ = async (): Promise<void> => {
     if (options.check) await checkTemp(tmp, tempId, options.check);
-    if (options.expect) {
-      const current = await readFile(target).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return null;
-        throw error;
-      });
-      if (!options.expect(current)) throw new TargetChangedError(target);
-    }
+    if (options.expect && !options.expect(await readRegularFile(target))) throw new TargetChangedError(target);
     await rename(tmp, target);
   };
   if (options.expect) await holdFileLock(target, rename_);
@@ -197,6 +191,31 @@ async function swapIn(tmp: string, target: string, tempId: Stats, options: Durab
     const landed = await lstat(target).catch(() => undefined);
     if (!landed || landed.ino !== tempId.ino || landed.dev !== tempId.dev)
       throw new IoError(`${target} is not the file just written: its folder moved`, { code: 'folder_moved' });
+  }
+}
+
+/**
+ * The bytes of the regular file at `path`, its last name not followed: what a compare-and-swap compares.
+ * O_NONBLOCK keeps a FIFO put there from blocking the open.
+ *
+ * @returns the bytes, or `null` when nothing is at `path`
+ * @throws TargetChangedError something other than a regular file is there (a symlink, a folder, a device): another
+ *         process put it there, and it is never taken for the bytes it may lead to
+ */
+export async function readRegularFile(path: string): Promise<Buffer | null> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      if (error.code === 'ELOOP') throw new TargetChangedError(path);
+      throw error;
+    },
+  );
+  if (handle === null) return null;
+  try {
+    if (!(await handle.stat()).isFile()) throw new TargetChangedError(path);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -1,9 +1,15 @@
 import { constants, existsSync, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readFile, rmdir, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, rmdir, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { IoError } from '../errors.js';
 import { resolveProjectPath } from '../policy/paths.js';
-import { DiskWriteError, TargetChangedError, writeFileDurable, type ChunkWriter } from './durable-write.js';
+import {
+  DiskWriteError,
+  readRegularFile,
+  TargetChangedError,
+  writeFileDurable,
+  type ChunkWriter,
+} from './durable-write.js';
 import { holdFileLock } from './file-lock.js';
 
 /**
@@ -170,14 +176,15 @@ async function createMissing(target: GuardedTarget): Promise<void> {
  * Read a target's current bytes through its folder held open and checked to be the vetted one, so a folder
  * swapped for a symlink cannot make clawcode read (and decide on) a file outside the project.
  *
- * @returns the bytes, or `null` when the file is absent (or its folders are still to be created)
+ * @returns the bytes, or `null` when no regular file is there: absent (or its folders are still to be created), or
+ *          something another process put at its name (a symlink, never followed, a folder): not the run's bytes
  * @throws FolderMovedError a folder on the way is gone or is another folder now; IoError the read failed
  */
 export async function readGuarded(target: GuardedTarget): Promise<Buffer | null> {
   if (target.missing.length > 0) return null;
   return inTargetFolder(target, (file) =>
-    readFile(file).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return null;
+    readRegularFile(file).catch((error: NodeJS.ErrnoException) => {
+      if (error instanceof TargetChangedError) return null;
       throw new IoError(`Could not read ${target.abs}: ${error.message}`, { cause: error });
     }),
   );
@@ -286,10 +293,7 @@ export async function unlinkGuarded(
     const file = join(base, basename(target.abs));
     return holdFileLock(file, async () => {
       await checkChain(target.chain);
-      const current = await readFile(file).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return null;
-        throw error;
-      });
+      const current = await readRegularFile(file);
       if (current === null) return false;
       if (!expect(current)) throw new TargetChangedError(target.abs);
       await unlink(file);

@@ -1,5 +1,6 @@
 import {
   chmod,
+  lstat,
   mkdir,
   mkdtemp,
   readFile,
@@ -362,6 +363,53 @@ describe('recovery', () => {
     ]);
     const [run] = await listRuns(root);
     expect(run?.status).toBe('applying');
+  });
+
+  it("a folder put at a file's name mid-write: that file is refused as changed, the files written before are restored", async () => {
+    await seed({ 'src/f0.ts': 'old 0\n', 'src/f1.ts': 'old 1\n' });
+    const changes = await Promise.all([0, 1].map((i) => change(`src/f${i}.ts`, `new ${i}\n`)));
+    const error = await applyRun({
+      rootDir: root,
+      changes,
+      meta: { task: 'raced' },
+      writeChunk: movesOnFile(2, async () => {
+        await rm(join(root, 'src/f1.ts'));
+        await mkdir(join(root, 'src/f1.ts'));
+      }),
+    }).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(StaleFileError);
+    expect(await readFile(join(root, 'src/f0.ts'), 'utf8')).toBe('old 0\n');
+    expect(await treeOf(root)).toEqual(['src/', 'src/f0.ts', 'src/f1.ts/']);
+    const [run] = await listRuns(root);
+    expect(run?.status).toBe('rolled_back');
+  });
+
+  it("a written file replaced by a symlink to its moved bytes: the rollback leaves the other process's link", async () => {
+    await seed({ 'src/f0.ts': 'old 0\n', 'src/f1.ts': 'old 1\n' });
+    const changes = await Promise.all([0, 1].map((i) => change(`src/f${i}.ts`, `new ${i}\n`)));
+    let files = 0;
+    let last: unknown;
+    const error = await applyRun({
+      rootDir: root,
+      changes,
+      meta: { task: 'raced' },
+      // src/f0.ts is written; while src/f1.ts is, another process moves f0's bytes to g.ts and links f0 to them,
+      // then the device fails.
+      writeChunk: async (handle, buffer, offset, length, position) => {
+        if (handle !== last) {
+          last = handle;
+          files += 1;
+        }
+        if (files < 2) return (await handle.write(buffer, offset, length, position)).bytesWritten;
+        await rename(join(root, 'src/f0.ts'), join(root, 'src/g.ts'));
+        await symlink('g.ts', join(root, 'src/f0.ts'));
+        throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+      },
+    }).catch((e: unknown) => e as IoError);
+    expect(error).toBeInstanceOf(IoError);
+    expect((await lstat(join(root, 'src/f0.ts'))).isSymbolicLink()).toBe(true);
+    expect(await readFile(join(root, 'src/g.ts'), 'utf8')).toBe('new 0\n');
+    expect(await readFile(join(root, 'src/f1.ts'), 'utf8')).toBe('old 1\n');
   });
 
   it('removes a folder the run created only through real folders: a parent swapped for a symlink out keeps the outside one', async () => {
