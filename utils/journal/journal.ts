@@ -270,7 +270,10 @@ async function writeTargetsOrRestore(
     if (cause instanceof StaleFileError && left === '') throw cause;
     if (cause instanceof DiskWriteError) {
       const rel = targets.find((t) => t.guard.abs === cause.path)?.rel ?? cause.path;
-      throw new IoError(`${cause.problem} while writing ${rel}: nothing was changed`, { code: cause.code, cause });
+      throw new IoError(`${cause.problem} while writing ${rel}: nothing was changed${left}`, {
+        code: cause.code,
+        cause,
+      });
     }
     throw new IoError(`Failed while ${step}: ${errorMessage(cause)}; every file this run wrote was restored${left}`, {
       code: 'apply_failed',

@@ -410,6 +410,10 @@ describe('recovery', () => {
     expect((await lstat(join(root, 'src/f0.ts'))).isSymbolicLink()).toBe(true);
     expect(await readFile(join(root, 'src/g.ts'), 'utf8')).toBe('new 0\n');
     expect(await readFile(join(root, 'src/f1.ts'), 'utf8')).toBe('old 1\n');
+    // The device error's one line still names the file left with the other writer's bytes.
+    expect((error as IoError).message).toBe(
+      "Device error (EIO) while writing src/f1.ts: nothing was changed; src/f0.ts changed meanwhile and keep the other writer's bytes",
+    );
   });
 
   it('removes a folder the run created only through real folders: a parent swapped for a symlink out keeps the outside one', async () => {
