@@ -2,7 +2,7 @@ import { constants, existsSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, rmdir, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { IoError } from '../errors.js';
-import { resolveProjectPath } from '../policy/paths.js';
+import { resolveProjectPath, type PathRefusalCode } from '../policy/paths.js';
 import {
   DiskWriteError,
   readRegularFile,
@@ -61,14 +61,14 @@ async function identify(path: string): Promise<Stats | undefined> {
  * Resolve a project path with the path policy and remember the identity of its folders.
  *
  * @param realRoot  the project root as a real path
- * @returns the target; `refusal` (the policy's message) when the path may not be written
+ * @returns the target; the policy's refusal (its code and message) when the path may not be written
  */
 export async function guardTarget(
   realRoot: string,
   path: string,
-): Promise<{ ok: true; target: GuardedTarget } | { ok: false; message: string }> {
+): Promise<{ ok: true; target: GuardedTarget } | { ok: false; code: PathRefusalCode; message: string }> {
   const verdict = await resolveProjectPath(realRoot, path);
-  if (!verdict.ok) return { ok: false, message: verdict.message };
+  if (!verdict.ok) return { ok: false, code: verdict.code, message: verdict.message };
   const segments = verdict.realRel.split('/').slice(0, -1);
   const chain: FolderIdentity[] = [];
   const missing: string[] = [];

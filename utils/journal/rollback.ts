@@ -99,6 +99,10 @@ export async function restoreRun(
   // In the process that wrote, only the files it tried are its own; after a crash, any of them may be.
   for (const file of [...record.files].reverse().filter((f) => attempted?.has(f.path) ?? true)) {
     const target = attempted?.get(file.path) ?? (await resolveGuarded(realRoot, file.path));
+    if (!target) {
+      result.left.push(file.path); // a folder or the like at its name: not the run's bytes
+      continue;
+    }
     await removeStrayTempFiles(target, sinceMs);
     const current = await readGuarded(target);
     if ((current === null ? null : sha256(current)) === file.beforeHash) continue; // never written, or restored
@@ -110,9 +114,16 @@ export async function restoreRun(
   return result;
 }
 
-/** A run's file resolved for a guarded write (utils/journal/guarded-write.ts). @throws PathEscapeError */
-export async function resolveGuarded(realRoot: string, path: string): Promise<GuardedTarget> {
+/**
+ * A run's file resolved for a guarded write (utils/journal/guarded-write.ts).
+ *
+ * @returns the target, or null when something other than a regular file is at its name now (a folder, a FIFO:
+ *          another process put it there, so it is left as it is)
+ * @throws PathEscapeError the path policy refuses the path (it leads out of the project, or into a control path)
+ */
+export async function resolveGuarded(realRoot: string, path: string): Promise<GuardedTarget | null> {
   const verdict = await guardTarget(realRoot, path);
+  if (!verdict.ok && verdict.code === 'path_not_file') return null;
   if (!verdict.ok) throw new PathEscapeError(path, verdict.message);
   return verdict.target;
 }

@@ -147,6 +147,7 @@ export async function undoRun(options: UndoOptions): Promise<UndoResult> {
     for (const file of [...restorable].reverse()) {
       step = file.path;
       const target = await resolveGuarded(realRoot, file.path);
+      if (!target) throw new UndoConflictError(run.runId, [{ path: file.path, kind: 'modified' }]);
       // The file must still hold the run's bytes, checked right before it is touched, under its lock.
       const bytes = await readGuarded(target);
       const outcome = await giveBack(run, file, target, bytes);
@@ -246,6 +247,10 @@ export async function finishInterruptedUndo(options: {
     for (const file of [...run.files].reverse()) {
       if (!planned.has(file.path)) continue;
       const target = await resolveGuarded(realRoot, file.path);
+      if (!target) {
+        result.skipped.push(file.path); // a folder or the like at its name: not the run's bytes
+        continue;
+      }
       await removeStrayTempFiles(target, Date.parse(run.undoPlan.at));
       const current = await readGuarded(target);
       const hash = current === null ? null : sha256(current);

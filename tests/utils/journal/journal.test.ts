@@ -439,6 +439,25 @@ describe('recovery', () => {
     expect(await readFile(join(root, 'src/a.ts'), 'utf8')).toBe('old a\n');
   });
 
+  it("after a crash, a folder another process put at a written file's name is left and the rest rolled back", async () => {
+    await seed({ 'a.ts': 'old a\n', 'b.ts': 'old b\n' });
+    const run = await applyRun({
+      rootDir: root,
+      changes: [await change('a.ts', 'new a\n'), await change('b.ts', 'new b\n')],
+      meta: { task: 'interrupted' },
+    });
+    run.status = 'applying';
+    await writeManifest(run);
+    await rm(join(root, 'b.ts'));
+    await mkdir(join(root, 'b.ts'));
+    await writeFile(join(root, 'b.ts', 'theirs.txt'), 'theirs\n');
+    const result = await rollbackRun({ rootDir: root, runId: run.runId });
+    expect(result).toMatchObject({ restored: ['a.ts'], deleted: [], left: ['b.ts'] });
+    expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('old a\n');
+    expect(await treeOf(root)).toEqual(['a.ts', 'b.ts/', 'b.ts/theirs.txt']);
+    expect((await readManifest(run.runDir)).status).toBe('rolled_back');
+  });
+
   it('will not roll back a run that is not unfinished', async () => {
     await seed({ 'a.ts': 'old' });
     const run = await applyRun({ rootDir: root, changes: [await change('a.ts', 'new')], meta: { task: 't' } });
