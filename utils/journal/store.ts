@@ -305,9 +305,8 @@ export async function resolveInsideRoot(rootDir: string, path: string): Promise<
 
 /**
  * Remove the temp files a durable write leaves beside a target when a process is killed between
- * creating and renaming them (`<name>.<pid>-<hex>.cctmp`, and `<name>.<uint32>` from journals written
- * by earlier versions with write-file-atomic); only ones modified since `sinceMs`, so an unrelated
- * `foo.ts.123` from before the run is kept, and only this process's or a dead one's: the temp file of
+ * creating and renaming them (`<name>.<pid>-<hex>.cctmp`); only ones modified since `sinceMs`, and only this
+ * process's or a dead one's: the temp file of
  * another live writer (a second clawcode on the same project) is its own. A lock file left by a dead writer
  * (utils/journal/file-lock.ts) goes too.
  */
@@ -334,10 +333,12 @@ async function removeTempFilesBeside(abs: string, sinceMs: number): Promise<void
       if (await isStaleLock(join(dir, name))) await unlink(join(dir, name)).catch(() => undefined);
       continue;
     }
+    // Only clawcode's own temp names: a `<name>.<digits>` beside it (write-file-atomic's names, which earlier
+    // versions used) may as well be the person's own `schema.sql.2`.
     const tail = name.slice(prefix.length);
-    if (!name.startsWith(prefix) || !(/^\d{1,10}$/.test(tail) || TEMP_FILE_PATTERN.test(tail))) continue;
-    const pid = TEMP_FILE_PATTERN.test(tail) ? Number(tail.slice(0, tail.indexOf('-'))) : undefined;
-    if (pid !== undefined && pid !== process.pid && isProcessAlive(pid)) continue;
+    if (!name.startsWith(prefix) || !TEMP_FILE_PATTERN.test(tail)) continue;
+    const pid = Number(tail.slice(0, tail.indexOf('-')));
+    if (pid !== process.pid && isProcessAlive(pid)) continue;
     try {
       const info = await stat(join(dir, name));
       if (info.isFile() && info.mtimeMs >= sinceMs - 2000) await unlink(join(dir, name));

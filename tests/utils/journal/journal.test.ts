@@ -264,10 +264,10 @@ describe('recovery', () => {
       meta: { task: 'interrupted' },
     });
     // Simulate a process that died mid-apply: manifest still says `applying`, temp files are left
-    // (write-file-atomic's name from earlier versions, ours, and ours beside a symlinked file's target).
+    // (ours, and ours beside a symlinked file's target); `a.ts.2`, written since, is the person's and stays.
     run.status = 'applying';
     await writeManifest(run);
-    await writeFile(join(root, 'a.ts.123456'), 'stray temp');
+    await writeFile(join(root, 'a.ts.2'), "the person's copy");
     await writeFile(join(root, 'b.ts.4242-0a1b2c3d.cctmp'), 'stray temp');
     await writeFile(join(root, 'real/c.ts.4242-0a1b2c3d.cctmp'), 'stray temp');
 
@@ -276,7 +276,7 @@ describe('recovery', () => {
     const result = await rollbackRun({ rootDir: root, runId: run.runId });
     expect(result.restored.sort()).toEqual(['a.ts', 'b.ts', 'c.ts']);
     expect(result.deleted).toEqual(['n/new.ts']);
-    expect(await treeOf(root)).toEqual(['a.ts', 'b.ts', 'c.ts', 'real/', 'real/c.ts']);
+    expect(await treeOf(root)).toEqual(['a.ts', 'a.ts.2', 'b.ts', 'c.ts', 'real/', 'real/c.ts']);
     expect(await readFile(join(root, 'real/c.ts'), 'utf8')).toBe('old c');
     expect(await readFile(join(root, 'b.ts'), 'utf8')).toBe('old b');
     expect((await stat(join(root, 'b.ts'))).mode & 0o777).toBe(0o600);
