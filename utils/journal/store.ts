@@ -9,7 +9,7 @@ import { inTargetFolder, removeFolderInside, writeGuarded, type GuardedTarget } 
 import { isProcessAlive } from './process-identity.js';
 import { FILE_LOCK_SUFFIX, isStaleLock } from './file-lock.js';
 import { ClawcodeError, IoError, PatchApplyError } from '../errors.js';
-import { resolveProjectPath } from '../policy/paths.js';
+import { isControlPath, resolveProjectPath } from '../policy/paths.js';
 
 /**
  * Life of a run: `applying` (manifest and pre-images are durable, the tree may be half written),
@@ -352,7 +352,8 @@ async function removeTempFilesBeside(abs: string, sinceMs: number): Promise<void
 export async function removeCreatedDirs(realRoot: string, createdDirs: readonly string[]): Promise<void> {
   const ordered = [...createdDirs].sort((a, b) => b.split('/').length - a.split('/').length);
   // Not empty, already gone, or the way to it moved (a tampered manifest's `..` is refused there too): left.
-  for (const rel of ordered) await removeFolderInside(realRoot, rel);
+  // A run never creates a control folder (.git/, .clawcode/): a manifest naming one is not followed.
+  for (const rel of ordered) if (!isControlPath(rel)) await removeFolderInside(realRoot, rel);
 }
 
 /** Create the run folder (and its parents, the clawcode home among them) readable by the owner only. */

@@ -430,7 +430,10 @@ describe('recovery', () => {
     await rename(join(root, 'src'), join(root, 'src.aside'));
     await symlink(outside, join(root, 'src'));
     await mkdir(join(outside, 'made'));
-    await removeCreatedDirs(await realpath(root), ['src/made', '../x', '/tmp', 'src/./made']);
+    await mkdir(join(root, '.git', 'refs', 'empty'), { recursive: true });
+    await removeCreatedDirs(await realpath(root), ['src/made', '../x', '/tmp', 'src/./made', '.git/refs/empty']);
+    expect(await treeOf(join(root, '.git'))).toEqual(['refs/', 'refs/empty/']);
+    await rm(join(root, '.git'), { recursive: true });
     expect(await treeOf(outside)).toEqual(['made/']);
     await rm(join(root, 'src'));
     await rename(join(root, 'src.aside'), join(root, 'src'));
