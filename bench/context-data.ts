@@ -73,14 +73,16 @@ const TREE_MARK = '.complete-2';
  * piped straight into `tar`, a failed archive (a blob missing from a snapshot mirror) left the
  * trees extracted so far with tar's success status, and the task ran on a truncated tree.
  * Trees marked by an older version (`.complete`) are made again: some of them were truncated so.
+ * Two bench processes may make the same tree at once: each extracts into its own folder and the first rename
+ * wins (the two once shared one temp folder, and one emptied it under the other, which marked a partial tree).
  */
 export function materialise(cacheDir: string, gitDir: string, task: BenchTask): string {
   const out = join(cacheDir, 'trees', task.repo, task.parent);
   if (existsSync(join(out, TREE_MARK))) return out;
-  const tmp = `${out}.tmp`;
+  const tmp = `${out}.${process.pid}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  const tar = `${out}.tar`;
+  const tar = `${out}.${process.pid}.tar`;
   try {
     execFileSync('git', ['--git-dir', gitDir, 'archive', '-o', tar, task.parent], { stdio: 'ignore' });
     execFileSync('tar', ['-xf', tar, '-C', tmp], { stdio: 'ignore' });
@@ -91,8 +93,14 @@ export function materialise(cacheDir: string, gitDir: string, task: BenchTask): 
     rmSync(tar, { force: true });
   }
   writeFileSync(join(tmp, TREE_MARK), '');
-  rmSync(out, { recursive: true, force: true });
-  renameSync(tmp, out);
+  // An unmarked tree is one a killed run left half made.
+  if (!existsSync(join(out, TREE_MARK))) rmSync(out, { recursive: true, force: true });
+  try {
+    renameSync(tmp, out);
+  } catch (error) {
+    rmSync(tmp, { recursive: true, force: true });
+    if (!existsSync(join(out, TREE_MARK))) throw error;
+  }
   return out;
 }
 
