@@ -7,6 +7,7 @@ import { locateJsonError } from './settings-json.js';
 import { findSecret } from './settings-secrets.js';
 import { applyProjectTrust, hashProjectSettings, readTrustStore, type UntrustedSettings } from './trust.js';
 import { LOCAL_SETTINGS_FILE } from './settings-gitignore.js';
+import { PROJECT_SETTINGS_FILE, readProjectSettingsText } from './settings-file.js';
 
 /**
  * The merged settings clawcode runs with. Scalars come from the highest layer that sets them; `ignore`,
@@ -61,9 +62,6 @@ export type ResolvedSettings = {
    */
   untrusted?: UntrustedSettings;
 };
-
-/** Project settings file, relative to the project root; meant to be committed. */
-const PROJECT_SETTINGS_FILE = '.clawcode/settings.json';
 
 /** Built-in defaults (layer 'default'), from utils/defaults.ts, which `clawcode --help` prints too. */
 const DEFAULT_SETTINGS: Readonly<SettingsValues> = Object.freeze({
@@ -157,8 +155,8 @@ export async function loadSettings(options: {
 
   const homeDir = options.homeDir ?? clawcodeHome(options.env);
   const user = await readUserLayer(userPath);
-  const projectRead = await readProjectLayer(projectPath, PROJECT_SETTINGS_FILE);
-  const localRead = await readProjectLayer(localPath, LOCAL_SETTINGS_FILE);
+  const projectRead = await readProjectLayer(root, projectPath, PROJECT_SETTINGS_FILE);
+  const localRead = await readProjectLayer(root, localPath, LOCAL_SETTINGS_FILE);
   const sha256 = hashProjectSettings([
     [PROJECT_SETTINGS_FILE, projectRead?.text],
     [LOCAL_SETTINGS_FILE, localRead?.text],
@@ -232,12 +230,24 @@ async function readJsonFile(path: string, shownAs: string): Promise<unknown> {
   return (await readJsonText(path, shownAs))?.data;
 }
 
-/** readJsonFile, also giving the exact text read (for the trust hash). */
-async function readJsonText(path: string, shownAs: string): Promise<{ data: unknown; text: string } | undefined> {
+/**
+ * readJsonFile, also giving the exact text read (for the trust hash).
+ * @param projectRoot  set for a project settings file (`shownAs` is then its project-relative path): read
+ *                     through the path policy (readProjectSettingsText)
+ */
+async function readJsonText(
+  path: string,
+  shownAs: string,
+  projectRoot?: string,
+): Promise<{ data: unknown; text: string } | undefined> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    const read =
+      projectRoot === undefined ? await readFile(path, 'utf8') : await readProjectSettingsText(projectRoot, shownAs);
+    if (read === undefined) return undefined;
+    text = read;
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new IoError(`Cannot read ${shownAs}: ${(error as Error).message}`, {
       code: 'settings_unreadable',
@@ -299,10 +309,11 @@ async function readUserLayer(path: string): Promise<{ found: boolean; values?: L
 }
 
 async function readProjectLayer(
+  root: string,
   path: string,
   shownAs: string,
 ): Promise<{ values: LayerValues; text: string } | undefined> {
-  const read = await readJsonText(path, shownAs);
+  const read = await readJsonText(path, shownAs, root);
   if (read === undefined) return undefined;
   const { data, text } = read;
   // Checked before the schema so a pasted `apiKey` is reported as a secret, not as an unknown key.
