@@ -29,7 +29,8 @@ import { blankEdgeConflict, splice, toRawEdit, widenToBlankRun, type PatchEdit }
  * - `patch_elision_unanchored` / `patch_elision_unpaired`: `...` lines that cannot anchor a span, or
  *   markers in replace that do not repeat find's.
  * - Plans only: `patch_file_missing` (non-empty find on a file not given), `patch_overlap` (a patch
- *   changes text an earlier patch of the plan wrote).
+ *   changes text an earlier patch of the plan wrote), `plan_too_large` (the plan would grow its files by
+ *   more than MAX_PLAN_GROWTH_CHARS in all, utils/patch/plan-apply.ts).
  * - Rules only: `rewrite_no_match` (the pattern matched nothing in any file of the pathspec),
  *   `rewrite_bad_pattern` (ast-grep cannot read find as one pattern), `rewrite_no_files` (the pathspec
  *   names no file the rule can edit).
@@ -51,7 +52,8 @@ export type PatchErrorCode =
   | 'patch_overlap'
   | 'rewrite_no_match'
   | 'rewrite_bad_pattern'
-  | 'rewrite_no_files';
+  | 'rewrite_no_files'
+  | 'plan_too_large';
 
 /** How many locations a patch may change. Default: exactly one location must match. */
 export interface PatchOptions {

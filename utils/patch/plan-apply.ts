@@ -64,78 +64,128 @@ export function applyPatches(
 ): PlanApplyResult {
   const current = new Map(contents);
   const written = new Map<string, { start: number; end: number; index: number }[]>();
+  const growth = new Growth(contents);
   const results: PatchOutcome[] = [];
   let ok = true;
   patches.forEach((patch, index) => {
     const base = { index, file: patch.file };
-    const files = spread.get(index);
-    if (files?.length === 0) {
-      ok = false;
-      const what = patch.operation === 'rewrite' ? 'file a grammar covers' : 'file';
-      results.push({
+    const touched = spread.get(index) ?? [patch.file];
+    const before = touched.map((path) => [path, current.get(path)] as const);
+    let outcome: PatchOutcome | undefined;
+    try {
+      outcome = applyOne(current, written, patch, base, spread.get(index));
+    } catch (error) {
+      // A replacement that multiplies a file past the longest string V8 can hold: the same refusal.
+      if (!(error instanceof RangeError && error.message === 'Invalid string length')) throw error;
+    }
+    if (!outcome || (outcome.applied && !outcome.dropped && !growth.fits(touched, current))) {
+      for (const [path, text] of before) {
+        if (text === undefined) current.delete(path);
+        else current.set(path, text);
+      }
+      outcome = {
         ...base,
         applied: false,
-        code: 'rewrite_no_files',
-        error: `the pathspec ${patch.file} names no ${what} that clawcode may edit`,
-        hint: 'name files of the project (ignored, secret, binary and generated files are never edited)',
-      });
-      return;
+        code: 'plan_too_large',
+        error: `patch ${index + 1} would grow the files of the plan by more than ${MAX_PLAN_GROWTH_CHARS} characters`,
+        hint: 'a plan edits source; generate large files with a command instead',
+      };
     }
-    if (files) {
-      const outcome =
-        patch.operation === 'rewrite'
-          ? applyRule(current, patch, files, base)
-          : applyLiteralEverywhere(current, patch, files, base);
-      if (!outcome.applied) ok = false;
-      results.push(outcome);
-      return;
-    }
-    const before = current.get(patch.file);
-    if (before === undefined && patch.find !== '') {
-      ok = false;
-      results.push({
-        ...base,
-        applied: false,
-        code: 'patch_file_missing',
-        error: `${patch.file}: no such file; \`find: ""\` creates it`,
-      });
-      return;
-    }
-    const result = applyPatch(before ?? '', patch.find, patch.replace, {
-      replaceAll: patch.replace_all,
-      occurrence: patch.occurrence,
-    });
-    const { newContent, edits, ...report } = result;
-    if (result.code === 'patch_noop') {
-      results.push({ ...base, applied: true, dropped: true, note: 'find equals replace: nothing to change; dropped' });
-      return;
-    }
-    if (!result.applied || newContent === undefined || !edits) {
-      ok = false;
-      results.push({ ...base, ...report });
-      return;
-    }
-    const regions = written.get(patch.file) ?? [];
-    // Strict intersection; an empty region (a deletion point) clashes only with a span around it.
-    const clash = regions.find((r) => edits.some((e) => e.start < r.end && r.start < e.end));
-    if (clash) {
-      ok = false;
-      results.push({
-        ...base,
-        applied: false,
-        strategy: result.strategy,
-        startLine: result.startLine,
-        endLine: result.endLine,
-        code: 'patch_overlap',
-        error: `patch ${index + 1} changes text that patch ${clash.index + 1} wrote in ${patch.file}; merge them into one patch`,
-      });
-      return;
-    }
-    written.set(patch.file, shiftRegions(regions, edits, index));
-    current.set(patch.file, newContent);
-    results.push({ ...base, ...report });
+    if (!outcome.applied) ok = false;
+    results.push(outcome);
   });
   return { applied: ok, contents: ok ? current : new Map(), results };
+}
+
+/**
+ * Most characters a whole plan may add to the files it touches: the sum over files of how far each grew
+ * past its size before the plan, in UTF-16 code units. A plan of a few kilobytes can multiply a file by the
+ * length of a `replace` (`replace_all`, a rule's template), and chained spreading patches multiply again;
+ * past this bound it is refused before anything is diffed or written. The figure is in docs/tuning.md.
+ */
+export const MAX_PLAN_GROWTH_CHARS = 32 * 1024 * 1024;
+
+/** How much a plan has grown its files so far (see MAX_PLAN_GROWTH_CHARS). */
+class Growth {
+  private readonly grown = new Map<string, number>();
+  private total = 0;
+  constructor(private readonly original: ReadonlyMap<string, string>) {}
+
+  /** Count the files a patch touched; false (and nothing counted) when the total would pass the bound. */
+  fits(paths: readonly string[], current: ReadonlyMap<string, string>): boolean {
+    let total = this.total;
+    const next: [string, number][] = [];
+    for (const path of paths) {
+      const g = Math.max(0, (current.get(path)?.length ?? 0) - (this.original.get(path)?.length ?? 0));
+      total += g - (this.grown.get(path) ?? 0);
+      next.push([path, g]);
+    }
+    if (total > MAX_PLAN_GROWTH_CHARS) return false;
+    for (const [path, g] of next) this.grown.set(path, g);
+    this.total = total;
+    return true;
+  }
+}
+
+/** One patch of a plan applied to `current` (updated on success), as {@link applyPatches} describes. */
+function applyOne(
+  current: Map<string, string>,
+  written: Map<string, { start: number; end: number; index: number }[]>,
+  patch: PatchOp,
+  base: { index: number; file: string },
+  files: readonly string[] | undefined,
+): PatchOutcome {
+  const index = base.index;
+  if (files?.length === 0) {
+    const what = patch.operation === 'rewrite' ? 'file a grammar covers' : 'file';
+    return {
+      ...base,
+      applied: false,
+      code: 'rewrite_no_files',
+      error: `the pathspec ${patch.file} names no ${what} that clawcode may edit`,
+      hint: 'name files of the project (ignored, secret, binary and generated files are never edited)',
+    };
+  }
+  if (files) {
+    return patch.operation === 'rewrite'
+      ? applyRule(current, patch, files, base)
+      : applyLiteralEverywhere(current, patch, files, base);
+  }
+  const before = current.get(patch.file);
+  if (before === undefined && patch.find !== '') {
+    return {
+      ...base,
+      applied: false,
+      code: 'patch_file_missing',
+      error: `${patch.file}: no such file; \`find: ""\` creates it`,
+    };
+  }
+  const result = applyPatch(before ?? '', patch.find, patch.replace, {
+    replaceAll: patch.replace_all,
+    occurrence: patch.occurrence,
+  });
+  const { newContent, edits, ...report } = result;
+  if (result.code === 'patch_noop') {
+    return { ...base, applied: true, dropped: true, note: 'find equals replace: nothing to change; dropped' };
+  }
+  if (!result.applied || newContent === undefined || !edits) return { ...base, ...report };
+  const regions = written.get(patch.file) ?? [];
+  // Strict intersection; an empty region (a deletion point) clashes only with a span around it.
+  const clash = regions.find((r) => edits.some((e) => e.start < r.end && r.start < e.end));
+  if (clash) {
+    return {
+      ...base,
+      applied: false,
+      strategy: result.strategy,
+      startLine: result.startLine,
+      endLine: result.endLine,
+      code: 'patch_overlap',
+      error: `patch ${index + 1} changes text that patch ${clash.index + 1} wrote in ${patch.file}; merge them into one patch`,
+    };
+  }
+  written.set(patch.file, shiftRegions(regions, edits, index));
+  current.set(patch.file, newContent);
+  return { ...base, ...report };
 }
 
 /** Move earlier regions past the new edits and add the regions the edits wrote. */
