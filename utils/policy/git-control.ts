@@ -8,9 +8,10 @@
  * read-only (utils/shell/sandbox.ts).
  */
 import type { Dirent } from 'node:fs';
-import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { findRepository, personIncludeTargets, runInRepo, type GitRepo } from '../git/repo.js';
+import { readRegularFile, realLocation } from './real-path.js';
 
 /**
  * Whether a folder has the shape git takes for a git directory, by git's own test (`is_git_directory`,
@@ -112,9 +113,10 @@ export async function findControlPaths(realRoot: string): Promise<string[]> {
     const dir = stack.pop()!;
     if (dir !== realRoot && (await isGitDirShape(dir))) {
       found.add(dir);
-      // A `commondir` file sends git to another folder for objects, refs and config: that one too.
-      const common = await readFile(path.join(dir, 'commondir'), 'utf8').catch(() => undefined);
-      const target = common?.split('\n')[0]?.trim();
+      // A `commondir` file sends git to another folder for objects, refs and config: that one too. It comes
+      // with the project: read as a regular file only (a symlink to a FIFO or `/dev/tty` would block for good).
+      const common = await readRegularFile(await realLocation(path.join(dir, 'commondir')), 4096);
+      const target = common?.bytes.toString('utf8').split('\n')[0]?.trim();
       if (target) {
         const abs = path.resolve(dir, target);
         if (within(realRoot, abs) && abs !== realRoot) found.add(abs);
