@@ -40,6 +40,17 @@ export function shannonEntropy(s: string): number {
 
 /** Names whose value is a credential: `secret`, `token`, `password`, `passwd`, `pwd`, `key`, `credential`, `auth`. */
 const SECRET_NAME = /secret|token|passw(?:or)?d|pwd|key|credential|auth|private/i;
+/**
+ * Whether a name holds the word `pass`, the usual short name of a password (`MYSQL_PASS`, `smtpPass`,
+ * `db.pass`), as a word of its own: `bypass`, `compass`, `passage` do not.
+ */
+function hasPassWord(name: string): boolean {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .includes('pass');
+}
 /** Names that contain a hint word but hold no credential. */
 const NOT_SECRET_NAME =
   /key[_-]?(?:board|word|code|s?name|path|file|id|length|size|up|down|press)|tokens?[_-]?(?:izer|count|len|type)|author|public/i;
@@ -68,7 +79,7 @@ function configLine(m: RegExpExecArray): boolean {
 
 /** A value assigned to a credential-like name that looks like a credential: mixed, high-entropy, literal. */
 function secretValue(secret: string, name: string): boolean {
-  if (!SECRET_NAME.test(name) || NOT_SECRET_NAME.test(name)) return false;
+  if (!(SECRET_NAME.test(name) || hasPassWord(name)) || NOT_SECRET_NAME.test(name)) return false;
   if (PLACEHOLDER.test(secret) || NOT_LITERAL.test(secret)) return false;
   return /[0-9]/.test(secret) && /[A-Za-z]/.test(secret) && shannonEntropy(secret) >= 3.5;
 }
