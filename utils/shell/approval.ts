@@ -15,6 +15,7 @@ import {
   POWER,
   PUBLISH,
   REJECT,
+  runnerCommandStarts,
   SAFE_DEVICES,
   SAFE_ENV,
   SHELLS,
@@ -125,6 +126,14 @@ function judgeCommand(cmd: SimpleCommand, root: string, options: ApprovalOptions
   const name = first.text.slice(first.text.lastIndexOf('/') + 1);
   const args = words.slice(1);
   verdict = worst(verdict, judgeDanger(name, args, cmd, root, via));
+  // A coverage tool (`c8 rm -rf src`) is judged by the command it runs too.
+  for (const start of runnerCommandStarts(
+    name,
+    args.map((w) => w.text),
+  )) {
+    const inner = { ...cmd, assignments: [], redirects: [], words: args.slice(start) };
+    verdict = worst(verdict, judgeCommand(inner, root, options, depth));
+  }
   if (verdict.level === REJECT) return verdict;
   verdict = worst(verdict, judgeNested(name, args, root, options, depth));
   if (first.text.includes('/'))

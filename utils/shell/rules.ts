@@ -89,6 +89,49 @@ export const PUBLISH: Record<string, RegExp> = {
   poetry: /^publish$/,
   flit: /^publish$/,
 };
+/** Coverage tools on the allow-list that run the command after their options (`c8 -r lcov vitest run`). */
+const COMMAND_RUNNERS = new Set(['c8', 'nyc']);
+/** Their own subcommands, which run nothing else (`nyc report`, `c8 check-coverage`). */
+const RUNNER_SUBCOMMANDS = new Set(['report', 'check-coverage', 'merge']);
+
+/**
+ * Where the command run by a coverage tool may start: `c8 rm -rf src` runs `rm -rf src`, also as `npx c8 …`,
+ * `npm exec c8 …`, `pnpm exec nyc …`, `bun x c8 …`. Option arity is not known, so an option without `=` may take the
+ * next word as its value: each word that can start the command is given (`c8 -r vitest rm x`: `vitest` and `rm`),
+ * and each must be judged. A subcommand of the tool itself is no command.
+ *
+ * @param name  the command's base name; `args` its arguments (undefined for a word that is not fixed text)
+ * @returns indexes into `args`, empty when the command is no coverage tool or runs nothing
+ */
+export function runnerCommandStarts(name: string, args: (string | undefined)[]): number[] {
+  let from = -1;
+  if (COMMAND_RUNNERS.has(name)) from = 0;
+  else if (name === 'npx' || name === 'bunx') {
+    const tool = args.findIndex((a) => a === undefined || !a.startsWith('-'));
+    if (tool >= 0 && COMMAND_RUNNERS.has(args[tool] ?? '')) from = tool + 1;
+  } else if (['npm', 'pnpm', 'yarn', 'bun'].includes(name) && ['exec', 'x'].includes(args[0] ?? '')) {
+    if (COMMAND_RUNNERS.has(args[1] ?? '')) from = 2;
+  }
+  if (from < 0) return [];
+  const starts: number[] = [];
+  let valueMayFollow = false;
+  for (let i = from; i < args.length; i += 1) {
+    const word = args[i];
+    if (word === '--') {
+      if (i + 1 < args.length) starts.push(i + 1);
+      break;
+    }
+    if (word !== undefined && word.startsWith('-')) {
+      valueMayFollow = !word.includes('=');
+      continue;
+    }
+    if (!(i === from && RUNNER_SUBCOMMANDS.has(word ?? ''))) starts.push(i);
+    if (!valueMayFollow) break;
+    valueMayFollow = false;
+  }
+  return starts;
+}
+
 /** Environment variables a test or build line may set without changing what runs. */
 export const SAFE_ENV = new Set([
   'CI',
