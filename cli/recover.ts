@@ -71,7 +71,7 @@ export async function recoverUnfinishedRuns(options: RecoverOptions): Promise<Re
   const list = found
     .map(
       (r) =>
-        `  ${chalk.dim(r.runId)} ${taskHeadline(r.task, 1, 100)} (${r.files.length} file${r.files.length === 1 ? '' : 's'})`,
+        `  ${chalk.dim(r.runId)} ${escapeTerminal(taskHeadline(r.task, 1, 100))} (${r.files.length} file${r.files.length === 1 ? '' : 's'})`,
     )
     .join('\n');
   options.print?.(`${chalk.yellow('!')} An earlier clawcode run was interrupted while writing files:\n${list}`);

@@ -48,7 +48,7 @@ function formatHistory(runs: readonly RunRecord[]): string {
     .map((run) => {
       const status = STATUS_COLOUR[run.status](run.status.replace('_', ' ').padEnd(11));
       const files = `${run.files.length} file${run.files.length === 1 ? ' ' : 's'}`.padStart(8);
-      return `${shortTime(run.createdAt)}  ${status} ${files}  ${chalk.dim(run.runId)}  ${taskHeadline(run.task, 1, 100)}`;
+      return `${shortTime(run.createdAt)}  ${status} ${files}  ${chalk.dim(run.runId)}  ${escapeTerminal(taskHeadline(run.task, 1, 100))}`;
     })
     .join('\n');
 }

@@ -54,7 +54,7 @@ function formatUndoPreview(preview: UndoPreview): string {
   const lines = [
     chalk.bold(`Undo run ${run.runId}`) +
       chalk.dim(` (${new Date(run.createdAt).toLocaleString()})`) +
-      `: ${taskHeadline(run.task, 1, 200)}`,
+      `: ${escapeTerminal(taskHeadline(run.task, 1, 200))}`,
   ];
   for (const file of preview.restorable) {
     lines.push(

@@ -28,7 +28,8 @@ export function committedLine(files: readonly string[], commit: string): string 
 /** Print a verify outcome: the output tail when it failed, passed/failed, and a rollback. */
 export function printVerify(verify: VerifyReport, out: (text: string) => void): void {
   const passed = verify.exitCode === 0 && !verify.timedOut;
-  if (!passed && verify.tail) out(verify.tail.replace(/\n$/, ''));
+  // The output is the project's: its own colour sequences would stay open over the lines printed after it.
+  if (!passed && verify.tail) out(escapeTerminal(verify.tail.replace(/\n$/, '')));
   out(
     passed
       ? `${chalk.green('✓')} verify passed`

@@ -35,7 +35,8 @@ export function printCommandNotice(notice: CommandNotice, out: (text: string) =>
       return out(chalk.dim(`$ ${field(notice.command)}`));
     case 'command_finished': {
       const { result } = notice;
-      if (result.tail) out(result.tail.replace(/\n$/, ''));
+      // Escaped here: `out` keeps colour sequences, and one left open (conceal) would hide the lines after it.
+      if (result.tail) out(escapeTerminal(result.tail.replace(/\n$/, '')));
       const mark = result.exitCode === 0 && !result.controlChanged ? chalk.green('✓') : chalk.red('✗');
       out(
         `${mark} ${field(notice.command)} ${result.timedOut ? 'timed out' : `exited ${result.exitCode ?? 'by signal'}`}`,
