@@ -13,8 +13,9 @@ export type EscapeMode = 'text' | 'line' | 'colored';
 // that reorder or split what is shown: the bidi embeddings, overrides and isolates (U+202A–U+202E,
 // U+2066–U+2069; "Trojan Source"), the direction marks (U+200E, U+200F, U+061C) and the line and paragraph
 // separators (U+2028, U+2029).
-const CONTROL =
-  '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069';
+// JSON.stringify escapes the C0 controls but leaves the rest (WIDE) raw.
+const WIDE = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069';
+const CONTROL = `\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f${WIDE}`;
 const PATTERNS: Record<EscapeMode, RegExp> = {
   text: new RegExp(`\\r(?!\\n)|[${CONTROL}]`, 'g'),
   line: new RegExp(`[\\t\\n\\r${CONTROL}]`, 'g'),
@@ -49,4 +50,22 @@ function visible(char: string): string {
   if (char === '\t') return '\\t';
   const code = char.charCodeAt(0);
   return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
+}
+
+const JSON_RAW = new RegExp(`[${WIDE}]`, 'g');
+
+/**
+ * JSON for stdout (`--json`, `--events`): JSON.stringify, with the characters a terminal would act on or that
+ * reorder what is shown (DEL, C1 such as U+009B, bidi controls, U+2028/9) written as `\uXXXX` escapes, which
+ * JSON.stringify leaves raw. The text parses back to exactly the same value.
+ *
+ * @param value  anything JSON.stringify takes
+ * @param space  indentation, as for JSON.stringify
+ * @returns the JSON text (no trailing newline)
+ */
+export function terminalJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(
+    JSON_RAW,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

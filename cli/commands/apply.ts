@@ -14,7 +14,7 @@ import { patchReport, writeWithConsole, type TaskOptions } from '../task/flow.js
 import type { AgentEmitter } from '../../agent/events.js';
 import type { CommandRules } from '../../config/settings-commands.js';
 import { resolveProjectRoot } from '../project-root.js';
-import { escapeTerminal } from '../../utils/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 import { confirmPrompt } from '../console/ask.js';
 import { checkProjectFolder } from '../folder-check.js';
 
@@ -167,8 +167,8 @@ export async function writeWithoutModel(run: NoModelRun): Promise<number> {
     run.started,
   );
   final.timings.totalMs = Math.round(performance.now() - run.started);
-  if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report: final }) + '\n');
-  else if (flags.json) process.stdout.write(JSON.stringify(final, null, 2) + '\n');
+  if (flags.events) process.stdout.write(terminalJson({ event: 'report', report: final }) + '\n');
+  else if (flags.json) process.stdout.write(terminalJson(final, 2) + '\n');
   else if (final.error) process.stderr.write(`${chalk.red('clawcode:')} ${escapeTerminal(final.error)}\n`);
   return final.exitCode;
 }
@@ -196,8 +196,7 @@ export async function runCheckCommand(
   const spread = new Set(await spreadPatchIndexes(rootDir, plan.patches));
   const pathIssues = (await checkPlanPaths(rootDir, plan.patches)).filter((i) => !spread.has(i.index));
   if (pathIssues.length > 0) {
-    if (flags.json)
-      process.stdout.write(JSON.stringify({ ok: false, refused: pathIssues, patches: [] }, null, 2) + '\n');
+    if (flags.json) process.stdout.write(terminalJson({ ok: false, refused: pathIssues, patches: [] }, 2) + '\n');
     else
       for (const issue of pathIssues)
         process.stdout.write(
@@ -240,7 +239,7 @@ async function checkWithRules(rootDir: string, plan: Plan, flags: { json?: boole
 function printChecks(checks: PatchCheck[], flags: { json?: boolean }): number {
   const ok = checks.every((c) => c.status === 'applies');
   if (flags.json) {
-    process.stdout.write(JSON.stringify({ ok, patches: checks }, null, 2) + '\n');
+    process.stdout.write(terminalJson({ ok, patches: checks }, 2) + '\n');
   } else {
     for (const c of checks) {
       const changed = c.baseChanged ? chalk.dim(' (file changed since the plan was saved)') : '';

@@ -1,4 +1,4 @@
-import { escapeTerminal } from '../../utils/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 import type { ContextResult } from '../../agent/context/build.js';
 import { gatherContext } from '../../agent/context/gather.js';
 import { describeBudget, type BudgetChoice } from '../../config/model-budget.js';
@@ -126,7 +126,7 @@ export async function runContextCommand(options: ContextCommandOptions): Promise
     totalChars: context.totalChars + instructions.chars,
   };
   if (options.json) {
-    options.stdout.write(`${JSON.stringify(contextJson(result))}\n`);
+    options.stdout.write(`${terminalJson(contextJson(result))}\n`);
     return;
   }
   const note =

@@ -1,4 +1,4 @@
-import { escapeTerminal } from '../../utils/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 import chalk from 'chalk';
 import { listRuns, type RunRecord, type RunStatus } from '../../utils/journal/store.js';
 import { taskHeadline } from '../../utils/task-text.js';
@@ -70,8 +70,6 @@ export async function runHistoryCommand(options: HistoryCommandOptions): Promise
     journal: run.runDir,
   }));
   const stdout = options.stdout ?? process.stdout;
-  stdout.write(
-    options.json ? `${JSON.stringify(entries, null, 2)}\n` : `${escapeTerminal(formatHistory(runs), 'colored')}\n`,
-  );
+  stdout.write(options.json ? `${terminalJson(entries, 2)}\n` : `${escapeTerminal(formatHistory(runs), 'colored')}\n`);
   return entries;
 }

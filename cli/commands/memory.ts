@@ -3,7 +3,7 @@ import { cleanNote, clearProjectMemory, loadProjectMemory, type ProjectMemory } 
 import { rememberRun } from '../../agent/write-after.js';
 import { UsageError } from '../../utils/errors.js';
 import { plural } from '../console/render.js';
-import { escapeTerminal } from '../../utils/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 
 /** Options of `clawcode memory [clear]`. */
 export interface MemoryCommandOptions {
@@ -33,7 +33,7 @@ export async function runMemoryCommand(options: MemoryCommandOptions): Promise<v
     const notes = await clearProjectMemory(options.rootDir, options.homeDir);
     stdout.write(
       options.json
-        ? `${JSON.stringify({ cleared: true, notes })}\n`
+        ? `${terminalJson({ cleared: true, notes })}\n`
         : `${chalk.green('✓')} Forgot this project's memory (${notes} note${notes === 1 ? '' : 's'}, ` +
             'recent tasks and files)\n',
     );
@@ -41,7 +41,7 @@ export async function runMemoryCommand(options: MemoryCommandOptions): Promise<v
   }
   const memory = await loadProjectMemory(options.rootDir, options.homeDir);
   if (options.json) {
-    stdout.write(`${JSON.stringify(memory)}\n`);
+    stdout.write(`${terminalJson(memory)}\n`);
     return;
   }
   const lines: string[] = [];

@@ -1,3 +1,4 @@
+import { terminalJson } from '../../utils/terminal-text.js';
 import { performance } from 'node:perf_hooks';
 import { createAgentEmitter } from '../../agent/events.js';
 import { preparePlan } from '../../agent/prepare.js';
@@ -72,7 +73,7 @@ export async function runRewriteCommand(pattern: string, replacement: string, fl
   const settings = await loadTrustedSettings({ rootDir, env: process.env, interactive });
   const emitter = createAgentEmitter();
   if (flags.events) {
-    emitter.onAny((name, payload) => process.stdout.write(JSON.stringify({ event: name, ...payload }) + '\n'));
+    emitter.onAny((name, payload) => process.stdout.write(terminalJson({ event: name, ...payload }) + '\n'));
   }
   const task = plan.analysis;
   return withInterrupt((signal) =>

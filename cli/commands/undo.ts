@@ -1,4 +1,4 @@
-import { escapeTerminal } from '../../utils/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 import chalk from 'chalk';
 import { confirmPrompt } from '../console/ask.js';
 import { UsageError } from '../../utils/errors.js';
@@ -152,6 +152,6 @@ async function undoLocked(options: UndoCommandOptions): Promise<UndoCommandOutco
   }
   const git = committed.kind === 'not_committed' ? {} : { git: committed };
   if (options.json)
-    (options.stdout ?? process.stdout).write(`${JSON.stringify({ status: 'undone', ...result, ...git })}\n`);
+    (options.stdout ?? process.stdout).write(`${terminalJson({ status: 'undone', ...result, ...git })}\n`);
   return { status: 'undone', runId: result.runId, result, exitCode: 0, ...git };
 }

@@ -1,3 +1,4 @@
+import { terminalJson } from '../../utils/terminal-text.js';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import chalk from 'chalk';
@@ -31,7 +32,7 @@ const askNo = (question: string): Promise<boolean> => confirmPrompt(question, fa
 function eventsToStdout(emitter: AgentEmitter): void {
   emitter.onAny((name, payload) => {
     if (name === 'model_progress') return; // too chatty for a log; the reply event carries the totals
-    process.stdout.write(JSON.stringify({ event: name, ...payload }) + '\n');
+    process.stdout.write(terminalJson({ event: name, ...payload }) + '\n');
   });
 }
 
@@ -268,8 +269,8 @@ async function runOneTask(run: TaskRun, task: string): Promise<number> {
     }),
   );
   rememberTask(files, report);
-  if (flags.events) process.stdout.write(JSON.stringify({ event: 'report', report }) + '\n');
-  else if (flags.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  if (flags.events) process.stdout.write(terminalJson({ event: 'report', report }) + '\n');
+  else if (flags.json) process.stdout.write(terminalJson(report, 2) + '\n');
   else if (report.error) process.stderr.write(errorLine(report.error));
   return report.exitCode;
 }

@@ -60,4 +60,33 @@ describe(`colour sequences from untrusted text${skipReason}`, () => {
       expect(shown.stdout, args[0]).toContain('bump a\\x1b[8m\\x1b[30;40m quietly');
     }
   });
+
+  it('--json, --events and history --json write C1 and bidi controls as \\u escapes that parse back exactly', async () => {
+    const analysis = 'Bump a\u009b8m \u202eevil\u2028.';
+    const task = 'bump a \u009b2J\u2066';
+    const plan = { ...PLAN, analysis, agent_notes: ['uses \u202ejs'] };
+    const RAW = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+    pty.server.reply(replies.plan(plan));
+    const json = await cli([task, '--dir', pty.project, '--json', '--yes', '--provider', 'openai']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).not.toMatch(RAW);
+    const report = JSON.parse(json.stdout) as { task: string; plan: { analysis: string; agent_notes: string[] } };
+    expect(report.plan.analysis).toBe(analysis);
+    expect(report.plan.agent_notes).toEqual(['uses \u202ejs']);
+    expect(report.task).toBe(task);
+
+    pty.server.reply(replies.plan(planOf([replacePatch('src/a.js', '2', '3')], { analysis })));
+    const events = await cli([task, '--dir', pty.project, '--events', '--dry-run', '--provider', 'openai']);
+    expect(events.code, events.stderr).toBe(0);
+    expect(events.stdout).not.toMatch(RAW);
+    const lines = events.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; report?: { plan: { analysis: string } } });
+    expect(lines.at(-1)?.report?.plan.analysis).toBe(analysis);
+
+    const history = await cli(['history', '--dir', pty.project, '--json']);
+    expect(history.stdout).not.toMatch(RAW);
+    expect((JSON.parse(history.stdout) as { task: string }[])[0]?.task).toBe(task);
+  });
 });

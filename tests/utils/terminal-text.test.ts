@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeTerminal } from '../../utils/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 
 describe('escapeTerminal', () => {
   it('makes ESC, OSC, BEL, C0, DEL and C1 visible; keeps \\n, \\t and CRLF', () => {
@@ -35,5 +35,15 @@ describe('escapeTerminal', () => {
   it('is idempotent: an escaped field printed inside an escaped block reads the same', () => {
     const field = escapeTerminal('x\n\u202e\u001b', 'line');
     expect(escapeTerminal(`- ${field}\n`, 'colored')).toBe(`- ${field}\n`);
+  });
+});
+
+describe('terminalJson', () => {
+  it('writes DEL, C1, bidi controls and separators as \\u escapes, and parses back to the same value', () => {
+    const value = { a: 'x\u007f\u009b2J\u202e\u2066\u2028\u061c\u001b', b: ['é ✓ 日本'] };
+    const text = terminalJson(value, 2);
+    expect(text).toContain('"x\\u007f\\u009b2J\\u202e\\u2066\\u2028\\u061c\\u001b"');
+    expect(text).toContain('é ✓ 日本');
+    expect(JSON.parse(text)).toEqual(value);
   });
 });
