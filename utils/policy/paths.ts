@@ -123,7 +123,7 @@ const VENV_DIRS = new Set(['.venv', 'venv']);
  * dots and spaces Windows drops, without the zero-width characters HFS+ ignores (the same folding git
  * applies to `.git` in `verify_path`), and the NTFS short name `git~1` read as `.git`.
  */
-function foldSegment(segment: string): string {
+export function foldSegment(segment: string): string {
   const folded = segment
     .replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, '')
     .toLowerCase()

@@ -1,4 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { foldSegment } from '../policy/paths.js';
 import { BUILD_FOLDERS, classifyCommand } from './safety.js';
 import type { ParsedShell, ShellParser, ShellWord, SimpleCommand } from './parse.js';
 import {
@@ -356,7 +357,8 @@ function isRootItself(word: ShellWord, root: string): boolean {
 }
 
 function isControlPath(text: string, root: string): boolean {
-  const rel = relative(root, resolve(root, text)).split(sep);
+  // Folded as the path policy folds a name (`.GIT`, `.git.`, `git~1` are `.git` on some file systems).
+  const rel = relative(root, resolve(root, text)).split(sep).map(foldSegment);
   return rel.some((part) => ['.git', '.hg', '.svn', '.clawcode'].includes(part));
 }
 

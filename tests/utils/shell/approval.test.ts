@@ -119,6 +119,8 @@ const battery: [command: string, expected: CommandApproval['type'], reason?: Reg
   ['echo x > /etc/passwd', 'reject', /writes outside/],
   [`echo x >> ${S}/f`, 'reject'],
   ['echo x > .git/config', 'reject', /\.git\/config/],
+  ['npm test >> .GIT/config', 'reject', /\.GIT\/config/],
+  ['echo x > .git./hooks/pre-commit', 'reject', /writes into/],
   ['npm test > .git/hooks/pre-commit', 'reject'],
   ['echo x > .clawcode/settings.json', 'reject'],
   ['cat < ~/.ssh/id_rsa', 'ask-user'],
