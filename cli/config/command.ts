@@ -10,6 +10,7 @@ import { configPath } from '../../config/paths.js';
 import { findRegistryEntry } from '../../config/registry.js';
 import type { JsonMode } from '../../llm/types.js';
 import { UsageError } from '../../utils/errors.js';
+import { terminalJson } from '../../utils/terminal-text.js';
 import { addProviderFromFlags, hasAddFlags, type AddFlags } from './add-flags.js';
 import {
   addProvider,
@@ -66,7 +67,7 @@ function printList(config: ClawcodeConfig, io: ResolvedConfigIo, json = false): 
       default: r.isDefault,
       source: r.source,
     }));
-    io.print(JSON.stringify({ config: configPath(io.env), providers }, null, 2));
+    io.print(terminalJson({ config: configPath(io.env), providers }, 2));
     return;
   }
   if (rows.length === 0) {

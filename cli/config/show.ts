@@ -2,7 +2,7 @@ import { loadSettings, type ResolvedSettings, type SettingSource, type SettingsV
 import { maskSecrets } from '../../config/settings-secrets.js';
 import { readConfig, resolveProviderConfig } from '../../config/config.js';
 import { configPath } from '../../config/paths.js';
-import { escapeTerminal } from '../../utils/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 
 /** One printed row: a setting (or sub-list) name, its value and where it came from. */
 type Row = { name: string; value: string; source: string };
@@ -105,7 +105,7 @@ export async function runConfigShow(options: {
 }): Promise<ResolvedSettings> {
   const resolved = await loadSettings({ rootDir: options.rootDir, env: options.env, flags: options.flags });
   if (options.json) {
-    options.stdout.write(`${JSON.stringify(maskedJson(resolved), null, 2)}\n`);
+    options.stdout.write(`${terminalJson(maskedJson(resolved), 2)}\n`);
     return resolved;
   }
   const files = resolved.files.map((f) => `  ${f.layer.padEnd(8)} ${f.path}${f.found ? '' : '  (not found)'}`);

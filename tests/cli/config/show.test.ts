@@ -134,6 +134,15 @@ describe('runConfigShow', () => {
     expect(JSON.parse(json).values.verifyCommand).toBe('curl -H "Authorization: Bearer sk-***" http://127.0.0.1/ok');
   });
 
+  it('--json writes C1 and bidi controls of project settings as \\u escapes, and parses back the same', async () => {
+    const pattern = 'dist/\u202e\u009b31m**';
+    await writeFile(join(root, '.clawcode', 'settings.local.json'), JSON.stringify({ ignore: [pattern] }));
+    const json = await show({ json: true });
+    expect(json).not.toMatch(/[\u0080-\u009f\u202e]/);
+    expect(json).toContain('dist/\\u202e\\u009b31m**');
+    expect(JSON.parse(json).values.ignore).toContain(pattern);
+  });
+
   it("an untrusted project's allow rule is not shown as applied, and the table says why", async () => {
     await setProjectTrust(home, root, undefined);
     const out = await show();
