@@ -99,15 +99,9 @@ export async function restoreRun(
   // In the process that wrote, only the files it tried are its own; after a crash, any of them may be.
   for (const file of [...record.files].reverse().filter((f) => attempted?.has(f.path) ?? true)) {
     const target = attempted?.get(file.path) ?? (await resolveGuarded(realRoot, file.path));
-    if (!target) {
-      result.left.push(file.path); // a folder or the like at its name: not the run's bytes
-      continue;
-    }
-    await removeStrayTempFiles(target, sinceMs);
-    const current = await readGuarded(target);
-    if ((current === null ? null : sha256(current)) === file.beforeHash) continue; // never written, or restored
-    const outcome = await giveBack(record, file, target, current);
-    (outcome === 'changed' ? result.left : outcome === 'deleted' ? result.deleted : result.restored).push(file.path);
+    const outcome = await restoreFile(record, file, target, sinceMs);
+    if (outcome !== 'unchanged')
+      (outcome === 'changed' ? result.left : outcome === 'deleted' ? result.deleted : result.restored).push(file.path);
   }
   await fsyncDirs(record.files.map((f) => dirname(join(realRoot, ...f.path.split('/')))));
   await removeCreatedDirs(realRoot, record.createdDirs);
@@ -126,6 +120,30 @@ export async function resolveGuarded(realRoot: string, path: string): Promise<Gu
   if (!verdict.ok && verdict.code === 'path_not_file') return null;
   if (!verdict.ok) throw new PathEscapeError(path, verdict.message);
   return verdict.target;
+}
+
+/**
+ * Restore one file of a run that may have been left half done (a rollback, an undo finished at the next start):
+ * stray temp files beside it removed, its bytes read through its held folder, then {@link giveBack}.
+ *
+ * @param target   the file resolved for a guarded write, or null when something other than a regular file is at
+ *                 its name (another process put it there)
+ * @param sinceMs  stray temp files modified since then (ms since the epoch) are removed
+ * @returns `unchanged` when it already holds its bytes from before the run (never written, or restored before),
+ *          `changed` when it holds another writer's bytes (or is not a regular file) and was left, else what was done
+ * @throws FolderMovedError, IoError as giveBack
+ */
+export async function restoreFile(
+  run: RunRecord,
+  file: RunFileRecord,
+  target: GuardedTarget | null,
+  sinceMs: number,
+): Promise<'unchanged' | 'deleted' | 'restored' | 'changed'> {
+  if (!target) return 'changed';
+  await removeStrayTempFiles(target, sinceMs);
+  const current = await readGuarded(target);
+  if ((current === null ? null : sha256(current)) === file.beforeHash) return 'unchanged';
+  return giveBack(run, file, target, current);
 }
 
 /**

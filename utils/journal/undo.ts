@@ -2,7 +2,7 @@ import { realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { DiskWriteError, fsyncDirs } from './durable-write.js';
 import { readGuarded, writeGuarded, type GuardedTarget } from './guarded-write.js';
-import { giveBack, resolveGuarded } from './rollback.js';
+import { giveBack, resolveGuarded, restoreFile } from './rollback.js';
 import { ClawcodeError, IoError, UsageError } from '../errors.js';
 import {
   errorMessage,
@@ -10,7 +10,6 @@ import {
   readIfExists,
   readManifest,
   removeCreatedDirs,
-  removeStrayTempFiles,
   resolveInsideRoot,
   RunNotFoundError,
   runDirFor,
@@ -247,18 +246,12 @@ export async function finishInterruptedUndo(options: {
     for (const file of [...run.files].reverse()) {
       if (!planned.has(file.path)) continue;
       const target = await resolveGuarded(realRoot, file.path);
-      if (!target) {
-        result.skipped.push(file.path); // a folder or the like at its name: not the run's bytes
-        continue;
-      }
-      await removeStrayTempFiles(target, Date.parse(run.undoPlan.at));
-      const current = await readGuarded(target);
-      const hash = current === null ? null : sha256(current);
-      if (hash === file.beforeHash) continue; // restored before the stop (null = created, already deleted)
-      const outcome = await giveBack(run, file, target, current);
-      (outcome === 'changed' ? result.skipped : outcome === 'deleted' ? result.deleted : result.restored).push(
-        file.path,
-      );
+      // `unchanged`: restored before the stop (a created file already deleted).
+      const outcome = await restoreFile(run, file, target, Date.parse(run.undoPlan.at));
+      if (outcome !== 'unchanged')
+        (outcome === 'changed' ? result.skipped : outcome === 'deleted' ? result.deleted : result.restored).push(
+          file.path,
+        );
     }
   } catch (cause) {
     throw new IoError(`Could not finish undoing run ${run.runId}: ${errorMessage(cause)}`, {
