@@ -46,7 +46,7 @@ const repos = new Map<string, Promise<GitRepo | null>>();
  *
  * @param rootDir  the project root (absolute, or relative to the working folder)
  * @returns the repository, or null: no git, not inside a work tree, a refused bare shape, or a
- *          configuration whose driver names cannot be written as `-c` settings
+ *          configuration that cannot be listed whole or whose driver names cannot be written as `-c` settings
  */
 export function findRepository(rootDir: string, options: GitOptions = {}): Promise<GitRepo | null> {
   let realRoot: string;
@@ -100,7 +100,8 @@ const CONFIG_MAX_BYTES = 8 << 20;
  * defined since (by the person, or in a file a policy gap let through) is switched off too.
  *
  * @param listed  `git config -z --list --show-origin` run from the root already (when finding it)
- * @returns null when a driver name cannot be written as a `-c` setting
+ * @returns null when a driver name cannot be written as a `-c` setting, or the configuration could not be
+ *          listed whole (git failed, printed over 8 MiB, or took past the time limit)
  */
 export async function withConfig(
   where: Pick<GitRepo, 'root' | 'gitDir' | 'commonDir' | 'workTree' | 'prefix'>,
@@ -114,7 +115,10 @@ export async function withConfig(
       { cwd: where.root, realRoot: where.root, prefix: base, args: CONFIG_LIST, maxBytes: CONFIG_MAX_BYTES },
       options,
     ));
-  const entries = config.ok ? parseConfigList(config.stdout, where.root) : [];
+  // A listing that failed (over the byte limit, past the time limit) names no driver to switch off, and git
+  // would still run each one it reads: the repository is then not used, never used unguarded.
+  if (!config.ok) return null;
+  const entries = parseConfigList(config.stdout, where.root);
   const guard = driverGuard(entries.map((e) => e.key));
   if (guard === null) return null;
   return {

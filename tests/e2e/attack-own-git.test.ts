@@ -1,0 +1,45 @@
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cleanEnv, fingerprintTree, GIT_TEST_ENV, gitIn, runCli, writeFiles } from '../support/fixture.js';
+
+// clawcode's own git calls switch off every program a repository's configuration names, from what
+// `git config --list` says. A downloaded tree decides that configuration, also how much of it there is: a
+// sentinel folder outside the root proves no program it names ran.
+
+let base: string;
+let sentinel: string;
+let env: NodeJS.ProcessEnv;
+
+beforeEach(() => {
+  base = mkdtempSync('/var/tmp/clawcode-own-git-');
+  sentinel = join(base, 'sentinel');
+  mkdirSync(sentinel);
+  env = cleanEnv({ CLAWCODE_HOME: join(base, 'home'), ...GIT_TEST_ENV });
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+function repo(files: Record<string, string>): string {
+  const root = join(base, 'project');
+  writeFiles(root, files);
+  gitIn(root, 'init', '-q');
+  gitIn(root, 'add', '-A');
+  gitIn(root, 'commit', '-qm', 'init');
+  return root;
+}
+
+describe('a downloaded .git/config too big to list', () => {
+  it('runs none of its filters: the repository is not used (fails on main)', async () => {
+    const root = repo({ 'src/a.ts': 'export const a = 1;\n', '.gitattributes': '* filter=x\n' });
+    // Over 8 MiB of harmless keys first, so the listing is cut before git would print the filter.
+    const pad = Array.from({ length: 120_000 }, (_, i) => `\tk${i} = ${'v'.repeat(64)}\n`).join('');
+    appendFileSync(join(root, '.git/config'), `[pad]\n${pad}[filter "x"]\n\tclean = touch ${sentinel}/clean; cat\n`);
+    writeFileSync(join(root, 'src/a.ts'), 'export const a = 2;\n'); // stat data differs: git cleans it again
+    const before = fingerprintTree(root);
+    const context = await runCli(['context', 'edit a', '--dir', root], { env, timeoutMs: 60_000 });
+    expect(context.code, context.stderr).toBe(0);
+    expect(context.stdout).toContain('src/a.ts');
+    expect(readdirSync(sentinel)).toEqual([]);
+    expect(fingerprintTree(root)).toEqual(before);
+  });
+});
