@@ -43,3 +43,28 @@ describe('a downloaded .git/config too big to list', () => {
     expect(fingerprintTree(root)).toEqual(before);
   });
 });
+
+/** A plan creating whole files, saved for `clawcode apply`. */
+function planFile(patches: { file: string; replace: string }[]): string {
+  const file = join(base, `plan-${readdirSync(base).length}.json`);
+  const full = patches.map((p) => ({ ...p, find: '', operation: 'replace', replace_all: null, occurrence: null }));
+  writeFileSync(
+    file,
+    JSON.stringify({ analysis: 'Edit.', files_to_edit: [], patches: full, commands: [], agent_notes: [] }),
+  );
+  return file;
+}
+
+describe('a project folder inside a repository (a monorepo package)', () => {
+  it('a file the repository configuration includes from the folder is never written (fails on main)', async () => {
+    const root = repo({ 'pkg/src/a.ts': 'export const a = 1;\n' });
+    // Relative to the .git folder, as git reads include paths: <top>/pkg/local.cfg.
+    gitIn(root, 'config', 'include.path', '../pkg/local.cfg');
+    const before = fingerprintTree(root);
+    const plan = planFile([{ file: 'local.cfg', replace: `[core]\n\tfsmonitor = touch ${sentinel}/fsmonitor\n` }]);
+    const result = await runCli(['apply', plan, '--yes', '--dir', join(root, 'pkg')], { env });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("local.cfg is refused: git's configuration reads or runs local.cfg");
+    expect(fingerprintTree(root)).toEqual(before);
+  });
+});

@@ -18,7 +18,12 @@ export interface ConfigEntry {
   value: string;
 }
 
-/** Parse `git config -z --list --show-origin`: "origin\0key\nvalue\0" records (origins relative to `cwd`). */
+/**
+ * Parse `git config -z --list --show-origin`: "origin\0key\nvalue\0" records.
+ *
+ * @param cwd  the folder relative origins are resolved from: where git read them (a discovered repository's
+ *             work tree top folder, since git moves there first)
+ */
 export function parseConfigList(out: Buffer, cwd: string): ConfigEntry[] {
   const parts = out.toString('utf8').split('\0');
   const entries: ConfigEntry[] = [];

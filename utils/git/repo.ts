@@ -118,7 +118,9 @@ export async function withConfig(
   // A listing that failed (over the byte limit, past the time limit) names no driver to switch off, and git
   // would still run each one it reads: the repository is then not used, never used unguarded.
   if (!config.ok) return null;
-  const entries = parseConfigList(config.stdout, where.root);
+  // git moves to the work tree's top folder before it reads configuration: a discovered repository's origins
+  // (`.git/config`) are relative to it, not to a project folder below it.
+  const entries = parseConfigList(config.stdout, where.workTree);
   const guard = driverGuard(entries.map((e) => e.key));
   if (guard === null) return null;
   return {
