@@ -1,12 +1,15 @@
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, fingerprintTree, GIT_TEST_ENV, gitIn, runCli, writeFiles } from '../support/fixture.js';
+import { cleanEnv, fingerprintTree, GIT_TEST_ENV, gitIn, replacePlan, runCli, writeFiles } from '../support/fixture.js';
+import { useCliProvider } from '../support/loopback-project.js';
+import { replies } from '../support/provider-server.js';
 
 // clawcode's own git calls switch off every program a repository's configuration names, from what
 // `git config --list` says. A downloaded tree decides that configuration, also how much of it there is: a
 // sentinel folder outside the root proves no program it names ran.
 
+const cli = useCliProvider();
 let base: string;
 let sentinel: string;
 let env: NodeJS.ProcessEnv;
@@ -66,5 +69,39 @@ describe('a project folder inside a repository (a monorepo package)', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("local.cfg is refused: git's configuration reads or runs local.cfg");
     expect(fingerprintTree(root)).toEqual(before);
+  });
+});
+
+describe('a downloaded tree whose .git names another repository on the machine', () => {
+  const victim = (): string => {
+    const root = join(base, 'dotfiles');
+    writeFiles(root, { 'notes.txt': 'mine\n' });
+    gitIn(root, 'init', '-q');
+    gitIn(root, 'add', '-A');
+    gitIn(root, 'commit', '-qm', 'mine');
+    return root;
+  };
+  const shapes: [string, (project: string) => void][] = [
+    ['a .git file', (project) => writeFileSync(join(project, '.git'), 'gitdir: ../dotfiles/.git\n')],
+    [
+      'a .git folder whose commondir names it',
+      (project) => {
+        writeFiles(join(project, '.git'), { HEAD: 'ref: refs/heads/main\n', commondir: '../../dotfiles/.git\n' });
+      },
+    ],
+  ];
+  it.each(shapes)('%s: --commit commits nothing into it (fails on main)', async (_, plant) => {
+    const other = victim();
+    const project = join(base, 'project');
+    writeFiles(project, { 'src/a.ts': 'export const a = 1;\n' });
+    plant(project);
+    const otherBefore = fingerprintTree(other);
+    cli.server.reply(replies.plan(replacePlan('src/a.ts', [{ find: '1', replace: '2' }])));
+    const result = await runCli(['change a to 2', '--yes', '--commit', '--dir', project], {
+      env: { ...(await cli.freshEnv()), ...GIT_TEST_ENV },
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('is not a git repository');
+    expect(fingerprintTree(other)).toEqual(otherBefore);
   });
 });

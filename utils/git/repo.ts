@@ -1,6 +1,6 @@
-import { lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { configControlPaths, driverGuard, parseConfigList, realTail } from './config-guard.js';
+import { configControlPaths, driverGuard, parseConfigList, realTail, type ConfigEntry } from './config-guard.js';
 export { driverGuard } from './config-guard.js';
 import { COMMIT_PROGRAMS_OFF, GIT_GUARD, spawnGit, type GitOptions, type GitRun } from './run.js';
 
@@ -121,6 +121,7 @@ export async function withConfig(
   // git moves to the work tree's top folder before it reads configuration: a discovered repository's origins
   // (`.git/config`) are relative to it, not to a project folder below it.
   const entries = parseConfigList(config.stdout, where.workTree);
+  if (!ownGitDir(where, entries)) return null;
   const guard = driverGuard(entries.map((e) => e.key));
   if (guard === null) return null;
   return {
@@ -129,6 +130,56 @@ export async function withConfig(
     commitProgramsOff: [...COMMIT_PROGRAMS_OFF, ...guard.commit],
     controlPaths: configControlPaths(entries, where.workTree, where.gitDir, where.commonDir),
   };
+}
+
+/**
+ * Whether the git directory (and the directory shared with other work trees) is this work tree's own, so
+ * clawcode may read its index and commit into it: a git directory inside the work tree with no other shared
+ * one; a linked work tree's, kept by git at `<common>/worktrees/<id>` with a `gitdir` file naming this
+ * tree's `.git`; or one elsewhere whose `core.worktree` names this tree (a submodule's, an absorbed one).
+ * A `.git` file or a `commondir` file comes with a downloaded tree and may name any repository on the
+ * machine (`gitdir: ../dotfiles/.git`): `--commit` then committed into it. The other repository never
+ * names this tree back.
+ */
+function ownGitDir(
+  where: Pick<GitRepo, 'gitDir' | 'commonDir' | 'workTree'>,
+  entries: readonly ConfigEntry[],
+): boolean {
+  const { gitDir, commonDir, workTree } = where;
+  if (gitDir !== commonDir) {
+    if (dirname(gitDir) !== join(commonDir, 'worktrees')) return false;
+    const back = smallRegularText(join(gitDir, 'gitdir'))?.trim();
+    return Boolean(back) && realOrNull(resolve(gitDir, back!)) === realOrNull(join(workTree, '.git'));
+  }
+  if (isInside(workTree, gitDir)) return true;
+  const own = join(gitDir, 'config');
+  return entries.some(
+    (e) =>
+      e.key === 'core.worktree' &&
+      e.file !== undefined &&
+      realOrNull(e.file) === own &&
+      realOrNull(resolve(gitDir, e.value)) === workTree,
+  );
+}
+
+/** The text of a regular file of at most 4 KiB; undefined otherwise (a FIFO is opened without blocking). */
+function smallRegularText(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size > 4096) return undefined;
+    return readFileSync(fd, 'utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function isInside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
 function realOrNull(path: string): string | null {
