@@ -184,7 +184,7 @@ function repairItem(r: PatchOutcome, plan: Plan, prepared: PreparedPlan, sendabl
     : '';
   const error = `${r.error ?? 'not applied'}${quotesMarker}`;
   if (sendable && !sendable(r.file)) return { ...base, error: `${error} (the file's text is not sent)` };
-  const lines = redactSecrets(bytes.toString('utf8'))
+  const lines = redactSecrets(bytes.toString('utf8'), r.file)
     .text.replace(/^\uFEFF/, '')
     .split(/\r?\n/);
   const ranges: [number, number][] = [];

@@ -129,7 +129,7 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     budgetChars: budget - outlineReserve,
     readText,
     transform: (path, text) => {
-      const r = redactSecrets(text);
+      const r = redactSecrets(text, path);
       if (r.redactions.length > 0) redactionsByPath.set(path, r.redactions);
       return r.text;
     },

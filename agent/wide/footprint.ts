@@ -105,7 +105,11 @@ export async function collectFootprint(options: CollectFootprintOptions): Promis
     // only the text that is sent is redacted.
     const matchLines = patterns.length > 0 ? matchingLines(text, patterns) : [];
     if (!pinned.has(file.path) && matchLines.length === 0) continue;
-    out.push({ path: file.path, text: redactSecrets(text).text, matchLines: pinned.has(file.path) ? [] : matchLines });
+    out.push({
+      path: file.path,
+      text: redactSecrets(text, file.path).text,
+      matchLines: pinned.has(file.path) ? [] : matchLines,
+    });
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -85,6 +85,22 @@ function secretValue(secret: string, name: string): boolean {
 }
 
 /**
+ * Where a file that holds nothing but one value holds it, when that value is a credential by its file's name: a
+ * file is a value assigned to its name (`.vault-token`, a compose secret `secrets/db_password.txt`), so the name
+ * and value tests of a `NAME=value` line apply to it.
+ *
+ * @param text  the whole text of the file
+ * @param path  its project-relative path (`/` separators)
+ * @returns the value's [start, end) offsets in `text`, or undefined
+ */
+export function fileNamedSecret(text: string, path: string): [number, number] | undefined {
+  const m = /^\s*(\S+)\s*$/d.exec(text);
+  const span = m?.indices?.[1];
+  if (!m || !span || m[1]!.length > 4096) return undefined;
+  return secretValue(m[1]!, path.slice(path.lastIndexOf('/') + 1)) ? [span[0], span[1]] : undefined;
+}
+
+/**
  * Whether base64 text decodes to private key material: a DER private key (PKCS#8, PKCS#1, SEC1, PKCS#12 or an
  * encrypted PKCS#8 key: a SEQUENCE opening with a one-byte version 0, 1 or 3, or with a PBE algorithm), a PEM
  * private key encoded once more (kubeconfig `client-key-data`), or an OpenSSH private key. Certificates and

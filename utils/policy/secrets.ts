@@ -11,7 +11,7 @@
  * applies them). Everything is synchronous: redaction runs on every request that is sent.
  */
 import { GITLEAKS_RULES } from './secret-rules.js';
-import { OWN_RULES, shannonEntropy, type CompiledAllow, type Rule } from './secret-own-rules.js';
+import { fileNamedSecret, OWN_RULES, shannonEntropy, type CompiledAllow, type Rule } from './secret-own-rules.js';
 import { keywordWindows, presentKeywords } from './secret-scan.js';
 
 /** Which files are secrets is the path policy's decision (one rule for context, plans and the journal). */
@@ -135,10 +135,18 @@ function secretOf(m: RegExpExecArray, group: number | undefined): { at: number; 
  * Kinds are our own (`aws_access_key`, `url_password`, `secret_assignment`...) or gitleaks rule ids.
  *
  * @param text  any text about to be sent (file content, instructions)
+ * @param path  when `text` is a whole file, its project-relative path: a file holding one bare value is read as
+ *              that value assigned to the file's name (`.vault-token`, `secrets/db_password.txt`)
  * @returns the redacted text and one entry per kind found, in rule order (empty when nothing was found)
  * @throws never
  */
-export function redactSecrets(text: string): { text: string; redactions: Redaction[] } {
+export function redactSecrets(text: string, path?: string): { text: string; redactions: Redaction[] } {
+  const named = path === undefined ? undefined : fileNamedSecret(text, path);
+  if (named) {
+    const [start, end] = named;
+    const kind = 'secret_assignment';
+    return { text: `${text.slice(0, start)}[REDACTED:${kind}]${text.slice(end)}`, redactions: [{ kind, count: 1 }] };
+  }
   const { rules: all, globalAllow, keywords, byKeyword, always } = rules();
   const lower = text.toLowerCase();
   const inText = presentKeywords(lower, keywords);
