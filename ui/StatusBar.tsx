@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Box, Text } from 'ink';
+import { escapeTerminal } from '../utils/terminal-text.js';
 import { formatCount } from './ActivityFeed.js';
 
 /**
@@ -68,7 +69,7 @@ export function StatusBar({ mode, model, inputTokens, outputTokens, memory, acti
         </Text>
         {activity && mode === 'running' ? <Text dimColor> {activity}</Text> : null}
         <Text dimColor> │ </Text>
-        <Text>{model}</Text>
+        <Text>{escapeTerminal(model, 'line')}</Text>
         <Text dimColor> │ </Text>
         <Text>
           tokens {formatCount(inputTokens)}↑ {formatCount(outputTokens)}↓

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ClawcodeError } from '../../utils/errors.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import { isPromptExit } from '../console/interrupt.js';
 import { validateProjectPath } from './projects.js';
 import { clearCarriedFiles, carriedFilesCommand, type CarriedFiles } from '../../agent/context/carried-files.js';
@@ -199,7 +200,7 @@ async function switchModel(arg: string | undefined, handlers: ColonHandlers, io:
     if (!id) return io.say('Model unchanged.');
   }
   const label = await handlers.switchModel(id);
-  io.say(`Model: ${label ?? id}`);
+  io.say(`Model: ${escapeTerminal(label ?? id, 'line')}`);
 }
 
 /** `:project [path]`: move to the folder at `arg` (checked first), or to the one picked from the list. */
@@ -223,5 +224,5 @@ async function switchProject(
   }
   await handlers.switchProject?.(next);
   state.rootDir = next;
-  io.say(`Project: ${next}`);
+  io.say(`Project: ${escapeTerminal(next, 'line')}`);
 }

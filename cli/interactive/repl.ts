@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { basename, resolve } from 'node:path';
 import chalk, { Chalk, type ChalkInstance } from 'chalk';
 import { ClawcodeError } from '../../utils/errors.js';
+import { escapeTerminal } from '../../utils/terminal-text.js';
 import { appendHistory, loadHistory } from './history-file.js';
 import { isCancel, isExitCommand, runColonCommand, type ColonHandlers, type ColonIo } from './colon-commands.js';
 
@@ -70,7 +71,7 @@ export async function runRepl(options: ReplOptions): Promise<void> {
   const rootDir = resolve(options.rootDir);
   const history = await loadHistory(rootDir, env);
 
-  say(`${paint.bold('clawcode shell')} in ${rootDir}`);
+  say(`${paint.bold('clawcode shell')} in ${escapeTerminal(rootDir, 'line')}`);
   if (options.banner) say(paint.dim(options.banner));
   say(paint.dim('Type a task, :help for commands, Ctrl-D to leave.'));
 
@@ -118,9 +119,9 @@ async function loop(session: ReplSession): Promise<void> {
   }
 }
 
-/** The prompt: the project folder's name. */
+/** The prompt: the project folder's name (escaped: a folder picked from the tree's subfolders names it). */
 function promptText({ paint, rootDir }: ReplSession): string {
-  return `${paint.cyan(`clawcode:${basename(rootDir)}`)}${paint.dim('>')} `;
+  return `${paint.cyan(`clawcode:${escapeTerminal(basename(rootDir), 'line')}`)}${paint.dim('>')} `;
 }
 
 /** The next line: from the piped input (echoed after the prompt), or from a terminal prompt with history. */
