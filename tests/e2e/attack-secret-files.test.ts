@@ -13,12 +13,34 @@ import { replies } from '../support/provider-server.js';
 // it, and its name is on no list of secret files. It never reaches the provider: not in the plan request, not
 // in the excerpts of the repair round. A one-value file whose name is no credential (`.nvmrc`) is still sent.
 
+// Credentials with no `NAME=` line of their own: the whole user part of a URL, a URL with an empty user, a query
+// parameter, an HTTP header inside a command's quoted argument, a long option, an environment prefix.
+const URL_TOKEN = 'a3f9c2e1b7d4058e6f1a2b3c4d5e6f7a8b9c0d1e';
+const INLINE = [
+  'Zq8vN2xLp4Rt7Yw3Kd9F',
+  'Mv3xK8pQ2zL7wR4tY9nB',
+  'Hd6sJ1fG8kL3zX5cV7bN',
+  'Pw4eR7tY2uI9oA3sD6fG',
+  'Qa2wS5eD8rF1tG4yH7uJ',
+];
+const DEPLOY = [
+  '#!/bin/sh',
+  `git clone https://${URL_TOKEN}@github.com/org/app.git`,
+  `git clone https://:${INLINE[0]}@gitlab.example.com/org/app.git`,
+  `curl -s "https://api.example.com/v1/items?api_key=${INLINE[1]}&limit=10"`,
+  `curl -H "X-Api-Key: ${INLINE[2]}" https://api.example.com/v1/items`,
+  `vault login --token ${INLINE[3]}`,
+  `PGPASSWORD=${INLINE[4]} psql -h db -U app -c 'select 1'`,
+  '',
+].join('\n');
+
 const VAULT = 'hvs.Zq8vN2xLp4Rt7Yw3Kd9FbQ';
 const DB_PASSWORD = 'Xk29fLq8Zp3rTv7W';
 const FILES: Record<string, string> = {
   '.vault-token': `${VAULT}\n`,
   'secrets/db_password.txt': `${DB_PASSWORD}\n`,
   '.nvmrc': 'v20.11.1\n',
+  'scripts/deploy.sh': DEPLOY,
   'docker-compose.yml':
     'services:\n  db:\n    secrets: [db_password]\nsecrets:\n  db_password:\n    file: ./secrets/db_password.txt\n',
 };
@@ -64,5 +86,20 @@ describe('a file holding one value under a credential name', () => {
       expect(body).not.toContain(VAULT);
       expect(body).not.toContain(DB_PASSWORD);
     }
+  });
+});
+
+describe('credentials inside URLs, headers and command options', () => {
+  it('are redacted; the rest of each line is sent (fails on main)', async () => {
+    const result = await runCli(
+      ['--print-prompt', 'deploy from the new host', '--files', 'scripts/deploy.sh', '--dir', project],
+      { env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('## scripts/deploy.sh (whole file)');
+    for (const secret of [URL_TOKEN, ...INLINE]) expect(result.stdout).not.toContain(secret);
+    expect(result.stdout).toContain('git clone https://[REDACTED:url_token]@github.com/org/app.git');
+    expect(result.stdout).toContain('&limit=10"');
+    expect(result.stdout).toContain("psql -h db -U app -c 'select 1'");
   });
 });

@@ -77,6 +77,23 @@ function configLine(m: RegExpExecArray): boolean {
   return next === undefined || next === '\n' || next === '\r' || next === '#';
 }
 
+/**
+ * Whether a match is a shell environment assignment before a command (`PGPASSWORD=… psql`, `export` or `env`
+ * before it too): an upper-case name, `=` with no blank around it, at the start of a line, then a blank.
+ */
+function envPrefix(m: RegExpExecArray): boolean {
+  if (!/^[A-Z_][A-Z0-9_]*=[^\s]+$/.test(m[0])) return false;
+  const head = m.input.slice(Math.max(0, m.index - 80), m.index);
+  const nl = head.lastIndexOf('\n');
+  if (nl === -1 && m.index > 80) return false;
+  if (!/^[ \t]*(?:(?:export|env)[ \t]+)?(?:[A-Z_][A-Z0-9_]*=\S*[ \t]+)*$/.test(head.slice(nl + 1))) return false;
+  const next = m.input[m.index + m[0].length];
+  return next === ' ' || next === '\t';
+}
+
+/** A hyphenated header name one of whose parts ends in a credential word (`X-Api-Key`, `X-Octopus-ApiKey`, `Private-Token`). */
+const CREDENTIAL_HEADER = /(?:^|-)[A-Za-z0-9]*(?:key|token|secret|password|passwd|pwd|credentials?)(?:-|$)/i;
+
 /** A value assigned to a credential-like name that looks like a credential: mixed, high-entropy, literal. */
 function secretValue(secret: string, name: string): boolean {
   if (!(SECRET_NAME.test(name) || hasPassWord(name)) || NOT_SECRET_NAME.test(name)) return false;
@@ -208,7 +225,7 @@ const CONFIG_ASSIGNMENT: Rule = {
   keywords: QUOTED_ASSIGNMENT.keywords,
   group: 2,
   allow: [],
-  keep: (secret, m) => configLine(m) && !CODE_VALUE.test(secret) && secretValue(secret, m[1] ?? ''),
+  keep: (secret, m) => (configLine(m) || envPrefix(m)) && !CODE_VALUE.test(secret) && secretValue(secret, m[1] ?? ''),
 };
 
 /** The own rules, in the order their kinds win when findings overlap. */
@@ -261,10 +278,10 @@ export const OWN_RULES: Rule[] = [
     group: 0,
     allow: [],
   },
-  // The password of `scheme://user:password@host` (database URLs, git remotes, proxies).
+  // The password of `scheme://user:password@host` (database URLs, git remotes, proxies), the user left empty too.
   {
     kind: 'url_password',
-    re: /\b[a-z][a-z0-9+.-]{1,30}:\/\/[^\s:/?#@'"`<>]{1,100}:([^\s/?#@'"`]{1,200})@/dgi,
+    re: /\b[a-z][a-z0-9+.-]{1,30}:\/\/[^\s:/?#@'"`<>]{0,100}:([^\s/?#@'"`]{1,200})@/dgi,
     keywords: ['://'],
     group: 1,
     allow: [],
@@ -305,6 +322,48 @@ export const OWN_RULES: Rule[] = [
     group: 1,
     allow: [],
     keep: (secret) => secretValue(secret, 'token'),
+  },
+  // A token given as the whole user part of a URL (`https://<token>@github.com/org/repo.git`): a user name
+  // is a word, not a long high-entropy run of letters and digits.
+  {
+    kind: 'url_token',
+    re: /\b[a-z][a-z0-9+.-]{1,30}:\/\/([A-Za-z0-9_-]{20,200})@/dgi,
+    keywords: ['://'],
+    group: 1,
+    allow: [],
+    keep: (secret) => secretValue(secret, 'token'),
+  },
+  // A query parameter of a URL named as a credential (`?api_key=…`, `&access_token=…`, `?client_secret=…`).
+  {
+    kind: 'url_query_credential',
+    re: /[?&;]([A-Za-z_][\w.-]{0,60})=([^&#;\s'"`<>]{8,300})/dg,
+    keywords: QUOTED_ASSIGNMENT.keywords,
+    group: 2,
+    allow: [],
+    keep: (secret, m) => /:\/\//.test(lineOf(m)) && secretValue(secret, m[1] ?? ''),
+  },
+  // An HTTP header carrying a credential: `Authorization` under any scheme (`token …`, `Digest …`), and a
+  // header whose hyphenated name is a credential's (`X-Api-Key`, `Private-Token`, `X-Vault-Token`), also
+  // inside one quoted string of a command (`curl -H "X-Api-Key: …"`); the name is not quoted on its own and
+  // the value ends at a quote or a blank, so an object key with code after it (`'x-api-key': apiKey2`) is not one.
+  {
+    kind: 'header_credential',
+    re: /(?<![\w-])(authorization|[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+)[ \t]*:[ \t]*(?:[A-Za-z]+[ \t]+)?([A-Za-z0-9._~+/=-]{12,})(?=["'`\s]|$)/dgi,
+    keywords: ['auth', 'token', 'key', 'secret', 'pass', 'credential', 'private'],
+    group: 2,
+    allow: [],
+    keep: (secret, m) =>
+      (/^authorization$/i.test(m[1]!) || CREDENTIAL_HEADER.test(m[1]!)) &&
+      secretValue(secret, /^authorization$/i.test(m[1]!) ? 'token' : m[1]!),
+  },
+  // A long command-line option named as a credential with its value (`--password=…`, `--token …`), not a path.
+  {
+    kind: 'option_credential',
+    re: /(?<![\w-])--([A-Za-z][\w-]{1,40})(?:=|[ \t]+)["']?([^\s"'`;|&<>]{12,300})/dg,
+    keywords: QUOTED_ASSIGNMENT.keywords,
+    group: 2,
+    allow: [],
+    keep: (secret, m) => !/^(?:-|[.~]?\/)/.test(secret) && secretValue(secret, m[1]!),
   },
   QUOTED_ASSIGNMENT,
   CONFIG_ASSIGNMENT,

@@ -154,6 +154,12 @@ export function redactSecrets(text: string, path?: string): { text: string; reda
   const run = new Set(always);
   for (const k of inText) for (const index of byKeyword.get(k) ?? []) run.add(index);
   const findings: Finding[] = [];
+  // A marker is never a finding, nor part of one, so text redacted once comes out of a second pass unchanged
+  // (`https://[REDACTED:url_token]@host` reads as a user `[REDACTED` with a password `url_token]`).
+  const markers = !text.includes('[REDACTED:')
+    ? []
+    : [...text.matchAll(/\[REDACTED:[\w.-]*\]/g)].map((m) => [m.index, m.index + m[0].length] as const);
+  const inMarker = (start: number, end: number): boolean => markers.some(([a, b]) => start < b && end > a);
   for (const index of [...run].sort((a, b) => a - b)) {
     const rule = all[index]!;
     for (const [from, to] of keywordWindows(text, lower, rule, inText)) {
@@ -165,8 +171,7 @@ export function redactSecrets(text: string, path?: string): { text: string; reda
           continue;
         }
         const secret = secretOf(m, rule.group);
-        // A marker is never a finding, so text redacted once comes out of a second pass unchanged.
-        if (!secret || secret.text.includes('[REDACTED:')) continue;
+        if (!secret || inMarker(from + secret.at, from + secret.at + secret.text.length)) continue;
         if (rule.entropy !== undefined && shannonEntropy(secret.text) < rule.entropy) continue;
         if (rule.keep && !rule.keep(secret.text, m)) continue;
         if (rule.allow.length > 0 || index >= OWN_RULES.length) {

@@ -208,6 +208,38 @@ describe('redactSecrets: by rule, not by case', () => {
       '9fK2xQ7mZ4pL8vN1cR6tW3yB5hJ0sD',
       'bearer_token',
     ],
+    [
+      'a token as the whole user part of a URL',
+      'git clone https://a3f9c2e1b7d4058e6f1a2b3c4d5e6f7a8b9c0d1e@github.com/o/r.git\n',
+      'a3f9c2e1b7d4058e6f1a2b3c4d5e6f7a8b9c0d1e',
+      'url_token',
+    ],
+    [
+      'a URL password with no user',
+      'https://:Zq8vN2xLp4Rt7Yw3Kd9F@gitlab.example.com/o/r\n',
+      'Zq8vN2xLp4',
+      'url_password',
+    ],
+    [
+      'a credential in a URL query',
+      'fetch("https://api.example.com/v1?api_key=Mv3xK8pQ2zL7wR4tY9nB&limit=10")\n',
+      'Mv3xK8pQ2zL7wR4tY9nB',
+      'url_query_credential',
+    ],
+    [
+      'a header with a hyphenated credential name in a command',
+      'curl -H "X-Api-Key: Hd6sJ1fG8kL3zX5cV7bN" https://x\n',
+      'Hd6sJ1fG8kL3zX5cV7bN',
+      'header_credential',
+    ],
+    [
+      'Authorization with a token scheme',
+      'Authorization: token Hd6sJ1fG8kL3zX5cV7bN\n',
+      'Hd6sJ1fG8k',
+      'header_credential',
+    ],
+    ['a long option', 'vault login --token Pw4eR7tY2uI9oA3sD6fG\n', 'Pw4eR7tY2uI9oA3sD6fG', 'option_credential'],
+    ['an environment prefix', 'PGPASSWORD=Qa2wS5eD8rF1tG4yH7uJ psql -h db\n', 'Qa2wS5eD8r', 'secret_assignment'],
   ];
   it.each(redacted)('%s', (_label, text, secret, kind) => {
     const r = redactSecrets(text);
@@ -231,8 +263,23 @@ describe('redactSecrets: by rule, not by case', () => {
       '  token_endpoint: "https://oauth2.googleapis.com/token2"',
       '  const header = `Bearer ${accessToken}`;',
       '  "Authorization": "Basic " + btoa(user + ":" + pass),',
+      "  headers: { 'x-api-key': apiKeyFromEnv2 },",
+      '  git clone https://git@github.com/o/r.git https://deploy-bot@example.com/r',
+      '  run --password-file /run/secrets/db_pass2 --token "$TOKEN"',
+      '  TOKEN_COUNT=tokenizer2 node x.js',
+      '  url = `https://api.example.com/v1?api_key=${apiKey}&page=2`',
     ].join('\n');
     expect(redactSecrets(text)).toEqual({ text, redactions: [] });
+  });
+
+  it('a file holding one value under a credential name is that value assigned to the name', () => {
+    expect(redactSecrets('hvs.Zq8vN2xLp4Rt7Yw3Kd9FbQ\n', '.vault-token').text).toBe('[REDACTED:secret_assignment]\n');
+    expect(redactSecrets('Xk29fLq8Zp3rTv7W\n', 'secrets/db_password.txt').text).toBe('[REDACTED:secret_assignment]\n');
+    // Not a credential's name, or more than one value, or no path given: left to the other rules.
+    expect(redactSecrets('v20.11.1\n', '.nvmrc').redactions).toEqual([]);
+    expect(redactSecrets('Xk29fLq8Zp3rTv7W\n', 'VERSION').redactions).toEqual([]);
+    expect(redactSecrets('Xk29fLq8Zp3rTv7W other\n', 'token.txt').redactions).toEqual([]);
+    expect(redactSecrets('Xk29fLq8Zp3rTv7W\n').redactions).toEqual([]);
   });
 
   it('redacting twice changes nothing more (markers are never findings)', () => {
