@@ -101,8 +101,8 @@ export function isCancel(error: unknown): boolean {
 }
 
 /**
- * Run one `:command` line. Failures of the handlers are shown through `io.error` (with the error's hint),
- * never thrown; a cancelled pick or prompt says "Cancelled.".
+ * Run one `:command` line. Failures of the handlers are shown through `raw.error` (with the error's hint),
+ * never thrown; a cancelled pick or prompt says "Cancelled.". Every line shown through `raw` is escaped first.
  *
  * @param line  the whole typed line, starting with `:`
  * @returns 'exit' for `:exit`, `:quit` and `:q`; else 'done'
@@ -111,11 +111,18 @@ export async function runColonCommand(
   line: string,
   state: ColonState,
   handlers: ColonHandlers,
-  io: ColonIo,
+  raw: ColonIo,
 ): Promise<'exit' | 'done'> {
   const [command = '', ...rest] = line.trim().split(/\s+/);
   const arg = rest.join(' ') || undefined;
   if (EXIT_COMMANDS.has(command)) return 'exit';
+  // What the commands show quotes paths a plan named (`:files` lists the files kept from the last task), typed
+  // arguments and error messages: controls are shown, never obeyed, on every surface that runs them.
+  const io: ColonIo = {
+    ...raw,
+    say: (text) => raw.say(escapeTerminal(text)),
+    error: (text) => raw.error(escapeTerminal(text)),
+  };
   try {
     await dispatch(command, rest, arg, state, handlers, io);
   } catch (error) {

@@ -213,8 +213,9 @@ async function runOne(session: ReplSession, task: string): Promise<void> {
 
 /** An error as one red line, and its hint under it. */
 function showError({ say, paint }: ReplSession, error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
+  // A task's error quotes plan paths and the model's text.
+  const message = escapeTerminal(error instanceof Error ? error.message : String(error));
   say(paint.red(`✖ ${message}`));
   const hint = error instanceof ClawcodeError ? error.hint : undefined;
-  if (hint) say(paint.dim(`  ${hint}`));
+  if (hint) say(paint.dim(`  ${escapeTerminal(hint)}`));
 }

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GIT_TEST_ENV } from '../support/fixture.js';
+import { replies } from '../support/provider-server.js';
 import { useCliInPty } from '../support/pty.js';
 
 // Names that come with a tree and are drawn on every screen: the git branch in the TUI's header (git allows
@@ -49,6 +50,38 @@ describe('names from the tree in the interactive surfaces', () => {
       const s = pty.start(['--shell', '--dir', folder, '--provider', 'openai']);
       await s.waitFor('clawcode:app');
       expect(s.output()).toContain('clawcode:app\\x1b]0;pwned\\x07');
+      expect(s.raw()).not.toContain(TITLE);
+      s.write(':exit\r');
+      expect(await s.exitCode()).toBe(0);
+    },
+  );
+
+  it(
+    'the shell lists a file a plan named with an OSC sequence escaped in :files (fails on main)',
+    { timeout: 60_000 },
+    async () => {
+      const file = `src/new${TITLE}.js`;
+      pty.server.reply(
+        replies.plan({
+          analysis: 'Add a file.',
+          files_to_edit: [{ path: file, reason: 'new' }],
+          patches: [
+            { file, operation: 'replace', find: '', replace: 'export {};\n', replace_all: null, occurrence: null },
+          ],
+          commands: [],
+          agent_notes: [],
+        }),
+      );
+      const s = pty.start(['--shell', '--dir', pty.project, '--provider', 'openai']);
+      await s.waitFor('clawcode:');
+      s.write('add a new module\r');
+      await s.waitFor('Apply these changes to 1 file?');
+      s.write('y\r');
+      await s.waitFor('Wrote');
+      s.mark();
+      s.write(':files\r');
+      await s.waitFor('kept');
+      expect(s.sinceMark()).toContain('src/new\\x1b]0;pwned\\x07.js');
       expect(s.raw()).not.toContain(TITLE);
       s.write(':exit\r');
       expect(await s.exitCode()).toBe(0);
