@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { createContext, Script, type Context } from 'node:vm';
 import { classifyContent } from '../context/scan-rules.js';
 import type { ScannedFile } from '../context/scan.js';
 import { redactSecrets } from '../../utils/policy/secrets.js';
@@ -80,17 +81,75 @@ export interface CollectFootprintOptions {
   patterns?: readonly string[];
 }
 
+/** Files whose lines are matched in one time-limited call, and most characters of text in one. */
+const BATCH_FILES = 256;
+const BATCH_CHARS = 4 << 20;
+/** Most ms one batch of files may take to match; a pattern that backtracks past it is refused, not waited for. */
+export const MATCH_TIMEOUT_MS = 5000;
+
+let matcher: { context: Context; script: Script } | undefined;
+
+/**
+ * `matchingLines` of each text under a time limit. A regular expression runs synchronously and cannot be
+ * stopped from outside (not by Ctrl-C or SIGTERM either, whose handlers wait for it): a pattern from a model
+ * that backtracks catastrophically on one line (`(a|a)*b`, `((a+))+b`, `\w*\w*\w*x`) would hold the run for
+ * good. node:vm's timeout interrupts the call, whatever the pattern's shape.
+ *
+ * @throws UsageError `footprint_pattern` when the batch takes over MATCH_TIMEOUT_MS
+ */
+function matchWithinTime(texts: readonly string[], patterns: readonly RegExp[]): number[][] {
+  matcher ??= { context: createContext({}), script: new Script('run()') };
+  let lines: number[][] = [];
+  matcher.context.run = () => {
+    lines = texts.map((text) => matchingLines(text, patterns));
+  };
+  try {
+    matcher.script.runInContext(matcher.context, { timeout: MATCH_TIMEOUT_MS });
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw error;
+    const shown = patterns.map((p) => JSON.stringify(p.source)).join(', ');
+    throw new UsageError(`Patterns ${shown} took over ${MATCH_TIMEOUT_MS / 1000} s on ${texts.length} files`, {
+      code: 'footprint_pattern',
+      hint: 'A pattern that backtracks (a repeated group, alternatives that overlap) is refused; write it plainer.',
+    });
+  } finally {
+    matcher.context.run = undefined;
+  }
+  return lines;
+}
+
 /**
  * Read the footprint's files: pinned paths whole, plus every candidate with a line matching a
- * pattern (with its matched lines). Text is redacted exactly as context text is.
+ * pattern (with its matched lines). Text is redacted exactly as context text is. Lines are matched in
+ * batches under a time limit (matchWithinTime).
  *
  * @returns files in path order with their redacted text; unreadable or non-text files are left out
- * @throws UsageError for an invalid pattern
+ * @throws UsageError for an invalid pattern, or one that takes too long
  */
 export async function collectFootprint(options: CollectFootprintOptions): Promise<FootprintFile[]> {
   const patterns = (options.patterns ?? []).map(compileFootprintPattern);
   const pinned = new Set(options.paths ?? []);
   const out: FootprintFile[] = [];
+  let batch: { path: string; text: string }[] = [];
+  let batchChars = 0;
+  const flush = (): void => {
+    // Patterns run on the file as on disk (a secret-looking token may be what the task renames);
+    // only the text that is sent is redacted.
+    const found =
+      patterns.length > 0
+        ? matchWithinTime(
+            batch.map((f) => f.text),
+            patterns,
+          )
+        : [];
+    for (const [i, { path, text }] of batch.entries()) {
+      const matchLines = found[i] ?? [];
+      if (!pinned.has(path) && matchLines.length === 0) continue;
+      out.push({ path, text: redactSecrets(text, path).text, matchLines: pinned.has(path) ? [] : matchLines });
+    }
+    batch = [];
+    batchChars = 0;
+  };
   for (const file of options.candidates) {
     if (!pinned.has(file.path) && patterns.length === 0) continue;
     let text: string;
@@ -101,16 +160,11 @@ export async function collectFootprint(options: CollectFootprintOptions): Promis
     } catch {
       continue;
     }
-    // Patterns run on the file as on disk (a secret-looking token may be what the task renames);
-    // only the text that is sent is redacted.
-    const matchLines = patterns.length > 0 ? matchingLines(text, patterns) : [];
-    if (!pinned.has(file.path) && matchLines.length === 0) continue;
-    out.push({
-      path: file.path,
-      text: redactSecrets(text, file.path).text,
-      matchLines: pinned.has(file.path) ? [] : matchLines,
-    });
+    batch.push({ path: file.path, text });
+    batchChars += text.length;
+    if (batch.length >= BATCH_FILES || batchChars >= BATCH_CHARS) flush();
   }
+  flush();
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
