@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -103,5 +104,31 @@ describe('a downloaded tree whose .git names another repository on the machine',
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('is not a git repository');
     expect(fingerprintTree(other)).toEqual(otherBefore);
+  });
+});
+
+describe('a downloaded partial clone whose promisor remote is an ext:: command', () => {
+  it('undo (which reads the log) runs nothing, on a git that ignores GIT_NO_LAZY_FETCH too (fails on main)', async () => {
+    const root = repo({ 'src/a.ts': 'export const a = 1;\n', 'src/b.txt': 'x\n' });
+    // A missing tree: reading the log fetches it from the promisor remote, whose allowed protocol runs a command.
+    const tree = gitIn(root, 'rev-parse', 'HEAD:src').trim();
+    rmSync(join(root, '.git/objects', tree.slice(0, 2), tree.slice(2)));
+    gitIn(root, 'config', 'core.repositoryformatversion', '1');
+    gitIn(root, 'config', 'extensions.partialClone', 'origin');
+    gitIn(root, 'config', 'remote.origin.url', `ext::sh -c touch% ${sentinel}/ext`);
+    gitIn(root, 'config', 'remote.origin.promisor', 'true');
+    gitIn(root, 'config', 'protocol.ext.allow', 'always');
+    // git before the variable existed: a wrapper outside the project drops it.
+    const bin = join(base, 'bin');
+    mkdirSync(bin);
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\nunset GIT_NO_LAZY_FETCH\nexec ${realGit} "$@"\n`, { mode: 0o755 });
+    const oldGit = { ...env, PATH: `${bin}:${env.PATH}` };
+    const plan = planFile([{ file: 'src/new.ts', replace: 'export {};\n' }]);
+    const apply = await runCli(['apply', plan, '--yes', '--dir', root], { env: oldGit });
+    expect(apply.code, apply.stderr).toBe(0);
+    const undo = await runCli(['undo', '--yes', '--dir', root], { env: oldGit });
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(readdirSync(sentinel)).toEqual([]);
   });
 });

@@ -92,6 +92,10 @@ function neutralise(key: string): { settings: string[]; kind: 'always' | 'commit
   if (!parts || !PROGRAM_NAMES.has(parts.name)) {
     // `pager.<command>` names a pager by its last component: the command's name.
     if (parts?.section === 'pager' && parts.sub === undefined) return { settings: [`${key}=false`], kind: 'always' };
+    // `protocol.<name>.allow` wins over the guard's `protocol.allow=never`: `ext::` runs any command line, and a
+    // partial clone's missing object is fetched by whatever git reads (on a git that ignores GIT_NO_LAZY_FETCH).
+    if (parts?.section === 'protocol' && parts.sub !== undefined && parts.name === 'allow')
+      return { settings: [`protocol.${parts.sub}.allow=never`], kind: 'always' };
     return null;
   }
   const { section, sub, name } = parts;

@@ -188,6 +188,13 @@ describe('driverGuard', () => {
     expect(driverGuard(['filter.a=b.clean'])).toBeNull();
   });
 
+  it('forbids every protocol the configuration allows by name (protocol.<name>.allow wins over protocol.allow)', () => {
+    expect(driverGuard(['protocol.ext.allow', 'protocol.allow', 'remote.origin.url'])).toEqual({
+      always: ['-c', 'protocol.ext.allow=never'],
+      commit: [],
+    });
+  });
+
   it('switches off a program-naming key under any subsection, the empty one of [filter ""] too (fails on main)', () => {
     const guard = driverGuard([
       'filter..clean',
