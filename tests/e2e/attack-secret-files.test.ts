@@ -34,6 +34,13 @@ const DEPLOY = [
   '',
 ].join('\n');
 
+// Names and values kept apart by syntax: a Kubernetes env list, a PHP constant, .NET appSettings, a fallback literal.
+const APART = ['Rk5tN8vB2xC7mZ4qW1eY', 'Ty3uI6oP9aS2dF5gH8jK', 'Lz4xC7vB1nM5qW8eR2tY', 'Gh7jK1lZ4xC8vB2nM5qW'];
+const MANIFEST = `env:\n  - name: DB_PASSWORD\n    value: "${APART[0]}"\n  - name: LOG_LEVEL\n    value: debug\n`;
+const WP_CONFIG = `<?php\ndefine( 'DB_PASSWORD', '${APART[1]}' );\ndefine( 'DB_HOST', 'localhost' );\n`;
+const WEB_CONFIG = `<appSettings>\n  <add key="ApiKey" value="${APART[2]}" />\n</appSettings>\n`;
+const FALLBACK = `export const jwtSecret = process.env.JWT_SECRET || '${APART[3]}';\n`;
+
 const VAULT = 'hvs.Zq8vN2xLp4Rt7Yw3Kd9FbQ';
 const DB_PASSWORD = 'Xk29fLq8Zp3rTv7W';
 const FILES: Record<string, string> = {
@@ -41,6 +48,10 @@ const FILES: Record<string, string> = {
   'secrets/db_password.txt': `${DB_PASSWORD}\n`,
   '.nvmrc': 'v20.11.1\n',
   'scripts/deploy.sh': DEPLOY,
+  'k8s/deploy.yaml': MANIFEST,
+  'wp-config.php': WP_CONFIG,
+  'Web.config': WEB_CONFIG,
+  'src/auth.ts': FALLBACK,
   'docker-compose.yml':
     'services:\n  db:\n    secrets: [db_password]\nsecrets:\n  db_password:\n    file: ./secrets/db_password.txt\n',
 };
@@ -89,15 +100,28 @@ describe('a file holding one value under a credential name', () => {
   });
 });
 
-describe('credentials inside URLs, headers and command options', () => {
+describe('credentials inside URLs, headers, command options, and apart from their names', () => {
   it('are redacted; the rest of each line is sent (fails on main)', async () => {
     const result = await runCli(
-      ['--print-prompt', 'deploy from the new host', '--files', 'scripts/deploy.sh', '--dir', project],
+      [
+        '--print-prompt',
+        'deploy from the new host',
+        '--files',
+        'scripts/deploy.sh',
+        'k8s/deploy.yaml',
+        'wp-config.php',
+        'Web.config',
+        'src/auth.ts',
+        '--dir',
+        project,
+      ],
       { env },
     );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('## scripts/deploy.sh (whole file)');
-    for (const secret of [URL_TOKEN, ...INLINE]) expect(result.stdout).not.toContain(secret);
+    for (const secret of [URL_TOKEN, ...INLINE, ...APART]) expect(result.stdout).not.toContain(secret);
+    expect(result.stdout).toContain("define( 'DB_HOST', 'localhost' );");
+    expect(result.stdout).toContain('value: debug');
     expect(result.stdout).toContain('git clone https://[REDACTED:url_token]@github.com/org/app.git');
     expect(result.stdout).toContain('&limit=10"');
     expect(result.stdout).toContain("psql -h db -U app -c 'select 1'");

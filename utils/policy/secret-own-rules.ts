@@ -113,7 +113,8 @@ function secretValue(secret: string, name: string): boolean {
 export function fileNamedSecret(text: string, path: string): [number, number] | undefined {
   const m = /^\s*(\S+)\s*$/d.exec(text);
   const span = m?.indices?.[1];
-  if (!m || !span || m[1]!.length > 4096) return undefined;
+  // A value, not minified code or data on one line (`credentials.js.map` is one line with no blank in it).
+  if (!m || !span || m[1]!.length > 512 || /[{}[\]()<>"'`,;]/.test(m[1]!)) return undefined;
   return secretValue(m[1]!, path.slice(path.lastIndexOf('/') + 1)) ? [span[0], span[1]] : undefined;
 }
 
@@ -364,6 +365,49 @@ export const OWN_RULES: Rule[] = [
     group: 2,
     allow: [],
     keep: (secret, m) => !/^(?:-|[.~]?\/)/.test(secret) && secretValue(secret, m[1]!),
+  },
+  // A credential's name and its value kept apart by syntax rather than `=`: a call's first two string arguments
+  // (`define('DB_PASSWORD', '…')`, `os.getenv("API_KEY", "…")`), a name/key beside a value
+  // (`- name: DB_PASSWORD` then `value: …` in a Kubernetes env list, `<add key="ApiKey" value="…" />`,
+  // `{"name": "TOKEN", "value": "…"}`), an XML element (`<password>…</password>`), and a literal fallback after
+  // `||`, `??` or `or` in what is assigned to the name (`jwtSecret = process.env.JWT || '…'`).
+  {
+    kind: 'secret_assignment',
+    re: /\(\s*(["'])([A-Za-z_][\w.-]{0,60})\1\s*,\s*(["'`])([^\s"'`\\,]{12,300})\3/dg,
+    keywords: QUOTED_ASSIGNMENT.keywords,
+    group: 4,
+    allow: [],
+    keep: (secret, m) => secretValue(secret, m[2]!),
+  },
+  {
+    kind: 'secret_assignment',
+    re: /(?<![\w-])(?:name|key)["']?[ \t]*[:=][ \t]*(["']?)([A-Za-z_][\w.-]{0,60})\1[ \t,;]*(?:\r?\n[ \t-]*)?["']?value["']?[ \t]*[:=][ \t]*(["']?)([^\s"'`\\,;}]{12,300})\3/dgi,
+    keywords: QUOTED_ASSIGNMENT.keywords,
+    group: 4,
+    allow: [],
+    multiline: true,
+    // Code (`key: Key, value: Json7Type[T]`) quotes neither and keeps both on one line; YAML puts them on two.
+    keep: (secret, m) =>
+      (m[1] !== '' || m[3] !== '' || m[0].includes('\n')) &&
+      !/[[\](){}<>]/.test(secret) &&
+      !CODE_VALUE.test(secret) &&
+      secretValue(secret, m[2]!),
+  },
+  {
+    kind: 'secret_assignment',
+    re: /<([A-Za-z_][\w.-]{0,60})>([^<\s]{12,300})<\/\1>/dg,
+    keywords: QUOTED_ASSIGNMENT.keywords,
+    group: 2,
+    allow: [],
+    keep: (secret, m) => secretValue(secret, m[1]!),
+  },
+  {
+    kind: 'secret_assignment',
+    re: /(?<![\w$.@/-])([A-Za-z_$][\w$.-]{0,60})["']?[ \t]*(?::=|=|:)[ \t]*[^\n'"`]{1,100}?(?:\|\||\?\?|[ \t]or[ \t])[ \t]*(["'`])([^\s"'`\\]{12,300})\2/dg,
+    keywords: QUOTED_ASSIGNMENT.keywords,
+    group: 3,
+    allow: [],
+    keep: (secret, m) => secretValue(secret, m[1]!),
   },
   QUOTED_ASSIGNMENT,
   CONFIG_ASSIGNMENT,

@@ -240,6 +240,17 @@ describe('redactSecrets: by rule, not by case', () => {
     ],
     ['a long option', 'vault login --token Pw4eR7tY2uI9oA3sD6fG\n', 'Pw4eR7tY2uI9oA3sD6fG', 'option_credential'],
     ['an environment prefix', 'PGPASSWORD=Qa2wS5eD8rF1tG4yH7uJ psql -h db\n', 'Qa2wS5eD8r', 'secret_assignment'],
+    ['a PHP constant', "define( 'DB_PASSWORD', 'Ty3uI6oP9aS2dF5gH8jK' );\n", 'Ty3uI6oP9a', 'secret_assignment'],
+    ['a getenv default', 'key = os.getenv("API_KEY", "Ty3uI6oP9aS2dF5gH8jK")\n', 'Ty3uI6oP9a', 'secret_assignment'],
+    [
+      'a Kubernetes env list',
+      'env:\n  - name: DB_PASSWORD\n    value: Rk5tN8vB2xC7mZ4qW1eY\n',
+      'Rk5tN8vB2x',
+      'secret_assignment',
+    ],
+    ['.NET appSettings', '<add key="ApiKey" value="Lz4xC7vB1nM5qW8eR2tY" />\n', 'Lz4xC7vB1n', 'secret_assignment'],
+    ['an XML element', '<password>Lz4xC7vB1nM5qW8eR2tY</password>\n', 'Lz4xC7vB1n', 'secret_assignment'],
+    ['a fallback literal', "const secret = process.env.S || 'Gh7jK1lZ4xC8vB2nM5qW';\n", 'Gh7jK1lZ4x', 'secret_assignment'],
   ];
   it.each(redacted)('%s', (_label, text, secret, kind) => {
     const r = redactSecrets(text);
@@ -268,6 +279,8 @@ describe('redactSecrets: by rule, not by case', () => {
       '  run --password-file /run/secrets/db_pass2 --token "$TOKEN"',
       '  TOKEN_COUNT=tokenizer2 node x.js',
       '  url = `https://api.example.com/v1?api_key=${apiKey}&page=2`',
+      '  ("a_new_key", "192.168.0.0/24,127.0.0.1,localhost.localdomain"),',
+      '  }, Key extends keyof X>(res: Json7Type, key: Key, value: Json7TypeUnion[T], refs: Refs)',
     ].join('\n');
     expect(redactSecrets(text)).toEqual({ text, redactions: [] });
   });
@@ -280,6 +293,10 @@ describe('redactSecrets: by rule, not by case', () => {
     expect(redactSecrets('Xk29fLq8Zp3rTv7W\n', 'VERSION').redactions).toEqual([]);
     expect(redactSecrets('Xk29fLq8Zp3rTv7W other\n', 'token.txt').redactions).toEqual([]);
     expect(redactSecrets('Xk29fLq8Zp3rTv7W\n').redactions).toEqual([]);
+    // Minified code or data on one line is not a value.
+    expect(
+      redactSecrets('{"version":3,"file":"credentials.js","mappings":"AAAA2Xq"}', 'credentials.js.map').redactions,
+    ).toEqual([]);
   });
 
   it('redacting twice changes nothing more (markers are never findings)', () => {
