@@ -3,7 +3,7 @@
  * accident (`.clawcode/settings.local.json`), and masking for anything clawcode prints about settings.
  * Pure functions over parsed JSON and strings; nothing here reads files.
  */
-import { shannonEntropy } from '../utils/policy/secret-own-rules.js';
+import { shannonEntropy } from '../utils/policy/secret-values.js';
 
 /**
  * Key names that hold credentials. Matched against every key at every depth, case-insensitive, after removing

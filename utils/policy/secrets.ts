@@ -11,7 +11,8 @@
  * applies them). Everything is synchronous: redaction runs on every request that is sent.
  */
 import { GITLEAKS_RULES } from './secret-rules.js';
-import { fileNamedSecret, OWN_RULES, shannonEntropy, type CompiledAllow, type Rule } from './secret-own-rules.js';
+import { OWN_RULES, type CompiledAllow, type Rule } from './secret-own-rules.js';
+import { fileNamedSecret, shannonEntropy } from './secret-values.js';
 import { keywordWindows, presentKeywords } from './secret-scan.js';
 
 /** Which files are secrets is the path policy's decision (one rule for context, plans and the journal). */

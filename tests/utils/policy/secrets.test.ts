@@ -250,7 +250,12 @@ describe('redactSecrets: by rule, not by case', () => {
     ],
     ['.NET appSettings', '<add key="ApiKey" value="Lz4xC7vB1nM5qW8eR2tY" />\n', 'Lz4xC7vB1n', 'secret_assignment'],
     ['an XML element', '<password>Lz4xC7vB1nM5qW8eR2tY</password>\n', 'Lz4xC7vB1n', 'secret_assignment'],
-    ['a fallback literal', "const secret = process.env.S || 'Gh7jK1lZ4xC8vB2nM5qW';\n", 'Gh7jK1lZ4x', 'secret_assignment'],
+    [
+      'a fallback literal',
+      "const secret = process.env.S || 'Gh7jK1lZ4xC8vB2nM5qW';\n",
+      'Gh7jK1lZ4x',
+      'secret_assignment',
+    ],
   ];
   it.each(redacted)('%s', (_label, text, secret, kind) => {
     const r = redactSecrets(text);
