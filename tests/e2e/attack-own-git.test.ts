@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, fingerprintTree, GIT_TEST_ENV, gitIn, replacePlan, runCli, writeFiles } from '../support/fixture.js';
@@ -82,16 +82,33 @@ describe('a downloaded tree whose .git names another repository on the machine',
     gitIn(root, 'commit', '-qm', 'mine');
     return root;
   };
-  const shapes: [string, (project: string) => void][] = [
-    ['a .git file', (project) => writeFileSync(join(project, '.git'), 'gitdir: ../dotfiles/.git\n')],
+  const shapes: [string, (project: string) => void, string][] = [
+    [
+      'a .git file',
+      (project) => writeFileSync(join(project, '.git'), 'gitdir: ../dotfiles/.git\n'),
+      'is not a git repository',
+    ],
     [
       'a .git folder whose commondir names it',
       (project) => {
         writeFiles(join(project, '.git'), { HEAD: 'ref: refs/heads/main\n', commondir: '../../dotfiles/.git\n' });
       },
+      'is not a git repository',
+    ],
+    [
+      'a .git folder whose objects and refs are symlinks to it',
+      (project) => {
+        writeFiles(project, { 'README.md': 'x\n' });
+        gitIn(project, 'init', '-q');
+        for (const part of ['objects', 'refs']) {
+          rmSync(join(project, '.git', part), { recursive: true });
+          symlinkSync(join(base, 'dotfiles/.git', part), join(project, '.git', part));
+        }
+      },
+      'the git directory leads outside itself',
     ],
   ];
-  it.each(shapes)('%s: --commit commits nothing into it (fails on main)', async (_, plant) => {
+  it.each(shapes)('%s: --commit commits nothing into it (fails on main)', async (_, plant, refusal) => {
     const other = victim();
     const project = join(base, 'project');
     writeFiles(project, { 'src/a.ts': 'export const a = 1;\n' });
@@ -102,7 +119,7 @@ describe('a downloaded tree whose .git names another repository on the machine',
       env: { ...(await cli.freshEnv()), ...GIT_TEST_ENV },
     });
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('is not a git repository');
+    expect(result.stderr).toContain(refusal);
     expect(fingerprintTree(other)).toEqual(otherBefore);
   });
 });

@@ -1,3 +1,5 @@
+import { readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { ClawcodeError } from '../errors.js';
 import { findRepository, runInRepo, runOutsideRepository, withConfig, type GitRepo } from './repo.js';
 import type { GitOptions, GitRun } from './run.js';
@@ -115,6 +117,13 @@ export async function commitFiles(
     if (version.missing) throw new GitError('Cannot commit: git is not installed', { code: 'git_missing' });
     throw new GitError(`Cannot commit: ${rootDir} is not a git repository`, { code: 'git_not_a_repo' });
   }
+  const outside = leadOutside([repo.gitDir, repo.commonDir]);
+  if (outside !== undefined) {
+    throw new GitError(`Cannot commit: the git directory leads outside itself (${outside})`, {
+      code: 'git_dir_outside',
+      hint: 'A symlink inside .git sends git to another folder; commit the applied files yourself.',
+    });
+  }
   const specs = paths.map(literal);
   const add = await git(repo, ['add', '-A', '--', ...specs], options);
   if (!add.ok) throw new GitError(`git add failed: ${firstLine(add.stderr)}`);
@@ -128,6 +137,49 @@ export async function commitFiles(
   }
   const head = await git(repo, ['rev-parse', 'HEAD'], options);
   return { commit: text(head).trim() };
+}
+
+/** Most entries of a git directory looked at before a commit; a bigger one is not committed into. */
+const MAX_GIT_DIR_ENTRIES = 500_000;
+
+/**
+ * The first symlink inside the git directories that leads out of the one it is in, since a commit writes
+ * through them: a downloaded tree whose `.git/objects` and `.git/refs` were symlinks to another repository had
+ * `--commit` add commits to that repository's branch. git itself keeps no such link.
+ *
+ * @param dirs  real paths of the git directory and the common directory
+ * @returns the link's path (or a note that the folder is too big to check), or undefined when there is none
+ */
+function leadOutside(dirs: readonly string[]): string | undefined {
+  let seen = 0;
+  for (const base of new Set(dirs)) {
+    const stack = [base];
+    while (stack.length > 0) {
+      const dir = stack.pop()!;
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (++seen > MAX_GIT_DIR_ENTRIES) return `over ${MAX_GIT_DIR_ENTRIES} entries to check`;
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) stack.push(path);
+        else if (entry.isSymbolicLink()) {
+          let real: string;
+          try {
+            real = realpathSync(path);
+          } catch {
+            continue; // a dangling link: git writes nothing through it
+          }
+          const rel = relative(base, real);
+          if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return path;
+        }
+      }
+    }
+  }
+  return undefined;
 }
 
 /** `git --version` run outside any repository, to tell "no git" from "not a repository". */
