@@ -321,6 +321,15 @@ export const OWN_RULES: Rule[] = [
     allow: [],
     keep: (secret, m) => secretValue(secret, m[1]!),
   },
+  // A YAML key whose value is on the next, deeper line (`password:` or `password: |` then the value alone).
+  {
+    kind: 'secret_assignment',
+    re: /^([ \t]*)([A-Za-z_][\w.-]{0,60}):[ \t]*(?:[|>][-+]?)?[ \t]*\r?\n\1[ \t]+([^\s#'"]{12,300})[ \t]*(?=\r?\n|$)/dgm,
+    keywords: QUOTED_ASSIGNMENT.keywords,
+    group: 3,
+    allow: [],
+    keep: (secret, m) => !secret.endsWith(':') && secretValue(secret, m[2]!),
+  },
   QUOTED_ASSIGNMENT,
   CONFIG_ASSIGNMENT,
 ];

@@ -251,6 +251,12 @@ describe('redactSecrets: by rule, not by case', () => {
     ['.NET appSettings', '<add key="ApiKey" value="Lz4xC7vB1nM5qW8eR2tY" />\n', 'Lz4xC7vB1n', 'secret_assignment'],
     ['an XML element', '<password>Lz4xC7vB1nM5qW8eR2tY</password>\n', 'Lz4xC7vB1n', 'secret_assignment'],
     [
+      'a YAML value on the next line',
+      'db:\n  password: >-\n    Lz4xC7vB1nM5qW8eR2tY\n',
+      'Lz4xC7vB1n',
+      'secret_assignment',
+    ],
+    [
       'a fallback literal',
       "const secret = process.env.S || 'Gh7jK1lZ4xC8vB2nM5qW';\n",
       'Gh7jK1lZ4x',
@@ -285,6 +291,8 @@ describe('redactSecrets: by rule, not by case', () => {
       '  TOKEN_COUNT=tokenizer2 node x.js',
       '  url = `https://api.example.com/v1?api_key=${apiKey}&page=2`',
       '  ("a_new_key", "192.168.0.0/24,127.0.0.1,localhost.localdomain"),',
+      'api_key:',
+      '  type: string2xyzABC',
       '  }, Key extends keyof X>(res: Json7Type, key: Key, value: Json7TypeUnion[T], refs: Refs)',
     ].join('\n');
     expect(redactSecrets(text)).toEqual({ text, redactions: [] });
