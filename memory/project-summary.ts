@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readRegularFile } from '../utils/policy/real-path.js';
-import type { ProjectSummary } from './memory.js';
+import { cleanNote, type ProjectSummary } from './memory.js';
 
 /** Longest manifest read, in bytes. */
 const MAX_MANIFEST_BYTES = 1_000_000;
@@ -75,7 +75,8 @@ export async function detectProjectSummary(rootDir: string): Promise<ProjectSumm
     return {
       framework: framework ?? (usesTs ? 'TypeScript' : 'Node.js'),
       testCommand: hasTest ? `${manager} test` : undefined,
-      architecture: `${usesTs ? 'TypeScript' : 'JavaScript'} ${pkg.type === 'module' ? 'ESM ' : ''}package${pkg.name ? ` "${pkg.name}"` : ''}`,
+      // The name comes with the project and is written into AGENTS.md and memory: one line, no controls.
+      architecture: `${usesTs ? 'TypeScript' : 'JavaScript'} ${pkg.type === 'module' ? 'ESM ' : ''}package${pkg.name ? ` "${cleanNote(String(pkg.name))}"` : ''}`,
     };
   }
   const pyproject = await readText(join(rootDir, 'pyproject.toml'));
@@ -93,7 +94,8 @@ export async function detectProjectSummary(rootDir: string): Promise<ProjectSumm
   }
   if (await exists(join(rootDir, 'go.mod'))) {
     const mod = (await readText(join(rootDir, 'go.mod'))) ?? '';
-    const name = /^module\s+(\S+)/m.exec(mod)?.[1];
+    const found = /^module\s+(\S+)/m.exec(mod)?.[1];
+    const name = found === undefined ? undefined : cleanNote(found);
     return { framework: 'Go', testCommand: 'go test ./...', architecture: `Go module${name ? ` ${name}` : ''}` };
   }
   if (await exists(join(rootDir, 'Cargo.toml'))) {
