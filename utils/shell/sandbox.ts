@@ -258,7 +258,9 @@ export async function sandboxArgs(
   status: SandboxReady,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ args: string[]; cleanup: () => void; snapshot: ControlSnapshot }> {
-  const root = resolve(policy.rootDir);
+  // The real root: bubblewrap follows a symlink on the way to a bind's destination, and the control paths are
+  // found under the real root, so a root named through a symlink matched none of them and bound none read-only.
+  const root = realOrSelf(resolve(policy.rootDir));
   const args = isolation(status, policy.allowNetwork);
   const view = homeView(env);
   // A home inside the root would be written through the root's bind: no command runs there at all.
@@ -292,7 +294,7 @@ export async function sandboxArgs(
   inside.push('--ro-bind', headMade ? '/dev/null' : head, head);
   const fixed = [...READ_ONLY_INSIDE.map((n) => join(root, n)), head];
   // The folders on the way to each control path are bound first (so they cannot be renamed), then the paths.
-  const snapshot = await controlSnapshot(realOrSelf(root));
+  const snapshot = await controlSnapshot(root);
   const control = controlBinds(root, [...snapshot.keys()], fixed);
   args.push(...control.ways, ...inside, ...control.readOnly);
   // Caches that follow XDG_CACHE_HOME (go's build cache, pip) go to the private /tmp.

@@ -1,0 +1,112 @@
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectSandbox } from '../../utils/shell/sandbox.js';
+import { cleanEnv, fingerprintTree, GIT_TEST_ENV, gitIn, runCli, writeFiles } from '../support/fixture.js';
+
+// A hostile repository against the sandbox's own binds, through the built CLI with --yes --run-commands and no
+// terminal. The sandbox binds every folder on the way to a control path onto itself, writable, so it cannot be
+// renamed; a control path named through a committed symlink (a `commondir` file, `core.hooksPath`) put a folder
+// outside the root on that way: bound writable, and made by clawcode itself when missing. The sentinel must be
+// visible inside the sandbox (not under /tmp, /var/tmp, /run or a home), so the base is made under /var/lib.
+
+const sandbox = await detectSandbox();
+const VISIBLE = ['/var/lib', '/opt', '/srv'].find((dir) => {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+});
+const skip = !sandbox.available ? sandbox.reason : VISIBLE ? undefined : 'no writable folder the sandbox shows';
+
+type Report = { commands: { command: string; ran: boolean; exitCode: number | null; stdout: string }[] };
+
+function planFile(dir: string, commands: string[]): string {
+  const file = join(dir, 'plan.json');
+  writeFileSync(file, JSON.stringify({ analysis: 'Run.', files_to_edit: [], patches: [], commands, agent_notes: [] }));
+  return file;
+}
+
+describe(`control paths named through a symlink out of the root${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  it.skipIf(skip !== undefined)(
+    'bind no folder outside the root writable and make nothing there (fails on main)',
+    { timeout: 60_000 },
+    async () => {
+      const base = mkdtempSync(join(VISIBLE!, 'clawcode-links-'));
+      const root = join(base, 'root');
+      const sentinel = join(base, 'sentinel');
+      try {
+        writeFiles(sentinel, { 'a/keep.txt': 'keep\n', 'keep.txt': 'keep\n' });
+        writeFiles(root, {
+          'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
+          'attack.sh': [
+            'touch link/a/pwned 2>/dev/null && echo GOT-a',
+            'touch link/made/pwned 2>/dev/null && echo GOT-made',
+            'touch link/hooks-way/pwned 2>/dev/null && echo GOT-hooks',
+            'exit 0',
+          ].join('\n'),
+          // A folder with the shape of a git directory whose commondir leads through the link.
+          'fake/HEAD': 'ref: refs/heads/main\n',
+          'fake/commondir': '../link/a/b\n',
+          'fake2/HEAD': 'ref: refs/heads/main\n',
+          'fake2/commondir': '../link/made/b\n',
+        });
+        symlinkSync('../sentinel', join(root, 'link'));
+        gitIn(root, 'init', '-q');
+        gitIn(root, 'config', 'core.hooksPath', 'link/hooks-way/hooks');
+        gitIn(root, 'add', '-A');
+        gitIn(root, 'commit', '-qm', 'hostile');
+        const before = fingerprintTree(sentinel);
+        const home = join(base, 'home');
+        mkdirSync(home);
+        const env = cleanEnv({ HOME: home, CLAWCODE_HOME: join(base, 'clawhome'), ...GIT_TEST_ENV });
+        const result = await runCli(
+          ['apply', planFile(base, ['npm test']), '--yes', '--run-commands', '--json', '--dir', root],
+          { env, timeoutMs: 45_000 },
+        );
+        const report = JSON.parse(result.stdout) as Report;
+        expect(report.commands[0]?.ran, result.stderr).toBe(true);
+        expect(report.commands[0]?.stdout.match(/GOT-[\w-]+/g) ?? []).toEqual([]);
+        expect(fingerprintTree(sentinel)).toEqual(before);
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it.skipIf(skip !== undefined)(
+    'a root named through a relative symlink keeps its nested control paths read-only (fails on main)',
+    { timeout: 60_000 },
+    async () => {
+      const base = mkdtempSync(join(VISIBLE!, 'clawcode-links-'));
+      const root = join(base, 'root');
+      try {
+        writeFiles(root, {
+          'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
+          'attack.sh': 'echo x >> vendor/lib/.git/config 2>/dev/null && echo GOT-nested-git\nexit 0\n',
+          'vendor/lib/i.js': '1\n',
+        });
+        gitIn(join(root, 'vendor/lib'), 'init', '-q');
+        gitIn(root, 'init', '-q');
+        // The person's way to the project: a relative symlink beside it (as a home or workspace link may be).
+        symlinkSync('root', join(base, 'link'));
+        const before = fingerprintTree(join(root, 'vendor'));
+        const home = join(base, 'home');
+        mkdirSync(home);
+        const env = cleanEnv({ HOME: home, CLAWCODE_HOME: join(base, 'clawhome'), ...GIT_TEST_ENV });
+        const result = await runCli(
+          ['apply', planFile(base, ['npm test']), '--yes', '--run-commands', '--json', '--dir', join(base, 'link')],
+          { env, timeoutMs: 45_000 },
+        );
+        const report = JSON.parse(result.stdout) as Report;
+        expect(report.commands[0]?.ran, result.stderr).toBe(true);
+        expect(report.commands[0]?.stdout.match(/GOT-[\w-]+/g) ?? []).toEqual([]);
+        expect(fingerprintTree(join(root, 'vendor'))).toEqual(before);
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    },
+  );
+});
