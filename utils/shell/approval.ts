@@ -2,6 +2,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { foldSegment } from '../policy/paths.js';
 import { BUILD_FOLDERS, classifyCommand } from './safety.js';
 import type { ParsedShell, ShellParser, ShellWord, SimpleCommand } from './parse.js';
+import { PYTHON_NAME, PYTHON_TOOL_MODULES } from './tool-options.js';
 import {
   allowListed,
   AS_OTHER_USER,
@@ -282,11 +283,7 @@ function judgeNested(name: string, args: ShellWord[], root: string, options: App
   }
   if (INTERPRETERS.has(name)) {
     const inline = texts.some((a) => a !== undefined && (INLINE_CODE.has(a) || /^--(eval|print)=/.test(a)));
-    if (
-      name.startsWith('python') &&
-      texts[0] === '-m' &&
-      ['pytest', 'mypy', 'ruff', 'unittest', 'black', 'flake8'].includes(texts[1] ?? '')
-    ) {
+    if (PYTHON_NAME.test(name) && texts[0] === '-m' && PYTHON_TOOL_MODULES.has(texts[1] ?? '')) {
       return { level: AUTO, reason: '' };
     }
     // awk's first argument is its program: always inline code.

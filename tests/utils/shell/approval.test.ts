@@ -181,6 +181,24 @@ const battery: [command: string, expected: CommandApproval['type'], reason?: Reg
   ['npm run build && npm test', 'auto-approve'],
   ['git status', 'auto-approve'],
   ['git diff --stat', 'auto-approve'],
+  // tools handed a program or code by option or module (all were auto-approved)
+  ["go test -exec 'rm -rf src' ./...", 'ask-user', /allow-list/],
+  ['go test -exec=./evil ./...', 'ask-user'],
+  ['go build -toolexec /bin/sh ./...', 'ask-user'],
+  ['go vet -vettool=./evil ./...', 'ask-user'],
+  ["go build -ldflags='-linkmode=external -extld=./evil' .", 'ask-user'],
+  ['GOFLAGS=-toolexec=./evil go test ./...', 'ask-user', /GOFLAGS/],
+  [`cargo test --config "target.'cfg(all())'.runner=['rm','-rf','src']"`, 'ask-user'],
+  ['cargo build -Zunstable-options', 'ask-user'],
+  ['cargo doc --open', 'ask-user'],
+  [`python3 -m timeit "__import__('shutil').rmtree('src')"`, 'ask-user'],
+  ['python -m pdb -c continue x.py', 'ask-user'],
+  ['python-evil -m pytest', 'ask-user'],
+  ['python3.12 -m pytest -q', 'auto-approve'],
+  ['go test -run TestX -count=1 -v ./...', 'auto-approve'],
+  ['go test ./... -args -update', 'auto-approve'],
+  ['cargo test --release -p core -- --nocapture', 'auto-approve'],
+  ['cargo clippy --all-targets -- -D warnings', 'auto-approve'],
 ];
 
 describe('decideCommand', () => {
