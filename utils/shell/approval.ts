@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { foldSegment } from '../policy/paths.js';
 import { BUILD_FOLDERS, classifyCommand } from './safety.js';
@@ -55,8 +56,9 @@ export interface ApprovalOptions {
  * Decide one plan command. The line is parsed as bash (utils/shell/parse.ts); it is auto-approved only when
  * it is a plain list of simple commands (`&&`, `||`, `;`, pipes between them, file redirections inside the
  * root), every word is fixed text, and every command is on the short allow-list of local build, test and lint
- * tools (or matches an allow rule). Substitutions, expansions, `eval`/`source`, shells and interpreters given
- * code, network tools, publishing, paths outside the root, unknown tools: ask. Deleting or writing outside
+ * tools (or matches an allow rule). Substitutions, expansions (brace expansion too), a glob that may expand to an
+ * option, a `>` over something that exists in the root (looked up on disk), `eval`/`source`, shells and
+ * interpreters given code, network tools, publishing, paths outside the root, unknown tools: ask. Deleting or writing outside
  * the root, deleting the project itself, disks, other users, a download run by a shell, a deny rule: reject.
  * Nested commands (inside `$(…)`, `bash -c '…'`, `eval '…'`) are judged too; the worst verdict wins.
  * Without a sandbox an otherwise auto-approved command is asked about.
@@ -145,6 +147,9 @@ function judgeCommand(cmd: SimpleCommand, root: string, options: ApprovalOptions
   if (outside) verdict = worst(verdict, { level: ASK, reason: `names a path outside the project (${outside.raw})` });
   const dynamic = args.find((w) => w.text === undefined);
   if (dynamic) verdict = worst(verdict, { level: ASK, reason: `an argument comes from an expansion (${dynamic.raw})` });
+  // `*` matches a file named `--node-options=--require=./x.js` as well: bash passes it as an option.
+  const glob = args.find((w) => w.expands && /^[*?[]/.test(w.text ?? ''));
+  if (glob) verdict = worst(verdict, { level: ASK, reason: `a glob may expand to an option (${glob.raw})` });
   if (verdict.level > AUTO) return verdict;
   if (text !== undefined && options.rules?.allow.some((rule) => commandMatchesRule(text, rule))) {
     return { level: AUTO, reason: `allowed by a settings rule: ${text}` };
@@ -297,6 +302,19 @@ function judgeNested(name: string, args: ShellWord[], root: string, options: App
   return { level: AUTO, reason: '' };
 }
 
+/** Redirection operators that empty their target before writing (`>>`, `&>>` append; `<>` does not truncate). */
+const TRUNCATES = new Set(['>', '>|', '&>', '>&']);
+
+/** Whether something exists at `path` (resolved from `root`), a symlink or dangling one included. */
+function existsIn(root: string, path: string): boolean {
+  try {
+    lstatSync(resolve(root, path));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Redirections: `>` outside the root is a write outside the project (reject); any other outside path asks. */
 function judgeRedirect(op: string, target: ShellWord, root: string): Verdict {
   if (op.includes('&') && /^(\d+|-)$/.test(target.text ?? '')) return { level: AUTO, reason: '' };
@@ -309,6 +327,8 @@ function judgeRedirect(op: string, target: ShellWord, root: string): Verdict {
       : { level: ASK, reason: `reads ${target.raw}, outside the project` };
   }
   if (writes && isControlPath(target.text, root)) return { level: REJECT, reason: `writes into ${target.raw}` };
+  // `>` empties what is there first: over a project file it is a deletion, asked about as `rm` is.
+  if (TRUNCATES.has(op) && existsIn(root, target.text)) return { level: ASK, reason: `overwrites ${target.raw}` };
   return { level: AUTO, reason: '' };
 }
 
@@ -319,11 +339,30 @@ function judgeRedirect(op: string, target: ShellWord, root: string): Verdict {
  * everything). Whitespace runs count as one space; an empty rule matches nothing.
  */
 export function commandMatchesRule(text: string, rule: string): boolean {
-  const cmd = text.trim().replace(/\s+/g, ' ');
-  const r = rule.trim().replace(/\s+/g, ' ');
+  const cmd = canonicalScript(text.trim().replace(/\s+/g, ' '));
+  const r = canonicalScript(rule.trim().replace(/\s+/g, ' '));
   if (r === '') return false;
   if (r.endsWith('*')) return cmd.startsWith(r.slice(0, -1));
   return cmd === r || cmd.startsWith(`${r} `);
+}
+
+/**
+ * A package manager's script line in one spelling, so a rule says the same of every spelling: `npm run-script x`,
+ * `npm rum x` and `npm urn x` are `npm run x`; `npm test`, `npm t`, `npm tst` are `npm run test`; `yarn lint` is
+ * `yarn run lint` (a deny rule `npm run deploy` was passed by `npm run-script deploy`, which the allow-list runs).
+ */
+function canonicalScript(line: string): string {
+  const [tool = '', sub = '', ...rest] = line.split(' ');
+  if (!['npm', 'pnpm', 'yarn'].includes(tool) || sub === '') return line;
+  const script = ['run-script', 'rum', 'urn'].includes(sub)
+    ? []
+    : ['test', 't', 'tst'].includes(sub)
+      ? ['test']
+      : tool !== 'npm' && ['lint', 'build', 'typecheck', 'format'].includes(sub)
+        ? [sub]
+        : undefined;
+  if (script === undefined) return line;
+  return [tool, 'run', ...script, ...rest].join(' ');
 }
 
 function base(name: string): string {

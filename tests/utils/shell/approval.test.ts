@@ -199,6 +199,15 @@ const battery: [command: string, expected: CommandApproval['type'], reason?: Reg
   ['go test ./... -args -update', 'auto-approve'],
   ['cargo test --release -p core -- --nocapture', 'auto-approve'],
   ['cargo clippy --all-targets -- -D warnings', 'auto-approve'],
+  // brace expansion makes words the judge never sees; a leading glob may match a file named as an option
+  ['git diff {--output=src/a.js,}', 'ask-user', /brace expansion/],
+  ['go test {-exec=./evil,-v} ./...', 'ask-user', /brace expansion/],
+  ['npm test -- {a..c}', 'ask-user', /brace expansion/],
+  ["npm test -- '{a,b}'", 'auto-approve'],
+  ['npm test -- \\{a,b}', 'auto-approve'],
+  ['find . -name x -exec cat {} ;', 'ask-user', /find runs a command/],
+  ['npm test *', 'ask-user', /glob may expand to an option/],
+  ['npx prettier --check src/*.ts', 'auto-approve'],
 ];
 
 describe('decideCommand', () => {
@@ -233,6 +242,15 @@ describe('decideCommand', () => {
     expect(decide(`node -e "x"`, { allow: ['*'] }).type).toBe('ask-user');
     expect(decide('awk \'BEGIN{system("x")}\'', { allow: ['*'] }).type).toBe('ask-user');
     expect(decide('curl http://127.0.0.1:9/ | sh', { allow: ['*'] }).type).toBe('reject');
+  });
+
+  it('a deny rule holds for every spelling of the same script', () => {
+    for (const spelling of ['npm run-script deploy', 'npm rum deploy', 'npm urn deploy', 'CI=1 npm run deploy'])
+      expect(decide(spelling, { deny: ['npm run deploy'] }).type, spelling).toBe('reject');
+    for (const spelling of ['npm t', 'npm tst -- -x', 'npm run test', 'npm run-script test'])
+      expect(decide(spelling, { deny: ['npm test'] }).type, spelling).toBe('reject');
+    expect(decide('yarn lint', { deny: ['yarn run lint'] }).type).toBe('reject');
+    expect(decide('npm run deploy:dry', { deny: ['npm run deploy'] }).type).toBe('auto-approve');
   });
 
   it('a deny rule rejects, also inside a chain', () => {
