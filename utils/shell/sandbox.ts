@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { executableOutside, realOrSelf } from '../executable.js';
 import { controlBinds, controlSnapshot, type ControlSnapshot } from './sandbox-binds.js';
 import { homeView } from './sandbox-home.js';
-import { keyringFilter, SECCOMP_FD } from './seccomp.js';
+import { sandboxFilter, SECCOMP_FD } from './seccomp.js';
 
 /**
  * Whether plan and verify commands can run inside an OS sandbox here. Only bubblewrap (`bwrap`, Linux) is
@@ -152,7 +152,7 @@ function inheritedDescriptors(): number[] {
 export function feedFilter(child: { stdio: readonly unknown[] }): void {
   const pipe = child.stdio[SECCOMP_FD] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void };
   pipe.on('error', () => undefined);
-  pipe.end(keyringFilter());
+  pipe.end(sandboxFilter());
 }
 
 /**
@@ -182,7 +182,7 @@ function isolation(status: SandboxReady, allowNetwork: boolean): string[] {
     String(gid),
     '--cap-drop',
     'ALL',
-    // add_key, request_key and keyctl refused: the session keyring is not namespaced (seccomp.ts).
+    // add_key, request_key and keyctl refused (the session keyring is not namespaced), fallocate unsupported (seccomp.ts).
     '--seccomp',
     String(SECCOMP_FD),
     ...(status.disableUserns ? ['--disable-userns'] : []),
