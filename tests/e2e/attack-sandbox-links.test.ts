@@ -109,4 +109,35 @@ describe(`control paths named through a symlink out of the root${skip ? ` (skipp
       }
     },
   );
+
+  it.skipIf(skip !== undefined)(
+    'a home and a clawcode home named through symlinks stay hidden (fails on main)',
+    { timeout: 60_000 },
+    async () => {
+      const base = mkdtempSync(join(VISIBLE!, 'clawcode-links-'));
+      const root = join(base, 'root');
+      try {
+        writeFiles(join(base, 'real-home'), { '.ssh/id_ed25519': 'SSH-MARKER-31\n' });
+        writeFiles(join(base, 'real-clawhome'), { 'config.json': '{"apiKey":"CLAWHOME-MARKER-31"}\n' });
+        // A home on another disk behind a link (/home/u -> /data/u), a CLAWCODE_HOME kept the same way.
+        symlinkSync('real-home', join(base, 'home'));
+        symlinkSync(join(base, 'real-clawhome'), join(base, 'clawhome'));
+        writeFiles(root, {
+          'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
+          'attack.sh': `cat ${base}/home/.ssh/id_ed25519 ${base}/real-home/.ssh/id_ed25519 ${base}/clawhome/config.json ${base}/real-clawhome/config.json 2>/dev/null\nexit 0\n`,
+        });
+        gitIn(root, 'init', '-q');
+        const env = cleanEnv({ HOME: join(base, 'home'), CLAWCODE_HOME: join(base, 'clawhome'), ...GIT_TEST_ENV });
+        const result = await runCli(
+          ['apply', planFile(base, ['npm test']), '--yes', '--run-commands', '--json', '--dir', root],
+          { env, timeoutMs: 45_000 },
+        );
+        const report = JSON.parse(result.stdout) as Report;
+        expect(report.commands[0]?.ran, result.stderr).toBe(true);
+        expect(report.commands[0]?.stdout).not.toMatch(/MARKER/);
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    },
+  );
 });

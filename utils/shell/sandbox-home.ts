@@ -1,6 +1,7 @@
-import { existsSync, lstatSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { realOrSelf } from '../executable.js';
 import { clawcodeHome } from '../home.js';
 
 /**
@@ -59,7 +60,7 @@ function within(dir: string, target: string): boolean {
 
 function isDir(path: string): boolean {
   try {
-    return lstatSync(path).isDirectory();
+    return statSync(path).isDirectory();
   } catch {
     return false;
   }
@@ -73,19 +74,23 @@ function isDir(path: string): boolean {
  */
 export function homeView(env: NodeJS.ProcessEnv): HomeView {
   const candidates = [env.HOME, homedir(), clawcodeHome(env), process.getuid?.() === 0 ? '/root' : undefined];
+  // Each by its real path: a home behind a symlink (/home/u -> /data/u, CLAWCODE_HOME -> elsewhere) was left
+  // visible, since a symlink is no folder to cover; the folder it leads to is what must be covered.
   const hidden = [
     ...new Set(
       candidates
         .filter((p): p is string => typeof p === 'string' && p.trim() !== '')
-        .map((p) => resolve(p))
+        .map((p) => realOrSelf(resolve(p)))
         .filter((p) => p !== '/' && isDir(p)),
     ),
   ];
   const readOnly = new Set<string>();
   for (const home of hidden)
     for (const tool of TOOL_DIRS) if (existsSync(join(home, tool))) readOnly.add(join(home, tool));
-  for (const entry of (env.PATH ?? '').split(delimiter)) {
-    if (!entry || !isAbsolute(entry) || !hidden.some((h) => within(h, entry)) || hidden.includes(entry)) continue;
+  for (const named of (env.PATH ?? '').split(delimiter)) {
+    if (!named || !isAbsolute(named)) continue;
+    const entry = realOrSelf(named);
+    if (!hidden.some((h) => within(h, entry)) || hidden.includes(entry)) continue;
     if (isDir(entry)) readOnly.add(entry);
     const lib = join(dirname(entry), 'lib');
     if (basename(entry) === 'bin' && isDir(lib)) readOnly.add(lib);
