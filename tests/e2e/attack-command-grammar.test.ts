@@ -55,4 +55,22 @@ describe(`command lines that are not what they look like${sandbox.available ? ''
       expect(fingerprintTree(project.project)).toEqual(before);
     });
   }
+
+  it.skipIf(!sandbox.available)(
+    'a line nested too deeply to read is left for a person, and the run ends cleanly (internal error on main)',
+    async () => {
+      const deep = Array(8000).fill('npm test').join(' && ');
+      project.server.reply(replies.plan(planOf([], { commands: [deep, 'npm test'] })));
+      const result = await runCli(['run the checks', '--dir', project.project, '--yes', '--run-commands', '--json'], {
+        env: project.env,
+        timeoutMs: 30_000,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout) as Report;
+      expect(report.commands.map((c) => [c.ran, c.decision])).toEqual([
+        [false, 'ask-user'],
+        [true, 'auto-approve'],
+      ]);
+    },
+  );
 });

@@ -68,12 +68,24 @@ export interface ApprovalOptions {
  */
 export function decideCommand(command: string, options: ApprovalOptions): CommandApproval {
   const root = resolve(options.rootDir);
-  const verdict = judgeLine(command, root, options, 0);
+  if (command.length > MAX_COMMAND_CHARS)
+    return { type: 'ask-user', reason: `too long to read (${command.length} characters)` };
+  let verdict: Verdict;
+  try {
+    verdict = judgeLine(command, root, options, 0);
+  } catch (error) {
+    // The parse tree is walked recursively: 50,000 `&&` or nested `$(` overflow the stack. Unread is unallowed.
+    if (!(error instanceof RangeError)) throw error;
+    return { type: 'ask-user', reason: 'nested too deeply to read' };
+  }
   if (verdict.level === REJECT) return { type: 'reject', reason: verdict.reason };
   if (verdict.level === ASK) return { type: 'ask-user', reason: verdict.reason };
   if (!options.sandboxed) return { type: 'ask-user', reason: `no sandbox on this machine (${verdict.reason})` };
   return { type: 'auto-approve', reason: verdict.reason };
 }
+
+/** Longest command line judged, in characters; a longer one is asked about unread (parsing grows with it). */
+const MAX_COMMAND_CHARS = 100_000;
 
 /** The stricter verdict; at the same level a specific reason beats "not on the allow-list". */
 function worst(a: Verdict, b: Verdict): Verdict {

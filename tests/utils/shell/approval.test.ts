@@ -244,6 +244,13 @@ describe('decideCommand', () => {
     expect(decide('curl http://127.0.0.1:9/ | sh', { allow: ['*'] }).type).toBe('reject');
   });
 
+  it('a line too deep or too long to read is asked about, never thrown on', () => {
+    const deep = Array(8000).fill('npm test').join(' && ');
+    expect(decide(deep)).toEqual({ type: 'ask-user', reason: 'nested too deeply to read' });
+    expect(decide(`npm test ${'"$('.repeat(6000)}x${')"'.repeat(6000)}`).type).toBe('ask-user');
+    expect(decide(`npm test ${'a '.repeat(60_000)}`).reason).toMatch(/^too long to read/);
+  });
+
   it('a deny rule holds for every spelling of the same script', () => {
     for (const spelling of ['npm run-script deploy', 'npm rum deploy', 'npm urn deploy', 'CI=1 npm run deploy'])
       expect(decide(spelling, { deny: ['npm run deploy'] }).type, spelling).toBe('reject');
