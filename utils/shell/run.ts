@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { IoError } from '../errors.js';
 import { realOrSelf } from '../executable.js';
 import { makePidsGroup } from './cgroup.js';
+import { watchDisk } from './disk-watch.js';
 import { controlChange } from './sandbox-binds.js';
 import { commandEnv } from './command-env.js';
 import {
@@ -34,6 +35,8 @@ export interface RunCommandOptions {
   onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
   /** run inside bubblewrap (utils/shell/sandbox.ts) with this policy; `status` from detectSandbox() */
   sandbox?: { status: SandboxReady; policy: SandboxPolicy };
+  /** in the sandbox, most bytes and inodes of the root's file system the command may take (disk-watch.ts) */
+  diskCap?: { bytes: number; inodes: number };
 }
 
 /** What one command did. Output strings are UTF-8 decoded; `ms` is wall time. */
@@ -56,6 +59,8 @@ export interface CommandResult {
    * replaced while the command ran. The command counts as failed.
    */
   controlChanged?: string;
+  /** In the sandbox: one line saying the command was stopped for taking more of the disk than its cap. */
+  diskExceeded?: string;
 }
 
 const TAIL_LINES = 20;
@@ -168,8 +173,12 @@ function spawnCommand(
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
     if (launch.sandboxed) feedFilter(child);
+    const disk = launch.sandboxed
+      ? watchDisk(options.cwd, () => killer.kill(), options.diskCap?.bytes, options.diskCap?.inodes)
+      : undefined;
     captureOutput(child, out, err, both, options.onOutput);
     child.on('error', (cause) => {
+      disk?.stop();
       launch.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
@@ -182,6 +191,7 @@ function spawnCommand(
       );
     });
     child.on('close', (exitCode, signal) => {
+      disk?.stop();
       launch.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
@@ -197,6 +207,7 @@ function spawnCommand(
         truncated: out.truncated || err.truncated,
         tail: lastLines(both.text(), TAIL_LINES),
         ms: Math.round(performance.now() - started),
+        ...(disk?.exceeded ? { diskExceeded: disk.exceeded } : {}),
       });
     });
   });
