@@ -10,7 +10,9 @@ import { endianness } from 'node:os';
  *   tokens). Container runtimes refuse the same three calls in their default profiles for that reason;
  * - with EOPNOTSUPP, `fallocate`, as a file system without it answers (glibc's `posix_fallocate` then writes
  *   the blocks, and tools fall back the same way). With `FALLOC_FL_KEEP_SIZE` it allocates blocks past the
- *   file's size, which the file-size cap (RLIMIT_FSIZE) never sees: a 0-byte file held 100 GiB of the disk.
+ *   file's size, which the file-size cap (RLIMIT_FSIZE) never sees: a 0-byte file held 100 GiB of the disk;
+ * - with ENOSYS, `io_uring_setup`, as a kernel without io_uring answers (libuv and others then use plain calls).
+ *   A ring's operations (fallocate among them) run without passing this filter.
  *
  * The filter checks the calling convention (`seccomp_data.arch`) before the number, since the numbers differ
  * per convention and a 64-bit x86 process can still enter through the 32-bit one (`int 0x80`): x86-64 (x32
@@ -35,11 +37,14 @@ export function sandboxFilter(): Buffer {
   program.push(ret(SECCOMP_RET_ERRNO | EPERM));
   const unsupported = program.length;
   program.push(ret(SECCOMP_RET_ERRNO | EOPNOTSUPP));
+  const absent = program.length;
+  program.push(ret(SECCOMP_RET_ERRNO | ENOSYS));
   // The blocks' jumps to the two refusals are resolved now that the program's length is known.
   const out = Buffer.alloc(program.length * 8);
   const little = endianness() === 'LE';
   program.forEach((ins, i) => {
-    const jt = ins.to === 'deny' ? deny - (i + 1) : ins.to === 'unsupported' ? unsupported - (i + 1) : ins.jt;
+    const target = { deny, unsupported, absent }[ins.to ?? 'deny'];
+    const jt = ins.to ? target - (i + 1) : ins.jt;
     if (jt > 255) throw new Error('seccomp filter: jump too long');
     if (little) {
       out.writeUInt16LE(ins.code, i * 8);
@@ -62,8 +67,8 @@ interface Instruction {
   jt: number;
   jf: number;
   k: number;
-  /** the true branch goes to the EPERM or the EOPNOTSUPP return (resolved once the program's length is known) */
-  to?: 'deny' | 'unsupported';
+  /** the true branch goes to the EPERM, EOPNOTSUPP or ENOSYS return (resolved once the program's length is known) */
+  to?: 'deny' | 'unsupported' | 'absent';
 }
 
 /**
@@ -96,6 +101,9 @@ const SECCOMP_RET_ALLOW = 0x7fff0000;
 const SECCOMP_RET_ERRNO = 0x00050000;
 const EPERM = 1;
 const EOPNOTSUPP = 95;
+const ENOSYS = 38;
+/** io_uring_setup: one number in every convention's table (the calls added since 5.1 share them) */
+const IO_URING_SETUP = 425;
 /** offsets in `struct seccomp_data`: the call number, then the calling convention */
 const NR_OFFSET = 0;
 const ARCH_OFFSET = 4;
@@ -110,12 +118,13 @@ function ret(k: number): Instruction {
   return { code: BPF_RET_K, jt: 0, jf: 0, k };
 }
 
-/** Load the number, clear the convention's bits, refuse the keyring calls and fallocate, else allow. */
+/** Load the number, clear the convention's bits, refuse the keyring calls, fallocate and io_uring, else allow. */
 function block(c: Convention): Instruction[] {
   const out: Instruction[] = [load(NR_OFFSET)];
   if (c.clear !== undefined) out.push({ code: BPF_ALU_AND_K, jt: 0, jf: 0, k: ~c.clear >>> 0 });
   for (const n of c.numbers) out.push({ ...jumpIfEqual(n, 0, 0), to: 'deny' });
   out.push({ ...jumpIfEqual(c.fallocate, 0, 0), to: 'unsupported' });
+  out.push({ ...jumpIfEqual(IO_URING_SETUP, 0, 0), to: 'absent' });
   out.push(ret(SECCOMP_RET_ALLOW));
   return out;
 }

@@ -8,6 +8,7 @@ import { sandboxFilter } from '../../../utils/shell/seccomp.js';
 const ALLOW = 0x7fff0000;
 const EPERM = 0x00050001;
 const EOPNOTSUPP = 0x0005005f;
+const ENOSYS = 0x00050026;
 
 function run(program: Buffer, nr: number, arch: number): number {
   const le = endianness() === 'LE';
@@ -59,6 +60,13 @@ describe('sandboxFilter', () => {
     ] as const)
       expect(run(program, nr, arch), `${arch.toString(16)} ${nr}`).toBe(EOPNOTSUPP);
     expect(run(program, 47, X86_64)).toBe(ALLOW); // recvmsg on x86-64
+  });
+
+  it('answers io_uring_setup as absent in every calling convention (a ring runs its calls past the filter)', () => {
+    for (const arch of [X86_64, I386, AARCH64, ARM, RISCV64])
+      expect(run(program, 425, arch), arch.toString(16)).toBe(ENOSYS);
+    expect(run(program, (425 | 0x40000000) >>> 0, X86_64)).toBe(ENOSYS); // x32
+    expect(run(program, 426, X86_64)).toBe(ALLOW); // io_uring_enter needs a ring first
   });
 
   it('allows every other call, and the same numbers where they name other calls', () => {
