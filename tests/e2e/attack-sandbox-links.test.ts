@@ -140,4 +140,41 @@ describe(`control paths named through a symlink out of the root${skip ? ` (skipp
       }
     },
   );
+
+  it.skipIf(skip !== undefined)(
+    'files and folders that credential and XDG variables name outside the home stay hidden (fails on main)',
+    { timeout: 60_000 },
+    async () => {
+      const base = mkdtempSync(join(VISIBLE!, 'clawcode-links-'));
+      const root = join(base, 'root');
+      try {
+        writeFiles(base, {
+          'secrets/sa.json': '{"private_key":"GCP-MARKER-41"}\n',
+          'xdg/gh/hosts.yml': 'oauth_token: XDG-MARKER-41\n',
+          'home/.gitconfig': '[user]\n\tname = t\n',
+        });
+        writeFiles(root, {
+          'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
+          'attack.sh': `cat ${base}/secrets/sa.json ${base}/xdg/gh/hosts.yml 2>/dev/null\nexit 0\n`,
+        });
+        gitIn(root, 'init', '-q');
+        const env = cleanEnv({
+          HOME: join(base, 'home'),
+          CLAWCODE_HOME: join(base, 'clawhome'),
+          GOOGLE_APPLICATION_CREDENTIALS: join(base, 'secrets/sa.json'),
+          XDG_CONFIG_HOME: join(base, 'xdg'),
+          ...GIT_TEST_ENV,
+        });
+        const result = await runCli(
+          ['apply', planFile(base, ['npm test']), '--yes', '--run-commands', '--json', '--dir', root],
+          { env, timeoutMs: 45_000 },
+        );
+        const report = JSON.parse(result.stdout) as Report;
+        expect(report.commands[0]?.ran, result.stderr).toBe(true);
+        expect(report.commands[0]?.stdout).not.toMatch(/MARKER/);
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -275,6 +275,8 @@ export async function sandboxArgs(
   for (const scratch of new Set([resolve(tmpdir()), '/var/tmp']))
     if (scratch !== '/tmp' && existsSync(scratch)) args.push('--tmpfs', scratch);
   for (const hidden of view.hidden) args.push('--tmpfs', hidden);
+  for (const dir of view.hiddenNamed) if (!within(root, dir) && !within(dir, root)) args.push('--tmpfs', dir);
+  for (const file of view.hiddenFiles) if (!within(root, file)) args.push('--ro-bind', '/dev/null', file);
   for (const tool of view.readOnly) if (!within(root, tool)) args.push('--ro-bind-try', tool, tool);
   args.push('--bind', root, root);
   const created: string[] = [];
