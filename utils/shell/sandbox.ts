@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, openSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { tmpdir } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { UsageError } from '../errors.js';
 import { executableOutside, realOrSelf } from '../executable.js';
 import { controlBinds, controlSnapshot, type ControlSnapshot } from './sandbox-binds.js';
@@ -39,6 +39,14 @@ export interface SandboxPolicy {
 
 /** Most processes (threads count) of one sandboxed command at a time. */
 export const SANDBOX_MAX_PROCESSES = 2048;
+/**
+ * Most memory one sandboxed command may hold, in bytes: half the machine's memory, at most 8 GiB. Where clawcode
+ * can make a memory cgroup (as root, utils/shell/cgroup.ts); what it writes to its private `/tmp` counts too.
+ */
+export function sandboxMaxMemory(): number {
+  return Math.min(8 * 1024 ** 3, Math.floor(totalmem() / 2));
+}
+
 /** Largest file one sandboxed command may write, in bytes (512 MiB). */
 export const SANDBOX_MAX_FILE_BYTES = 512 * 1024 * 1024;
 
