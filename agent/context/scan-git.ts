@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Ignore } from 'ignore';
-import { findRepository, gitRecords } from '../../utils/git/repo.js';
+import { recordsInRepo, type GitRepo } from '../../utils/git/repo.js';
 import { ignore } from '../../utils/lazy-ignore.js';
 
 /**
@@ -22,26 +22,23 @@ const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
 export const GIT_LISTING_TIMEOUT_MS = 30_000;
 
 /**
- * Run git on the repository of `rootDir` (utils/git/repo.ts: found once, programs off) and split its
- * NUL-separated output, for at most {@link GIT_LISTING_TIMEOUT_MS}.
+ * Run git on a repository found for the project (utils/git/repo.ts: programs off) and split its
+ * NUL-separated output, for at most {@link GIT_LISTING_TIMEOUT_MS}. Git is running when this returns.
  *
- * @returns the non-empty records, or null when there is no repository, git fails or times out, or prints
- *          over 256 MB
+ * @returns the non-empty records, or null when git fails or times out, or prints over 256 MB
  */
-export function runGit(rootDir: string, args: string[]): Promise<string[] | null> {
-  return gitRecords(rootDir, args, { maxBytes: MAX_GIT_OUTPUT_BYTES, timeoutMs: GIT_LISTING_TIMEOUT_MS });
+export function runGit(repo: GitRepo, args: string[]): Promise<string[] | null> {
+  return recordsInRepo(repo, args, { maxBytes: MAX_GIT_OUTPUT_BYTES, timeoutMs: GIT_LISTING_TIMEOUT_MS });
 }
 
 /**
  * The work tree's top folder and the repository's `info/attributes` file, in the shape
- * `attributeTexts` reads (`git rev-parse --show-toplevel --git-path info/attributes`), from the
- * repository found for `rootDir`.
+ * `attributeTexts` reads (as `git rev-parse --show-toplevel --git-path info/attributes` prints them).
  *
- * @returns one record "top\ninfo-attributes\n", or null when there is no repository
+ * @returns one record "top\ninfo-attributes\n"
  */
-export async function repositoryPaths(rootDir: string): Promise<string[] | null> {
-  const repo = await findRepository(rootDir);
-  return repo ? [`${repo.workTree}\n${join(repo.commonDir, 'info', 'attributes')}\n`] : null;
+export function repositoryPaths(repo: GitRepo): string[] {
+  return [`${repo.workTree}\n${join(repo.commonDir, 'info', 'attributes')}\n`];
 }
 
 /** A tracked listing: each path once, and the blob id of each regular file at stage 0 tagged `H`. */

@@ -9,6 +9,7 @@ import {
   type ContentClass,
 } from './scan-rules.js';
 import { ignore } from '../../utils/lazy-ignore.js';
+import { findRepository, personIncludeTargets } from '../../utils/git/repo.js';
 import { gitControlledFilter } from '../../utils/policy/git-control.js';
 import {
   isBinaryName,
@@ -272,14 +273,19 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   // as unmodified while git still looks; those it then reports modified are handled again. The
   // last two stay separate processes: on two cores they run side by side (one process doing both
   // took 40 ms longer on prettier/prettier, more than the few ms a spawn costs this thread).
-  // Each spawn holds this thread for a few ms. The index listing goes first: this thread waits for
-  // it as soon as the cache is loaded (measured ~25 ms on prettier/prettier), then the longest one.
-  const git = (args: string[]): Promise<string[] | null> => runGit(realRoot, ['ls-files', ...args, '-z']);
+  // The listings need the repository found first (two short git runs); they are spawned before
+  // `whileListing` starts, which would otherwise hold this thread while git sat waiting to start.
+  // The person's own include targets (read by the control filter at the end) are read meanwhile.
+  void personIncludeTargets();
+  const repo = await findRepository(realRoot);
+  const git = (args: string[]): Promise<string[] | null> =>
+    repo ? runGit(repo, ['ls-files', ...args, '-z']) : Promise.resolve(null);
   const indexListing = git(['-c', '-v', '-s']);
   const untrackedListing = git(['-o', '--exclude-standard']);
   const modifiedListing = git(['-m']);
-  const gitConfig = runGit(realRoot, ['config', '-z', '--get-regexp', '^core\\.(autocrlf|eol|attributesfile)$']);
-  const gitPaths = repositoryPaths(realRoot);
+  const gitConfig = repo
+    ? runGit(repo, ['config', '-z', '--get-regexp', '^core\\.(autocrlf|eol|attributesfile)$'])
+    : Promise.resolve(null);
   options.whileListing?.();
   const c: Collector = {
     realRoot,
@@ -295,7 +301,7 @@ export async function scanProject(rootDir: string, options: ScanOptions = {}): P
   if (tracked) {
     // `git config --get-regexp` exits 1 when nothing matches: null is "no such settings" here.
     const config = (await gitConfig) ?? [];
-    const attributes = attributeTexts(realRoot, tracked.paths, config, await gitPaths);
+    const attributes = attributeTexts(realRoot, tracked.paths, config, repo ? repositoryPaths(repo) : null);
     if (!blobIdsIdentifyBytes(config, attributes)) tracked.blobs.clear();
     const { paths, blobs } = tracked;
     for (let i = 0; i < paths.length; i++) consider(c, paths[i]!, blobs.get(paths[i]!), true, true);

@@ -198,14 +198,29 @@ export async function gitRecords(
   options: GitOptions & { maxBytes?: number } = {},
 ): Promise<string[] | null> {
   const repo = await findRepository(rootDir, options);
-  if (!repo) return null;
-  const run = await runInRepo(repo, args, { ...options, cwd: rootDir });
-  return run.ok
-    ? run.stdout
-        .toString('utf8')
-        .split('\0')
-        .filter((p) => p !== '')
-    : null;
+  return repo ? recordsInRepo(repo, args, { ...options, cwd: rootDir }) : null;
+}
+
+/**
+ * `gitRecords` on a repository already found: git is spawned before this returns, so a caller that then
+ * runs synchronous work (loading a cache) has git running beside it rather than waiting for it.
+ *
+ * @param options.cwd  the folder git runs in (default the project root)
+ * @returns the non-empty records, or null when git fails, times out or prints over `maxBytes`
+ */
+export function recordsInRepo(
+  repo: GitRepo,
+  args: readonly string[],
+  options: GitOptions & { cwd?: string; maxBytes?: number } = {},
+): Promise<string[] | null> {
+  return runInRepo(repo, args, options).then((run) =>
+    run.ok
+      ? run.stdout
+          .toString('utf8')
+          .split('\0')
+          .filter((p) => p !== '')
+      : null,
+  );
 }
 
 const personTargets = new Map<string, Promise<string[]>>();

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { classifyContent, isGeneratedPath } from '../../../agent/context/scan-rules.js';
 import { scanProject } from '../../../agent/context/scan.js';
 import { runGit } from '../../../agent/context/scan-git.js';
+import { findRepository } from '../../../utils/git/repo.js';
 import { gitIn } from '../../support/fixture.js';
 
 let root: string;
@@ -260,14 +261,14 @@ describe('content rules', () => {
 });
 
 describe('runGit', () => {
-  it('splits NUL-separated output, and answers null when git fails, cannot start or the folder is gone', async () => {
+  it('splits NUL-separated output, and answers null when git fails or cannot start', async () => {
     write('a b.ts', 'x\n');
     write('c.ts', 'y\n');
     gitIn(root, 'init', '-q');
-    expect(await runGit(root, ['ls-files', '-o', '-z'])).toEqual(['a b.ts', 'c.ts']);
-    expect(await runGit(root, ['no-such-subcommand'])).toBeNull();
-    expect(await runGit(join(root, 'missing'), ['status'])).toBeNull();
+    const repo = (await findRepository(root))!;
+    expect(await runGit(repo, ['ls-files', '-o', '-z'])).toEqual(['a b.ts', 'c.ts']);
+    expect(await runGit(repo, ['no-such-subcommand'])).toBeNull();
     vi.stubEnv('PATH', '');
-    expect(await runGit(root, ['status'])).toBeNull();
+    expect(await runGit(repo, ['status'])).toBeNull();
   });
 });
