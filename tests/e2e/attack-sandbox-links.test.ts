@@ -177,4 +177,38 @@ describe(`control paths named through a symlink out of the root${skip ? ` (skipp
       }
     },
   );
+
+  it.skipIf(skip !== undefined)(
+    'a command that makes the root a git directory beside its HEAD fails the step (fails on main)',
+    { timeout: 60_000 },
+    async () => {
+      const base = mkdtempSync(join(VISIBLE!, 'clawcode-links-'));
+      const root = join(base, 'root');
+      try {
+        // A project (no repository) with a file named HEAD: objects/, refs/ and a config beside it make the root a
+        // git directory whose configured programs (core.pager for `git log` in a terminal) the person's git runs.
+        writeFiles(root, {
+          HEAD: 'ref: refs/heads/main\n',
+          'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
+          'attack.sh': [
+            'mkdir -p objects refs/heads',
+            "printf '[core]\\n\\tpager = touch pwned\\n' > config",
+            'exit 0',
+          ].join('\n'),
+        });
+        mkdirSync(join(base, 'home'));
+        const env = cleanEnv({ HOME: join(base, 'home'), CLAWCODE_HOME: join(base, 'clawhome'), ...GIT_TEST_ENV });
+        const result = await runCli(
+          ['apply', planFile(base, ['npm test']), '--yes', '--run-commands', '--json', '--dir', root],
+          { env, timeoutMs: 45_000 },
+        );
+        const report = JSON.parse(result.stdout) as Report & { commands: { controlChanged?: string }[] };
+        expect(report.commands[0]?.ran, result.stderr).toBe(true);
+        expect(report.commands[0]?.controlChanged).toMatch(/control path: (objects|refs) appeared/);
+        expect(result.code).toBe(4);
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    },
+  );
 });
