@@ -4,11 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { detectSandbox } from '../../utils/shell/sandbox.js';
 import { cleanEnv, fingerprintTree, GIT_TEST_ENV, gitIn, runCli, writeFiles } from '../support/fixture.js';
 
-// A hostile repository against the sandbox's own binds, through the built CLI with --yes --run-commands and no
-// terminal. The sandbox binds every folder on the way to a control path onto itself, writable, so it cannot be
-// renamed; a control path named through a committed symlink (a `commondir` file, `core.hooksPath`) put a folder
-// outside the root on that way: bound writable, and made by clawcode itself when missing. The sentinel must be
-// visible inside the sandbox (not under /tmp, /var/tmp, /run or a home), so the base is made under /var/lib.
+// A hostile repository (and a person's own symlinks) against the sandbox's binds and hiding, through the built CLI
+// with --yes --run-commands and no terminal, an allow-listed `npm test` running attack.sh:
+// - the sandbox binds every folder on the way to a control path onto itself, writable, so it cannot be renamed; a
+//   control path named through a committed symlink (a `commondir` file, `core.hooksPath`) put a folder outside the
+//   root on that way: bound writable, and made by clawcode itself when missing;
+// - a root, a home or a CLAWCODE_HOME named through a symlink; files and folders a credential or XDG variable names;
+// - a project with a file named HEAD made into a git directory.
+// The sentinel must be visible inside the sandbox (not under /tmp, /var/tmp, /run or a home), so the base is made
+// under /var/lib.
 
 const sandbox = await detectSandbox();
 const VISIBLE = ['/var/lib', '/opt', '/srv'].find((dir) => {
@@ -21,33 +25,58 @@ const VISIBLE = ['/var/lib', '/opt', '/srv'].find((dir) => {
 });
 const skip = !sandbox.available ? sandbox.reason : VISIBLE ? undefined : 'no writable folder the sandbox shows';
 
-type Report = { commands: { command: string; ran: boolean; exitCode: number | null; stdout: string }[] };
+type Command = { command: string; ran: boolean; exitCode: number | null; stdout: string; controlChanged?: string };
+const PACKAGE = JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } });
 
-function planFile(dir: string, commands: string[]): string {
-  const file = join(dir, 'plan.json');
-  writeFileSync(file, JSON.stringify({ analysis: 'Run.', files_to_edit: [], patches: [], commands, agent_notes: [] }));
-  return file;
+/** Run `body` with a fresh base folder the sandbox shows; the folder is removed after. */
+async function inBase(body: (base: string) => Promise<void>): Promise<void> {
+  const base = mkdtempSync(join(VISIBLE!, 'clawcode-links-'));
+  try {
+    await body(base);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
 }
 
-describe(`control paths named through a symlink out of the root${skip ? ` (skipped: ${skip})` : ''}`, () => {
+/**
+ * `clawcode apply` of a plan running `npm test` in `dir`, with HOME `base/home` and CLAWCODE_HOME `base/clawhome`
+ * unless `env` says otherwise; the command must have run.
+ */
+async function npmTest(
+  base: string,
+  dir: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: Command }> {
+  const file = join(base, 'plan.json');
+  const plan = { analysis: 'Run.', files_to_edit: [], patches: [], commands: ['npm test'], agent_notes: [] };
+  writeFileSync(file, JSON.stringify(plan));
+  const result = await runCli(['apply', file, '--yes', '--run-commands', '--json', '--dir', dir], {
+    env: cleanEnv({ HOME: join(base, 'home'), CLAWCODE_HOME: join(base, 'clawhome'), ...GIT_TEST_ENV, ...env }),
+    timeoutMs: 45_000,
+  });
+  const out = (JSON.parse(result.stdout) as { commands: Command[] }).commands[0]!;
+  expect(out.ran, result.stderr).toBe(true);
+  return { code: result.code, out };
+}
+
+describe(`the sandbox against symlinks and named secrets${skip ? ` (skipped: ${skip})` : ''}`, () => {
   it.skipIf(skip !== undefined)(
-    'bind no folder outside the root writable and make nothing there (fails on main)',
+    'control paths named through a symlink: no folder outside the root bound writable or made (fails on main)',
     { timeout: 60_000 },
-    async () => {
-      const base = mkdtempSync(join(VISIBLE!, 'clawcode-links-'));
-      const root = join(base, 'root');
-      const sentinel = join(base, 'sentinel');
-      try {
+    () =>
+      inBase(async (base) => {
+        const root = join(base, 'root');
+        const sentinel = join(base, 'sentinel');
         writeFiles(sentinel, { 'a/keep.txt': 'keep\n', 'keep.txt': 'keep\n' });
         writeFiles(root, {
-          'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
+          'package.json': PACKAGE,
           'attack.sh': [
             'touch link/a/pwned 2>/dev/null && echo GOT-a',
             'touch link/made/pwned 2>/dev/null && echo GOT-made',
             'touch link/hooks-way/pwned 2>/dev/null && echo GOT-hooks',
             'exit 0',
           ].join('\n'),
-          // A folder with the shape of a git directory whose commondir leads through the link.
+          // Folders with the shape of a git directory whose commondir leads through the link.
           'fake/HEAD': 'ref: refs/heads/main\n',
           'fake/commondir': '../link/a/b\n',
           'fake2/HEAD': 'ref: refs/heads/main\n',
@@ -59,32 +88,21 @@ describe(`control paths named through a symlink out of the root${skip ? ` (skipp
         gitIn(root, 'add', '-A');
         gitIn(root, 'commit', '-qm', 'hostile');
         const before = fingerprintTree(sentinel);
-        const home = join(base, 'home');
-        mkdirSync(home);
-        const env = cleanEnv({ HOME: home, CLAWCODE_HOME: join(base, 'clawhome'), ...GIT_TEST_ENV });
-        const result = await runCli(
-          ['apply', planFile(base, ['npm test']), '--yes', '--run-commands', '--json', '--dir', root],
-          { env, timeoutMs: 45_000 },
-        );
-        const report = JSON.parse(result.stdout) as Report;
-        expect(report.commands[0]?.ran, result.stderr).toBe(true);
-        expect(report.commands[0]?.stdout.match(/GOT-[\w-]+/g) ?? []).toEqual([]);
+        mkdirSync(join(base, 'home'));
+        const { out } = await npmTest(base, root);
+        expect(out.stdout.match(/GOT-[\w-]+/g) ?? []).toEqual([]);
         expect(fingerprintTree(sentinel)).toEqual(before);
-      } finally {
-        rmSync(base, { recursive: true, force: true });
-      }
-    },
+      }),
   );
 
   it.skipIf(skip !== undefined)(
     'a root named through a relative symlink keeps its nested control paths read-only (fails on main)',
     { timeout: 60_000 },
-    async () => {
-      const base = mkdtempSync(join(VISIBLE!, 'clawcode-links-'));
-      const root = join(base, 'root');
-      try {
+    () =>
+      inBase(async (base) => {
+        const root = join(base, 'root');
         writeFiles(root, {
-          'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
+          'package.json': PACKAGE,
           'attack.sh': 'echo x >> vendor/lib/.git/config 2>/dev/null && echo GOT-nested-git\nexit 0\n',
           'vendor/lib/i.js': '1\n',
         });
@@ -93,122 +111,78 @@ describe(`control paths named through a symlink out of the root${skip ? ` (skipp
         // The person's way to the project: a relative symlink beside it (as a home or workspace link may be).
         symlinkSync('root', join(base, 'link'));
         const before = fingerprintTree(join(root, 'vendor'));
-        const home = join(base, 'home');
-        mkdirSync(home);
-        const env = cleanEnv({ HOME: home, CLAWCODE_HOME: join(base, 'clawhome'), ...GIT_TEST_ENV });
-        const result = await runCli(
-          ['apply', planFile(base, ['npm test']), '--yes', '--run-commands', '--json', '--dir', join(base, 'link')],
-          { env, timeoutMs: 45_000 },
-        );
-        const report = JSON.parse(result.stdout) as Report;
-        expect(report.commands[0]?.ran, result.stderr).toBe(true);
-        expect(report.commands[0]?.stdout.match(/GOT-[\w-]+/g) ?? []).toEqual([]);
+        mkdirSync(join(base, 'home'));
+        const { out } = await npmTest(base, join(base, 'link'));
+        expect(out.stdout.match(/GOT-[\w-]+/g) ?? []).toEqual([]);
         expect(fingerprintTree(join(root, 'vendor'))).toEqual(before);
-      } finally {
-        rmSync(base, { recursive: true, force: true });
-      }
-    },
+      }),
   );
 
   it.skipIf(skip !== undefined)(
     'a home and a clawcode home named through symlinks stay hidden (fails on main)',
     { timeout: 60_000 },
-    async () => {
-      const base = mkdtempSync(join(VISIBLE!, 'clawcode-links-'));
-      const root = join(base, 'root');
-      try {
+    () =>
+      inBase(async (base) => {
+        const root = join(base, 'root');
         writeFiles(join(base, 'real-home'), { '.ssh/id_ed25519': 'SSH-MARKER-31\n' });
         writeFiles(join(base, 'real-clawhome'), { 'config.json': '{"apiKey":"CLAWHOME-MARKER-31"}\n' });
         // A home on another disk behind a link (/home/u -> /data/u), a CLAWCODE_HOME kept the same way.
         symlinkSync('real-home', join(base, 'home'));
         symlinkSync(join(base, 'real-clawhome'), join(base, 'clawhome'));
+        const files = ['home/.ssh/id_ed25519', 'real-home/.ssh/id_ed25519', 'clawhome/config.json'];
         writeFiles(root, {
-          'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
-          'attack.sh': `cat ${base}/home/.ssh/id_ed25519 ${base}/real-home/.ssh/id_ed25519 ${base}/clawhome/config.json ${base}/real-clawhome/config.json 2>/dev/null\nexit 0\n`,
+          'package.json': PACKAGE,
+          'attack.sh': `cat ${files.map((f) => join(base, f)).join(' ')} ${base}/real-clawhome/config.json 2>/dev/null\nexit 0\n`,
         });
         gitIn(root, 'init', '-q');
-        const env = cleanEnv({ HOME: join(base, 'home'), CLAWCODE_HOME: join(base, 'clawhome'), ...GIT_TEST_ENV });
-        const result = await runCli(
-          ['apply', planFile(base, ['npm test']), '--yes', '--run-commands', '--json', '--dir', root],
-          { env, timeoutMs: 45_000 },
-        );
-        const report = JSON.parse(result.stdout) as Report;
-        expect(report.commands[0]?.ran, result.stderr).toBe(true);
-        expect(report.commands[0]?.stdout).not.toMatch(/MARKER/);
-      } finally {
-        rmSync(base, { recursive: true, force: true });
-      }
-    },
+        const { out } = await npmTest(base, root);
+        expect(out.stdout).not.toMatch(/MARKER/);
+      }),
   );
 
   it.skipIf(skip !== undefined)(
     'files and folders that credential and XDG variables name outside the home stay hidden (fails on main)',
     { timeout: 60_000 },
-    async () => {
-      const base = mkdtempSync(join(VISIBLE!, 'clawcode-links-'));
-      const root = join(base, 'root');
-      try {
+    () =>
+      inBase(async (base) => {
+        const root = join(base, 'root');
         writeFiles(base, {
           'secrets/sa.json': '{"private_key":"GCP-MARKER-41"}\n',
           'xdg/gh/hosts.yml': 'oauth_token: XDG-MARKER-41\n',
           'home/.gitconfig': '[user]\n\tname = t\n',
         });
         writeFiles(root, {
-          'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
+          'package.json': PACKAGE,
           'attack.sh': `cat ${base}/secrets/sa.json ${base}/xdg/gh/hosts.yml 2>/dev/null\nexit 0\n`,
         });
         gitIn(root, 'init', '-q');
-        const env = cleanEnv({
-          HOME: join(base, 'home'),
-          CLAWCODE_HOME: join(base, 'clawhome'),
+        const { out } = await npmTest(base, root, {
           GOOGLE_APPLICATION_CREDENTIALS: join(base, 'secrets/sa.json'),
           XDG_CONFIG_HOME: join(base, 'xdg'),
-          ...GIT_TEST_ENV,
         });
-        const result = await runCli(
-          ['apply', planFile(base, ['npm test']), '--yes', '--run-commands', '--json', '--dir', root],
-          { env, timeoutMs: 45_000 },
-        );
-        const report = JSON.parse(result.stdout) as Report;
-        expect(report.commands[0]?.ran, result.stderr).toBe(true);
-        expect(report.commands[0]?.stdout).not.toMatch(/MARKER/);
-      } finally {
-        rmSync(base, { recursive: true, force: true });
-      }
-    },
+        expect(out.stdout).not.toMatch(/MARKER/);
+      }),
   );
 
   it.skipIf(skip !== undefined)(
     'a command that makes the root a git directory beside its HEAD fails the step (fails on main)',
     { timeout: 60_000 },
-    async () => {
-      const base = mkdtempSync(join(VISIBLE!, 'clawcode-links-'));
-      const root = join(base, 'root');
-      try {
+    () =>
+      inBase(async (base) => {
+        const root = join(base, 'root');
         // A project (no repository) with a file named HEAD: objects/, refs/ and a config beside it make the root a
         // git directory whose configured programs (core.pager for `git log` in a terminal) the person's git runs.
         writeFiles(root, {
           HEAD: 'ref: refs/heads/main\n',
-          'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'sh ./attack.sh' } }),
-          'attack.sh': [
-            'mkdir -p objects refs/heads',
-            "printf '[core]\\n\\tpager = touch pwned\\n' > config",
-            'exit 0',
-          ].join('\n'),
+          'package.json': PACKAGE,
+          'attack.sh': ['mkdir -p objects refs/heads', "printf '[core]\\n\\tpager = touch pwned\\n' > config"].join(
+            '\n',
+          ),
         });
         mkdirSync(join(base, 'home'));
-        const env = cleanEnv({ HOME: join(base, 'home'), CLAWCODE_HOME: join(base, 'clawhome'), ...GIT_TEST_ENV });
-        const result = await runCli(
-          ['apply', planFile(base, ['npm test']), '--yes', '--run-commands', '--json', '--dir', root],
-          { env, timeoutMs: 45_000 },
-        );
-        const report = JSON.parse(result.stdout) as Report & { commands: { controlChanged?: string }[] };
-        expect(report.commands[0]?.ran, result.stderr).toBe(true);
-        expect(report.commands[0]?.controlChanged).toMatch(/control path: (objects|refs) appeared/);
-        expect(result.code).toBe(4);
-      } finally {
-        rmSync(base, { recursive: true, force: true });
-      }
-    },
+        const { code, out } = await npmTest(base, root);
+        expect(out.controlChanged).toMatch(/control path: (objects|refs) appeared/);
+        expect(code).toBe(4);
+      }),
   );
 });
