@@ -81,7 +81,8 @@ export async function runVerify(options: {
     rolledBack,
     ...(rollbackError ? { rollbackError } : {}),
     ms: result.ms,
-    tail: result.tail,
+    // A stop for taking too much of the disk ends the tail, where a failing verify's last lines are shown.
+    tail: result.diskExceeded ? `${result.tail}\n${result.diskExceeded}` : result.tail,
     ...(result.controlChanged ? { controlChanged: result.controlChanged } : {}),
   };
 }

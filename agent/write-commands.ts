@@ -25,6 +25,8 @@ export interface CommandReport {
   sandboxed?: boolean;
   /** a control path the command changed (utils/shell/run.ts); the command counts as failed */
   controlChanged?: string;
+  /** why the sandbox stopped it for taking more of the disk than its cap (utils/shell/disk-watch.ts) */
+  diskExceeded?: string;
   /** Full captured output (bounded by utils/shell/run.ts). */
   stdout?: string;
   stderr?: string;
@@ -183,5 +185,6 @@ async function runOne(
     reason: decision.reason,
     sandboxed: sandbox.available,
     ...(result.controlChanged ? { controlChanged: result.controlChanged } : {}),
+    ...(result.diskExceeded ? { diskExceeded: result.diskExceeded } : {}),
   };
 }

@@ -42,6 +42,7 @@ export function printCommandNotice(notice: CommandNotice, out: (text: string) =>
         `${mark} ${field(notice.command)} ${result.timedOut ? 'timed out' : `exited ${result.exitCode ?? 'by signal'}`}`,
       );
       if (result.controlChanged) out(`${chalk.red('✗')} ${field(result.controlChanged)}`);
+      if (result.diskExceeded) out(`${chalk.red('✗')} ${result.diskExceeded}`);
       return;
     }
   }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CommandRules } from '../../config/settings-commands.js';
-import { commandMatchesRule } from '../../utils/shell/approval.js';
+import { commandMatchesRule } from '../../utils/shell/rule-match.js';
 import { decideCommand } from '../../utils/shell/approval.js';
 import { loadShellParser, type ShellParser } from '../../utils/shell/parse.js';
 

@@ -98,9 +98,10 @@ const MAX_WALK_ENTRIES = 500_000;
  * Every control path that exists in a project, for the sandbox to bind read-only: version-control and
  * clawcode folders and `.husky/` at any depth, hook tool configurations (`.pre-commit-config.yaml`,
  * `.lintstagedrc*`, `lint-staged.config.*`, `lefthook.yml`), folders shaped as git directories, and the
- * repository's git directory and configuration-named paths when inside the root, and the folder a
- * `commondir` file names. In `node_modules/` only each installed package's own `.git` is looked for; the
- * walk does not enter symlinked folders or what it found.
+ * repository's git directory and configuration-named paths when inside the root, the folder a
+ * `commondir` file names, and the entries that make the root itself a git directory when it is one. In
+ * `node_modules/` only each installed package's own `.git` is looked for; the walk does not enter symlinked
+ * folders or what it found.
  *
  * @param realRoot  the project root, real path
  * @returns absolute paths, parents before children; never throws
@@ -137,6 +138,13 @@ export async function findControlPaths(realRoot: string): Promise<string[]> {
       else if (entry.isDirectory()) stack.push(abs);
     }
   }
+  // The root itself, once shaped as a git directory, is one for the person's next git there (no `.git`, or a
+  // `git -C` given the folder): what completes its shape is a control path, so one a command adds is noticed.
+  if (await isGitDirShape(realRoot))
+    for (const name of COMPLETES_GIT_DIR) {
+      const entry = path.join(realRoot, name);
+      if (await lstat(entry).catch(() => undefined)) found.add(entry);
+    }
   const repo = await findRepository(realRoot);
   const named = [
     ...(repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths, ...(await submoduleGitFiles(repo))] : []),

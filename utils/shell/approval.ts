@@ -1,7 +1,10 @@
+import { lstatSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { foldSegment } from '../policy/paths.js';
 import { BUILD_FOLDERS, classifyCommand } from './safety.js';
 import type { ParsedShell, ShellParser, ShellWord, SimpleCommand } from './parse.js';
+import { commandMatchesRule } from './rule-match.js';
+import { PYTHON_NAME, PYTHON_TOOL_MODULES } from './tool-options.js';
 import {
   allowListed,
   AS_OTHER_USER,
@@ -54,8 +57,9 @@ export interface ApprovalOptions {
  * Decide one plan command. The line is parsed as bash (utils/shell/parse.ts); it is auto-approved only when
  * it is a plain list of simple commands (`&&`, `||`, `;`, pipes between them, file redirections inside the
  * root), every word is fixed text, and every command is on the short allow-list of local build, test and lint
- * tools (or matches an allow rule). Substitutions, expansions, `eval`/`source`, shells and interpreters given
- * code, network tools, publishing, paths outside the root, unknown tools: ask. Deleting or writing outside
+ * tools (or matches an allow rule). Substitutions, expansions (brace expansion too), a glob that may expand to an
+ * option, a `>` over something that exists in the root (looked up on disk), `eval`/`source`, shells and
+ * interpreters given code, network tools, publishing, paths outside the root, unknown tools: ask. Deleting or writing outside
  * the root, deleting the project itself, disks, other users, a download run by a shell, a deny rule: reject.
  * Nested commands (inside `$(…)`, `bash -c '…'`, `eval '…'`) are judged too; the worst verdict wins.
  * Without a sandbox an otherwise auto-approved command is asked about.
@@ -65,12 +69,24 @@ export interface ApprovalOptions {
  */
 export function decideCommand(command: string, options: ApprovalOptions): CommandApproval {
   const root = resolve(options.rootDir);
-  const verdict = judgeLine(command, root, options, 0);
+  if (command.length > MAX_COMMAND_CHARS)
+    return { type: 'ask-user', reason: `too long to read (${command.length} characters)` };
+  let verdict: Verdict;
+  try {
+    verdict = judgeLine(command, root, options, 0);
+  } catch (error) {
+    // The parse tree is walked recursively: 50,000 `&&` or nested `$(` overflow the stack. Unread is unallowed.
+    if (!(error instanceof RangeError)) throw error;
+    return { type: 'ask-user', reason: 'nested too deeply to read' };
+  }
   if (verdict.level === REJECT) return { type: 'reject', reason: verdict.reason };
   if (verdict.level === ASK) return { type: 'ask-user', reason: verdict.reason };
   if (!options.sandboxed) return { type: 'ask-user', reason: `no sandbox on this machine (${verdict.reason})` };
   return { type: 'auto-approve', reason: verdict.reason };
 }
+
+/** Longest command line judged, in characters; a longer one is asked about unread (parsing grows with it). */
+const MAX_COMMAND_CHARS = 100_000;
 
 /** The stricter verdict; at the same level a specific reason beats "not on the allow-list". */
 function worst(a: Verdict, b: Verdict): Verdict {
@@ -144,6 +160,9 @@ function judgeCommand(cmd: SimpleCommand, root: string, options: ApprovalOptions
   if (outside) verdict = worst(verdict, { level: ASK, reason: `names a path outside the project (${outside.raw})` });
   const dynamic = args.find((w) => w.text === undefined);
   if (dynamic) verdict = worst(verdict, { level: ASK, reason: `an argument comes from an expansion (${dynamic.raw})` });
+  // `*` matches a file named `--node-options=--require=./x.js` as well: bash passes it as an option.
+  const glob = args.find((w) => w.expands && /^[*?[]/.test(w.text ?? ''));
+  if (glob) verdict = worst(verdict, { level: ASK, reason: `a glob may expand to an option (${glob.raw})` });
   if (verdict.level > AUTO) return verdict;
   if (text !== undefined && options.rules?.allow.some((rule) => commandMatchesRule(text, rule))) {
     return { level: AUTO, reason: `allowed by a settings rule: ${text}` };
@@ -282,11 +301,7 @@ function judgeNested(name: string, args: ShellWord[], root: string, options: App
   }
   if (INTERPRETERS.has(name)) {
     const inline = texts.some((a) => a !== undefined && (INLINE_CODE.has(a) || /^--(eval|print)=/.test(a)));
-    if (
-      name.startsWith('python') &&
-      texts[0] === '-m' &&
-      ['pytest', 'mypy', 'ruff', 'unittest', 'black', 'flake8'].includes(texts[1] ?? '')
-    ) {
+    if (PYTHON_NAME.test(name) && texts[0] === '-m' && PYTHON_TOOL_MODULES.has(texts[1] ?? '')) {
       return { level: AUTO, reason: '' };
     }
     // awk's first argument is its program: always inline code.
@@ -298,6 +313,19 @@ function judgeNested(name: string, args: ShellWord[], root: string, options: App
     return { level: AUTO, reason: '' };
   }
   return { level: AUTO, reason: '' };
+}
+
+/** Redirection operators that empty their target before writing (`>>`, `&>>` append; `<>` does not truncate). */
+const TRUNCATES = new Set(['>', '>|', '&>', '>&']);
+
+/** Whether something exists at `path` (resolved from `root`), a symlink or dangling one included. */
+function existsIn(root: string, path: string): boolean {
+  try {
+    lstatSync(resolve(root, path));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Redirections: `>` outside the root is a write outside the project (reject); any other outside path asks. */
@@ -312,21 +340,9 @@ function judgeRedirect(op: string, target: ShellWord, root: string): Verdict {
       : { level: ASK, reason: `reads ${target.raw}, outside the project` };
   }
   if (writes && isControlPath(target.text, root)) return { level: REJECT, reason: `writes into ${target.raw}` };
+  // `>` empties what is there first: over a project file it is a deletion, asked about as `rm` is.
+  if (TRUNCATES.has(op) && existsIn(root, target.text)) return { level: ASK, reason: `overwrites ${target.raw}` };
   return { level: AUTO, reason: '' };
-}
-
-/**
- * Does one rule match one command's fixed text? A rule matches a command equal to it, or starting with it followed
- * by a space (`npm test` matches `npm test -- --watch`, not `npm testing`). A rule ending in `*` matches any
- * command starting with the text before the `*` (`npm run *` matches `npm run build`; `*` alone matches
- * everything). Whitespace runs count as one space; an empty rule matches nothing.
- */
-export function commandMatchesRule(text: string, rule: string): boolean {
-  const cmd = text.trim().replace(/\s+/g, ' ');
-  const r = rule.trim().replace(/\s+/g, ' ');
-  if (r === '') return false;
-  if (r.endsWith('*')) return cmd.startsWith(r.slice(0, -1));
-  return cmd === r || cmd.startsWith(`${r} `);
 }
 
 function base(name: string): string {

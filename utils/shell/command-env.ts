@@ -72,7 +72,7 @@ const PASSED_PREFIX = /^(LC_|npm_config_)/;
 /** Proxy settings, passed only when the command may use the network. */
 const PROXY = /^(https?_proxy|no_proxy|all_proxy)$/i;
 /** A name that says it holds a credential: dropped even when a family above would pass it. */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASS(WORD|WD)?|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE/i;
+export const SECRET_NAME = /KEY|TOKEN|SECRET|PASS(WORD|WD)?|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE/i;
 /**
  * A value carrying credentials in a URL: any userinfo (`https://user:pass@host`, and a token alone,
  * `https://ghp_…@host`, as GOPROXY and registry settings take it).

@@ -257,6 +257,9 @@ function emptyWord(): ShellWord {
   return { text: '', raw: '', expands: false };
 }
 
+/** An unquoted `{…,…}` or `{a..b}` not preceded by `$` or a backslash: bash's brace expansion. */
+const BRACE_EXPANSION = /(^|[^$\\])\{[^{}]*(,|\.\.)[^{}]*\}/;
+
 /** The fixed value of a word node, recording (and descending into) any expansion it holds. */
 function wordOf(node: SyntaxNode, out: ParsedShell, nested: boolean): ShellWord {
   const state = { dynamic: false, expands: false };
@@ -296,8 +299,16 @@ function valueOf(
       }
       return text;
     }
-    case 'concatenation':
+    case 'concatenation': {
+      // The grammar has no node for brace expansion: `{-exec=x,-v}` is three words. Bash expands it to words the
+      // judge never sees (`-exec=x -v`), so a word shaped as one is dynamic; quoted parts cannot open or close it.
+      const shape = node.children.map((c) => (c.type === 'word' || !c.isNamed ? c.text : '_')).join('');
+      if (BRACE_EXPANSION.test(shape)) {
+        out.constructs.push('brace expansion');
+        state.dynamic = true;
+      }
       return node.namedChildren.map((c, i) => valueOf(c, out, nested, state, first && i === 0)).join('');
+    }
     case 'command_substitution':
     case 'process_substitution':
       out.constructs.push(CONSTRUCTS[node.type]!);

@@ -4,6 +4,8 @@
  * build, test and lint tools.
  */
 
+import { cargoOptionsKnown, goOptionsKnown, PYTHON_NAME, PYTHON_TOOL_MODULES } from './tool-options.js';
+
 /** Shells and interpreters: code given inline or on stdin runs whatever it says. */
 export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash', 'csh', 'tcsh', 'busybox']);
 export const INTERPRETERS = new Set([
@@ -132,7 +134,10 @@ export function runnerCommandStarts(name: string, args: (string | undefined)[]):
   return starts;
 }
 
-/** Environment variables a test or build line may set without changing what runs. */
+/**
+ * Environment variables a test or build line may set without changing what runs (not GOFLAGS: it carries
+ * `-toolexec` and `-exec` as well as the command line does).
+ */
 export const SAFE_ENV = new Set([
   'CI',
   'NODE_ENV',
@@ -144,7 +149,6 @@ export const SAFE_ENV = new Set([
   'DEBUG',
   'RUST_BACKTRACE',
   'PYTHONDONTWRITEBYTECODE',
-  'GOFLAGS',
   'CGO_ENABLED',
 ]);
 export const SAFE_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
@@ -257,9 +261,16 @@ export function allowListed(name: string, args: string[]): string | undefined {
   ) {
     return `${name} is a local build/test tool`;
   }
-  if (name.startsWith('python') && a0 === '-m') return `python -m ${a1} is a local test/lint tool`;
-  if (name === 'go' && ['test', 'vet', 'build', 'fmt'].includes(a0)) return `go ${a0} is a local build/test tool`;
-  if (name === 'cargo' && ['test', 'build', 'check', 'clippy', 'fmt', 'bench', 'doc'].includes(a0))
+  // Only the listed modules and options: others run a program or code they are given (tool-options.ts).
+  if (PYTHON_NAME.test(name) && a0 === '-m' && PYTHON_TOOL_MODULES.has(a1))
+    return `python -m ${a1} is a local test/lint tool`;
+  if (name === 'go' && ['test', 'vet', 'build', 'fmt'].includes(a0) && goOptionsKnown(args.slice(1)))
+    return `go ${a0} is a local build/test tool`;
+  if (
+    name === 'cargo' &&
+    ['test', 'build', 'check', 'clippy', 'fmt', 'bench', 'doc'].includes(a0) &&
+    cargoOptionsKnown(args.slice(1))
+  )
     return `cargo ${a0} is a local build/test tool`;
   // make runs the project's own recipes, like npm run; only plain targets (no -f, -C, VAR=) are listed.
   if (name === 'make' && args.every((a) => /^[A-Za-z0-9_.][\w.-]*$/.test(a))) return 'make runs project targets';

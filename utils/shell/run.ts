@@ -2,13 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { IoError } from '../errors.js';
 import { realOrSelf } from '../executable.js';
-import { makePidsGroup } from './cgroup.js';
+import { makeCommandGroup } from './cgroup.js';
+import { watchDisk } from './disk-watch.js';
 import { controlChange } from './sandbox-binds.js';
 import { commandEnv } from './command-env.js';
 import {
   feedFilter,
   SANDBOX_MAX_PROCESSES,
   sandboxArgs,
+  sandboxMaxMemory,
   sandboxStdio,
   type SandboxPolicy,
   type SandboxReady,
@@ -34,6 +36,10 @@ export interface RunCommandOptions {
   onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
   /** run inside bubblewrap (utils/shell/sandbox.ts) with this policy; `status` from detectSandbox() */
   sandbox?: { status: SandboxReady; policy: SandboxPolicy };
+  /** in the sandbox as root, most bytes of memory (default sandboxMaxMemory(): sandbox.ts) */
+  maxMemoryBytes?: number;
+  /** in the sandbox, most bytes and inodes of the root's file system the command may take (disk-watch.ts) */
+  diskCap?: { bytes: number; inodes: number };
 }
 
 /** What one command did. Output strings are UTF-8 decoded; `ms` is wall time. */
@@ -56,6 +62,8 @@ export interface CommandResult {
    * replaced while the command ran. The command counts as failed.
    */
   controlChanged?: string;
+  /** In the sandbox: one line saying the command was stopped for taking more of the disk than its cap. */
+  diskExceeded?: string;
 }
 
 const TAIL_LINES = 20;
@@ -94,17 +102,18 @@ export async function runCommand(command: string, options: RunCommandOptions): P
     const { status, policy } = options.sandbox;
     const sandboxed = await sandboxArgs(command, policy, status, base);
     after = () => controlChange(realOrSelf(policy.rootDir), sandboxed.snapshot);
-    // As root the process rlimit is not enforced: a pids cgroup caps the sandbox instead, entered by a
-    // shell that then becomes bubblewrap (so nothing of the command runs outside it).
-    const group = makePidsGroup(SANDBOX_MAX_PROCESSES);
+    // As root the process rlimit is not enforced, and no rlimit caps memory: cgroups cap the sandbox instead,
+    // entered by a shell that then becomes bubblewrap (so nothing of the command runs outside them).
+    const group = makeCommandGroup(SANDBOX_MAX_PROCESSES, options.maxMemoryBytes ?? sandboxMaxMemory());
     launch = group
       ? {
           file: '/bin/sh',
           args: [
             '-c',
-            'echo $$ > "$1/cgroup.procs" && shift && exec "$@"',
+            'while [ "$1" != -- ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; done; shift; exec "$@"',
             'sh',
-            group.path,
+            ...group.paths,
+            '--',
             status.bwrapPath,
             ...sandboxed.args,
           ],
@@ -168,8 +177,12 @@ function spawnCommand(
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
     if (launch.sandboxed) feedFilter(child);
+    const disk = launch.sandboxed
+      ? watchDisk(options.cwd, () => killer.kill(), options.diskCap?.bytes, options.diskCap?.inodes)
+      : undefined;
     captureOutput(child, out, err, both, options.onOutput);
     child.on('error', (cause) => {
+      disk?.stop();
       launch.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
@@ -182,6 +195,7 @@ function spawnCommand(
       );
     });
     child.on('close', (exitCode, signal) => {
+      disk?.stop();
       launch.cleanup();
       clearTimeout(timer);
       process.off('exit', onParentExit);
@@ -197,6 +211,7 @@ function spawnCommand(
         truncated: out.truncated || err.truncated,
         tail: lastLines(both.text(), TAIL_LINES),
         ms: Math.round(performance.now() - started),
+        ...(disk?.exceeded ? { diskExceeded: disk.exceeded } : {}),
       });
     });
   });

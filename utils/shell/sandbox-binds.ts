@@ -36,6 +36,26 @@ function identity(path: string): string {
 }
 
 /**
+ * Whether every entry from `root` (exclusive) down to `dir` (inclusive) is a folder, none a symlink: the only
+ * folders bound writable onto themselves or given a stand-in. bubblewrap follows a symlink in a bind's
+ * destination, so a folder on the way named through a committed `link -> ../../etc` (a `commondir` or
+ * `core.hooksPath` through it) was the folder it leads to, outside the root, bound writable.
+ *
+ * @param root  the project root (absolute); `dir` inside it
+ */
+function plainFolders(root: string, dir: string): boolean {
+  if (!within(root, dir)) return false;
+  for (let at = dir; at !== root; at = dirname(at)) {
+    try {
+      if (!lstatSync(at).isDirectory()) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
  * The control paths of `root` now, each with its identity.
  *
  * @param root  the project root, real path
@@ -95,9 +115,14 @@ export function controlBinds(root: string, paths: readonly string[], already: re
   for (const path of [...readOnly, ...already]) {
     for (let dir = dirname(path); dir !== root && within(root, dir); dir = dirname(dir)) ways.add(dir);
   }
-  // Folders on the way that do not exist yet (a stand-in's parents) are made now, so they can be bound too.
+  // Folders on the way that do not exist yet (a stand-in's parents) are made now, so they can be bound too;
+  // parents first, and only below plain folders: a mkdir through a symlink makes a folder where it leads.
   for (const dir of [...ways].sort()) {
     if (identity(dir) !== 'missing') continue;
+    if (!plainFolders(root, dirname(dir))) {
+      ways.delete(dir);
+      continue;
+    }
     try {
       mkdirSync(dir);
       madeDirs.push(dir);
@@ -106,11 +131,12 @@ export function controlBinds(root: string, paths: readonly string[], already: re
     }
   }
   const wayArgs: string[] = [];
-  for (const dir of [...ways].sort()) if (identity(dir).endsWith(':dir')) wayArgs.push('--bind', dir, dir);
+  for (const dir of [...ways].sort()) if (plainFolders(root, dir)) wayArgs.push('--bind', dir, dir);
   const readOnlyArgs: string[] = [];
   for (const path of readOnly) {
-    // A symlink cannot be bound onto (a mount follows it); its target is a control path of its own.
-    if (identity(path).endsWith(':link')) continue;
+    // A symlink cannot be bound onto (a mount follows it); its target is a control path of its own. A path
+    // reached through one leads elsewhere: out of the root, read-only already; inside it, found at its real name.
+    if (identity(path).endsWith(':link') || !plainFolders(root, dirname(path))) continue;
     if (identity(path) === 'missing') {
       try {
         // A `.git` stand-in is an empty folder (git then looks further up, as without one); others an empty file.

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, openSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { tmpdir } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { UsageError } from '../errors.js';
 import { executableOutside, realOrSelf } from '../executable.js';
 import { controlBinds, controlSnapshot, type ControlSnapshot } from './sandbox-binds.js';
 import { homeView } from './sandbox-home.js';
-import { keyringFilter, SECCOMP_FD } from './seccomp.js';
+import { sandboxFilter, SECCOMP_FD } from './seccomp.js';
 
 /**
  * Whether plan and verify commands can run inside an OS sandbox here. Only bubblewrap (`bwrap`, Linux) is
@@ -39,6 +39,14 @@ export interface SandboxPolicy {
 
 /** Most processes (threads count) of one sandboxed command at a time. */
 export const SANDBOX_MAX_PROCESSES = 2048;
+/**
+ * Most memory one sandboxed command may hold, in bytes: half the machine's memory, at most 8 GiB. Where clawcode
+ * can make a memory cgroup (as root, utils/shell/cgroup.ts); what it writes to its private `/tmp` counts too.
+ */
+export function sandboxMaxMemory(): number {
+  return Math.min(8 * 1024 ** 3, Math.floor(totalmem() / 2));
+}
+
 /** Largest file one sandboxed command may write, in bytes (512 MiB). */
 export const SANDBOX_MAX_FILE_BYTES = 512 * 1024 * 1024;
 
@@ -152,7 +160,7 @@ function inheritedDescriptors(): number[] {
 export function feedFilter(child: { stdio: readonly unknown[] }): void {
   const pipe = child.stdio[SECCOMP_FD] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void };
   pipe.on('error', () => undefined);
-  pipe.end(keyringFilter());
+  pipe.end(sandboxFilter());
 }
 
 /**
@@ -182,7 +190,7 @@ function isolation(status: SandboxReady, allowNetwork: boolean): string[] {
     String(gid),
     '--cap-drop',
     'ALL',
-    // add_key, request_key and keyctl refused: the session keyring is not namespaced (seccomp.ts).
+    // add_key, request_key and keyctl refused (the session keyring is not namespaced), fallocate unsupported (seccomp.ts).
     '--seccomp',
     String(SECCOMP_FD),
     ...(status.disableUserns ? ['--disable-userns'] : []),
@@ -258,7 +266,9 @@ export async function sandboxArgs(
   status: SandboxReady,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ args: string[]; cleanup: () => void; snapshot: ControlSnapshot }> {
-  const root = resolve(policy.rootDir);
+  // The real root: bubblewrap follows a symlink on the way to a bind's destination, and the control paths are
+  // found under the real root, so a root named through a symlink matched none of them and bound none read-only.
+  const root = realOrSelf(resolve(policy.rootDir));
   const args = isolation(status, policy.allowNetwork);
   const view = homeView(env);
   // A home inside the root would be written through the root's bind: no command runs there at all.
@@ -273,6 +283,8 @@ export async function sandboxArgs(
   for (const scratch of new Set([resolve(tmpdir()), '/var/tmp']))
     if (scratch !== '/tmp' && existsSync(scratch)) args.push('--tmpfs', scratch);
   for (const hidden of view.hidden) args.push('--tmpfs', hidden);
+  for (const dir of view.hiddenNamed) if (!within(root, dir) && !within(dir, root)) args.push('--tmpfs', dir);
+  for (const file of view.hiddenFiles) if (!within(root, file)) args.push('--ro-bind', '/dev/null', file);
   for (const tool of view.readOnly) if (!within(root, tool)) args.push('--ro-bind-try', tool, tool);
   args.push('--bind', root, root);
   const created: string[] = [];
@@ -292,7 +304,7 @@ export async function sandboxArgs(
   inside.push('--ro-bind', headMade ? '/dev/null' : head, head);
   const fixed = [...READ_ONLY_INSIDE.map((n) => join(root, n)), head];
   // The folders on the way to each control path are bound first (so they cannot be renamed), then the paths.
-  const snapshot = await controlSnapshot(realOrSelf(root));
+  const snapshot = await controlSnapshot(root);
   const control = controlBinds(root, [...snapshot.keys()], fixed);
   args.push(...control.ways, ...inside, ...control.readOnly);
   // Caches that follow XDG_CACHE_HOME (go's build cache, pip) go to the private /tmp.

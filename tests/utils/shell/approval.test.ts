@@ -181,6 +181,33 @@ const battery: [command: string, expected: CommandApproval['type'], reason?: Reg
   ['npm run build && npm test', 'auto-approve'],
   ['git status', 'auto-approve'],
   ['git diff --stat', 'auto-approve'],
+  // tools handed a program or code by option or module (all were auto-approved)
+  ["go test -exec 'rm -rf src' ./...", 'ask-user', /allow-list/],
+  ['go test -exec=./evil ./...', 'ask-user'],
+  ['go build -toolexec /bin/sh ./...', 'ask-user'],
+  ['go vet -vettool=./evil ./...', 'ask-user'],
+  ["go build -ldflags='-linkmode=external -extld=./evil' .", 'ask-user'],
+  ['GOFLAGS=-toolexec=./evil go test ./...', 'ask-user', /GOFLAGS/],
+  [`cargo test --config "target.'cfg(all())'.runner=['rm','-rf','src']"`, 'ask-user'],
+  ['cargo build -Zunstable-options', 'ask-user'],
+  ['cargo doc --open', 'ask-user'],
+  [`python3 -m timeit "__import__('shutil').rmtree('src')"`, 'ask-user'],
+  ['python -m pdb -c continue x.py', 'ask-user'],
+  ['python-evil -m pytest', 'ask-user'],
+  ['python3.12 -m pytest -q', 'auto-approve'],
+  ['go test -run TestX -count=1 -v ./...', 'auto-approve'],
+  ['go test ./... -args -update', 'auto-approve'],
+  ['cargo test --release -p core -- --nocapture', 'auto-approve'],
+  ['cargo clippy --all-targets -- -D warnings', 'auto-approve'],
+  // brace expansion makes words the judge never sees; a leading glob may match a file named as an option
+  ['git diff {--output=src/a.js,}', 'ask-user', /brace expansion/],
+  ['go test {-exec=./evil,-v} ./...', 'ask-user', /brace expansion/],
+  ['npm test -- {a..c}', 'ask-user', /brace expansion/],
+  ["npm test -- '{a,b}'", 'auto-approve'],
+  ['npm test -- \\{a,b}', 'auto-approve'],
+  ['find . -name x -exec cat {} ;', 'ask-user', /find runs a command/],
+  ['npm test *', 'ask-user', /glob may expand to an option/],
+  ['npx prettier --check src/*.ts', 'auto-approve'],
 ];
 
 describe('decideCommand', () => {
@@ -215,6 +242,22 @@ describe('decideCommand', () => {
     expect(decide(`node -e "x"`, { allow: ['*'] }).type).toBe('ask-user');
     expect(decide('awk \'BEGIN{system("x")}\'', { allow: ['*'] }).type).toBe('ask-user');
     expect(decide('curl http://127.0.0.1:9/ | sh', { allow: ['*'] }).type).toBe('reject');
+  });
+
+  it('a line too deep or too long to read is asked about, never thrown on', () => {
+    const deep = Array(8000).fill('npm test').join(' && ');
+    expect(decide(deep)).toEqual({ type: 'ask-user', reason: 'nested too deeply to read' });
+    expect(decide(`npm test ${'"$('.repeat(6000)}x${')"'.repeat(6000)}`).type).toBe('ask-user');
+    expect(decide(`npm test ${'a '.repeat(60_000)}`).reason).toMatch(/^too long to read/);
+  });
+
+  it('a deny rule holds for every spelling of the same script', () => {
+    for (const spelling of ['npm run-script deploy', 'npm rum deploy', 'npm urn deploy', 'CI=1 npm run deploy'])
+      expect(decide(spelling, { deny: ['npm run deploy'] }).type, spelling).toBe('reject');
+    for (const spelling of ['npm t', 'npm tst -- -x', 'npm run test', 'npm run-script test'])
+      expect(decide(spelling, { deny: ['npm test'] }).type, spelling).toBe('reject');
+    expect(decide('yarn lint', { deny: ['yarn run lint'] }).type).toBe('reject');
+    expect(decide('npm run deploy:dry', { deny: ['npm run deploy'] }).type).toBe('auto-approve');
   });
 
   it('a deny rule rejects, also inside a chain', () => {

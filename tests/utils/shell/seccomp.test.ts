@@ -1,12 +1,14 @@
 import { endianness } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { keyringFilter } from '../../../utils/shell/seccomp.js';
+import { sandboxFilter } from '../../../utils/shell/seccomp.js';
 
 // The filter is run here by a small classic-BPF interpreter over `struct seccomp_data` (nr, arch), covering the
 // four instruction kinds the program uses; the sandbox tests run it in the kernel.
 
 const ALLOW = 0x7fff0000;
 const EPERM = 0x00050001;
+const EOPNOTSUPP = 0x0005005f;
+const ENOSYS = 0x00050026;
 
 function run(program: Buffer, nr: number, arch: number): number {
   const le = endianness() === 'LE';
@@ -32,8 +34,8 @@ const AARCH64 = 0xc00000b7;
 const ARM = 0x40000028;
 const RISCV64 = 0xc00000f3;
 
-describe('keyringFilter', () => {
-  const program = keyringFilter();
+describe('sandboxFilter', () => {
+  const program = sandboxFilter();
 
   it('refuses add_key, request_key and keyctl in every calling convention a 64-bit kernel offers', () => {
     for (const [arch, numbers] of [
@@ -45,6 +47,26 @@ describe('keyringFilter', () => {
       [RISCV64, [217, 218, 219]],
     ] as const)
       for (const nr of numbers) expect(run(program, nr, arch), `${arch.toString(16)} ${nr}`).toBe(EPERM);
+  });
+
+  it('answers fallocate as unsupported in every calling convention (blocks past the size escape the file cap)', () => {
+    for (const [arch, nr] of [
+      [X86_64, 285],
+      [(X86_64 >>> 0) as number, (285 | 0x40000000) >>> 0], // x32
+      [I386, 324],
+      [AARCH64, 47],
+      [ARM, 352],
+      [RISCV64, 47],
+    ] as const)
+      expect(run(program, nr, arch), `${arch.toString(16)} ${nr}`).toBe(EOPNOTSUPP);
+    expect(run(program, 47, X86_64)).toBe(ALLOW); // recvmsg on x86-64
+  });
+
+  it('answers io_uring_setup as absent in every calling convention (a ring runs its calls past the filter)', () => {
+    for (const arch of [X86_64, I386, AARCH64, ARM, RISCV64])
+      expect(run(program, 425, arch), arch.toString(16)).toBe(ENOSYS);
+    expect(run(program, (425 | 0x40000000) >>> 0, X86_64)).toBe(ENOSYS); // x32
+    expect(run(program, 426, X86_64)).toBe(ALLOW); // io_uring_enter needs a ring first
   });
 
   it('allows every other call, and the same numbers where they name other calls', () => {
