@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { applyPatches, type PatchOutcome } from '../utils/patch/plan-apply.js';
-import { checkPlanPaths, type PlanPathIssue } from '../utils/policy/plan-check.js';
+import { resolvePlanPaths, type PlanPathIssue } from '../utils/policy/plan-check.js';
 import { resolveProjectPath, shownPath } from '../utils/policy/paths.js';
 import { makeUnifiedDiff } from '../utils/diff.js';
 import { IoError } from '../utils/errors.js';
@@ -87,20 +87,31 @@ export type PrepareOptions = SpreadFilesOptions;
  * is checked again, as a plan path is; each rule that applied is emitted as `rewrite_done`.
  *
  * @param rootDir  absolute project root
- * @param plan     a parsed, schema-valid plan
+ * @param given    a parsed, schema-valid plan; each target is then named by where it really is (two
+ *                 spellings of one file are one file), so results and changes carry that path
  * @returns the prepared plan; a refused path or patch is a value (`ok: false`), not an exception
  * @throws IoError when a target file exists but cannot be read
  */
 export async function preparePlan(
   rootDir: string,
-  plan: Plan,
+  given: Plan,
   emitter?: AgentEmitter,
   options: PrepareOptions = {},
 ): Promise<PreparedPlan> {
-  const spread = await spreadPatchIndexes(rootDir, plan.patches);
+  const spread = await spreadPatchIndexes(rootDir, given.patches);
   const spreadSet = new Set(spread);
-  const pathIssues = (await checkPlanPaths(rootDir, plan.patches)).filter((i) => !spreadSet.has(i.index));
+  const verdict = await resolvePlanPaths(rootDir, given.patches);
+  const pathIssues = verdict.issues.filter((i) => !spreadSet.has(i.index));
   if (pathIssues.length > 0) return { ok: false, pathIssues, results: [], changes: [], targets: new Map() };
+  // One file, one key: two spellings of a file (or a symlink to it) would each see its old text, and the
+  // later write would drop the earlier one. Every later stage sees the path where the file really is.
+  const plan: Plan = {
+    ...given,
+    patches: given.patches.map((p, i) => {
+      const file = spreadSet.has(i) ? undefined : verdict.canonical.get(i);
+      return file === undefined || file === p.file ? p : { ...p, file };
+    }),
+  };
 
   const targets = await readPlanTargets(rootDir, plan, emitter, spreadSet);
   const contents = new Map<string, string>();

@@ -40,26 +40,49 @@ export function normalizePlanPath(p: string): NormalizedPlanPath {
   return normalizeRelPath(p);
 }
 
+/** The verdict on a plan's targets: the refusals, and where each accepted target really leads. */
+export interface PlanPathVerdict {
+  /** One issue per refused patch, in plan order; empty when every path is safe. */
+  issues: PlanPathIssue[];
+  /**
+   * Patch index → the one project-relative spelling of its file: normalized and with symlinks inside the
+   * root resolved, so `./src//a.ts`, `lib/a.ts` (with `lib -> src`) and `src/a.ts` are one file, not three.
+   */
+  canonical: Map<number, string>;
+}
+
 /**
- * Check every patch target of a plan against the project root on disk.
+ * Judge every patch target of a plan against the project root on disk.
  *
  * @param rootDir  the project root (may itself be reached through a symlink)
  * @param patches  the plan's patches; only `file` is read
- * @returns one issue per refused patch, in plan order; an empty array means every path is safe
+ * @returns the refusals and the canonical path of every accepted target
  * @throws never for a bad path (that is an issue); only when the root itself cannot be resolved
  */
-export async function checkPlanPaths(rootDir: string, patches: readonly PatchOp[]): Promise<PlanPathIssue[]> {
+export async function resolvePlanPaths(rootDir: string, patches: readonly PatchOp[]): Promise<PlanPathVerdict> {
   const root = await realpath(rootDir);
   const issues: PlanPathIssue[] = [];
-  const verdicts = new Map<string, PathRefusal | null>();
+  const canonical = new Map<number, string>();
+  const verdicts = new Map<string, PathRefusal | string>();
   for (const [index, patch] of patches.entries()) {
     let verdict = verdicts.get(patch.file);
     if (verdict === undefined) {
       const resolved = await resolveProjectPath(root, patch.file, { sniffBinary: true });
-      verdict = resolved.ok ? null : { code: resolved.code, message: resolved.message };
+      verdict = resolved.ok ? resolved.realRel : { code: resolved.code, message: resolved.message };
       verdicts.set(patch.file, verdict);
     }
-    if (verdict) issues.push({ index, file: shownPath(patch.file), ...verdict });
+    if (typeof verdict === 'string') canonical.set(index, verdict);
+    else issues.push({ index, file: shownPath(patch.file), ...verdict });
   }
-  return issues;
+  return { issues, canonical };
+}
+
+/**
+ * Check every patch target of a plan against the project root on disk ({@link resolvePlanPaths}).
+ *
+ * @returns one issue per refused patch, in plan order; an empty array means every path is safe
+ * @throws never for a bad path (that is an issue); only when the root itself cannot be resolved
+ */
+export async function checkPlanPaths(rootDir: string, patches: readonly PatchOp[]): Promise<PlanPathIssue[]> {
+  return (await resolvePlanPaths(rootDir, patches)).issues;
 }
