@@ -316,7 +316,7 @@ async function firstEscapingLink(root: string, rel: string): Promise<string | un
  * @param p         the path as written (project-relative; untrusted)
  * @returns the resolved path, or the refusal: name refusals first, then `path_symlink_escape`, then
  *          control/secret/binary by the real location, then `path_not_file` for folders, FIFOs, sockets
- *          and devices (never opened), `path_binary` for NUL bytes when `sniffBinary`
+ *          and devices (never opened) and for a path through a file (`README.md/x`), `path_binary` for NUL bytes when `sniffBinary`
  * @throws never: an unreadable entry counts as missing
  */
 export async function resolveProjectPath(
@@ -360,7 +360,11 @@ export async function resolveProjectPath(
     };
   const git = options.allowControl?.(realRel) ? undefined : await gitControlReason(realRoot, realRel, rel);
   if (git) return { ok: false, code: 'path_control', message: `${shownPath(p)} is refused: ${git}` };
-  const info = await stat(realAbs).catch(() => undefined);
+  let missing: string | undefined;
+  const info = await stat(realAbs).catch((error: NodeJS.ErrnoException) => void (missing = error.code));
+  // A file where a folder of the path should be: nothing can ever be created or read there.
+  if (missing === 'ENOTDIR')
+    return { ok: false, code: 'path_not_file', message: `${shownPath(p)} runs through a file, not a folder` };
   if (!info) {
     if (options.mustExist) return { ok: false, code: 'path_missing', message: `${shownPath(p)} does not exist` };
     return { ok: true, rel, abs, realRel, realAbs, stat: undefined };
