@@ -36,16 +36,26 @@ export interface Plan {
   agent_notes: string[];
 }
 
+/** A UTF-16 surrogate without its pair: `u` mode matches only unpaired ones. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * A string that is Unicode text. JSON may carry a lone surrogate (`"\ud800"`), which no file name or UTF-8
+ * file can hold: written, it would silently become U+FFFD, something the plan never said.
+ */
+const text = (what: string): z.ZodString =>
+  z.string().refine((s) => !LONE_SURROGATE.test(s), `${what} holds a lone UTF-16 surrogate, which is not text`);
+
 /**
  * Zod schema of one patch as a model may send it (optional fields missing or null). A rule needs a
  * pattern, and its template may use only the metavariables the pattern captures.
  */
 const patchSchema = z
   .object({
-    file: z.string().min(1, 'file must be a non-empty path'),
+    file: text('file').min(1, 'file must be a non-empty path'),
     operation: z.enum(['replace', 'rewrite']).optional().default('replace'),
-    find: z.string(),
-    replace: z.string(),
+    find: text('find'),
+    replace: text('replace'),
     replace_all: z.boolean().nullish(),
     occurrence: z.number().int().positive().nullish(),
   })
@@ -74,7 +84,7 @@ export const planSchema = z.object({
   analysis: z.string().nullish(),
   files_to_edit: z.array(fileToEditSchema).nullish(),
   patches: z.array(patchSchema),
-  commands: z.array(z.string()).nullish(),
+  commands: z.array(text('a command')).nullish(),
   agent_notes: z.union([z.array(z.string()), z.string().transform((s) => (s ? [s] : []))]).nullish(),
 });
 
