@@ -59,6 +59,8 @@ export function readPlanText(text: string, name = sourceName('-')): { plan: Plan
     return { plan, saved: { ...wrapper.data, usage: wrapper.data.usage ?? null, plan } };
   } catch (error) {
     if (error instanceof PlanParseError) throw new PlanFileError(`${name} ${error.problem}.`);
+    // Re-serializing JSON nested thousands deep overflows the stack: no plan is shaped like that.
+    if (error instanceof RangeError) throw new PlanFileError(`${name} is not a plan: its JSON nests too deeply.`);
     throw error;
   }
 }
