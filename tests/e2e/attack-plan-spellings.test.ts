@@ -1,0 +1,123 @@
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, fingerprintTree, gitIn, runCli } from '../support/fixture.js';
+
+// Hostile plan shapes that the path policy and plan validation used to let through to a confusing end: one
+// file under two spellings (or through a symlink inside the root) patched twice, a file created "under" a
+// file, lone UTF-16 surrogates that would be written as U+FFFD, and JSON nested past the stack. Each ends
+// in one clear line and a non-zero exit with nothing written, or — for two spellings of one file — the
+// patches chain on that one file as the plan format promises (a later patch sees the earlier result).
+
+let base: string;
+let project: string;
+let sentinel: string;
+let work: string;
+let env: NodeJS.ProcessEnv;
+
+const LINES = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n';
+
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), 'clawcode-spellings-attack-'));
+  project = join(base, 'project');
+  sentinel = join(base, 'sentinel');
+  work = join(base, 'work');
+  for (const dir of [join(project, 'src'), sentinel, work]) await mkdir(dir, { recursive: true });
+  await writeFile(join(sentinel, 'keep.txt'), 'sentinel\n');
+  await writeFile(join(project, 'src/a.ts'), LINES);
+  await writeFile(join(project, 'README.md'), '# app\n');
+  await symlink('src/a.ts', join(project, 'link.ts'));
+  await symlink('src', join(project, 'lib'));
+  gitIn(project, 'init', '-q');
+  gitIn(project, 'add', '.');
+  gitIn(project, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'init');
+  env = cleanEnv({ CLAWCODE_HOME: join(base, 'home') });
+});
+afterAll(async () => rm(base, { recursive: true, force: true }));
+afterEach(() => {
+  gitIn(project, 'checkout', '--', '.');
+  gitIn(project, 'clean', '-fdq');
+});
+
+function patch(file: string, find: string, replace: string): unknown {
+  return { file, operation: 'replace', find, replace, replace_all: null, occurrence: null };
+}
+
+function plan(patches: unknown[]): string {
+  return JSON.stringify({ analysis: 'Tidy.', files_to_edit: [], patches, commands: [], agent_notes: [] });
+}
+
+async function apply(planText: string): Promise<{ code: number | null; out: string }> {
+  const file = join(work, 'plan.json');
+  await writeFile(file, planText);
+  const result = await runCli(['apply', file, '--yes', '--dir', project], { env, timeoutMs: 30_000 });
+  return { code: result.code, out: result.stdout + result.stderr };
+}
+
+describe('one file under two names in one plan', () => {
+  it.each([
+    ['./src//a.ts', 'a second spelling'],
+    ['link.ts', 'a symlink to it inside the root'],
+    ['lib/a.ts', 'a path through a symlinked folder inside the root'],
+  ])('%s (%s) and src/a.ts: both patches land in the one file, written once', async (alias) => {
+    const r = await apply(plan([patch(alias, 'one\n', 'ONE\n'), patch('src/a.ts', 'seven\n', 'SEVEN\n')]));
+    expect(r.code, r.out).toBe(0);
+    expect(await readFile(join(project, 'src/a.ts'), 'utf8')).toBe(
+      LINES.replace('one', 'ONE').replace('seven', 'SEVEN'),
+    );
+    expect(r.out).toMatch(/Wrote 1 file/);
+    const undo = await runCli(['undo', '--yes', '--dir', project], { env, timeoutMs: 30_000 });
+    expect(undo.code, undo.stdout + undo.stderr).toBe(0);
+    expect(await readFile(join(project, 'src/a.ts'), 'utf8')).toBe(LINES);
+  });
+
+  it('the same find under two spellings is not applied twice from the old text (exit 3, nothing written)', async () => {
+    const before = fingerprintTree(project);
+    const r = await apply(plan([patch('src/a.ts', 'one\n', 'ONE\n'), patch('./src/a.ts', 'one\n', 'uno\n')]));
+    expect(r.code, r.out).toBe(3);
+    expect(r.out).not.toMatch(/twice|internal error/);
+    expect(fingerprintTree(project)).toEqual(before);
+  });
+});
+
+describe('refused with one clear line, nothing written', () => {
+  const cases: [string, () => string, number, RegExp][] = [
+    [
+      'a file created under a file',
+      () => plan([patch('README.md/x.ts', '', 'x\n')]),
+      3,
+      /README\.md\/x\.ts runs through a file/,
+    ],
+    ['a deeper path under a file', () => plan([patch('src/a.ts/b/c.ts', '', 'x\n')]), 3, /runs through a file/],
+    [
+      'a lone surrogate in replace',
+      () => '{"patches":[{"file":"src/a.ts","find":"one","replace":"\\ud800"}]}',
+      2,
+      /patches\.0\.replace: replace holds a lone UTF-16 surrogate/,
+    ],
+    [
+      'a lone surrogate in a path',
+      () => '{"patches":[{"file":"src/\\udc00.ts","find":"","replace":"x"}]}',
+      2,
+      /patches\.0\.file: file holds a lone UTF-16 surrogate/,
+    ],
+    [
+      'JSON nested 100,000 deep',
+      () => `{"analysis":${'['.repeat(100_000)}${']'.repeat(100_000)},"patches":[]}`,
+      2,
+      /nests too deeply/,
+    ],
+  ];
+  it.each(cases)('%s', async (_label, make, code, message) => {
+    const before = fingerprintTree(project);
+    const sentinelBefore = fingerprintTree(sentinel);
+    const r = await apply(make());
+    expect(r.code, r.out).toBe(code);
+    expect(r.out).toMatch(message);
+    expect(r.out).not.toMatch(/internal error|ENOTDIR/);
+    for (const line of r.out.split('\n')) expect(line.length).toBeLessThan(300);
+    expect(fingerprintTree(project)).toEqual(before);
+    expect(fingerprintTree(sentinel)).toEqual(sentinelBefore);
+  });
+});
