@@ -316,7 +316,8 @@ async function firstEscapingLink(root: string, rel: string): Promise<string | un
  * @param p         the path as written (project-relative; untrusted)
  * @returns the resolved path, or the refusal: name refusals first, then `path_symlink_escape`, then
  *          control/secret/binary by the real location, then `path_not_file` for folders, FIFOs, sockets
- *          and devices (never opened) and for a path through a file (`README.md/x`), `path_binary` for NUL bytes when `sniffBinary`
+ *          and devices (never opened) and for a path through a file (`README.md/x`), `path_too_long` when
+ *          the file system finds the whole path too long, `path_binary` for NUL bytes when `sniffBinary`
  * @throws never: an unreadable entry counts as missing
  */
 export async function resolveProjectPath(
@@ -365,6 +366,9 @@ export async function resolveProjectPath(
   // A file where a folder of the path should be: nothing can ever be created or read there.
   if (missing === 'ENOTDIR')
     return { ok: false, code: 'path_not_file', message: `${shownPath(p)} runs through a file, not a folder` };
+  // Short enough as a project path, too long once joined to a deep project folder: refused before any write.
+  if (missing === 'ENAMETOOLONG')
+    return { ok: false, code: 'path_too_long', message: `${shownPath(p)} is too long for the file system here` };
   if (!info) {
     if (options.mustExist) return { ok: false, code: 'path_missing', message: `${shownPath(p)} does not exist` };
     return { ok: true, rel, abs, realRel, realAbs, stat: undefined };
