@@ -74,7 +74,32 @@ export async function resolvePlanPaths(rootDir: string, patches: readonly PatchO
     if (typeof verdict === 'string') canonical.set(index, verdict);
     else issues.push({ index, file: shownPath(patch.file), ...verdict });
   }
+  issues.push(...fileFolderClashes(patches, canonical));
+  issues.sort((a, b) => a.index - b.index);
   return { issues, canonical };
+}
+
+/**
+ * Targets that need another target of the same plan to be a folder (`gen/a.ts/b.ts` beside `gen/a.ts`):
+ * neither exists yet, so the disk cannot tell, and the write would fail halfway or look like a file that
+ * changed on disk.
+ *
+ * @returns one `path_not_file` issue per such target
+ */
+function fileFolderClashes(patches: readonly PatchOp[], canonical: ReadonlyMap<number, string>): PlanPathIssue[] {
+  const files = new Set(canonical.values());
+  const issues: PlanPathIssue[] = [];
+  for (const [index, rel] of canonical) {
+    const parts = rel.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const folder = parts.slice(0, i).join('/');
+      if (!files.has(folder)) continue;
+      const message = `${shownPath(rel)} needs ${shownPath(folder)} to be a folder, but the plan also writes it as a file`;
+      issues.push({ index, file: shownPath(patches[index]!.file), code: 'path_not_file', message });
+      break;
+    }
+  }
+  return issues;
 }
 
 /**
