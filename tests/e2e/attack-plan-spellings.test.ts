@@ -109,6 +109,20 @@ describe('refused with one clear line, nothing written', () => {
       /nests too deeply/,
     ],
   ];
+  cases.push(
+    [
+      'a plan that creates gen/a.ts as a file and gen/a.ts/b.ts under it',
+      () => plan([patch('gen/a.ts', '', 'x\n'), patch('gen/a.ts/b.ts', '', 'y\n')]),
+      3,
+      /gen\/a\.ts\/b\.ts needs gen\/a\.ts to be a folder, but the plan also writes it as a file/,
+    ],
+    [
+      'the same two creates in the other order',
+      () => plan([patch('gen/a.ts/b.ts', '', 'y\n'), patch('gen/a.ts', '', 'x\n')]),
+      3,
+      /needs gen\/a\.ts to be a folder/,
+    ],
+  );
   it.each(cases)('%s', async (_label, make, code, message) => {
     const before = fingerprintTree(project);
     const sentinelBefore = fingerprintTree(sentinel);
@@ -119,5 +133,26 @@ describe('refused with one clear line, nothing written', () => {
     for (const line of r.out.split('\n')) expect(line.length).toBeLessThan(300);
     expect(fingerprintTree(project)).toEqual(before);
     expect(fingerprintTree(sentinel)).toEqual(sentinelBefore);
+  });
+});
+
+describe('a path the file system finds too long once joined to the project folder', () => {
+  it('is refused before anything is written (exit 3), not a read error after a good patch', async () => {
+    // A project under a 500-byte folder: 19 names of 200 bytes are under the policy's 4,000-byte limit,
+    // but with the root they pass Linux's PATH_MAX of 4,096.
+    const deepRoot = join(base, 'L'.repeat(250), 'M'.repeat(250), 'project');
+    await mkdir(join(deepRoot, 'src'), { recursive: true });
+    await writeFile(join(deepRoot, 'src/a.ts'), LINES);
+    gitIn(deepRoot, 'init', '-q');
+    const before = fingerprintTree(deepRoot);
+    const deep = Array.from({ length: 19 }, (_, i) => String.fromCharCode(97 + i).repeat(200)).join('/');
+    const file = join(work, 'deep.json');
+    await writeFile(file, plan([patch('src/a.ts', 'one\n', 'ONE\n'), patch(`${deep}/x.ts`, '', 'x\n')]));
+    const r = await runCli(['apply', file, '--yes', '--dir', deepRoot], { env, timeoutMs: 30_000 });
+    const out = r.stdout + r.stderr;
+    expect(r.code, out).toBe(3);
+    expect(out).toMatch(/is too long for the file system here/);
+    for (const line of out.split('\n')) expect(line.length).toBeLessThan(400);
+    expect(fingerprintTree(deepRoot)).toEqual(before);
   });
 });
