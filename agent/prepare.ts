@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { applyPatches, type PatchOutcome } from '../utils/patch/plan-apply.js';
-import { resolvePlanPaths, type PlanPathIssue } from '../utils/policy/plan-check.js';
+import { resolvePlanPaths, withCanonicalPaths, type PlanPathIssue } from '../utils/policy/plan-check.js';
 import { resolveProjectPath, shownPath } from '../utils/policy/paths.js';
 import { makeUnifiedDiff } from '../utils/diff.js';
 import { IoError } from '../utils/errors.js';
@@ -100,18 +100,12 @@ export async function preparePlan(
 ): Promise<PreparedPlan> {
   const spread = await spreadPatchIndexes(rootDir, given.patches);
   const spreadSet = new Set(spread);
-  const verdict = await resolvePlanPaths(rootDir, given.patches);
-  const pathIssues = verdict.issues.filter((i) => !spreadSet.has(i.index));
+  const verdict = await resolvePlanPaths(rootDir, given.patches, spreadSet);
+  const pathIssues = verdict.issues;
   if (pathIssues.length > 0) return { ok: false, pathIssues, results: [], changes: [], targets: new Map() };
   // One file, one key: two spellings of a file (or a symlink to it) would each see its old text, and the
   // later write would drop the earlier one. Every later stage sees the path where the file really is.
-  const plan: Plan = {
-    ...given,
-    patches: given.patches.map((p, i) => {
-      const file = spreadSet.has(i) ? undefined : verdict.canonical.get(i);
-      return file === undefined || file === p.file ? p : { ...p, file };
-    }),
-  };
+  const plan = withCanonicalPaths(given, verdict.canonical);
 
   const targets = await readPlanTargets(rootDir, plan, emitter, spreadSet);
   const contents = new Map<string, string>();

@@ -6,7 +6,7 @@ import { loadPlanSource } from '../../agent/plan-source.js';
 import { spreadPatchIndexes } from '../../agent/spread-files.js';
 import type { Plan } from '../../utils/plan.js';
 import { loadTrustedSettings } from '../config/trust-prompt.js';
-import { checkPlanPaths } from '../../utils/policy/plan-check.js';
+import { resolvePlanPaths, withCanonicalPaths } from '../../utils/policy/plan-check.js';
 import { withInterrupt } from '../console/interrupt.js';
 import { refuseUnanswerableRun } from '../flag-checks.js';
 import { withLockedProject } from '../recover.js';
@@ -191,10 +191,17 @@ export async function runCheckCommand(
   flags: { last?: boolean; dir?: string; json?: boolean },
 ): Promise<number> {
   const rootDir = await resolveProjectRoot(flags.dir);
-  const { plan, saved } = await loadPlanSource({ source, last: flags.last, rootDir, cwd: process.cwd(), readStdin });
+  const { plan: given, saved } = await loadPlanSource({
+    source,
+    last: flags.last,
+    rootDir,
+    cwd: process.cwd(),
+    readStdin,
+  });
   // Same path rules as apply, before any file is read: a plan that apply refuses never "applies" here.
-  const spread = new Set(await spreadPatchIndexes(rootDir, plan.patches));
-  const pathIssues = (await checkPlanPaths(rootDir, plan.patches)).filter((i) => !spread.has(i.index));
+  const spread = new Set(await spreadPatchIndexes(rootDir, given.patches));
+  const verdict = await resolvePlanPaths(rootDir, given.patches, spread);
+  const pathIssues = verdict.issues;
   if (pathIssues.length > 0) {
     if (flags.json) process.stdout.write(terminalJson({ ok: false, refused: pathIssues, patches: [] }, 2) + '\n');
     else
@@ -204,6 +211,8 @@ export async function runCheckCommand(
         );
     return 3;
   }
+  // Keyed as apply keys them: two spellings of one file chain on that file, as they will when written.
+  const plan = withCanonicalPaths(given, verdict.canonical);
   if (spread.size > 0) return checkWithRules(rootDir, plan, flags);
   const targets = await readPlanTargets(rootDir, plan);
   const contents = new Map<string, string>();

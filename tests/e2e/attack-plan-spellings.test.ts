@@ -81,6 +81,17 @@ describe('one file under two names in one plan', () => {
   });
 });
 
+describe('check keys files as apply does', () => {
+  it('the same find under two spellings: the second is a conflict, not a second "applies"', async () => {
+    const file = join(work, 'check.json');
+    await writeFile(file, plan([patch('src/a.ts', 'one\n', 'ONE\n'), patch('./src/a.ts', 'one\n', 'uno\n')]));
+    const r = await runCli(['check', file, '--dir', project], { env, timeoutMs: 30_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(3);
+    expect(r.stdout).toContain('#1 src/a.ts: applies');
+    expect(r.stdout).toContain('#2 src/a.ts: conflict');
+  });
+});
+
 describe('refused with one clear line, nothing written', () => {
   const cases: [string, () => string, number, RegExp][] = [
     [

@@ -56,15 +56,21 @@ export interface PlanPathVerdict {
  *
  * @param rootDir  the project root (may itself be reached through a symlink)
  * @param patches  the plan's patches; only `file` is read
+ * @param skip     indexes whose `file` is a pathspec (rules, wide replacements), judged file by file elsewhere
  * @returns the refusals and the canonical path of every accepted target
  * @throws never for a bad path (that is an issue); only when the root itself cannot be resolved
  */
-export async function resolvePlanPaths(rootDir: string, patches: readonly PatchOp[]): Promise<PlanPathVerdict> {
+export async function resolvePlanPaths(
+  rootDir: string,
+  patches: readonly PatchOp[],
+  skip: ReadonlySet<number> = new Set(),
+): Promise<PlanPathVerdict> {
   const root = await realpath(rootDir);
   const issues: PlanPathIssue[] = [];
   const canonical = new Map<number, string>();
   const verdicts = new Map<string, PathRefusal | string>();
   for (const [index, patch] of patches.entries()) {
+    if (skip.has(index)) continue;
     let verdict = verdicts.get(patch.file);
     if (verdict === undefined) {
       const resolved = await resolveProjectPath(root, patch.file, { sniffBinary: true });
@@ -77,6 +83,23 @@ export async function resolvePlanPaths(rootDir: string, patches: readonly PatchO
   issues.push(...fileFolderClashes(patches, canonical));
   issues.sort((a, b) => a.index - b.index);
   return { issues, canonical };
+}
+
+/**
+ * A plan whose patches name each file by its canonical path ({@link resolvePlanPaths}), so later stages
+ * key one file by one name. Patches without a canonical path (pathspecs, skipped) keep their text.
+ *
+ * @returns a copy of `plan` with new patch objects where the path changed; `plan` itself is not modified
+ */
+export function withCanonicalPaths<P extends { patches: readonly PatchOp[] }>(
+  plan: P,
+  canonical: ReadonlyMap<number, string>,
+): P {
+  const patches = plan.patches.map((p, i) => {
+    const file = canonical.get(i);
+    return file === undefined || file === p.file ? p : { ...p, file };
+  });
+  return { ...plan, patches };
 }
 
 /**

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PatchOp } from '../../../utils/plan.js';
-import { checkPlanPaths, normalizePlanPath } from '../../../utils/policy/plan-check.js';
+import {
+  checkPlanPaths,
+  normalizePlanPath,
+  resolvePlanPaths,
+  withCanonicalPaths,
+} from '../../../utils/policy/plan-check.js';
 import { isSecretPath } from '../../../utils/policy/paths.js';
 
 const op = (file: string): PatchOp => ({ file, operation: 'replace', find: 'a', replace: 'b' });
@@ -156,5 +161,34 @@ describe('checkPlanPaths', () => {
   it('refuses a folder as a target', async () => {
     const issues = await checkPlanPaths(root, [op('src')]);
     expect(issues.map((i) => i.code)).toEqual(['path_not_file']);
+  });
+
+  it('names every spelling of one file, symlinks inside the root resolved, by its one canonical path', async () => {
+    await symlink('src', path.join(root, 'alias'));
+    await symlink('src/a.ts', path.join(root, 'a-link.ts'));
+    const patches = [op('src/a.ts'), op('./src//a.ts'), op('alias/a.ts'), op('a-link.ts'), op('alias/new.ts')];
+    const verdict = await resolvePlanPaths(root, patches);
+    expect(verdict.issues).toEqual([]);
+    expect([...verdict.canonical.values()]).toEqual(['src/a.ts', 'src/a.ts', 'src/a.ts', 'src/a.ts', 'src/new.ts']);
+    const plan = withCanonicalPaths({ patches }, verdict.canonical);
+    expect(plan.patches.map((p) => p.file)).toEqual(['src/a.ts', 'src/a.ts', 'src/a.ts', 'src/a.ts', 'src/new.ts']);
+    expect(patches[1]!.file).toBe('./src//a.ts');
+  });
+
+  it('skips pathspec patches, and refuses a target another target of the plan needs as a folder', async () => {
+    const verdict = await resolvePlanPaths(
+      root,
+      [op('gen'), op('gen/x.ts'), op('new.ts'), op('new.ts/y.ts')],
+      new Set([0]),
+    );
+    expect(verdict.canonical.has(0)).toBe(false);
+    expect(verdict.issues.map((i) => [i.index, i.code])).toEqual([[3, 'path_not_file']]);
+  });
+
+  it('refuses a path that runs through an existing file', async () => {
+    const issues = await checkPlanPaths(root, [op('src/a.ts/b.ts')]);
+    expect(issues.map((i) => [i.code, i.message])).toEqual([
+      ['path_not_file', 'src/a.ts/b.ts runs through a file, not a folder'],
+    ]);
   });
 });
