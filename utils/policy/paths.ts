@@ -293,6 +293,8 @@ export interface ResolveOptions {
   allowControl?: (realRel: string) => boolean;
 }
 
+const LOOP_MESSAGE = (p: string): string => `${shownPath(p)} leads through a symlink loop or too many symlinks`;
+
 /** The first symlink on the way from root to `rel` whose real location is outside root (project-relative). */
 async function firstEscapingLink(root: string, rel: string): Promise<string | undefined> {
   let current = root;
@@ -316,7 +318,8 @@ async function firstEscapingLink(root: string, rel: string): Promise<string | un
  * @param p         the path as written (project-relative; untrusted)
  * @returns the resolved path, or the refusal: name refusals first, then `path_symlink_escape`, then
  *          control/secret/binary by the real location, then `path_not_file` for folders, FIFOs, sockets
- *          and devices (never opened) and for a path through a file (`README.md/x`), `path_too_long` when
+ *          and devices (never opened), a path through a file (`README.md/x`) or through a symlink loop (or
+ *          more symlinks than the kernel follows), `path_too_long` when
  *          the file system finds the whole path too long, `path_binary` for NUL bytes when `sniffBinary`
  * @throws never: an unreadable entry counts as missing
  */
@@ -332,6 +335,10 @@ export async function resolveProjectPath(
   if (byName) return { ok: false, ...byName };
   const abs = path.join(realRoot, ...rel.split('/'));
   const realAbs = await realLocation(abs);
+  // A real location never is a symlink unless the resolution gave up (a loop, or more hops than the kernel
+  // follows): where the path leads is unknown, so it is refused, never judged by the link where it stopped.
+  if ((await lstat(realAbs).catch(() => undefined))?.isSymbolicLink())
+    return { ok: false, code: 'path_not_file', message: LOOP_MESSAGE(p) };
   if (!isInsideRoot(realRoot, realAbs)) {
     const link = await firstEscapingLink(realRoot, rel);
     const through = link ? ` through the symlink ${shownPath(link)}` : ' through a symlink';
@@ -366,6 +373,7 @@ export async function resolveProjectPath(
   // A file where a folder of the path should be: nothing can ever be created or read there.
   if (missing === 'ENOTDIR')
     return { ok: false, code: 'path_not_file', message: `${shownPath(p)} runs through a file, not a folder` };
+  if (missing === 'ELOOP') return { ok: false, code: 'path_not_file', message: LOOP_MESSAGE(p) };
   // Short enough as a project path, too long once joined to a deep project folder: refused before any write.
   if (missing === 'ENAMETOOLONG')
     return { ok: false, code: 'path_too_long', message: `${shownPath(p)} is too long for the file system here` };
