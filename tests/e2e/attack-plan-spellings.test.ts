@@ -6,9 +6,10 @@ import { cleanEnv, fingerprintTree, gitIn, runCli } from '../support/fixture.js'
 
 // Hostile plan shapes that the path policy and plan validation used to let through to a confusing end: one
 // file under two spellings (or through a symlink inside the root) patched twice, a file created "under" a
-// file, lone UTF-16 surrogates that would be written as U+FFFD, and JSON nested past the stack. Each ends
-// in one clear line and a non-zero exit with nothing written, or — for two spellings of one file — the
-// patches chain on that one file as the plan format promises (a later patch sees the earlier result).
+// file, symlink loops and chains longer than the kernel follows, lone UTF-16 surrogates that would be
+// written as U+FFFD, and JSON nested past the stack. Each ends in one clear line and a non-zero exit with
+// nothing written, or — for two spellings of one file — the patches chain on that one file as the plan
+// format promises (a later patch sees the earlier result).
 
 let base: string;
 let project: string;
@@ -29,6 +30,15 @@ beforeAll(async () => {
   await writeFile(join(project, 'README.md'), '# app\n');
   await symlink('src/a.ts', join(project, 'link.ts'));
   await symlink('src', join(project, 'lib'));
+  // Symlinks that lead nowhere knowable: a loop, a folder loop, and 45 hops (more than the kernel follows)
+  // ending at a file that does not exist yet outside the root.
+  await symlink('loop.ts', join(project, 'loop.ts'));
+  await symlink('d', join(project, 'd'));
+  let previous = join(sentinel, 'new.txt');
+  for (let i = 0; i < 45; i++) {
+    await symlink(previous, join(project, `hop${i}`));
+    previous = `hop${i}`;
+  }
   gitIn(project, 'init', '-q');
   gitIn(project, 'add', '.');
   gitIn(project, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'init');
@@ -121,6 +131,19 @@ describe('refused with one clear line, nothing written', () => {
     ],
   ];
   cases.push(
+    ['a symlink loop', () => plan([patch('loop.ts', '', 'x\n')]), 3, /loop\.ts leads through a symlink loop/],
+    [
+      'a path through a folder loop',
+      () => plan([patch('d/x.ts', '', 'x\n')]),
+      3,
+      /d\/x\.ts leads through a symlink loop/,
+    ],
+    [
+      '45 symlinks ending outside at a file not made yet',
+      () => plan([patch('hop44', '', 'x\n')]),
+      3,
+      /hop44 leads through a symlink loop or too many symlinks/,
+    ],
     [
       'a plan that creates gen/a.ts as a file and gen/a.ts/b.ts under it',
       () => plan([patch('gen/a.ts', '', 'x\n'), patch('gen/a.ts/b.ts', '', 'y\n')]),
