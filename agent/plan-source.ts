@@ -124,12 +124,22 @@ export async function loadPlanSource(options: {
   if (source === '-') text = await options.readStdin();
   else {
     try {
-      text = await readFile(resolve(options.cwd, source), 'utf8');
+      text = decodePlanBytes(await readFile(resolve(options.cwd, source)));
     } catch (error) {
       throw new PlanFileError(`${sourceName(source)} ${readProblem((error as NodeJS.ErrnoException).code, error)}.`);
     }
   }
   return readPlanText(text, sourceName(source));
+}
+
+/**
+ * A plan file's text: UTF-16 when it starts with a UTF-16 byte-order mark (what Windows PowerShell's `>`
+ * writes, so a model answer saved there reads as JSON), UTF-8 otherwise.
+ */
+export function decodePlanBytes(bytes: Buffer): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
+  return bytes.toString('utf8');
 }
 
 /** Why a file could not be read, in words. */

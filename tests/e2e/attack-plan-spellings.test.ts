@@ -190,3 +190,19 @@ describe('a path the file system finds too long once joined to the project folde
     expect(fingerprintTree(deepRoot)).toEqual(before);
   });
 });
+
+describe('a plan file saved as UTF-16 (what Windows PowerShell `>` writes)', () => {
+  it.each([
+    ['utf-16le', [0xff, 0xfe]],
+    ['utf-16be', [0xfe, 0xff]],
+  ] as const)('%s with its byte-order mark applies like the same plan in UTF-8', async (encoding, bom) => {
+    const text = plan([patch('src/a.ts', 'two\n', 'TWO\n')]);
+    const le = Buffer.from(text, 'utf16le');
+    const body = encoding === 'utf-16le' ? le : Buffer.from(le).swap16();
+    const file = join(work, `${encoding}.json`);
+    await writeFile(file, Buffer.concat([Buffer.from(bom), body]));
+    const r = await runCli(['apply', file, '--yes', '--dir', project], { env, timeoutMs: 30_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(await readFile(join(project, 'src/a.ts'), 'utf8')).toBe(LINES.replace('two', 'TWO'));
+  });
+});
