@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, fingerprintTree, gitIn, runCli } from '../support/fixture.js';
+import { git } from '../support/git.js';
 
 // Hostile plan shapes that the path policy and plan validation used to let through to a confusing end: one
 // file under two spellings (or through a symlink inside the root) patched twice, a file created "under" a
@@ -39,9 +40,12 @@ beforeAll(async () => {
     await symlink(previous, join(project, `hop${i}`));
     previous = `hop${i}`;
   }
-  gitIn(project, 'init', '-q');
-  gitIn(project, 'add', '.');
-  gitIn(project, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'init');
+  for (const args of [
+    ['init', '-q'],
+    ['add', '.'],
+    ['commit', '-qm', 'init'],
+  ])
+    git(project, ...args);
   env = cleanEnv({ CLAWCODE_HOME: join(base, 'home') });
 });
 afterAll(async () => rm(base, { recursive: true, force: true }));
