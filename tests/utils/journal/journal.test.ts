@@ -131,19 +131,30 @@ describe('applyRun', () => {
   });
 
   it('rolls back the files already written when a later write fails', async () => {
-    await seed({ 'a.ts': 'old a', blocker: 'a file, not a folder' });
+    // Nothing on disk can tell beforehand: the run itself puts a file where a later change needs a folder.
+    await seed({ 'a.ts': 'old a' });
     const changes = [
       await change('a.ts', 'new a'),
       await change('fresh/one.ts', 'one'),
-      await change('blocker/x.ts', 'x'),
+      await change('fresh/one.ts/x.ts', 'x'),
     ];
     const error = await applyRun({ rootDir: root, changes, meta: { task: 't' } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'apply_failed', exitCode: 1 });
     expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('old a');
-    expect(await treeOf(root)).toEqual(['a.ts', 'blocker']);
+    expect(await treeOf(root)).toEqual(['a.ts']);
     const [run] = await listRuns(root);
     expect(run?.status).toBe('rolled_back');
-    expect(run?.error).toMatch(/blocker/);
+    expect(run?.error).toMatch(/fresh\/one\.ts/);
+  });
+
+  it('refuses a path through a file already on disk before writing anything', async () => {
+    await seed({ 'a.ts': 'old a', blocker: 'a file, not a folder' });
+    const changes = [await change('a.ts', 'new a'), await change('blocker/x.ts', 'x')];
+    const error = await applyRun({ rootDir: root, changes, meta: { task: 't' } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PathEscapeError);
+    expect(String(error)).toMatch(/blocker\/x\.ts runs through a file/);
+    expect(await readFile(join(root, 'a.ts'), 'utf8')).toBe('old a');
+    expect(await listRuns(root)).toEqual([]);
   });
 
   describe('path escapes write nothing', () => {
