@@ -69,6 +69,8 @@ export interface ErrorBody {
   /** Gemini's status name (RESOURCE_EXHAUSTED ...) or Anthropic's error type (overloaded_error ...). */
   status?: string;
   type?: string;
+  /** Gemini's HTTP status code (also set by @google/genai for a status it has no error class for). */
+  code?: unknown;
   /** Gemini `google.rpc` details (RetryInfo, QuotaFailure ...). */
   details?: unknown[];
   /** OpenRouter: `{ raw, provider_name }` naming the upstream failure. */
@@ -163,18 +165,21 @@ function retryInfoDelayMs(body: ErrorBody | undefined): number | undefined {
   return undefined;
 }
 
+/** A response header carried by an SDK error (a `Headers` object or a plain record), lower-case `name`. */
+function headerOf(error: unknown, name: string): string | undefined {
+  const headers = (error as ErrorShape | null)?.headers;
+  if (!headers || typeof headers !== 'object') return undefined;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const value = (headers as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
 /**
  * Delay asked for by the server, in ms: `retry-after-ms`, then `Retry-After` (seconds or an HTTP
  * date), then a Gemini `RetryInfo.retryDelay` ("3s") in the body. Undefined when none is given.
  */
 export function retryAfterMs(error: unknown, now: number = Date.now()): number | undefined {
-  const headers = (error as ErrorShape | null)?.headers;
-  const get = (name: string): string | undefined => {
-    if (!headers || typeof headers !== 'object') return undefined;
-    if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-    const value = (headers as Record<string, unknown>)[name];
-    return typeof value === 'string' ? value : undefined;
-  };
+  const get = (name: string): string | undefined => headerOf(error, name);
   const ms = Number(get('retry-after-ms'));
   if (get('retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
   const after = get('retry-after');
@@ -232,7 +237,10 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
   if (isAbortError(error)) return new InterruptedError('Provider request cancelled', { cause: error });
   // An error event inside a 200 stream (Anthropic `event: error`) has no HTTP status: its type names one.
   const streamed: Record<string, number> = { overloaded_error: 529, rate_limit_error: 429, api_error: 500 };
-  const status = errorStatus(error) ?? streamed[errorBody(error)?.type ?? ''];
+  // @google/genai throws a plain Error for a status outside 400-599 (a redirect): its body names the code.
+  const bodyCode = errorBody(error)?.code;
+  const redirect = typeof bodyCode === 'number' && bodyCode >= 300 && bodyCode < 400 ? bodyCode : undefined;
+  const status = errorStatus(error) ?? streamed[errorBody(error)?.type ?? ''] ?? redirect;
   const detail = providerMessage(error);
   const model = context.model ?? config.deployment ?? config.model;
   if (isAuthFailure(error)) {
@@ -254,6 +262,20 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
       hint: `Check the ${what} name (--model, or the entry in \`clawcode config\`)${config.baseURL ? ` and the base URL ${config.baseURL}` : ''}.`,
       cause: error,
     });
+  }
+  if (status !== undefined && status >= 300 && status < 400) {
+    // llm/guarded-fetch.ts follows no redirect: the key and the project's code would go along to the new address.
+    const to = hostOf(headerOf(error, 'location') ?? '');
+    return new ProviderRequestError(
+      `${label} answered with a redirect (HTTP ${status})${to ? ` to ${to}` : ''}; clawcode does not follow redirects, so the API key and the code stay where they were sent`,
+      {
+        provider,
+        status,
+        code: 'provider_redirect',
+        hint: 'If the new address is the same service, set it as the base URL (or endpoint) in `clawcode config`.',
+        cause: error,
+      },
+    );
   }
   if (status !== undefined) {
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_LINE_BYTES } from '../../llm/guarded-fetch.js';
+import { getStructuredPlan } from '../../llm/provider.js';
+import type { ProviderConfig } from '../../llm/types.js';
+import { ProviderError } from '../../utils/errors.js';
+import { useLoopbackProvider } from '../support/provider-env.js';
+
+// A provider server that misbehaves on purpose, through each real SDK (llm/guarded-fetch.ts is the one fetch
+// they all get): a redirect to another host, an error body that never ends and one endless line in a 200 stream.
+
+const server = useLoopbackProvider({ apiKey: 'key-0123456789' });
+const once = { retry: { baseDelayMs: 1, maxRetries: 0 }, timeoutMs: 60_000 };
+const KEY = 'key-0123456789';
+
+const backends: { name: string; config: () => ProviderConfig }[] = [
+  {
+    name: 'openai',
+    config: () => ({ provider: 'openai', name: 'openai', model: 'm', apiKey: KEY, baseURL: `${server.url}/v1` }),
+  },
+  {
+    name: 'azure',
+    config: () => ({
+      provider: 'azure',
+      name: 'azure',
+      model: 'dep',
+      deployment: 'dep',
+      endpoint: server.url,
+      apiKey: KEY,
+      apiVersion: '2024-10-21',
+    }),
+  },
+  {
+    name: 'groq',
+    config: () => ({
+      provider: 'groq',
+      name: 'groq',
+      model: 'llama-3.3-70b-versatile',
+      apiKey: KEY,
+      baseURL: server.url,
+    }),
+  },
+  {
+    name: 'gemini',
+    config: () => ({ provider: 'gemini', name: 'gemini', model: 'gemini-2.5-flash', apiKey: KEY, baseURL: server.url }),
+  },
+  {
+    name: 'anthropic',
+    config: () => ({
+      provider: 'anthropic',
+      name: 'anthropic',
+      model: 'claude-sonnet-4-6',
+      apiKey: KEY,
+      baseURL: server.url,
+    }),
+  },
+];
+
+/** The same server under another origin: fetch counts `localhost` and `127.0.0.1` as different hosts. */
+const elsewhere = (): string => server.url.replace('127.0.0.1', 'localhost');
+
+describe.each(backends)('$name against a hostile server', ({ config }) => {
+  it.each([307, 308, 302])(
+    'a %i redirect to another host is not followed: nothing, key or code, goes there',
+    async (status) => {
+      server.reply({ type: 'redirect', status, to: elsewhere() });
+      const error = await getStructuredPlan(config(), 's', 'the project code', once).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as ProviderError).code).toBe('provider_redirect');
+      expect((error as ProviderError).message).toMatch(new RegExp(`redirect \\(HTTP ${status}\\)`));
+      expect(server.requests.map((r) => r.headers.host)).not.toContainEqual(expect.stringMatching(/^localhost:/));
+      expect(server.requests).toHaveLength(1);
+    },
+  );
+
+  it('an error body that goes on and on is cut after a megabyte, and the message is one short line', async () => {
+    server.reply({ type: 'bulk', status: 500, bytes: 96 * 2 ** 20 });
+    const error = await getStructuredPlan(config(), 's', 'u', once).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    // @google/genai parses a JSON-typed error body itself and reports a cut one as a parse failure.
+    expect((error as ProviderError).message).toMatch(/HTTP 500|not valid JSON/);
+    expect((error as ProviderError).message.length).toBeLessThan(400);
+    // Socket buffers let the server write a few megabytes past what was read; never the whole body.
+    expect(server.requests[0]!.sentBytes).toBeLessThan(24 * 2 ** 20);
+  }, 30_000);
+
+  it('a 200 body holding one endless line stops at the line cap', async () => {
+    server.reply({ type: 'bulk', status: 200, prefix: 'data: ', bytes: 64 * 2 ** 20 });
+    const error = await getStructuredPlan(config(), 's', 'u', once).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).code).toBe('provider_reply_too_large');
+    expect((error as ProviderError).message).toMatch(/reply holds a line over 16 MiB; stopped reading it/);
+    expect(server.requests[0]!.sentBytes).toBeLessThan(MAX_LINE_BYTES + 16 * 2 ** 20);
+  }, 60_000);
+});
