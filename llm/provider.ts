@@ -6,7 +6,7 @@ import { PLAN_JSON_SCHEMA } from '../utils/plan.js';
 import { withRetries, type RetryOptions } from './retry.js';
 import type { ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage } from './types.js';
 import type { Plan } from '../utils/plan.js';
-import { addUsage } from './usage.js';
+import { addUsage, checkUsage } from './usage.js';
 import { sealRequest, type OutboundRequest, type SendableFile } from './outbound.js';
 
 /**
@@ -163,7 +163,7 @@ export async function completeWithTimeout(
     if (signal.aborted) throw signal.reason;
     // Unstreamed replies arrive whole: the cap still applies.
     if (reply.text.length > maxChars) throw tooLarge(config, maxChars);
-    return reply;
+    return { ...reply, usage: checkUsage(reply.usage) };
   } catch (error) {
     if (options.signal?.aborted) throw new InterruptedError('Provider request cancelled', { cause: error });
     if (deadline.signal.reason === 'too_large') throw tooLarge(config, maxChars);

@@ -3,10 +3,11 @@ import { MAX_LINE_BYTES } from '../../llm/guarded-fetch.js';
 import { getStructuredPlan } from '../../llm/provider.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { ProviderError } from '../../utils/errors.js';
-import { useLoopbackProvider } from '../support/provider-env.js';
+import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
 
 // A provider server that misbehaves on purpose, through each real SDK (llm/guarded-fetch.ts is the one fetch
-// they all get): a redirect to another host, an error body that never ends and one endless line in a 200 stream.
+// they all get): a redirect to another host, an error body that never ends, one endless line in a 200 stream,
+// and token counts no server could mean.
 
 const server = useLoopbackProvider({ apiKey: 'key-0123456789' });
 const once = { retry: { baseDelayMs: 1, maxRetries: 0 }, timeoutMs: 60_000 };
@@ -91,4 +92,18 @@ describe.each(backends)('$name against a hostile server', ({ config }) => {
     expect((error as ProviderError).message).toMatch(/reply holds a line over 16 MiB; stopped reading it/);
     expect(server.requests[0]!.sentBytes).toBeLessThan(MAX_LINE_BYTES + 16 * 2 ** 20);
   }, 60_000);
+
+  it('token counts no server could mean (astronomical, negative, text) count as no usage reported', async () => {
+    const absurd = [
+      { input: 1e300, output: 5 },
+      { input: 10, output: -3 },
+      { input: '\u001b]0;x\u0007' as unknown as number, output: 5 },
+    ];
+    for (const usage of absurd) {
+      server.reply({ type: 'text', text: JSON.stringify(SAMPLE_PLAN), usage });
+      const result = await getStructuredPlan(config(), 's', 'u', once);
+      // Where the protocol has no usage to report, OpenAI-compatible clients estimate it from the text.
+      if (result.usage) expect(result.usage.estimated).toBe(true);
+    }
+  });
 });
