@@ -1,4 +1,4 @@
-import { DEFAULT_TIMEOUT_MS } from '../utils/defaults.js';
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../utils/defaults.js';
 import { ClawcodeError, InterruptedError, ProviderError } from '../utils/errors.js';
 import { providerLabel } from './errors-map.js';
 import { parsePlan, PlanParseError } from './plan-parser.js';
@@ -140,7 +140,8 @@ export async function completeWithTimeout(
   options: PlanOptions,
 ): Promise<ProviderReply> {
   const sealed = sealRequest({ ...request, files: request.files ?? options.quotedFiles }, options.sendable);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // A longer timer would fire at once (see MAX_TIMEOUT_MS).
+  const timeoutMs = Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   const maxChars = options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort('timeout'), timeoutMs);

@@ -4,6 +4,7 @@ import { getStructuredPlan } from '../../llm/provider.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { ProviderError } from '../../utils/errors.js';
 import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
+import { replies } from '../support/provider-server.js';
 
 // A provider server that misbehaves on purpose, through each real SDK (llm/guarded-fetch.ts is the one fetch
 // they all get): a redirect to another host, an error body that never ends, one endless line in a 200 stream,
@@ -105,5 +106,13 @@ describe.each(backends)('$name against a hostile server', ({ config }) => {
       // Where the protocol has no usage to report, OpenAI-compatible clients estimate it from the text.
       if (result.usage) expect(result.usage.estimated).toBe(true);
     }
+  });
+});
+
+describe('the timeout', () => {
+  it('a timeout past what a timer can hold still waits for the reply (it fired at once)', async () => {
+    server.reply({ ...replies.plan(SAMPLE_PLAN), chunkChars: 40, intervalMs: 5 });
+    const result = await getStructuredPlan(backends[0]!.config(), 's', 'u', { ...once, timeoutMs: 3_000_000_000 });
+    expect(result.plan.patches).toHaveLength(1);
   });
 });
