@@ -10,7 +10,7 @@ import { configPath } from '../../config/paths.js';
 import { findRegistryEntry } from '../../config/registry.js';
 import type { JsonMode } from '../../llm/types.js';
 import { UsageError } from '../../utils/errors.js';
-import { terminalJson } from '../../utils/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 import { addProviderFromFlags, hasAddFlags, type AddFlags } from './add-flags.js';
 import {
   addProvider,
@@ -44,14 +44,17 @@ export interface ConfigCommandOptions extends ConfigIo {
   json?: boolean;
 }
 
-/** One line per provider for `clawcode config` (keys masked). */
+/**
+ * One line per provider for `clawcode config` (keys masked). Names, models and URLs are shown escaped, as
+ * `config show` shows them: a model may have been picked from a server's list, and config.json edited by hand.
+ */
 export function formatProviderRow(row: ConfiguredProvider): string {
   const kind = row.preset ?? row.provider;
   const parts = [`${row.isDefault ? '*' : ' '} ${row.name}`, `(${kind})`, `model ${row.model || '(none)'}`];
   if (row.url) parts.push(row.url);
   parts.push(`key ${row.maskedKey}${row.keySource ? ` from ${row.keySource}` : ''}`);
   if (row.source === 'env') parts.push('[env only]');
-  return parts.join('  ');
+  return escapeTerminal(parts.join('  '), 'line');
 }
 
 function printList(config: ClawcodeConfig, io: ResolvedConfigIo, json = false): void {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES } from '../../llm/guarded-fetch.js';
-import { getStructuredPlan } from '../../llm/provider.js';
+import { getStructuredPlan, listProviderModels } from '../../llm/provider.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { ProviderError } from '../../utils/errors.js';
 import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
-import { replies } from '../support/provider-server.js';
+import { replies, startProviderServer } from '../support/provider-server.js';
 
 // A provider server that misbehaves on purpose, through each real SDK (llm/guarded-fetch.ts is the one fetch
 // they all get): a redirect to another host, an error body that never ends, one endless line in a 200 stream,
@@ -114,5 +114,31 @@ describe('the timeout', () => {
     server.reply({ ...replies.plan(SAMPLE_PLAN), chunkChars: 40, intervalMs: 5 });
     const result = await getStructuredPlan(backends[0]!.config(), 's', 'u', { ...once, timeoutMs: 3_000_000_000 });
     expect(result.plan.patches).toHaveLength(1);
+  });
+});
+
+describe('a model list', () => {
+  it('offers only ids a person could mean: no escapes, no text-reordering marks, no non-strings, no repeats', async () => {
+    const listing = await startProviderServer({
+      models: [
+        'gpt-4o',
+        'evil\u001b]0;title\u0007',
+        'rtl\u202egpt',
+        42 as unknown as string,
+        '',
+        'x'.repeat(300),
+        'gpt-4o',
+        'ok/model:7b',
+      ],
+    });
+    try {
+      for (const provider of ['openai', 'groq'] as const) {
+        const baseURL = provider === 'openai' ? `${listing.url}/v1` : listing.url;
+        const ids = await listProviderModels({ provider, name: provider, model: 'm', apiKey: 'k', baseURL });
+        expect(ids, provider).toEqual(['gpt-4o', 'ok/model:7b']);
+      }
+    } finally {
+      await listing.close();
+    }
   });
 });
