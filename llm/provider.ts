@@ -7,6 +7,7 @@ import { withRetries, type RetryOptions } from './retry.js';
 import type { ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage } from './types.js';
 import type { Plan } from '../utils/plan.js';
 import { addUsage, checkUsage } from './usage.js';
+import { isModelId, usableModelIds } from './model-ids.js';
 import { sealRequest, type OutboundRequest, type SendableFile } from './outbound.js';
 
 /**
@@ -164,7 +165,8 @@ export async function completeWithTimeout(
     if (signal.aborted) throw signal.reason;
     // Unstreamed replies arrive whole: the cap still applies.
     if (reply.text.length > maxChars) throw tooLarge(config, maxChars);
-    return { ...reply, usage: checkUsage(reply.usage) };
+    // The server's JSON, untyped: a model name or token count it reports is checked before anyone shows it.
+    return { ...reply, model: isModelId(reply.model) ? reply.model : config.model, usage: checkUsage(reply.usage) };
   } catch (error) {
     if (options.signal?.aborted) throw new InterruptedError('Provider request cancelled', { cause: error });
     if (deadline.signal.reason === 'too_large') throw tooLarge(config, maxChars);
@@ -344,35 +346,15 @@ export async function checkProviderCredentials(
  * The models a provider lists, for a person to pick from (`:model`, `clawcode config`): OpenAI and every
  * OpenAI-compatible server (GET /v1/models), and Groq. Other providers have no list to offer here.
  *
- * @returns model ids in the server's order (see `usableModelIds`), or undefined for a provider without a list
+ * @returns model ids in the server's order (llm/model-ids.ts `usableModelIds`), or undefined for a provider without a list
  * @throws ProviderError (key refused, server unreachable), InterruptedError
  */
 export async function listProviderModels(
   config: ProviderConfig,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<string[] | undefined> {
-  if (config.provider === 'openai') return usableModelIds((await import('./openai.js')).listModels(config, options));
-  if (config.provider === 'groq') return usableModelIds((await import('./groq.js')).listModels(config, options));
+  if (config.provider === 'openai')
+    return usableModelIds(await (await import('./openai.js')).listModels(config, options));
+  if (config.provider === 'groq') return usableModelIds(await (await import('./groq.js')).listModels(config, options));
   return undefined;
-}
-
-/** Most model ids kept from one list (OpenRouter, the longest real list, names a few hundred). */
-const MAX_LISTED_MODELS = 5_000;
-/** Longest model id kept, in characters. */
-const MAX_MODEL_ID_CHARS = 256;
-/** Characters no model id holds: controls, and the invisible ones that reorder text (utils/terminal-text.ts). */
-const NOT_IN_AN_ID = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
-
-/**
- * The ids of a server's model list that a person may pick, in order, without repeats: strings of 1 to 256
- * characters with no control or text-reordering characters, at most 5,000. The list comes from the server
- * untyped: an id holding an escape sequence was drawn raw by the model picker, saved into config.json and
- * printed raw by `clawcode config list`; one that was not a string ended the picker with a TypeError.
- */
-async function usableModelIds(listed: Promise<readonly unknown[]>): Promise<string[]> {
-  const ids = (await listed).filter(
-    (id): id is string =>
-      typeof id === 'string' && id.length > 0 && id.length <= MAX_MODEL_ID_CHARS && !NOT_IN_AN_ID.test(id),
-  );
-  return [...new Set(ids)].slice(0, MAX_LISTED_MODELS);
 }

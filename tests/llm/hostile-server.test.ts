@@ -142,3 +142,28 @@ describe('a model list', () => {
     }
   });
 });
+
+describe('what a reply says about itself', () => {
+  it('a reported model name that no model has (escapes, not a string, too long) gives way to the configured one', async () => {
+    const config = backends[0]!.config();
+    for (const model of ['evil\u001b]0;title\u0007', { a: 1 }, 'x'.repeat(300), 'gpt-4o-2024-08-06']) {
+      const chunk = (delta: unknown, finish: string | null) => ({
+        data: {
+          id: 'c',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model,
+          choices: [{ index: 0, delta, finish_reason: finish }],
+        },
+      });
+      const fixture = {
+        source: {},
+        protocol: 'openai' as const,
+        events: [chunk({ content: '$TEXT' }, null), chunk({}, 'stop')],
+      };
+      server.reply({ type: 'fixture', fixture, text: JSON.stringify(SAMPLE_PLAN) });
+      const result = await getStructuredPlan(config, 's', 'u', once);
+      expect(result.reply.model).toBe(model === 'gpt-4o-2024-08-06' ? model : 'm');
+    }
+  });
+});
