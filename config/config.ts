@@ -237,7 +237,7 @@ export function resolveProviderConfig(options: ResolveOptions): ProviderConfig |
   const names = Object.keys(entries);
   const wanted = options.provider?.trim();
   if (wanted) {
-    const entry = entries[wanted];
+    const entry = providerEntry(config, wanted);
     if (entry) return buildProviderConfig(wanted, entry, env, model);
     const kind = findRegistryEntry(wanted);
     if (!kind || kind.id === 'openai-compatible') {
@@ -270,7 +270,7 @@ export function resolveProviderConfig(options: ResolveOptions): ProviderConfig |
     });
   }
   if (config.defaultProvider) {
-    const entry = entries[config.defaultProvider];
+    const entry = providerEntry(config, config.defaultProvider);
     if (!entry) {
       throw new ConfigError(`The default provider "${config.defaultProvider}" has no entry in config.json`, {
         code: 'provider_default_missing',
@@ -288,6 +288,16 @@ export function resolveProviderConfig(options: ResolveOptions): ProviderConfig |
   }
   const fromEnvOnly = ENV_PROVIDER_ORDER.find((id) => envConfigures(id, env));
   return fromEnvOnly ? buildProviderConfig(fromEnvOnly, { provider: fromEnvOnly }, env, model) : undefined;
+}
+
+/**
+ * The config.json entry named `name`: own entries only, so a name such as `constructor` or `__proto__` (a flag,
+ * a default, a typed answer) finds nothing instead of Object's members (`--provider constructor` ended in an
+ * internal error).
+ */
+export function providerEntry(config: Pick<ClawcodeConfig, 'providers'>, name: string): ProviderEntry | undefined {
+  const entries = config.providers ?? {};
+  return Object.hasOwn(entries, name) ? entries[name] : undefined;
 }
 
 /** One row of `clawcode config` list output: nothing secret, the key masked. */

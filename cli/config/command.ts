@@ -1,5 +1,6 @@
 import {
   listConfiguredProviders,
+  providerEntry,
   readConfig,
   writeConfig,
   type ClawcodeConfig,
@@ -86,7 +87,7 @@ function printList(config: ClawcodeConfig, io: ResolvedConfigIo, json = false): 
 async function pickEntry(config: ClawcodeConfig, message: string, name: string | undefined): Promise<string> {
   const names = Object.keys(config.providers);
   if (name) {
-    if (!config.providers[name])
+    if (!providerEntry(config, name))
       throw new UsageError(`No provider named "${name}" in config.json`, {
         hint: `Known: ${names.join(', ') || 'none'}.`,
       });
@@ -104,7 +105,7 @@ async function editProvider(
   name?: string,
 ): Promise<ClawcodeConfig | undefined> {
   const picked = await pickEntry(config, 'Edit which provider?', name);
-  const current = config.providers[picked]!;
+  const current = providerEntry(config, picked)!;
   const kind = findRegistryEntry(current.preset ?? current.provider) ?? findRegistryEntry('openai-compatible')!;
   for (;;) {
     const answers = await askFields(kind, io, current, picked);
@@ -132,7 +133,7 @@ function optionalNumber(answer: string): number | undefined {
  */
 async function tuneProvider(config: ClawcodeConfig, io: ResolvedConfigIo, name?: string): Promise<ClawcodeConfig> {
   const picked = await pickEntry(config, 'Model options of which provider?', name);
-  const current = config.providers[picked]!;
+  const current = providerEntry(config, picked)!;
   const kind = findRegistryEntry(current.preset ?? current.provider);
   const p = await prompts();
   const temperature = optionalNumber(

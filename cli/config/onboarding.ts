@@ -1,5 +1,6 @@
 import { rename } from 'node:fs/promises';
 import {
+  providerEntry,
   readConfig,
   resolveProviderConfig,
   writeConfig,
@@ -103,8 +104,8 @@ export async function checkCredentialsAndModel(config: ProviderConfig): Promise<
 
 /** A fresh entry name: the kind id, or id-2, id-3... when taken. */
 export function freeName(config: ClawcodeConfig, base: string): string {
-  if (!config.providers[base]) return base;
-  for (let n = 2; ; n++) if (!config.providers[`${base}-${n}`]) return `${base}-${n}`;
+  if (!providerEntry(config, base)) return base;
+  for (let n = 2; ; n++) if (!providerEntry(config, `${base}-${n}`)) return `${base}-${n}`;
 }
 
 /** The answers of {@link askFields}, and the models the server listed for them when it was asked. */
@@ -274,7 +275,7 @@ export async function addProvider(
       validate: (v: string) =>
         !/^[A-Za-z0-9._-]+$/.test(v.trim())
           ? 'Letters, digits, . _ - only'
-          : config.providers[v.trim()]
+          : providerEntry(config, v.trim())
             ? 'That name is taken'
             : true,
     }),
@@ -287,7 +288,7 @@ export async function addProvider(
     if (outcome === 'discard') return undefined;
     const next: ClawcodeConfig = { ...config, providers: { ...config.providers, [name.trim()]: entry } };
     const makeDefault =
-      !config.defaultProvider || !config.providers[config.defaultProvider]
+      !config.defaultProvider || !providerEntry(config, config.defaultProvider)
         ? true
         : await ask(() => p.confirm({ message: `Make ${name.trim()} the default provider?`, default: false }));
     if (makeDefault) next.defaultProvider = name.trim();

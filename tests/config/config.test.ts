@@ -88,6 +88,18 @@ describe('resolveProviderConfig', () => {
     });
   });
 
+  it("a provider named after an Object member is unknown, not Object's member (it ended in an internal error)", () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(
+        () => resolveProviderConfig({ config: two, env: env({ OPENAI_API_KEY: 'k' }), provider: name }),
+        name,
+      ).toThrow(UsageError);
+      expect(() => resolveProviderConfig({ config: { ...two, defaultProvider: name }, env: env() }), name).toThrow(
+        /The default provider ".+" has no entry in config\.json/,
+      );
+    }
+  });
+
   it('nothing configured is undefined', () => {
     expect(resolveProviderConfig({ config: { providers: {} }, env: env() })).toBeUndefined();
   });
