@@ -1,5 +1,6 @@
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { shownUrl } from '../llm/errors-map.js';
 import type { ProviderConfig, ProviderId } from '../llm/types.js';
 import { writeFileDurable } from '../utils/journal/durable-write.js';
 import { ConfigError, UsageError } from '../utils/errors.js';
@@ -332,7 +333,7 @@ export function listConfiguredProviders(
       provider: entry.provider,
       ...(entry.preset ? { preset: entry.preset } : {}),
       model: resolved.model,
-      ...((resolved.endpoint ?? resolved.baseURL) ? { url: resolved.endpoint ?? resolved.baseURL } : {}),
+      ...((resolved.endpoint ?? resolved.baseURL) ? { url: shownUrl((resolved.endpoint ?? resolved.baseURL)!) } : {}),
       maskedKey: maskKey(resolved.apiKey),
       ...(resolved.keySource ? { keySource: resolved.keySource } : {}),
       isDefault: config.defaultProvider === name,

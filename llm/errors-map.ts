@@ -48,6 +48,26 @@ export function providerLabel(config: Pick<ProviderConfig, 'provider' | 'name' |
     : base;
 }
 
+/**
+ * A base URL or endpoint as messages and listings show it: a user name and password inside it
+ * (`https://user:token@gateway/v1`) become `***`, so a credential never reaches a terminal, a log or `--json`.
+ *
+ * @param url  the URL as configured (any text)
+ * @returns the URL with its credentials masked; the text unchanged when it holds none or does not parse
+ */
+export function shownUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (!parsed.username && !parsed.password) return url;
+  if (parsed.username) parsed.username = '***';
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
 interface ErrorShape {
   status?: unknown;
   headers?: unknown;
@@ -259,7 +279,7 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
       provider,
       status,
       code: 'provider_not_found',
-      hint: `Check the ${what} name (--model, or the entry in \`clawcode config\`)${config.baseURL ? ` and the base URL ${config.baseURL}` : ''}.`,
+      hint: `Check the ${what} name (--model, or the entry in \`clawcode config\`)${config.baseURL ? ` and the base URL ${shownUrl(config.baseURL)}` : ''}.`,
       cause: error,
     });
   }
@@ -307,7 +327,8 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
   }
   const code = networkCode(error);
   if (isConnectionError(error)) {
-    const where = config.baseURL ?? config.endpoint;
+    const configured = config.baseURL ?? config.endpoint;
+    const where = configured === undefined ? undefined : shownUrl(configured);
     // When the label is the server's host already, the URL alone says it.
     const target = where ? (where.includes(label) ? where : `${label} at ${where}`) : label;
     return new ProviderRequestError(`Could not reach ${target}: ${detail}${code ? ` (${code})` : ''}`, {

@@ -9,6 +9,7 @@ import {
 } from '../../config/config.js';
 import { configPath } from '../../config/paths.js';
 import { findRegistryEntry, PROVIDER_REGISTRY, type EntryField, type RegistryEntry } from '../../config/registry.js';
+import { shownUrl } from '../../llm/errors-map.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { isPromptExit } from '../console/interrupt.js';
 import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../../utils/errors.js';
@@ -219,7 +220,7 @@ export async function verify(
     const resolved = resolveProviderConfig({ config: trial, env: io.env, provider: name });
     if (!resolved) throw new ConfigError(`Provider "${name}" could not be resolved`);
     io.print(
-      `Checking ${name} with a real call${(resolved.baseURL ?? resolved.endpoint) ? ` to ${resolved.endpoint ?? resolved.baseURL}` : ''}...`,
+      `Checking ${name} with a real call${(resolved.baseURL ?? resolved.endpoint) ? ` to ${shownUrl((resolved.endpoint ?? resolved.baseURL)!)}` : ''}...`,
     );
     if (listed && 'error' in listed) throw listed.error;
     if (listed) checkModelListed(resolved.model, listed.ids);

@@ -236,6 +236,14 @@ describe('maskKey and listConfiguredProviders', () => {
     ]);
     expect(JSON.stringify(rows)).not.toContain('0123456789abcdef');
   });
+
+  it('shows a base URL with a user name and password in it masked (config list printed the password)', () => {
+    const rows = listConfiguredProviders(
+      { providers: {} },
+      env({ OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'https://bob:hunter2secret@gateway.example/v1' }),
+    );
+    expect(rows[0]?.url).toBe('https://***:***@gateway.example/v1');
+  });
 });
 
 describe('keys owned by others', () => {

@@ -167,3 +167,20 @@ describe('what a reply says about itself', () => {
     }
   });
 });
+
+describe('a base URL holding credentials', () => {
+  it('never shows the password in an error (fetch refuses such a URL, and the message named it whole)', async () => {
+    const withPassword = `${server.url.replace('http://', 'http://bob:hunter2secret@')}/v1`;
+    const config: ProviderConfig = {
+      provider: 'openai',
+      name: 'openai',
+      model: 'm',
+      apiKey: KEY,
+      baseURL: withPassword,
+    };
+    const error = await getStructuredPlan(config, 's', 'u', once).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(`${(error as ProviderError).message} ${(error as ProviderError).hint}`).not.toContain('hunter2secret');
+    expect((error as ProviderError).message).toContain('http://***:***@127.0.0.1:');
+  });
+});
