@@ -14,6 +14,9 @@ import type { ProviderConfig } from './types.js';
  *   one line, kept whole by the SDKs' parsers until it ends); past either the request fails with
  *   `provider_reply_too_large`. llm/provider.ts caps the reply's text separately; these caps bound what the
  *   text does not count (event envelopes, reasoning, keep-alive lines, one endless line).
+ * - a 2xx web page (`content-type: text/html`) is no provider's answer but a network's login page or a base URL
+ *   that is not the API: the request fails with `provider_not_api` instead of an empty reply that cost a
+ *   repair request and ended in "the model reply holds no JSON plan".
  */
 
 /** Bytes of an error body read; the rest is dropped (a provider's message is a few hundred bytes). */
@@ -45,7 +48,10 @@ export function providerFetch(
     const response = await fetch(input, { ...init, redirect: 'manual' });
     if (!response.body || NULL_BODY_STATUS.has(response.status)) return response;
     const ok = response.status >= 200 && response.status < 300;
-    const body = response.body.pipeThrough(ok ? capped(config) : truncated(MAX_ERROR_BODY_BYTES));
+    const page = ok && /^\s*text\/html\b/i.test(response.headers.get('content-type') ?? '');
+    const body = response.body.pipeThrough(
+      page ? refused(notApi(config)) : ok ? capped(config) : truncated(MAX_ERROR_BODY_BYTES),
+    );
     const wrapped = new Response(body, {
       status: response.status,
       statusText: response.statusText,
@@ -55,6 +61,27 @@ export function providerFetch(
     Object.defineProperty(wrapped, 'url', { value: response.url });
     return wrapped;
   };
+}
+
+/** The error of a 2xx web page. */
+function notApi(config: Parameters<typeof providerFetch>[0]): ProviderError {
+  return new ProviderError(
+    `${providerLabel(config)} answered with a web page (content-type text/html), not the provider's API`,
+    {
+      provider: config.name,
+      code: 'provider_not_api',
+      hint: 'Check the base URL; on a hotel or office network, log in through a browser first.',
+    },
+  );
+}
+
+/** A transform that fails the stream with `error` at its first chunk. */
+function refused(error: Error): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream({
+    transform(_chunk, controller) {
+      controller.error(error);
+    },
+  });
 }
 
 /** A transform that passes the first `max` bytes and then ends the stream (cancelling the source). */

@@ -94,6 +94,24 @@ describe.each(backends)('$name against a hostile server', ({ config }) => {
     expect(server.requests[0]!.sentBytes).toBeLessThan(MAX_LINE_BYTES + 16 * 2 ** 20);
   }, 60_000);
 
+  it('a web page instead of the API (a network login page) fails in one line, without a repair request', async () => {
+    const page = '<html><body>Log in to the Wi-Fi</body></html>';
+    server.reply({
+      type: 'bulk',
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      bytes: page.length,
+      prefix: page,
+    });
+    const error = await getStructuredPlan(config(), 's', 'u', once).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).code).toBe('provider_not_api');
+    expect((error as ProviderError).message).toMatch(
+      /answered with a web page \(content-type text\/html\), not the provider's API$/,
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('token counts no server could mean (astronomical, negative, text) count as no usage reported', async () => {
     const absurd = [
       { input: 1e300, output: 5 },

@@ -87,10 +87,10 @@ export type ScriptedReply =
   /** A redirect (`status`, default 307) to the same path and query at the origin `to` (`http://localhost:<port>`). */
   | { type: 'redirect'; status?: number; to: string }
   /**
-   * A long body: `status` (200 as `text/event-stream`, any other as JSON), then `prefix`, then `fill` repeated
+   * A long body: `status` (200 as `text/event-stream`, any other as JSON, unless `contentType`), then `prefix`, then `fill` repeated
    * (default `a`) up to `bytes` in all, as fast as the client reads; the bytes written land in `sentBytes`.
    */
-  | { type: 'bulk'; status: number; bytes: number; prefix?: string; fill?: string }
+  | { type: 'bulk'; status: number; bytes: number; prefix?: string; fill?: string; contentType?: string }
   | ((request: RecordedRequest) => ScriptedReply);
 
 /** Protocol a request was recognised as. */
@@ -610,7 +610,7 @@ async function sendBulk(
   request: RecordedRequest,
   reply: Extract<ScriptedReply, { type: 'bulk' }>,
 ): Promise<void> {
-  const type = reply.status === 200 ? 'text/event-stream' : 'application/json';
+  const type = reply.contentType ?? (reply.status === 200 ? 'text/event-stream' : 'application/json');
   res.writeHead(reply.status, { 'content-type': type });
   const chunk = Buffer.from((reply.fill ?? 'a').repeat(Math.ceil(65_536 / (reply.fill ?? 'a').length)));
   request.sentBytes = 0;
