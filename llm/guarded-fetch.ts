@@ -22,8 +22,8 @@ import type { ProviderConfig } from './types.js';
 /** Bytes of an error body read; the rest is dropped (a provider's message is a few hundred bytes). */
 export const MAX_ERROR_BODY_BYTES = 1 << 20;
 /**
- * Bytes of a successful body read. A reply at the 4,000,000-character text cap, streamed a few characters
- * per event with an envelope of about 200 bytes each, comes to about this much.
+ * Bytes of a successful body read: about five times the longest stream a model's output limit allows
+ * (128,000 tokens, one event each at up to 430 bytes with Azure's filter results, 55 MB); see docs/tuning.md.
  */
 export const MAX_BODY_BYTES = 256 * 2 ** 20;
 /** Longest line of a successful body, in bytes: a whole unstreamed reply at the text cap fits. */
