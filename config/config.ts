@@ -1,6 +1,6 @@
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { shownUrl } from '../llm/errors-map.js';
+import { shownUrl } from '../llm/credential-text.js';
 import type { ProviderConfig, ProviderId } from '../llm/types.js';
 import { writeFileDurable } from '../utils/journal/durable-write.js';
 import { ConfigError, UsageError } from '../utils/errors.js';

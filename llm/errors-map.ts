@@ -1,4 +1,5 @@
 import { InterruptedError, ProviderError } from '../utils/errors.js';
+import { shownUrl, withoutKey } from './credential-text.js';
 import type { ProviderConfig } from './types.js';
 
 /**
@@ -46,26 +47,6 @@ export function providerLabel(config: Pick<ProviderConfig, 'provider' | 'name' |
   return config.name && config.name !== config.provider && config.name !== config.preset
     ? `${config.name} (${base})`
     : base;
-}
-
-/**
- * A base URL or endpoint as messages and listings show it: a user name and password inside it
- * (`https://user:token@gateway/v1`) become `***`, so a credential never reaches a terminal, a log or `--json`.
- *
- * @param url  the URL as configured (any text)
- * @returns the URL with its credentials masked; the text unchanged when it holds none or does not parse
- */
-export function shownUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
-  if (!parsed.username && !parsed.password) return url;
-  if (parsed.username) parsed.username = '***';
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
 }
 
 interface ErrorShape {
@@ -261,7 +242,8 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
   const bodyCode = errorBody(error)?.code;
   const redirect = typeof bodyCode === 'number' && bodyCode >= 300 && bodyCode < 400 ? bodyCode : undefined;
   const status = errorStatus(error) ?? streamed[errorBody(error)?.type ?? ''] ?? redirect;
-  const detail = providerMessage(error);
+  // Gateways and proxies echo the key they refused ("Invalid API key: sk-..."): the message is shown without it.
+  const detail = withoutKey(providerMessage(error), config.apiKey);
   const model = context.model ?? config.deployment ?? config.model;
   if (isAuthFailure(error)) {
     const source = config.keySource ?? 'the API key';

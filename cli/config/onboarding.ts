@@ -9,7 +9,7 @@ import {
 } from '../../config/config.js';
 import { configPath } from '../../config/paths.js';
 import { findRegistryEntry, PROVIDER_REGISTRY, type EntryField, type RegistryEntry } from '../../config/registry.js';
-import { shownUrl } from '../../llm/errors-map.js';
+import { shownUrl } from '../../llm/credential-text.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { isPromptExit } from '../console/interrupt.js';
 import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../../utils/errors.js';

@@ -4,7 +4,7 @@ import { getStructuredPlan, listProviderModels } from '../../llm/provider.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { ProviderError } from '../../utils/errors.js';
 import { SAMPLE_PLAN, useLoopbackProvider } from '../support/provider-env.js';
-import { replies, startProviderServer } from '../support/provider-server.js';
+import { startProviderServer } from '../support/provider-server.js';
 
 // A provider server that misbehaves on purpose, through each real SDK (llm/guarded-fetch.ts is the one fetch
 // they all get): a redirect to another host, an error body that never ends, one endless line in a 200 stream,
@@ -112,6 +112,14 @@ describe.each(backends)('$name against a hostile server', ({ config }) => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it.each([401, 400, 429])('an error message echoing the key (%i) is shown without it', async (status) => {
+    server.reply({ type: 'error', status, message: `Invalid API key provided: ${KEY}. Check it.` });
+    const error = await getStructuredPlan(config(), 's', 'u', once).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).message).not.toContain(KEY);
+    expect((error as ProviderError).message).toContain('Invalid API key provided: ****. Check it.');
+  });
+
   it('token counts no server could mean (astronomical, negative, text) count as no usage reported', async () => {
     const absurd = [
       { input: 1e300, output: 5 },
@@ -129,7 +137,7 @@ describe.each(backends)('$name against a hostile server', ({ config }) => {
 
 describe('the timeout', () => {
   it('a timeout past what a timer can hold still waits for the reply (it fired at once)', async () => {
-    server.reply({ ...replies.plan(SAMPLE_PLAN), chunkChars: 40, intervalMs: 5 });
+    server.reply({ type: 'text', text: JSON.stringify(SAMPLE_PLAN), chunkChars: 40, intervalMs: 5 });
     const result = await getStructuredPlan(backends[0]!.config(), 's', 'u', { ...once, timeoutMs: 3_000_000_000 });
     expect(result.plan.patches).toHaveLength(1);
   });
