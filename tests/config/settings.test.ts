@@ -337,6 +337,15 @@ describe('loadSettings errors', () => {
     expect((await expectError(load(), ConfigError)).message).toContain('"ignore.1"');
   });
 
+  it('names the key of a project file nested thousands of levels deep (the secret check overflowed the stack)', async () => {
+    const depth = 100_000;
+    await writeLocal(`{"ignore":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+    const e = await expectError(load(), ConfigError);
+    expect(e.message).toBe(
+      'Invalid value for "ignore.0" in .clawcode/settings.local.json: Invalid input: expected string, received array',
+    );
+  });
+
   it('rejects bad environment values with a UsageError naming the variable', async () => {
     const bad: [string, string][] = [
       ['CLAWCODE_BUDGET', 'lots'],
