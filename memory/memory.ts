@@ -5,6 +5,7 @@ import { writeFileDurable } from '../utils/journal/durable-write.js';
 import { canonicalRoot, readManifest, runDirFor } from '../utils/journal/store.js';
 import { getProjectHash } from '../utils/project-hash.js';
 import { taskHeadline } from '../utils/task-text.js';
+import { TERMINAL_CONTROLS } from '../utils/terminal-text.js';
 
 /** Caps of the session memory lists. */
 export const MAX_LAST_TASKS = 10;
@@ -84,12 +85,14 @@ function parseNotes(value: unknown): MemoryNote[] {
   );
 }
 
-/** One line of plain text: control characters (terminal escapes among them) become spaces, then capped. */
+const CONTROL_RUN = new RegExp(`[${TERMINAL_CONTROLS}]+`, 'g');
+
+/**
+ * One line of plain text: control characters (terminal escapes among them) and the invisible characters that
+ * reorder what is shown (bidi controls, U+2028/9) become spaces, then capped.
+ */
 export function cleanNote(text: string): string {
-  const flat = text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const flat = text.replace(CONTROL_RUN, ' ').replace(/\s+/g, ' ').trim();
   return flat.length > MAX_NOTE_CHARS ? `${flat.slice(0, MAX_NOTE_CHARS - 1)}…` : flat;
 }
 

@@ -16,6 +16,11 @@ export type EscapeMode = 'text' | 'line' | 'colored';
 // JSON.stringify escapes the C0 controls but leaves the rest (WIDE) raw.
 const WIDE = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069';
 const CONTROL = `\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f${WIDE}`;
+/**
+ * The characters {@link escapeTerminal} makes visible, `\\t`, `\\n` and `\\r` included, as the inside of a regular
+ * expression's character class (`new RegExp(`[${TERMINAL_CONTROLS}]`)`): for text flattened to one plain line.
+ */
+export const TERMINAL_CONTROLS = `\\t\\n\\r${CONTROL}`;
 const PATTERNS: Record<EscapeMode, RegExp> = {
   text: new RegExp(`\\r(?!\\n)|[${CONTROL}]`, 'g'),
   line: new RegExp(`[\\t\\n\\r${CONTROL}]`, 'g'),

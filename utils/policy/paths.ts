@@ -178,10 +178,12 @@ export function isControlPath(relPath: string): boolean {
 const SECRET_BASENAME = [
   /^\.env(\..*)?$/, // .env, .env.local, .env.production
   /^\.envrc$/, // direnv runs it as shell code, and it usually exports secrets
+  /.\.env$/, // production.env, app.prod.env: the env files Docker Compose's env_file and --env-file read
   /\.(pem|key|p12|pfx|jks|keystore|asc|gpg|ppk)$/,
   /^id_(rsa|dsa|ecdsa|ed25519)([._-].*)?$/,
   /^[._]?(netrc|pgpass|npmrc|pypirc|git-credentials|htpasswd)$/,
-  /^credentials(\.(json|ya?ml|xml|ini|toml))?$/,
+  /^credentials(\.(json|ya?ml|xml|ini|toml|csv))?$/,
+  /accesskeys\.csv$/, // the AWS console's key export, <user>_accessKeys.csv
   /^(secrets?|service[-_]?account)(\.[\w.-]+)?\.(json|ya?ml|toml|ini)$/,
   /^client_secret.*\.json$/,
   /\.tfstate(\.backup)?$/,
@@ -191,7 +193,8 @@ const SECRET_BASENAME_ANY = new RegExp(SECRET_BASENAME.map((re) => `(?:${re.sour
 /** Credential folders (everything in them) and the credential files of tools that keep other files beside them. */
 const SECRET_DIR = /(^|\/)\.(ssh|aws|gnupg)\/|(^|\/)\.docker\/config\.json$|(^|\/)\.kube\/config$/i;
 /** Env templates document variable names and carry no values: sent as context and patchable like source. */
-const ENV_TEMPLATE = /^\.env(\.[\w-]+)*\.(example|sample|template|dist|defaults)$/i;
+const ENV_TEMPLATE =
+  /^\.env(\.[\w-]+)*\.(example|sample|template|dist|defaults)$|^([\w.-]*[._-])?(example|sample|template|defaults)\.env$/i;
 
 /**
  * Whether a project file is a secret: never sent to a provider, never patched.

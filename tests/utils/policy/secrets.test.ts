@@ -18,6 +18,10 @@ describe('isSecretPath', () => {
       'gcp/service-account.json',
       '.npmrc',
       'infra/terraform.tfstate',
+      'deploy/production.env',
+      'app.prod.env',
+      'credentials.csv',
+      'exports/ci-bot_accessKeys.csv',
     ]) {
       expect(isSecretPath(p), p).toBe(true);
     }
@@ -31,6 +35,10 @@ describe('isSecretPath', () => {
       'src/keyboard.ts',
       'docs/credentials.md',
       'environment.py',
+      'deploy/example.env',
+      'prod.sample.env',
+      'src/env.d.ts',
+      'data/keys.csv',
     ]) {
       expect(isSecretPath(p), p).toBe(false);
     }
