@@ -1,3 +1,5 @@
+import { TERMINAL_CONTROLS } from '../utils/terminal-text.js';
+
 /**
  * Model names as a server reports them (its model list, the `model` field of a reply), checked before a person
  * sees, picks or saves one: the SDKs hand the server's JSON through untyped.
@@ -7,8 +9,8 @@
 export const MAX_LISTED_MODELS = 5_000;
 /** Longest model id kept, in characters. */
 export const MAX_MODEL_ID_CHARS = 256;
-/** Characters no model id holds: controls, and the invisible ones that reorder text (utils/terminal-text.ts). */
-const NOT_IN_AN_ID = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
+/** Characters no model id holds: the ones a terminal acts on, and the invisible ones that reorder text. */
+const NOT_IN_AN_ID = new RegExp(`[${TERMINAL_CONTROLS}]`);
 
 /** Whether a server's value can be a model id: a string of 1 to 256 characters with none of NOT_IN_AN_ID. */
 export function isModelId(value: unknown): value is string {
