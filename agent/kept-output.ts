@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { clawcodeHome } from '../utils/home.js';
 import { writeFileDurable } from '../utils/journal/durable-write.js';
@@ -40,7 +40,14 @@ export async function readLastPlan(rootDir: string, homeDir?: string): Promise<s
 }
 
 /**
- * Keep model replies that gave no plan, one file each: `<home>/replies/<time>-<n>.txt`.
+ * Most reply files kept; older ones are deleted as new ones come. A server that answers every task with junk
+ * at the reply cap (4,000,000 characters, twice with the repair) added 8 MB to the home per run, for good.
+ */
+export const MAX_KEPT_REPLIES = 20;
+
+/**
+ * Keep model replies that gave no plan, one file each: `<home>/replies/<time>-<n>.txt`, the newest
+ * MAX_KEPT_REPLIES in all (the names sort by time).
  * @param texts  the replies in the order they came (the first request's, then the repair request's)
  * @returns the files' paths, in the same order
  * @throws IoError when the clawcode home cannot be written
@@ -59,5 +66,8 @@ export async function keepUnusedReplies(
     await writeFileDurable(path, text, { mode: 0o600 });
     paths.push(path);
   }
+  const kept = (await readdir(dir)).filter((name) => name.endsWith('.txt')).sort();
+  for (const old of kept.slice(0, Math.max(0, kept.length - MAX_KEPT_REPLIES)))
+    await rm(join(dir, old), { force: true });
   return paths;
 }

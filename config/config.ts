@@ -1,5 +1,6 @@
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { shownUrl } from '../llm/credential-text.js';
 import type { ProviderConfig, ProviderId } from '../llm/types.js';
 import { writeFileDurable } from '../utils/journal/durable-write.js';
 import { ConfigError, UsageError } from '../utils/errors.js';
@@ -237,7 +238,7 @@ export function resolveProviderConfig(options: ResolveOptions): ProviderConfig |
   const names = Object.keys(entries);
   const wanted = options.provider?.trim();
   if (wanted) {
-    const entry = entries[wanted];
+    const entry = providerEntry(config, wanted);
     if (entry) return buildProviderConfig(wanted, entry, env, model);
     const kind = findRegistryEntry(wanted);
     if (!kind || kind.id === 'openai-compatible') {
@@ -270,7 +271,7 @@ export function resolveProviderConfig(options: ResolveOptions): ProviderConfig |
     });
   }
   if (config.defaultProvider) {
-    const entry = entries[config.defaultProvider];
+    const entry = providerEntry(config, config.defaultProvider);
     if (!entry) {
       throw new ConfigError(`The default provider "${config.defaultProvider}" has no entry in config.json`, {
         code: 'provider_default_missing',
@@ -288,6 +289,16 @@ export function resolveProviderConfig(options: ResolveOptions): ProviderConfig |
   }
   const fromEnvOnly = ENV_PROVIDER_ORDER.find((id) => envConfigures(id, env));
   return fromEnvOnly ? buildProviderConfig(fromEnvOnly, { provider: fromEnvOnly }, env, model) : undefined;
+}
+
+/**
+ * The config.json entry named `name`: own entries only, so a name such as `constructor` or `__proto__` (a flag,
+ * a default, a typed answer) finds nothing instead of Object's members (`--provider constructor` ended in an
+ * internal error).
+ */
+export function providerEntry(config: Pick<ClawcodeConfig, 'providers'>, name: string): ProviderEntry | undefined {
+  const entries = config.providers ?? {};
+  return Object.hasOwn(entries, name) ? entries[name] : undefined;
 }
 
 /** One row of `clawcode config` list output: nothing secret, the key masked. */
@@ -322,7 +333,7 @@ export function listConfiguredProviders(
       provider: entry.provider,
       ...(entry.preset ? { preset: entry.preset } : {}),
       model: resolved.model,
-      ...((resolved.endpoint ?? resolved.baseURL) ? { url: resolved.endpoint ?? resolved.baseURL } : {}),
+      ...((resolved.endpoint ?? resolved.baseURL) ? { url: shownUrl((resolved.endpoint ?? resolved.baseURL)!) } : {}),
       maskedKey: maskKey(resolved.apiKey),
       ...(resolved.keySource ? { keySource: resolved.keySource } : {}),
       isDefault: config.defaultProvider === name,

@@ -66,8 +66,13 @@ export function findPrice(model: string, overrides: Readonly<Record<string, Mode
     model.replace(/-\d{8}$/, ''),
     model.replace(/^models\//, ''),
   ];
+  // Own keys only: a model the server names `constructor` or `__proto__` has no price, not Object's.
   for (const name of candidates) {
-    const price = overrides[name] ?? DEFAULT_PRICES[name];
+    const price = Object.hasOwn(overrides, name)
+      ? overrides[name]
+      : Object.hasOwn(DEFAULT_PRICES, name)
+        ? DEFAULT_PRICES[name]
+        : undefined;
     if (price) return price;
   }
   return undefined;

@@ -19,15 +19,22 @@ class JsonSyntax extends Error {
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/**
+ * Deepest nesting the scanner follows: deeper is reported as the error (no settings file nests past 4). The scan
+ * recurses once per level, and a broken file opening 300,000 arrays overflowed the stack ("internal error").
+ */
+const MAX_DEPTH = 512;
 const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y;
 
 /**
- * Locate the first syntax error in `text` (RFC 8259 grammar, no comments or trailing commas).
+ * Locate the first syntax error in `text` (RFC 8259 grammar, no comments or trailing commas); nesting past
+ * MAX_DEPTH counts as one.
  *
  * @returns the location, or undefined when the text is valid JSON
  */
 export function locateJsonError(text: string): JsonErrorLocation | undefined {
   let i = 0;
+  let depth = 0;
   const fail = (what?: string): never => {
     const found = i >= text.length ? 'end of file' : `'${text[i]}'`;
     throw new JsonSyntax(i, what ? `expected ${what}, found ${found}` : `unexpected ${found}`);
@@ -54,6 +61,14 @@ export function locateJsonError(text: string): JsonErrorLocation | undefined {
   const value = (): void => {
     ws();
     const ch = text[i];
+    if (ch !== '{' && ch !== '[') return container(ch);
+    if (depth >= MAX_DEPTH) fail(`at most ${MAX_DEPTH} levels of nesting`);
+    depth++;
+    container(ch);
+    depth--;
+  };
+  /** One value starting with `ch`: an object or array (its members through `value`), or a scalar. */
+  const container = (ch: string | undefined): void => {
     if (ch === '{') {
       i++;
       ws();

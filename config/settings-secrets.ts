@@ -98,27 +98,33 @@ export type SecretFinding = { path: string; reason: 'key-name' | 'value' };
 
 /**
  * Walk parsed JSON and return the first credential found, or undefined. A key named like a credential counts
- * whatever its value (even empty), because the file is the wrong place for it either way.
+ * whatever its value (even empty), because the file is the wrong place for it either way. The walk keeps its own
+ * stack, depth first in document order: a committed file nested a few thousand arrays deep overflowed the call
+ * stack of a recursive walk ("internal error, please report") before the schema could name the key.
  *
  * @param value  any JSON value (as returned by JSON.parse)
  * @param path   dotted path of `value` itself ('' at the root)
  */
 export function findSecret(value: unknown, path = ''): SecretFinding | undefined {
-  if (typeof value === 'string') return looksLikeSecretValue(value) ? { path, reason: 'value' } : undefined;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = findSecret(item, `${path}[${i}]`);
-      if (found) return found;
+  const stack: [unknown, string][] = [[value, path]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [current, at] = next;
+    if (typeof current === 'string') {
+      if (looksLikeSecretValue(current)) return { path: at, reason: 'value' };
+      continue;
     }
-    return undefined;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const childPath = path ? `${path}.${key}` : key;
-      if (isSecretKeyName(key)) return { path: childPath, reason: 'key-name' };
-      const found = findSecret(item, childPath);
-      if (found) return found;
+    const children: [unknown, string][] = [];
+    if (Array.isArray(current)) {
+      for (const [i, item] of current.entries()) children.push([item, `${at}[${i}]`]);
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, item] of Object.entries(current)) {
+        const childPath = at ? `${at}.${key}` : key;
+        if (isSecretKeyName(key)) return { path: childPath, reason: 'key-name' };
+        children.push([item, childPath]);
+      }
     }
+    // Pushed last first, so the first child is walked next, as the recursive walk did.
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
   return undefined;
 }

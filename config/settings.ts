@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigError, IoError, UsageError } from '../utils/errors.js';
-import { DEFAULT_BUDGET_CHARS, DEFAULT_TIMEOUT_MS } from '../utils/defaults.js';
+import { DEFAULT_BUDGET_CHARS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../utils/defaults.js';
 import { clawcodeHome } from './paths.js';
 import { locateJsonError } from './settings-json.js';
 import { findSecret } from './settings-secrets.js';
@@ -112,7 +112,7 @@ async function settingsFileSchema() {
     provider: z.string().min(1).optional(),
     model: z.string().min(1).optional(),
     budgetChars: positiveInt.optional(),
-    timeoutMs: positiveInt.optional(),
+    timeoutMs: positiveInt.max(MAX_TIMEOUT_MS).optional(),
     ignore: stringList.optional(),
     // An empty string switches off a verify command set by a lower layer.
     verifyCommand: z.string().optional(),
@@ -331,12 +331,13 @@ async function readProjectLayer(
   return { values: await validateSettingsObject(data, shownAs, path), text };
 }
 
-function envInt(env: NodeJS.ProcessEnv, name: string, unit: string): number | undefined {
+function envInt(env: NodeJS.ProcessEnv, name: string, unit: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n <= 0) {
-    throw new UsageError(`${name} must be a positive whole number of ${unit}, got "${raw}"`, {
+  if (!Number.isSafeInteger(n) || n <= 0 || n > max) {
+    const most = max < Number.MAX_SAFE_INTEGER ? ` (at most ${max})` : '';
+    throw new UsageError(`${name} must be a positive whole number of ${unit}${most}, got "${raw}"`, {
       code: 'settings_bad_env',
     });
   }
@@ -360,7 +361,7 @@ function parseSettingsEnv(env: NodeJS.ProcessEnv): Partial<SettingsValues> {
   out.model = str(SETTINGS_ENV_VARS.model);
   out.verifyCommand = str(SETTINGS_ENV_VARS.verifyCommand);
   out.budgetChars = envInt(env, SETTINGS_ENV_VARS.budgetChars, 'characters');
-  out.timeoutMs = envInt(env, SETTINGS_ENV_VARS.timeoutMs, 'milliseconds');
+  out.timeoutMs = envInt(env, SETTINGS_ENV_VARS.timeoutMs, 'milliseconds', MAX_TIMEOUT_MS);
   const auto = str(SETTINGS_ENV_VARS.autoCommit)?.toLowerCase();
   if (auto !== undefined) {
     if (!TRUE_WORDS.has(auto) && !FALSE_WORDS.has(auto)) {
@@ -379,8 +380,10 @@ function parseSettingsEnv(env: NodeJS.ProcessEnv): Partial<SettingsValues> {
 function validateFlags(flags: Partial<SettingsValues>): LayerValues {
   for (const key of ['budgetChars', 'timeoutMs'] as const) {
     const n = flags[key];
-    if (n !== undefined && !(Number.isSafeInteger(n) && n > 0)) {
-      throw new UsageError(`${FLAG_NAMES[key]} must be a positive whole number, got ${String(n)}`, {
+    const max = key === 'timeoutMs' ? MAX_TIMEOUT_MS : Number.MAX_SAFE_INTEGER;
+    if (n !== undefined && !(Number.isSafeInteger(n) && n > 0 && n <= max)) {
+      const most = max < Number.MAX_SAFE_INTEGER ? ` (at most ${max})` : '';
+      throw new UsageError(`${FLAG_NAMES[key]} must be a positive whole number${most}, got ${String(n)}`, {
         code: 'settings_bad_flag',
       });
     }

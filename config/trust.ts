@@ -3,12 +3,14 @@
  * the project, so a cloned repository could grant itself execution: a verify command, allow rules, auto-commit,
  * the choice of provider. Those keys take effect only once the person has trusted the project, recorded in
  * `$CLAWCODE_HOME/trusted-projects.json` with a SHA-256 of the settings files, so any change asks again (the way
- * editors' workspace trust works). Harmless keys (budget, timeout, ignore patterns, deny rules) always apply.
+ * editors' workspace trust works). Harmless keys (a budget up to the largest default, timeout, ignore patterns,
+ * deny rules) always apply.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigError, IoError } from '../utils/errors.js';
+import { MAX_DEFAULT_BUDGET_CHARS } from './model-budget.js';
 
 /** The trust file under the clawcode home folder. */
 export const TRUST_FILE = 'trusted-projects.json';
@@ -26,6 +28,7 @@ export type ProjectSettingsValues = {
   verifyCommand?: string;
   autoCommit?: boolean;
   repair?: boolean;
+  budgetChars?: number;
   commands?: { allow?: string[]; deny?: string[] };
   [key: string]: unknown;
 };
@@ -45,8 +48,9 @@ export type UntrustedSettings = {
 /**
  * The keys of one project layer that grant something: a provider or model choice (where the code goes), a
  * non-empty verify command, `autoCommit: true`, a non-empty `commands.allow`, `repair: true` (the repair round
- * sends more of the files, so a person who switched it off keeps it off). An empty verify command,
- * `autoCommit: false` or `repair: false` only switch things off and are harmless.
+ * sends more of the files, so a person who switched it off keeps it off), a `budgetChars` above the largest
+ * default budget (MAX_DEFAULT_BUDGET_CHARS: a committed 10^12 sent the whole project with every task, paid by the
+ * person). An empty verify command, `autoCommit: false`, `repair: false` or a smaller budget are harmless.
  *
  * @returns key names in a fixed order; empty when the layer grants nothing
  */
@@ -57,6 +61,7 @@ export function grantingKeys(values: ProjectSettingsValues | undefined): string[
   if ((values.commands?.allow?.length ?? 0) > 0) keys.push('commands.allow');
   if (values.autoCommit === true) keys.push('autoCommit');
   if (values.repair === true) keys.push('repair');
+  if (bigBudget(values)) keys.push('budgetChars');
   if (values.provider !== undefined) keys.push('provider');
   if (values.model !== undefined) keys.push('model');
   return keys;
@@ -90,8 +95,14 @@ export function applyProjectTrust<T extends ProjectSettingsValues>(
   return { layers: out, untrusted: { keys, values: shown, sha256, files: granting.map(([file]) => file) } };
 }
 
+/** Whether a layer's budget is larger than any default budget (see grantingKeys). */
+function bigBudget(values: ProjectSettingsValues): boolean {
+  return typeof values.budgetChars === 'number' && values.budgetChars > MAX_DEFAULT_BUDGET_CHARS;
+}
+
 function stripGrants<T extends ProjectSettingsValues>(values: T): T {
   const out: T = { ...values };
+  if (bigBudget(out)) delete out.budgetChars;
   if (out.verifyCommand) delete out.verifyCommand;
   if (out.autoCommit === true) delete out.autoCommit;
   if (out.repair === true) delete out.repair;

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ConfigError } from '../utils/errors.js';
 import { toProviderError } from './errors-map.js';
 import { windowOfListedModel, type ListingOptions } from './model-window.js';
+import { providerFetch } from './guarded-fetch.js';
 import type { CompletionRequest, ProviderClient, ProviderConfig, ProviderReply, Usage } from './types.js';
 
 /**
@@ -52,6 +53,7 @@ function makeClient(config: ProviderConfig): Anthropic {
     apiKey: config.apiKey,
     baseURL: config.baseURL ?? 'https://api.anthropic.com',
     maxRetries: 0,
+    fetch: providerFetch(config),
   });
 }
 

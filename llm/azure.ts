@@ -2,6 +2,7 @@ import { AzureOpenAI, OpenAI } from 'openai';
 import { ConfigError } from '../utils/errors.js';
 import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
 import { errorStatus, isAuthFailure, toProviderError } from './errors-map.js';
+import { providerFetch } from './guarded-fetch.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
 
 /**
@@ -54,7 +55,13 @@ function setup(config: ProviderConfig): AzureSetup {
       hint: 'Set AZURE_OPENAI_DEPLOYMENT, or pass --model <deployment>.',
     });
   const apiVersion = config.apiVersion ?? DEFAULT_AZURE_API_VERSION;
-  const common = { apiKey: config.apiKey, maxRetries: 0, organization: null, project: null };
+  const common = {
+    apiKey: config.apiKey,
+    maxRetries: 0,
+    organization: null,
+    project: null,
+    fetch: providerFetch(config),
+  };
   const api =
     apiVersion === 'v1'
       ? new OpenAI({

@@ -1,4 +1,5 @@
 import { InterruptedError, ProviderError } from '../utils/errors.js';
+import { shownUrl, withoutKey } from './credential-text.js';
 import type { ProviderConfig } from './types.js';
 
 /**
@@ -69,6 +70,8 @@ export interface ErrorBody {
   /** Gemini's status name (RESOURCE_EXHAUSTED ...) or Anthropic's error type (overloaded_error ...). */
   status?: string;
   type?: string;
+  /** Gemini's HTTP status code (also set by @google/genai for a status it has no error class for). */
+  code?: unknown;
   /** Gemini `google.rpc` details (RetryInfo, QuotaFailure ...). */
   details?: unknown[];
   /** OpenRouter: `{ raw, provider_name }` naming the upstream failure. */
@@ -163,18 +166,21 @@ function retryInfoDelayMs(body: ErrorBody | undefined): number | undefined {
   return undefined;
 }
 
+/** A response header carried by an SDK error (a `Headers` object or a plain record), lower-case `name`. */
+function headerOf(error: unknown, name: string): string | undefined {
+  const headers = (error as ErrorShape | null)?.headers;
+  if (!headers || typeof headers !== 'object') return undefined;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const value = (headers as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
 /**
  * Delay asked for by the server, in ms: `retry-after-ms`, then `Retry-After` (seconds or an HTTP
  * date), then a Gemini `RetryInfo.retryDelay` ("3s") in the body. Undefined when none is given.
  */
 export function retryAfterMs(error: unknown, now: number = Date.now()): number | undefined {
-  const headers = (error as ErrorShape | null)?.headers;
-  const get = (name: string): string | undefined => {
-    if (!headers || typeof headers !== 'object') return undefined;
-    if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-    const value = (headers as Record<string, unknown>)[name];
-    return typeof value === 'string' ? value : undefined;
-  };
+  const get = (name: string): string | undefined => headerOf(error, name);
   const ms = Number(get('retry-after-ms'));
   if (get('retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
   const after = get('retry-after');
@@ -232,8 +238,12 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
   if (isAbortError(error)) return new InterruptedError('Provider request cancelled', { cause: error });
   // An error event inside a 200 stream (Anthropic `event: error`) has no HTTP status: its type names one.
   const streamed: Record<string, number> = { overloaded_error: 529, rate_limit_error: 429, api_error: 500 };
-  const status = errorStatus(error) ?? streamed[errorBody(error)?.type ?? ''];
-  const detail = providerMessage(error);
+  // @google/genai throws a plain Error for a status outside 400-599 (a redirect): its body names the code.
+  const bodyCode = errorBody(error)?.code;
+  const redirect = typeof bodyCode === 'number' && bodyCode >= 300 && bodyCode < 400 ? bodyCode : undefined;
+  const status = errorStatus(error) ?? streamed[errorBody(error)?.type ?? ''] ?? redirect;
+  // Gateways and proxies echo the key they refused ("Invalid API key: sk-..."): the message is shown without it.
+  const detail = withoutKey(providerMessage(error), config.apiKey);
   const model = context.model ?? config.deployment ?? config.model;
   if (isAuthFailure(error)) {
     const source = config.keySource ?? 'the API key';
@@ -251,9 +261,23 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
       provider,
       status,
       code: 'provider_not_found',
-      hint: `Check the ${what} name (--model, or the entry in \`clawcode config\`)${config.baseURL ? ` and the base URL ${config.baseURL}` : ''}.`,
+      hint: `Check the ${what} name (--model, or the entry in \`clawcode config\`)${config.baseURL ? ` and the base URL ${shownUrl(config.baseURL)}` : ''}.`,
       cause: error,
     });
+  }
+  if (status !== undefined && status >= 300 && status < 400) {
+    // llm/guarded-fetch.ts follows no redirect: the key and the project's code would go along to the new address.
+    const to = hostOf(headerOf(error, 'location') ?? '');
+    return new ProviderRequestError(
+      `${label} answered with a redirect (HTTP ${status})${to ? ` to ${to}` : ''}; clawcode does not follow redirects, so the API key and the code stay where they were sent`,
+      {
+        provider,
+        status,
+        code: 'provider_redirect',
+        hint: 'If the new address is the same service, set it as the base URL (or endpoint) in `clawcode config`.',
+        cause: error,
+      },
+    );
   }
   if (status !== undefined) {
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
@@ -285,7 +309,8 @@ export function toProviderError(error: unknown, context: ErrorContext): Provider
   }
   const code = networkCode(error);
   if (isConnectionError(error)) {
-    const where = config.baseURL ?? config.endpoint;
+    const configured = config.baseURL ?? config.endpoint;
+    const where = configured === undefined ? undefined : shownUrl(configured);
     // When the label is the server's host already, the URL alone says it.
     const target = where ? (where.includes(label) ? where : `${label} at ${where}`) : label;
     return new ProviderRequestError(`Could not reach ${target}: ${detail}${code ? ` (${code})` : ''}`, {

@@ -3,6 +3,7 @@ import { ConfigError } from '../utils/errors.js';
 import { defaultStepDown, systemFor } from './chat-completions.js';
 import { isResponseFormatError, toProviderError } from './errors-map.js';
 import { windowOfListedModel, type ListingOptions } from './model-window.js';
+import { providerFetch } from './guarded-fetch.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply, Usage } from './types.js';
 
 /**
@@ -22,6 +23,7 @@ function makeClient(config: ProviderConfig, timeoutMs?: number): GoogleGenAI {
     httpOptions: {
       ...(config.baseURL ? { baseUrl: config.baseURL } : {}),
       ...(timeoutMs ? { timeout: timeoutMs } : {}),
+      fetch: providerFetch(config),
     },
   });
 }

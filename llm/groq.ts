@@ -3,6 +3,7 @@ import { ConfigError, ProviderError } from '../utils/errors.js';
 import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
 import { toProviderError } from './errors-map.js';
 import { windowOfListedModel, type ListingOptions } from './model-window.js';
+import { providerFetch } from './guarded-fetch.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
 
 /**
@@ -39,7 +40,12 @@ function makeClient(config: ProviderConfig): Groq {
   if (!config.apiKey)
     throw new ConfigError('No API key for Groq', { hint: 'Set GROQ_API_KEY, or run `clawcode config`.' });
   // GROQ_BASE_URL is the host (the SDK adds /openai/v1); passed explicitly so the SDK reads no env.
-  return new Groq({ apiKey: config.apiKey, baseURL: config.baseURL ?? 'https://api.groq.com', maxRetries: 0 });
+  return new Groq({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL ?? 'https://api.groq.com',
+    maxRetries: 0,
+    fetch: providerFetch(config),
+  });
 }
 
 /**

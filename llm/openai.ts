@@ -4,6 +4,7 @@ import { toProviderError } from './errors-map.js';
 import { windowOfListedModel, type ListingOptions } from './model-window.js';
 import { HOSTED_PRESETS } from './presets.js';
 import { completeChat, defaultStepDown, type ChatCompletionsApi, type ChatOptions } from './chat-completions.js';
+import { providerFetch } from './guarded-fetch.js';
 import type { CompletionRequest, JsonMode, ProviderClient, ProviderConfig, ProviderReply } from './types.js';
 
 /**
@@ -65,6 +66,7 @@ export function createClient(config: ProviderConfig): ProviderClient {
     organization: null,
     project: null,
     maxRetries: 0,
+    fetch: providerFetch(config),
     ...(hosted?.headers ? { defaultHeaders: hosted.headers } : {}),
   });
   const options: ChatOptions = {
@@ -137,6 +139,7 @@ function listingClient(config: ProviderConfig): OpenAI {
     organization: null,
     project: null,
     maxRetries: 0,
+    fetch: providerFetch(config),
   });
 }
 

@@ -1,4 +1,4 @@
-import { DEFAULT_TIMEOUT_MS } from '../utils/defaults.js';
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../utils/defaults.js';
 import { ClawcodeError, InterruptedError, ProviderError } from '../utils/errors.js';
 import { providerLabel } from './errors-map.js';
 import { parsePlan, PlanParseError } from './plan-parser.js';
@@ -6,7 +6,8 @@ import { PLAN_JSON_SCHEMA } from '../utils/plan.js';
 import { withRetries, type RetryOptions } from './retry.js';
 import type { ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage } from './types.js';
 import type { Plan } from '../utils/plan.js';
-import { addUsage } from './usage.js';
+import { addUsage, checkUsage } from './usage.js';
+import { isModelId, usableModelIds } from './model-ids.js';
 import { sealRequest, type OutboundRequest, type SendableFile } from './outbound.js';
 
 /**
@@ -140,7 +141,8 @@ export async function completeWithTimeout(
   options: PlanOptions,
 ): Promise<ProviderReply> {
   const sealed = sealRequest({ ...request, files: request.files ?? options.quotedFiles }, options.sendable);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // A longer timer would fire at once (see MAX_TIMEOUT_MS).
+  const timeoutMs = Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   const maxChars = options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort('timeout'), timeoutMs);
@@ -163,7 +165,8 @@ export async function completeWithTimeout(
     if (signal.aborted) throw signal.reason;
     // Unstreamed replies arrive whole: the cap still applies.
     if (reply.text.length > maxChars) throw tooLarge(config, maxChars);
-    return reply;
+    // The server's JSON, untyped: a model name or token count it reports is checked before anyone shows it.
+    return { ...reply, model: isModelId(reply.model) ? reply.model : config.model, usage: checkUsage(reply.usage) };
   } catch (error) {
     if (options.signal?.aborted) throw new InterruptedError('Provider request cancelled', { cause: error });
     if (deadline.signal.reason === 'too_large') throw tooLarge(config, maxChars);
@@ -343,14 +346,15 @@ export async function checkProviderCredentials(
  * The models a provider lists, for a person to pick from (`:model`, `clawcode config`): OpenAI and every
  * OpenAI-compatible server (GET /v1/models), and Groq. Other providers have no list to offer here.
  *
- * @returns model ids in the server's order, or undefined for a provider without a list
+ * @returns model ids in the server's order (llm/model-ids.ts `usableModelIds`), or undefined for a provider without a list
  * @throws ProviderError (key refused, server unreachable), InterruptedError
  */
 export async function listProviderModels(
   config: ProviderConfig,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<string[] | undefined> {
-  if (config.provider === 'openai') return (await import('./openai.js')).listModels(config, options);
-  if (config.provider === 'groq') return (await import('./groq.js')).listModels(config, options);
+  if (config.provider === 'openai')
+    return usableModelIds(await (await import('./openai.js')).listModels(config, options));
+  if (config.provider === 'groq') return usableModelIds(await (await import('./groq.js')).listModels(config, options));
   return undefined;
 }

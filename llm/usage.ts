@@ -33,3 +33,42 @@ export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | un
 export function estimateTokens(chars: number): number {
   return Math.ceil(chars / 4);
 }
+
+/**
+ * The most tokens one request may report for one field. Context windows reach a few million tokens; a larger
+ * count is a broken or hostile server's, and shown or priced it overflowed the summary and the cost estimate.
+ */
+export const MAX_REPORTED_TOKENS = 100_000_000;
+
+/** A token count as a server reported it: a whole number from 0 to MAX_REPORTED_TOKENS, else undefined. */
+function tokenCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_REPORTED_TOKENS
+    ? value
+    : undefined;
+}
+
+/**
+ * Usage as a client built it from the server's reply, checked: the SDKs pass the server's JSON through
+ * untyped, so a count may be a string, an object, negative, fractional or astronomically large. Input and
+ * output counts must be whole numbers within MAX_REPORTED_TOKENS, or the reply counts as reporting no usage;
+ * a bad total is recomputed from them, a bad cache count dropped.
+ *
+ * @returns the usage with only valid counts, or undefined when the input or output count is not one
+ */
+export function checkUsage(usage: Usage | undefined): Usage | undefined {
+  if (!usage) return undefined;
+  const inputTokens = tokenCount(usage.inputTokens);
+  const outputTokens = tokenCount(usage.outputTokens);
+  if (inputTokens === undefined || outputTokens === undefined) return undefined;
+  const checked: Usage = {
+    inputTokens,
+    outputTokens,
+    totalTokens: tokenCount(usage.totalTokens) ?? inputTokens + outputTokens,
+  };
+  const cacheRead = tokenCount(usage.cacheReadTokens);
+  const cacheWrite = tokenCount(usage.cacheWriteTokens);
+  if (cacheRead !== undefined) checked.cacheReadTokens = cacheRead;
+  if (cacheWrite !== undefined) checked.cacheWriteTokens = cacheWrite;
+  if (usage.estimated === true) checked.estimated = true;
+  return checked;
+}

@@ -15,6 +15,11 @@ async function readText(path: string): Promise<string | undefined> {
   return read ? read.bytes.toString('utf8') : undefined;
 }
 
+/** Whether a parsed JSON value is an object (not null, not an array). */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 async function exists(path: string): Promise<boolean> {
   return access(path).then(
     () => true,
@@ -62,11 +67,16 @@ export async function detectProjectSummary(rootDir: string): Promise<ProjectSumm
     } catch {
       pkg = {};
     }
-    const deps = { ...pkg.dependencies, ...pkg.devDependencies };
+    // A manifest is the project's, any JSON at all: `null` ended every task in an internal error.
+    if (!isRecord(pkg)) pkg = {};
+    const deps = {
+      ...(isRecord(pkg.dependencies) ? pkg.dependencies : {}),
+      ...(isRecord(pkg.devDependencies) ? pkg.devDependencies : {}),
+    };
     const framework = JS_FRAMEWORKS.find(([dep]) => dep in deps)?.[1];
     const usesTs = 'typescript' in deps || (await exists(join(rootDir, 'tsconfig.json')));
-    const testScript = pkg.scripts?.test;
-    const hasTest = testScript !== undefined && !/no test specified/.test(testScript);
+    const testScript = isRecord(pkg.scripts) ? pkg.scripts.test : undefined;
+    const hasTest = typeof testScript === 'string' && !/no test specified/.test(testScript);
     const manager = (await exists(join(rootDir, 'pnpm-lock.yaml')))
       ? 'pnpm'
       : (await exists(join(rootDir, 'yarn.lock')))

@@ -1,4 +1,10 @@
-import { readConfig, resolveProviderConfig, writeConfig, type ClawcodeConfig } from '../../config/config.js';
+import {
+  providerEntry,
+  readConfig,
+  resolveProviderConfig,
+  writeConfig,
+  type ClawcodeConfig,
+} from '../../config/config.js';
 import { configPath } from '../../config/paths.js';
 import { findRegistryEntry, PROVIDER_REGISTRY, type EntryField } from '../../config/registry.js';
 import { ConfigError, InterruptedError, UsageError } from '../../utils/errors.js';
@@ -68,7 +74,8 @@ export async function addProviderFromFlags(
   const config = await readConfig(io.env);
   const name = (flags.name ?? freeName(config, kind.id)).trim();
   if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new UsageError(`--name "${name}": letters, digits, . _ - only.`);
-  if (config.providers[name]) throw new UsageError(`A provider named "${name}" is already in ${configPath(io.env)}.`);
+  if (providerEntry(config, name))
+    throw new UsageError(`A provider named "${name}" is already in ${configPath(io.env)}.`);
 
   const asked = new Set(kind.prompts.map((q) => q.field));
   const stray = (Object.keys(FIELD_FLAGS) as EntryField[]).find(
@@ -94,7 +101,7 @@ export async function addProviderFromFlags(
   }
   const entry = entryFrom(kind, answers);
   const next: ClawcodeConfig = { ...config, providers: { ...config.providers, [name]: entry } };
-  if (flags.default || !config.defaultProvider || !config.providers[config.defaultProvider])
+  if (flags.default || !config.defaultProvider || !providerEntry(config, config.defaultProvider))
     next.defaultProvider = name;
   if (flags.check !== false) {
     const resolved = resolveProviderConfig({ config: next, env: io.env, provider: name });

@@ -1,5 +1,6 @@
 import {
   listConfiguredProviders,
+  providerEntry,
   readConfig,
   writeConfig,
   type ClawcodeConfig,
@@ -10,7 +11,7 @@ import { configPath } from '../../config/paths.js';
 import { findRegistryEntry } from '../../config/registry.js';
 import type { JsonMode } from '../../llm/types.js';
 import { UsageError } from '../../utils/errors.js';
-import { terminalJson } from '../../utils/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 import { addProviderFromFlags, hasAddFlags, type AddFlags } from './add-flags.js';
 import {
   addProvider,
@@ -44,14 +45,17 @@ export interface ConfigCommandOptions extends ConfigIo {
   json?: boolean;
 }
 
-/** One line per provider for `clawcode config` (keys masked). */
+/**
+ * One line per provider for `clawcode config` (keys masked). Names, models and URLs are shown escaped, as
+ * `config show` shows them: a model may have been picked from a server's list, and config.json edited by hand.
+ */
 export function formatProviderRow(row: ConfiguredProvider): string {
   const kind = row.preset ?? row.provider;
   const parts = [`${row.isDefault ? '*' : ' '} ${row.name}`, `(${kind})`, `model ${row.model || '(none)'}`];
   if (row.url) parts.push(row.url);
   parts.push(`key ${row.maskedKey}${row.keySource ? ` from ${row.keySource}` : ''}`);
   if (row.source === 'env') parts.push('[env only]');
-  return parts.join('  ');
+  return escapeTerminal(parts.join('  '), 'line');
 }
 
 function printList(config: ClawcodeConfig, io: ResolvedConfigIo, json = false): void {
@@ -83,7 +87,7 @@ function printList(config: ClawcodeConfig, io: ResolvedConfigIo, json = false): 
 async function pickEntry(config: ClawcodeConfig, message: string, name: string | undefined): Promise<string> {
   const names = Object.keys(config.providers);
   if (name) {
-    if (!config.providers[name])
+    if (!providerEntry(config, name))
       throw new UsageError(`No provider named "${name}" in config.json`, {
         hint: `Known: ${names.join(', ') || 'none'}.`,
       });
@@ -101,7 +105,7 @@ async function editProvider(
   name?: string,
 ): Promise<ClawcodeConfig | undefined> {
   const picked = await pickEntry(config, 'Edit which provider?', name);
-  const current = config.providers[picked]!;
+  const current = providerEntry(config, picked)!;
   const kind = findRegistryEntry(current.preset ?? current.provider) ?? findRegistryEntry('openai-compatible')!;
   for (;;) {
     const answers = await askFields(kind, io, current, picked);
@@ -129,7 +133,7 @@ function optionalNumber(answer: string): number | undefined {
  */
 async function tuneProvider(config: ClawcodeConfig, io: ResolvedConfigIo, name?: string): Promise<ClawcodeConfig> {
   const picked = await pickEntry(config, 'Model options of which provider?', name);
-  const current = config.providers[picked]!;
+  const current = providerEntry(config, picked)!;
   const kind = findRegistryEntry(current.preset ?? current.provider);
   const p = await prompts();
   const temperature = optionalNumber(

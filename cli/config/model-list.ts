@@ -1,4 +1,10 @@
-import { resolveProviderConfig, writeConfig, type ClawcodeConfig, type ProviderEntry } from '../../config/config.js';
+import {
+  providerEntry,
+  resolveProviderConfig,
+  writeConfig,
+  type ClawcodeConfig,
+  type ProviderEntry,
+} from '../../config/config.js';
 import type { RegistryEntry } from '../../config/registry.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { ConfigError, UsageError } from '../../utils/errors.js';
@@ -96,7 +102,7 @@ export async function pickModelForEntry(
   io: { env: NodeJS.ProcessEnv; print: (line: string) => void; listModels: ModelLister },
   ask: <T>(question: () => Promise<T>) => Promise<T>,
 ): Promise<ClawcodeConfig> {
-  const entry = config.providers[name]!;
+  const entry = providerEntry(config, name)!;
   const resolved = resolveProviderConfig({ config, env: io.env, provider: name });
   const ids = resolved ? await io.listModels(resolved) : undefined;
   if (!ids || ids.length === 0)

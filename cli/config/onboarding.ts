@@ -1,5 +1,6 @@
 import { rename } from 'node:fs/promises';
 import {
+  providerEntry,
   readConfig,
   resolveProviderConfig,
   writeConfig,
@@ -8,6 +9,7 @@ import {
 } from '../../config/config.js';
 import { configPath } from '../../config/paths.js';
 import { findRegistryEntry, PROVIDER_REGISTRY, type EntryField, type RegistryEntry } from '../../config/registry.js';
+import { shownUrl } from '../../llm/credential-text.js';
 import type { ProviderConfig } from '../../llm/types.js';
 import { isPromptExit } from '../console/interrupt.js';
 import { ClawcodeError, ConfigError, InterruptedError, UsageError } from '../../utils/errors.js';
@@ -103,8 +105,8 @@ export async function checkCredentialsAndModel(config: ProviderConfig): Promise<
 
 /** A fresh entry name: the kind id, or id-2, id-3... when taken. */
 export function freeName(config: ClawcodeConfig, base: string): string {
-  if (!config.providers[base]) return base;
-  for (let n = 2; ; n++) if (!config.providers[`${base}-${n}`]) return `${base}-${n}`;
+  if (!providerEntry(config, base)) return base;
+  for (let n = 2; ; n++) if (!providerEntry(config, `${base}-${n}`)) return `${base}-${n}`;
 }
 
 /** The answers of {@link askFields}, and the models the server listed for them when it was asked. */
@@ -218,7 +220,7 @@ export async function verify(
     const resolved = resolveProviderConfig({ config: trial, env: io.env, provider: name });
     if (!resolved) throw new ConfigError(`Provider "${name}" could not be resolved`);
     io.print(
-      `Checking ${name} with a real call${(resolved.baseURL ?? resolved.endpoint) ? ` to ${resolved.endpoint ?? resolved.baseURL}` : ''}...`,
+      `Checking ${name} with a real call${(resolved.baseURL ?? resolved.endpoint) ? ` to ${shownUrl((resolved.endpoint ?? resolved.baseURL)!)}` : ''}...`,
     );
     if (listed && 'error' in listed) throw listed.error;
     if (listed) checkModelListed(resolved.model, listed.ids);
@@ -274,7 +276,7 @@ export async function addProvider(
       validate: (v: string) =>
         !/^[A-Za-z0-9._-]+$/.test(v.trim())
           ? 'Letters, digits, . _ - only'
-          : config.providers[v.trim()]
+          : providerEntry(config, v.trim())
             ? 'That name is taken'
             : true,
     }),
@@ -287,7 +289,7 @@ export async function addProvider(
     if (outcome === 'discard') return undefined;
     const next: ClawcodeConfig = { ...config, providers: { ...config.providers, [name.trim()]: entry } };
     const makeDefault =
-      !config.defaultProvider || !config.providers[config.defaultProvider]
+      !config.defaultProvider || !providerEntry(config, config.defaultProvider)
         ? true
         : await ask(() => p.confirm({ message: `Make ${name.trim()} the default provider?`, default: false }));
     if (makeDefault) next.defaultProvider = name.trim();

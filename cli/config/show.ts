@@ -1,6 +1,6 @@
 import { loadSettings, type ResolvedSettings, type SettingSource, type SettingsValues } from '../../config/settings.js';
 import { maskSecrets } from '../../config/settings-secrets.js';
-import { readConfig, resolveProviderConfig } from '../../config/config.js';
+import { providerEntry, readConfig, resolveProviderConfig } from '../../config/config.js';
 import { configPath } from '../../config/paths.js';
 import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 
@@ -51,7 +51,7 @@ async function providerModelRow(resolved: ResolvedSettings, env: NodeJS.ProcessE
     const config = await readConfig(env);
     const found = resolveProviderConfig({ config, env, provider: resolved.values.provider });
     if (!found?.model) return undefined;
-    const where = config.providers[found.name]
+    const where = providerEntry(config, found.name)
       ? `provider entry "${found.name}": ${configPath(env)}`
       : `provider ${found.name} (environment)`;
     return { name: 'model', value: maskSecrets(found.model), source: where };

@@ -46,6 +46,7 @@ export async function appendHistory(
   const next = [...history, clean].slice(-MAX_HISTORY_ENTRIES);
   const file = historyPath(rootDir, env);
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  await writeFileDurable(file, `${next.join('\n')}\n`);
+  // What a person typed may hold a secret: only they may read it, whatever the folder's mode.
+  await writeFileDurable(file, `${next.join('\n')}\n`, { mode: 0o600 });
   return next;
 }

@@ -98,7 +98,8 @@ export async function addRecentProject(
     MAX_RECENT_PROJECTS,
   );
   await mkdir(clawcodeHome(env), { recursive: true, mode: 0o700 });
-  await writeFileDurable(recentProjectsPath(env), `${JSON.stringify({ recent }, null, 2)}\n`);
+  // 0600 like everything else under the home: the list names the person's projects.
+  await writeFileDurable(recentProjectsPath(env), `${JSON.stringify({ recent }, null, 2)}\n`, { mode: 0o600 });
   return recent;
 }
 

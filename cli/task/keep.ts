@@ -18,6 +18,8 @@ export async function keepRepliesOf(error: unknown, homeDir?: string): Promise<v
   if (!(error instanceof ClawcodeError) || !error.replies?.length) return;
   const paths = await keepUnusedReplies(error.replies, homeDir).catch(() => []);
   if (paths.length === 0) return;
+  // The sentence added needs the message before it to end as one ("...received array The reply is kept").
+  if (!/[.!?]$/.test(error.message)) error.message += '.';
   error.message +=
     paths.length === 1
       ? ` The reply is kept in ${paths[0]}.`

@@ -88,6 +88,18 @@ describe('resolveProviderConfig', () => {
     });
   });
 
+  it("a provider named after an Object member is unknown, not Object's member (it ended in an internal error)", () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(
+        () => resolveProviderConfig({ config: two, env: env({ OPENAI_API_KEY: 'k' }), provider: name }),
+        name,
+      ).toThrow(UsageError);
+      expect(() => resolveProviderConfig({ config: { ...two, defaultProvider: name }, env: env() }), name).toThrow(
+        /The default provider ".+" has no entry in config\.json/,
+      );
+    }
+  });
+
   it('nothing configured is undefined', () => {
     expect(resolveProviderConfig({ config: { providers: {} }, env: env() })).toBeUndefined();
   });
@@ -223,6 +235,14 @@ describe('maskKey and listConfiguredProviders', () => {
       }),
     ]);
     expect(JSON.stringify(rows)).not.toContain('0123456789abcdef');
+  });
+
+  it('shows a base URL with a user name and password in it masked (config list printed the password)', () => {
+    const rows = listConfiguredProviders(
+      { providers: {} },
+      env({ OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'https://bob:hunter2secret@gateway.example/v1' }),
+    );
+    expect(rows[0]?.url).toBe('https://***:***@gateway.example/v1');
   });
 });
 

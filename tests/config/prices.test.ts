@@ -19,4 +19,12 @@ describe('estimateCostUsd', () => {
     expect(estimateCostUsd('qwen2.5-coder', usage, { 'qwen2.5-coder': { input: 0, output: 0 } })).toBe(0);
     expect(estimateCostUsd('gpt-4o-mini', usage, { 'gpt-4o-mini': { input: 1, output: 1 } })).toBe(2);
   });
+
+  it('a model a server names after an Object member has no price (constructor priced at NaN)', () => {
+    const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
+    for (const model of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(findPrice(model), model).toBeUndefined();
+      expect(estimateCostUsd(model, usage), model).toBeUndefined();
+    }
+  });
 });

@@ -26,6 +26,16 @@ describe('locateJsonError', () => {
     expect(locateJsonError('')).toMatchObject({ message: 'expected a value, found end of file' });
   });
 
+  it('reports the 513th level of nesting as the error: a broken file opening 300,000 arrays overflowed the stack', () => {
+    const text = `{"ignore":${'['.repeat(300_000)}x`;
+    expect(locateJsonError(text)).toEqual({
+      offset: 9 + 512,
+      line: 1,
+      column: 10 + 512,
+      message: `expected at most 512 levels of nesting, found '['`,
+    });
+  });
+
   it('agrees with JSON.parse on what is valid', () => {
     fc.assert(fc.property(fc.json(), (text) => locateJsonError(text) === undefined));
     fc.assert(

@@ -337,6 +337,15 @@ describe('loadSettings errors', () => {
     expect((await expectError(load(), ConfigError)).message).toContain('"ignore.1"');
   });
 
+  it('names the key of a project file nested thousands of levels deep (the secret check overflowed the stack)', async () => {
+    const depth = 100_000;
+    await writeLocal(`{"ignore":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+    const e = await expectError(load(), ConfigError);
+    expect(e.message).toBe(
+      'Invalid value for "ignore.0" in .clawcode/settings.local.json: Invalid input: expected string, received array',
+    );
+  });
+
   it('rejects bad environment values with a UsageError naming the variable', async () => {
     const bad: [string, string][] = [
       ['CLAWCODE_BUDGET', 'lots'],
@@ -374,6 +383,20 @@ describe('loadSettings errors', () => {
   it('rejects a non-positive or fractional number flag with a UsageError naming the flag', async () => {
     expect((await expectError(load({}, { budgetChars: Number.NaN }), UsageError)).message).toContain('--budget');
     expect((await expectError(load({}, { timeoutMs: 2.5 }), UsageError)).message).toContain('--timeout');
+  });
+
+  it('refuses a timeout longer than a timer holds, from a project file, the environment or a flag (it fired at once)', async () => {
+    await writeLocal({ timeoutMs: 3_000_000_000 });
+    expect((await expectError(load(), ConfigError)).message).toMatch(/^Invalid value for "timeoutMs" in /);
+    await writeLocal({ timeoutMs: 2_000_000_000 });
+    expect((await load()).values.timeoutMs).toBe(2_000_000_000);
+    await writeLocal({});
+    const env = await expectError(load({ CLAWCODE_TIMEOUT_MS: '3000000000' }), UsageError);
+    expect(env.message).toBe(
+      'CLAWCODE_TIMEOUT_MS must be a positive whole number of milliseconds (at most 2000000000), got "3000000000"',
+    );
+    const flag = await expectError(load({}, { timeoutMs: 3_000_000_000 }), UsageError);
+    expect(flag.message).toBe('--timeout must be a positive whole number (at most 2000000000), got 3000000000');
   });
 });
 

@@ -107,6 +107,22 @@ describe('project settings trust', () => {
     expect(s.values.budgetChars).toBe(5000);
   });
 
+  it('a budget above the largest default needs trust: a committed 10^12 sent the whole project every task', async () => {
+    await writeProject({ budgetChars: 1_000_000_000_000, ignore: ['fixtures/'] });
+    const s = await load();
+    expect(s.values.budgetChars).toBe(18_000);
+    expect(s.sources.budgetChars.layer).toBe('default');
+    expect(s.values.ignore).toEqual(['fixtures/']);
+    expect(s.untrusted).toMatchObject({ keys: ['budgetChars'], values: { budgetChars: 1_000_000_000_000 } });
+    await setProjectTrust(home, root, s.untrusted!.sha256);
+    expect((await load()).values.budgetChars).toBe(1_000_000_000_000);
+
+    await writeProject({ budgetChars: 240_000 });
+    const most = await load();
+    expect(most.untrusted).toBeUndefined();
+    expect(most.values.budgetChars).toBe(240_000);
+  });
+
   it('the trust file is written 0600 and read back', async () => {
     await setProjectTrust(home, root, 'a'.repeat(64), new Date('2026-01-02T03:04:05Z'));
     expect((await stat(join(home, TRUST_FILE))).mode & 0o777).toBe(0o600);

@@ -95,4 +95,14 @@ describe('a model reply that is no plan', () => {
     expect(await readFile(first!, 'utf8')).toBe('I would add a greeting, but I cannot write JSON today.');
     expect(await readFile(second!, 'utf8')).toBe('Still no JSON, sorry.');
   });
+
+  it('the sentence naming the kept replies follows a message that ended without a full stop as a sentence of its own', async () => {
+    const notAPlan = JSON.stringify({ analysis: ['not a string'] });
+    server.reply(replies.text(notAPlan), replies.text(notAPlan));
+    const r = await runCli(['say hello', '--dir', project, '--yes'], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr.split('\n')[0]).toMatch(
+      /^clawcode: The model's plan is invalid at analysis: [^\n]*[^.]\. The replies are kept in /,
+    );
+  });
 });

@@ -37,6 +37,22 @@ describe('detectProjectSummary', () => {
     expect((await detectProjectSummary(root)).testCommand).toBeUndefined();
   });
 
+  it('reads a package.json that is valid JSON of any shape (null ended every task in an internal error)', async () => {
+    for (const text of [
+      'null',
+      '"x"',
+      '[1]',
+      '{"dependencies":null,"devDependencies":"react","scripts":{"test":{"a":1}}}',
+    ]) {
+      const root = await project({ 'package.json': text });
+      expect(await detectProjectSummary(root), text).toEqual({
+        framework: 'Node.js',
+        testCommand: undefined,
+        architecture: 'JavaScript package',
+      });
+    }
+  });
+
   it('detects Python with Flask and pytest', async () => {
     const root = await project({
       'pyproject.toml': '[project]\ndependencies = ["flask>=3"]\n[tool.pytest.ini_options]\n',

@@ -84,6 +84,13 @@ export type ScriptedReply =
   | { type: 'flood'; chunkChars?: number }
   /** A recorded fixture replayed with `text` as the answer. */
   | { type: 'fixture'; fixture: RecordedFixture; text: string }
+  /** A redirect (`status`, default 307) to the same path and query at the origin `to` (`http://localhost:<port>`). */
+  | { type: 'redirect'; status?: number; to: string }
+  /**
+   * A long body: `status` (200 as `text/event-stream`, any other as JSON, unless `contentType`), then `prefix`, then `fill` repeated
+   * (default `a`) up to `bytes` in all, as fast as the client reads; the bytes written land in `sentBytes`.
+   */
+  | { type: 'bulk'; status: number; bytes: number; prefix?: string; fill?: string; contentType?: string }
   | ((request: RecordedRequest) => ScriptedReply);
 
 /** Protocol a request was recognised as. */
@@ -104,6 +111,8 @@ export interface RecordedRequest {
   protocol: WireProtocol;
   /** Whether a streamed reply was asked for. */
   stream: boolean;
+  /** For a `bulk` reply: bytes written so far (the client may stop reading long before the end). */
+  sentBytes?: number;
 }
 
 /** The running server. */
@@ -595,6 +604,27 @@ async function sendFlood(res: ServerResponse, request: RecordedRequest, chunkCha
   }
 }
 
+/** A `bulk` reply: headers, the prefix, then the fill until `bytes` are written or the client goes away. */
+async function sendBulk(
+  res: ServerResponse,
+  request: RecordedRequest,
+  reply: Extract<ScriptedReply, { type: 'bulk' }>,
+): Promise<void> {
+  const type = reply.contentType ?? (reply.status === 200 ? 'text/event-stream' : 'application/json');
+  res.writeHead(reply.status, { 'content-type': type });
+  const chunk = Buffer.from((reply.fill ?? 'a').repeat(Math.ceil(65_536 / (reply.fill ?? 'a').length)));
+  request.sentBytes = 0;
+  const write = (data: Buffer | string): boolean => {
+    request.sentBytes! += Buffer.byteLength(data);
+    return res.write(data);
+  };
+  if (reply.prefix && !write(reply.prefix)) await drained(res);
+  while (!res.destroyed && request.sentBytes < reply.bytes) {
+    if (!write(chunk)) await drained(res);
+  }
+  res.end();
+}
+
 /** GET of one model, in the shape of the service the request is for: the model object, or that service's 404. */
 function sendModel(
   res: ServerResponse,
@@ -788,6 +818,12 @@ export async function startProviderServer(options: ProviderServerOptions = {}): 
     if (reply.type === 'error') return sendError(res, protocol, reply, request);
     if (reply.type === 'flood') return void sendFlood(res, request, reply.chunkChars ?? 65_536);
     if (reply.type === 'fixture') return sendFixture(res, request, reply);
+    if (reply.type === 'redirect') {
+      res.writeHead(reply.status ?? 307, { location: `${reply.to}${request.url}` });
+      res.end();
+      return;
+    }
+    if (reply.type === 'bulk') return void sendBulk(res, request, reply);
     if (protocol === 'gemini') sendGemini(res, request, reply);
     else if (protocol === 'anthropic') sendAnthropic(res, request, reply);
     else sendOpenAI(res, request, reply);

@@ -344,6 +344,20 @@ describe('runConfigCommand', () => {
       }),
     ).toBe('  openai  (openai)  model gpt-4o-mini  key sk-…abcd from OPENAI_API_KEY  [env only]');
   });
+
+  it('formatProviderRow shows a name or model holding escapes as visible text (config list printed them raw)', () => {
+    expect(
+      formatProviderRow({
+        name: 'x\u001b]0;title\u0007',
+        provider: 'openai',
+        model: 'm\u001b[2J',
+        maskedKey: 'sk-…abcd',
+        keySource: 'config.json',
+        isDefault: true,
+        source: 'config',
+      }),
+    ).toBe('* x\\x1b]0;title\\x07  (openai)  model m\\x1b[2J  key sk-…abcd from config.json');
+  });
 });
 
 describe('checkCredentialsAndModel (real openai SDK against the loopback server)', () => {

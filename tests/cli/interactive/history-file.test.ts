@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -22,6 +22,14 @@ describe('history file', () => {
     expect(await loadHistory('/p/one', env)).toEqual(['add logging', 'fix the bug']);
     expect(await loadHistory('/p/two', env)).toEqual(['other project']);
     expect(await readFile(historyPath('/p/one', env), 'utf8')).toBe('add logging\nfix the bug\n');
+  });
+
+  it('is written 0600 in a home others can read: what a person typed may hold a secret', async () => {
+    const env = { CLAWCODE_HOME: home };
+    await chmod(home, 0o755);
+    await mkdir(join(home, 'history'), { mode: 0o755 });
+    await appendHistory('/p/one', 'set the token to ghp_0123456789abcdef', env);
+    expect((await stat(historyPath('/p/one', env))).mode & 0o777).toBe(0o600);
   });
 
   it('keeps only the last entries', async () => {

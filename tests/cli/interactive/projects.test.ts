@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -32,6 +32,8 @@ describe('recent projects', () => {
     expect(recent.map((r) => r.path)).toEqual(['p3', 'p6', 'p5', 'p4', 'p2'].map((p) => join(work, p)));
     const file = JSON.parse(await readFile(join(home, 'recent-projects.json'), 'utf8'));
     expect(file.recent[0]).toEqual({ path: join(work, 'p3'), lastUsed: '2026-01-02T00:00:00.000Z' });
+    // Like everything under the home: only the person may read it, whatever the home's own mode.
+    expect((await stat(join(home, 'recent-projects.json'))).mode & 0o777).toBe(0o600);
   });
 
   it('reads a missing or corrupt file as an empty list', async () => {
