@@ -60,6 +60,13 @@ const GO_FLAGS = new Set([
   'timeout',
   'c',
   'args',
+  'fuzz',
+  'fuzztime',
+  'fuzzminimizetime',
+  'trace',
+  'memprofilerate',
+  'blockprofilerate',
+  'mutexprofilefraction',
   // `-vet=off` or a list of the built-in analyzers (the analysis tool itself is -vettool, not listed)
   'vet',
   // gofmt through go fmt

@@ -206,6 +206,8 @@ const battery: [command: string, expected: CommandApproval['type'], reason?: Reg
   ['python3.12 -m pytest -q', 'auto-approve'],
   ['go test -run TestX -count=1 -v ./...', 'auto-approve'],
   ['go test ./... -args -update', 'auto-approve'],
+  ['go test -fuzz=FuzzParse -fuzztime=10s ./pkg', 'auto-approve'],
+  ['go test -trace trace.out -memprofilerate=1 ./pkg', 'auto-approve'],
   ['cargo test --release -p core -- --nocapture', 'auto-approve'],
   ['cargo clippy --all-targets -- -D warnings', 'auto-approve'],
   // brace expansion makes words the judge never sees; a leading glob may match a file named as an option
