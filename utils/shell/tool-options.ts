@@ -60,6 +60,13 @@ const GO_FLAGS = new Set([
   'timeout',
   'c',
   'args',
+  'fuzz',
+  'fuzztime',
+  'fuzzminimizetime',
+  'trace',
+  'memprofilerate',
+  'blockprofilerate',
+  'mutexprofilefraction',
   // `-vet=off` or a list of the built-in analyzers (the analysis tool itself is -vettool, not listed)
   'vet',
   // gofmt through go fmt
@@ -128,10 +135,37 @@ const CARGO_OPTIONS = new Set([
  * @param args  the words after `go` and its subcommand, fixed text
  */
 export function goOptionsKnown(args: readonly string[]): boolean {
-  for (const arg of args) {
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
     if (arg === '-args' || arg === '--args') return true;
     if (!arg.startsWith('-')) continue;
-    if (!GO_FLAGS.has(arg.replace(/^--?/, '').replace(/=.*$/s, ''))) return false;
+    const name = arg.replace(/^--?/, '').replace(/=.*$/s, '');
+    if (name === 'ldflags') {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[(i += 1)];
+      if (value === undefined || !ldflagsKnown(value)) return false;
+    } else if (!GO_FLAGS.has(name)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether a `-ldflags` value only strips the binary or sets a string in it (`-s -w -X main.version=1.2`), as a
+ * release build does; other linker flags may name a program to run (`-extld`, `-extldflags`). The value may start
+ * with a package pattern and `=` (`all=-s -w`); go splits the rest honouring quotes, so a quote or backslash
+ * leaves the command for a person's yes.
+ *
+ * @param value  the flag's value, fixed text
+ */
+function ldflagsKnown(value: string): boolean {
+  let flags = value.trim();
+  if (flags !== '' && !flags.startsWith('-')) flags = flags.slice(flags.indexOf('=') + 1);
+  if (/['"\\]/.test(flags)) return false;
+  const words = flags.split(/\s+/).filter((w) => w !== '');
+  for (let i = 0; i < words.length; i += 1) {
+    const word = words[i]!;
+    if (word === '-s' || word === '-w' || /^-X=[\w.][\w./-]*=\S*$/.test(word)) continue;
+    if (word === '-X' && /^[\w.][\w./-]*=\S*$/.test(words[i + 1] ?? '')) i += 1;
+    else return false;
   }
   return true;
 }
