@@ -1,17 +1,12 @@
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { isInsideRoot } from './path-inside.js';
 
 /**
  * Finding the programs clawcode starts itself (git, bubblewrap, prlimit, an editor) so that no folder a
  * project can write supplies one: PATH often holds `./node_modules/.bin` or `bin` (npx, npm scripts,
  * direnv), and a command run earlier may have planted a program of the same name there.
  */
-
-/** Whether `target` is `root` or lies below it (both absolute). */
-function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-}
 
 /** The real location of an executable regular file, or null. */
 function executableAt(path: string): string | null {
@@ -47,11 +42,11 @@ export function realOrSelf(path: string): string {
  */
 export function executableOutside(names: readonly string[], realRoot: string | null, pathValue: string): string | null {
   for (const dir of pathValue.split(delimiter)) {
-    if (!dir || !isAbsolute(dir) || (realRoot && isInside(realRoot, realOrSelf(dir)))) continue;
+    if (!dir || !isAbsolute(dir) || (realRoot && isInsideRoot(realRoot, realOrSelf(dir)))) continue;
     for (const name of names) {
       const candidate = join(dir, name);
       const real = executableAt(candidate);
-      if (real && !(realRoot && isInside(realRoot, real))) return candidate;
+      if (real && !(realRoot && isInsideRoot(realRoot, real))) return candidate;
     }
   }
   return null;
@@ -65,6 +60,6 @@ export function executableOutside(names: readonly string[], realRoot: string | n
 export function pathOutside(realRoot: string | null, pathValue: string): string {
   return pathValue
     .split(delimiter)
-    .filter((dir) => dir && isAbsolute(dir) && !(realRoot && isInside(realRoot, realOrSelf(dir))))
+    .filter((dir) => dir && isAbsolute(dir) && !(realRoot && isInsideRoot(realRoot, realOrSelf(dir))))
     .join(delimiter);
 }

@@ -11,10 +11,10 @@ import {
 import { ignore } from '../../utils/lazy-ignore.js';
 import { findRepository, personIncludeTargets } from '../../utils/git/repo.js';
 import { gitControlledFilter } from '../../utils/policy/git-control.js';
+import { isInsideRoot } from '../../utils/path-inside.js';
 import {
   isBinaryName,
   isControlPath,
-  isInsideRoot,
   isSecretPath,
   refuseByName,
   virtualenvPrefixes,

@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { GIT_GUARD } from './run.js';
+import { isInsideRoot } from '../path-inside.js';
 
 /**
  * What a repository's configuration makes git run, and how clawcode's own git calls switch it off. Built
@@ -177,7 +178,8 @@ export function configControlPaths(
   commonDir: string,
 ): string[] {
   const out = new Set<string>();
-  const inTree = (p: string): boolean => isInside(workTree, p) && !isInside(gitDir, p) && !isInside(commonDir, p);
+  const inTree = (p: string): boolean =>
+    isInsideRoot(workTree, p) && !isInsideRoot(gitDir, p) && !isInsideRoot(commonDir, p);
   const add = (p: string): void => {
     for (const q of [p, realTail(p)]) if (inTree(q)) out.add(q);
   };
@@ -197,9 +199,4 @@ export function configControlPaths(
     }
   }
   return [...out];
-}
-
-function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }

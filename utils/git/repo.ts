@@ -3,6 +3,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { configControlPaths, driverGuard, parseConfigList, realTail, type ConfigEntry } from './config-guard.js';
 export { driverGuard } from './config-guard.js';
 import { COMMIT_PROGRAMS_OFF, GIT_GUARD, spawnGit, type GitOptions, type GitRun } from './run.js';
+import { isInsideRoot } from '../path-inside.js';
 
 /**
  * The repository of a project, found once per process and root: git discovers it from the root (no
@@ -151,7 +152,7 @@ function ownGitDir(
     const back = smallRegularText(join(gitDir, 'gitdir'))?.trim();
     return Boolean(back) && realOrNull(resolve(gitDir, back!)) === realOrNull(join(workTree, '.git'));
   }
-  if (isInside(workTree, gitDir)) return true;
+  if (isInsideRoot(workTree, gitDir)) return true;
   const own = join(gitDir, 'config');
   return entries.some(
     (e) =>
@@ -175,11 +176,6 @@ function smallRegularText(path: string): string | undefined {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-}
-
-function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
 function realOrNull(path: string): string | null {

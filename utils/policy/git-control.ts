@@ -12,6 +12,7 @@ import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { findRepository, personIncludeTargets, runInRepo, type GitRepo } from '../git/repo.js';
 import { readRegularFile, realLocation } from './real-path.js';
+import { isInsideRoot } from '../path-inside.js';
 
 /**
  * Whether a folder has the shape git takes for a git directory, by git's own test (`is_git_directory`,
@@ -69,21 +70,16 @@ export async function gitControlReason(
   }
   const abs = path.join(realRoot, ...segments);
   const asked = path.join(realRoot, ...askedRel.split('/'));
-  const person = (await personIncludeTargets()).find((t) => within(t, abs) || within(t, asked));
+  const person = (await personIncludeTargets()).find((t) => isInsideRoot(t, abs) || isInsideRoot(t, asked));
   if (person) return `your git configuration includes ${path.relative(realRoot, person)}`;
   const repo = await findRepository(realRoot);
   if (!repo) return undefined;
-  if (within(repo.gitDir, abs) || within(repo.commonDir, abs))
+  if (isInsideRoot(repo.gitDir, abs) || isInsideRoot(repo.commonDir, abs))
     return 'it is inside the git directory of the repository';
   // Both where the path really leads and the path as asked: configuration may name either spelling.
-  const named = repo.controlPaths.find((c) => within(c, abs) || within(c, asked));
+  const named = repo.controlPaths.find((c) => isInsideRoot(c, abs) || isInsideRoot(c, asked));
   if (named) return `git's configuration reads or runs ${path.relative(realRoot, named) || '.'}`;
   return undefined;
-}
-
-function within(dir: string, target: string): boolean {
-  const rel = path.relative(dir, target);
-  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
 }
 
 /** Names of entries that git or the tools of hooks obey wherever they are (folded as paths.ts folds). */
@@ -120,7 +116,7 @@ export async function findControlPaths(realRoot: string): Promise<string[]> {
       const target = common?.bytes.toString('utf8').split('\n')[0]?.trim();
       if (target) {
         const abs = path.resolve(dir, target);
-        if (within(realRoot, abs) && abs !== realRoot) found.add(abs);
+        if (isInsideRoot(realRoot, abs) && abs !== realRoot) found.add(abs);
       }
       continue;
     }
@@ -150,7 +146,7 @@ export async function findControlPaths(realRoot: string): Promise<string[]> {
     ...(repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths, ...(await submoduleGitFiles(repo))] : []),
     ...(await personIncludeTargets()),
   ];
-  for (const p of named) if (within(realRoot, p) && p !== realRoot) found.add(p);
+  for (const p of named) if (isInsideRoot(realRoot, p) && p !== realRoot) found.add(p);
   return [...found].sort();
 }
 

@@ -22,6 +22,7 @@ import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { gitControlReason } from './git-control.js';
 import { hasNulByte, insideVirtualenv, kindOf, realLocation } from './real-path.js';
+import { isInsideRoot } from '../path-inside.js';
 
 /** Most bytes in a project-relative path (Linux PATH_MAX is 4096 including the root and the NUL). */
 const MAX_PATH_BYTES = 4000;
@@ -261,12 +262,6 @@ export function virtualenvPrefixes(paths: readonly string[]): string[] {
 
 // ---------------------------------------------------------------------------------------------------
 // On disk
-
-/** Whether `target` is `root` or inside it (both absolute, real paths). */
-export function isInsideRoot(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
-}
 
 /** A project path that passed the policy. */
 export interface ResolvedProjectPath {

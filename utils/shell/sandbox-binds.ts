@@ -1,6 +1,7 @@
 import { lstatSync, mkdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
+import { basename, dirname, relative } from 'node:path';
 import { findControlPaths } from '../policy/git-control.js';
+import { isInsideRoot } from '../path-inside.js';
 
 /**
  * How the sandbox keeps the control paths of a project root (utils/policy/git-control.ts) out of a command's
@@ -19,11 +20,6 @@ import { findControlPaths } from '../policy/git-control.js';
 
 /** Where a control path stood before a command: `dev:ino:kind`, or `missing`. */
 export type ControlSnapshot = Map<string, string>;
-
-function within(dir: string, target: string): boolean {
-  const rel = relative(dir, target);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-}
 
 function identity(path: string): string {
   try {
@@ -44,7 +40,7 @@ function identity(path: string): string {
  * @param root  the project root (absolute); `dir` inside it
  */
 function plainFolders(root: string, dir: string): boolean {
-  if (!within(root, dir)) return false;
+  if (!isInsideRoot(root, dir)) return false;
   for (let at = dir; at !== root; at = dirname(at)) {
     try {
       if (!lstatSync(at).isDirectory()) return false;
@@ -105,7 +101,7 @@ export function controlBinds(root: string, paths: readonly string[], already: re
   const covered = [...already];
   const readOnly: string[] = [];
   for (const path of [...paths].sort()) {
-    if (!within(root, path) || path === root || covered.some((c) => within(c, path))) continue;
+    if (!isInsideRoot(root, path) || path === root || covered.some((c) => isInsideRoot(c, path))) continue;
     covered.push(path);
     readOnly.push(path);
   }
@@ -113,7 +109,7 @@ export function controlBinds(root: string, paths: readonly string[], already: re
   const madeFiles: string[] = [];
   const ways = new Set<string>();
   for (const path of [...readOnly, ...already]) {
-    for (let dir = dirname(path); dir !== root && within(root, dir); dir = dirname(dir)) ways.add(dir);
+    for (let dir = dirname(path); dir !== root && isInsideRoot(root, dir); dir = dirname(dir)) ways.add(dir);
   }
   // Folders on the way that do not exist yet (a stand-in's parents) are made now, so they can be bound too;
   // parents first, and only below plain folders: a mkdir through a symlink makes a folder where it leads.

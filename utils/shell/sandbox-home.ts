@@ -1,9 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { realOrSelf } from '../executable.js';
 import { clawcodeHome } from '../home.js';
 import { SECRET_NAME } from './command-env.js';
+import { isInsideRoot } from '../path-inside.js';
 
 /**
  * What a sandboxed command sees of the home folders: nothing, except read-only tool installations and
@@ -66,11 +67,6 @@ const SYSTEM = /^\/(usr|bin|sbin|lib\w*|etc|opt|proc|sys|dev|boot|snap|nix)(\/|$
 /** The person's own folders by the XDG base-directory rules, wherever they are set to be. */
 const XDG_HOMES = ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME'];
 
-function within(dir: string, target: string): boolean {
-  const rel = relative(dir, target);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-}
-
 function isDir(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -108,13 +104,13 @@ export function homeView(env: NodeJS.ProcessEnv): HomeView {
   for (const written of (env.PATH ?? '').split(delimiter)) {
     if (!written || !isAbsolute(written)) continue;
     const entry = realOrSelf(written);
-    if (!hidden.some((h) => within(h, entry)) || hidden.includes(entry)) continue;
+    if (!hidden.some((h) => isInsideRoot(h, entry)) || hidden.includes(entry)) continue;
     if (isDir(entry)) readOnly.add(entry);
     const lib = join(dirname(entry), 'lib');
     if (basename(entry) === 'bin' && isDir(lib)) readOnly.add(lib);
   }
   const elsewhere = [...new Set(named.map((p) => realOrSelf(resolve(p))))].filter(
-    (p) => p !== '/' && existsSync(p) && !SYSTEM.test(p) && !hidden.some((h) => within(h, p)),
+    (p) => p !== '/' && existsSync(p) && !SYSTEM.test(p) && !hidden.some((h) => isInsideRoot(h, p)),
   );
   return {
     hidden,

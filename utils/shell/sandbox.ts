@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, openSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { tmpdir, totalmem } from 'node:os';
 import { UsageError } from '../errors.js';
 import { executableOutside, realOrSelf } from '../executable.js';
 import { controlBinds, controlSnapshot, type ControlSnapshot } from './sandbox-binds.js';
 import { homeView } from './sandbox-home.js';
 import { sandboxFilter, SECCOMP_FD } from './seccomp.js';
+import { isInsideRoot } from '../path-inside.js';
 
 /**
  * Whether plan and verify commands can run inside an OS sandbox here. Only bubblewrap (`bwrap`, Linux) is
@@ -230,11 +231,6 @@ function caps(status: SandboxReady): string[] {
   ];
 }
 
-function within(dir: string, target: string): boolean {
-  const rel = relative(dir, target);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-}
-
 /**
  * The bubblewrap argument list that runs `command` through `/bin/sh -c` in the sandbox:
  * - as an unprivileged id in a new user namespace with no capability, no new user namespace inside;
@@ -272,7 +268,7 @@ export async function sandboxArgs(
   const args = isolation(status, policy.allowNetwork);
   const view = homeView(env);
   // A home inside the root would be written through the root's bind: no command runs there at all.
-  const home = view.hidden.find((h) => within(root, h));
+  const home = view.hidden.find((h) => isInsideRoot(root, h));
   if (home !== undefined)
     throw new UsageError(
       `${root === home ? `${root} is` : `${root} holds`} a home folder (${home}): no command runs there, its files are not the project's`,
@@ -283,9 +279,10 @@ export async function sandboxArgs(
   for (const scratch of new Set([resolve(tmpdir()), '/var/tmp']))
     if (scratch !== '/tmp' && existsSync(scratch)) args.push('--tmpfs', scratch);
   for (const hidden of view.hidden) args.push('--tmpfs', hidden);
-  for (const dir of view.hiddenNamed) if (!within(root, dir) && !within(dir, root)) args.push('--tmpfs', dir);
-  for (const file of view.hiddenFiles) if (!within(root, file)) args.push('--ro-bind', '/dev/null', file);
-  for (const tool of view.readOnly) if (!within(root, tool)) args.push('--ro-bind-try', tool, tool);
+  for (const dir of view.hiddenNamed)
+    if (!isInsideRoot(root, dir) && !isInsideRoot(dir, root)) args.push('--tmpfs', dir);
+  for (const file of view.hiddenFiles) if (!isInsideRoot(root, file)) args.push('--ro-bind', '/dev/null', file);
+  for (const tool of view.readOnly) if (!isInsideRoot(root, tool)) args.push('--ro-bind-try', tool, tool);
   args.push('--bind', root, root);
   const created: string[] = [];
   const inside: string[] = [];
