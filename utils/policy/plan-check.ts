@@ -124,13 +124,3 @@ function fileFolderClashes(patches: readonly PatchOp[], canonical: ReadonlyMap<n
   }
   return issues;
 }
-
-/**
- * Check every patch target of a plan against the project root on disk ({@link resolvePlanPaths}).
- *
- * @returns one issue per refused patch, in plan order; an empty array means every path is safe
- * @throws never for a bad path (that is an issue); only when the root itself cannot be resolved
- */
-export async function checkPlanPaths(rootDir: string, patches: readonly PatchOp[]): Promise<PlanPathIssue[]> {
-  return (await resolvePlanPaths(rootDir, patches)).issues;
-}

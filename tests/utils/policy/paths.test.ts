@@ -7,11 +7,13 @@ import type { PatchOp } from '../../../utils/plan.js';
 import { resolveInsideRoot } from '../../../utils/journal/store.js';
 import { controlReason, isSecretPath, normalizeRelPath, resolveProjectPath } from '../../../utils/policy/paths.js';
 import { buildContext } from '../../../agent/context/build.js';
-import { checkPlanPaths } from '../../../utils/policy/plan-check.js';
+import { resolvePlanPaths } from '../../../utils/policy/plan-check.js';
 import { scanProject } from '../../../agent/context/scan.js';
 import { isSecretPath as secretsIsSecretPath } from '../../../utils/policy/paths.js';
 
 const op = (file: string): PatchOp => ({ file, operation: 'replace', find: 'a', replace: 'b' });
+/** The refusals of a plan's targets (`resolvePlanPaths`), in plan order. */
+const issuesOf = async (root: string, ops: PatchOp[]) => (await resolvePlanPaths(root, ops)).issues;
 
 describe('control paths by name', () => {
   it.each([
@@ -235,7 +237,7 @@ describe('one answer per path across scanner, plan checks and journal', () => {
 
   it.each(table)('%j: %s in every stage', async (rel, expected) => {
     const realRoot = await realpath(root);
-    const planIssues = await checkPlanPaths(root, [op(rel)]);
+    const planIssues = await issuesOf(root, [op(rel)]);
     const journal = await resolveInsideRoot(root, rel).then(
       () => 'ok',
       (error: Error) => error.message,

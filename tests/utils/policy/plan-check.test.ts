@@ -3,15 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PatchOp } from '../../../utils/plan.js';
-import {
-  checkPlanPaths,
-  normalizePlanPath,
-  resolvePlanPaths,
-  withCanonicalPaths,
-} from '../../../utils/policy/plan-check.js';
+import { normalizePlanPath, resolvePlanPaths, withCanonicalPaths } from '../../../utils/policy/plan-check.js';
 import { isSecretPath } from '../../../utils/policy/paths.js';
 
 const op = (file: string): PatchOp => ({ file, operation: 'replace', find: 'a', replace: 'b' });
+/** The refusals of a plan's targets (`resolvePlanPaths`), in plan order. */
+const issuesOf = async (root: string, ops: PatchOp[]) => (await resolvePlanPaths(root, ops)).issues;
 
 describe('normalizePlanPath', () => {
   it.each([
@@ -66,7 +63,7 @@ describe('isSecretPath', () => {
   );
 });
 
-describe('checkPlanPaths', () => {
+describe('resolvePlanPaths: refusals', () => {
   let base: string;
   let root: string;
   let outside: string;
@@ -87,11 +84,11 @@ describe('checkPlanPaths', () => {
   });
 
   it('accepts existing and new files inside the root', async () => {
-    expect(await checkPlanPaths(root, [op('src/a.ts'), op('src/new/b.ts'), op('README.md')])).toEqual([]);
+    expect(await issuesOf(root, [op('src/a.ts'), op('src/new/b.ts'), op('README.md')])).toEqual([]);
   });
 
   it('reports absolute and escaping paths with the patch index', async () => {
-    const issues = await checkPlanPaths(root, [op('src/a.ts'), op('/etc/passwd'), op('../outside/victim.ts')]);
+    const issues = await issuesOf(root, [op('src/a.ts'), op('/etc/passwd'), op('../outside/victim.ts')]);
     expect(issues.map((i) => [i.index, i.code])).toEqual([
       [1, 'path_absolute'],
       [2, 'path_escape'],
@@ -102,45 +99,45 @@ describe('checkPlanPaths', () => {
 
   it('refuses a folder symlink that leads outside the root', async () => {
     await symlink(outside, path.join(root, 'linked'));
-    const issues = await checkPlanPaths(root, [op('linked/victim.ts'), op('linked/new.ts')]);
+    const issues = await issuesOf(root, [op('linked/victim.ts'), op('linked/new.ts')]);
     expect(issues.map((i) => i.code)).toEqual(['path_symlink_escape', 'path_symlink_escape']);
     expect(issues[0]!.message).toContain('linked');
   });
 
   it('refuses a file symlink that leads outside the root', async () => {
     await symlink(path.join(outside, 'victim.ts'), path.join(root, 'src', 'victim.ts'));
-    const issues = await checkPlanPaths(root, [op('src/victim.ts')]);
+    const issues = await issuesOf(root, [op('src/victim.ts')]);
     expect(issues.map((i) => i.code)).toEqual(['path_symlink_escape']);
   });
 
   it('refuses a dangling symlink that points outside the root', async () => {
     await symlink(path.join(outside, 'missing.ts'), path.join(root, 'src', 'dangling.ts'));
-    const issues = await checkPlanPaths(root, [op('src/dangling.ts')]);
+    const issues = await issuesOf(root, [op('src/dangling.ts')]);
     expect(issues.map((i) => i.code)).toEqual(['path_symlink_escape']);
   });
 
   it('refuses a symlink deeper in the path (a parent of a parent)', async () => {
     await symlink(outside, path.join(root, 'src', 'vendor'));
-    const issues = await checkPlanPaths(root, [op('src/vendor/deep/x.ts')]);
+    const issues = await issuesOf(root, [op('src/vendor/deep/x.ts')]);
     expect(issues.map((i) => i.code)).toEqual(['path_symlink_escape']);
   });
 
   it('accepts symlinks that stay inside the root', async () => {
     await symlink(path.join(root, 'src'), path.join(root, 'alias'));
     await symlink(path.join(root, 'src', 'a.ts'), path.join(root, 'a-link.ts'));
-    expect(await checkPlanPaths(root, [op('alias/a.ts'), op('a-link.ts')])).toEqual([]);
+    expect(await issuesOf(root, [op('alias/a.ts'), op('a-link.ts')])).toEqual([]);
   });
 
   it('works when the root itself is reached through a symlink', async () => {
     const viaLink = path.join(base, 'project-link');
     await symlink(root, viaLink);
-    expect(await checkPlanPaths(viaLink, [op('src/a.ts')])).toEqual([]);
-    expect((await checkPlanPaths(viaLink, [op('../outside/victim.ts')])).map((i) => i.code)).toEqual(['path_escape']);
+    expect(await issuesOf(viaLink, [op('src/a.ts')])).toEqual([]);
+    expect((await issuesOf(viaLink, [op('../outside/victim.ts')])).map((i) => i.code)).toEqual(['path_escape']);
   });
 
   it('refuses binary files by content and by extension', async () => {
     await writeFile(path.join(root, 'src', 'data.txt'), Buffer.from([0x41, 0x00, 0x42]));
-    const issues = await checkPlanPaths(root, [op('src/data.txt'), op('assets/logo.png'), op('src/a.ts')]);
+    const issues = await issuesOf(root, [op('src/data.txt'), op('assets/logo.png'), op('src/a.ts')]);
     expect(issues.map((i) => [i.index, i.code])).toEqual([
       [0, 'path_binary'],
       [1, 'path_binary'],
@@ -149,7 +146,7 @@ describe('checkPlanPaths', () => {
 
   it('refuses secret files even when they do not exist yet', async () => {
     await writeFile(path.join(root, '.env'), 'TOKEN=x\n');
-    const issues = await checkPlanPaths(root, [
+    const issues = await issuesOf(root, [
       op('.env'),
       op('config/.env.local'),
       op('keys/server.pem'),
@@ -159,7 +156,7 @@ describe('checkPlanPaths', () => {
   });
 
   it('refuses a folder as a target', async () => {
-    const issues = await checkPlanPaths(root, [op('src')]);
+    const issues = await issuesOf(root, [op('src')]);
     expect(issues.map((i) => i.code)).toEqual(['path_not_file']);
   });
 
@@ -186,7 +183,7 @@ describe('checkPlanPaths', () => {
   });
 
   it('refuses a path that runs through an existing file', async () => {
-    const issues = await checkPlanPaths(root, [op('src/a.ts/b.ts')]);
+    const issues = await issuesOf(root, [op('src/a.ts/b.ts')]);
     expect(issues.map((i) => [i.code, i.message])).toEqual([
       ['path_not_file', 'src/a.ts/b.ts runs through a file, not a folder'],
     ]);
