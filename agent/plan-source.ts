@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parsePlan, PlanParseError } from '../llm/plan-parser.js';
 import type { Plan } from '../utils/plan.js';
 import { UsageError } from '../utils/errors.js';
+import { decodeUtf8Input, InputFileError, readInputFile } from '../utils/input-file.js';
 import { readLastPlan } from './kept-output.js';
 import { savedPlanSchema, type SavedPlan } from './plan-file.js';
 
@@ -91,17 +91,20 @@ function jsonProblem(text: string, error: unknown): string {
  * Load the plan of `clawcode apply`/`check`: from a path, `-` (stdin), or with `last` the project's kept last plan
  * (agent/kept-output.ts).
  *
- * @param source  the path as given, `-`, or undefined with `last`
+ * @param source  the path as given, `-`, or undefined with `last`; a path may name a FIFO (`apply <(…)`), read
+ *                as utils/input-file.ts reads inputs: never blocking a worker, at most MAX_INPUT_BYTES
+ * @param signal   stops the wait for a pipe's writer (SIGTERM, Ctrl-C): rejects with its reason
  * @throws UsageError (exit 2) for both a source and `last`, or neither; PlanFileError (exit 2) when the file cannot
- *         be read, no plan was kept, or the text holds no plan
+ *         be read (also a device, too large, not UTF-8), no plan was kept, or the text holds no plan
  */
 export async function loadPlanSource(options: {
   source: string | undefined;
   last?: boolean;
   rootDir: string;
   cwd: string;
-  readStdin: () => Promise<string>;
+  readStdin: (signal?: AbortSignal) => Promise<Buffer>;
   homeDir?: string;
+  signal?: AbortSignal;
 }): Promise<{ plan: Plan; saved?: SavedPlan }> {
   const { source } = options;
   if (options.last) {
@@ -121,13 +124,15 @@ export async function loadPlanSource(options: {
     throw new UsageError('Name the plan: a file, - for standard input, or --last for the last plan of this project.');
   }
   let text: string;
-  if (source === '-') text = await options.readStdin();
-  else {
-    try {
-      text = decodePlanBytes(await readFile(resolve(options.cwd, source)));
-    } catch (error) {
-      throw new PlanFileError(`${sourceName(source)} ${readProblem((error as NodeJS.ErrnoException).code, error)}.`);
-    }
+  try {
+    const bytes =
+      source === '-'
+        ? await options.readStdin(options.signal)
+        : await readInputFile(resolve(options.cwd, source), { signal: options.signal });
+    text = decodePlanBytes(bytes);
+  } catch (error) {
+    if (options.signal?.aborted && error === options.signal.reason) throw error;
+    throw new PlanFileError(`${sourceName(source)} ${readProblem((error as NodeJS.ErrnoException).code, error)}.`);
   }
   return readPlanText(text, sourceName(source));
 }
@@ -135,15 +140,18 @@ export async function loadPlanSource(options: {
 /**
  * A plan file's text: UTF-16 when it starts with a UTF-16 byte-order mark (what Windows PowerShell's `>`
  * writes, so a model answer saved there reads as JSON), UTF-8 otherwise.
+ *
+ * @throws InputFileError (`input_not_utf8`) for bytes that are neither
  */
 export function decodePlanBytes(bytes: Buffer): string {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
-  return bytes.toString('utf8');
+  return decodeUtf8Input(bytes);
 }
 
 /** Why a file could not be read, in words. */
 function readProblem(code: string | undefined, error: unknown): string {
+  if (error instanceof InputFileError) return error.message;
   if (code === 'ENOENT') return 'not found';
   if (code === 'EISDIR') return 'is a folder, not a file';
   if (code === 'EACCES' || code === 'EPERM') return 'cannot be read: permission denied';

@@ -16,12 +16,12 @@ import type { CommandRules } from '../../config/settings-commands.js';
 import { resolveProjectRoot } from '../project-root.js';
 import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 import { confirmPrompt } from '../console/ask.js';
+import { readInputStream } from '../../utils/input-file.js';
 import { checkProjectFolder } from '../folder-check.js';
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** Standard input's bytes, at most MAX_INPUT_BYTES; `signal` stops the wait. */
+function readStdin(signal?: AbortSignal): Promise<Buffer> {
+  return readInputStream(process.stdin, { signal });
 }
 
 /**
@@ -47,7 +47,9 @@ export async function runApplyCommand(
   const started = performance.now();
   const rootDir = await resolveProjectRoot(flags.dir);
   // The file first: a missing or broken plan is the error to tell, whether or not a terminal could confirm.
-  const { plan, saved } = await loadPlanSource({ source, last: flags.last, rootDir, cwd: process.cwd(), readStdin });
+  const { plan, saved } = await withInterrupt((signal) =>
+    loadPlanSource({ source, last: flags.last, rootDir, cwd: process.cwd(), readStdin, signal }),
+  );
   // A plan read from standard input leaves no terminal to answer on.
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY && source !== '-');
   refuseUnanswerableRun('apply', flags, terminal);
@@ -191,13 +193,9 @@ export async function runCheckCommand(
   flags: { last?: boolean; dir?: string; json?: boolean },
 ): Promise<number> {
   const rootDir = await resolveProjectRoot(flags.dir);
-  const { plan: given, saved } = await loadPlanSource({
-    source,
-    last: flags.last,
-    rootDir,
-    cwd: process.cwd(),
-    readStdin,
-  });
+  const { plan: given, saved } = await withInterrupt((signal) =>
+    loadPlanSource({ source, last: flags.last, rootDir, cwd: process.cwd(), readStdin, signal }),
+  );
   // Same path rules as apply, before any file is read: a plan that apply refuses never "applies" here.
   const spread = new Set(await spreadPatchIndexes(rootDir, given.patches));
   const verdict = await resolvePlanPaths(rootDir, given.patches, spread);

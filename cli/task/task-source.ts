@@ -1,39 +1,45 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { UsageError } from '../../utils/errors.js';
+import { InterruptedError, UsageError } from '../../utils/errors.js';
+import { decodeUtf8Input, InputFileError, readInputFile, readInputStream } from '../../utils/input-file.js';
+import { withInterrupt } from '../console/interrupt.js';
 
 /**
  * The task from `--task-file <path>` or `-` (standard input), as Aider's `--message-file` and Codex's `-`
- * read one: for a task too long to type, such as an issue report.
+ * read one: for a task too long to type, such as an issue report. Read as utils/input-file.ts reads inputs: a
+ * FIFO waits for its writer without blocking a worker, Ctrl-C or SIGTERM ends the wait, at most MAX_INPUT_BYTES.
  *
  * @param path  the file as given, or `-` for standard input
  * @returns the task text, trailing whitespace removed
- * @throws UsageError (exit 2) for a file that cannot be read, or an empty task
+ * @throws UsageError (exit 2) for a file that cannot be read (also a device, too large, not UTF-8), or an empty
+ *         task; InterruptedError (exit 130) when interrupted while waiting
  */
 export async function readTaskSource(path: string, cwd = process.cwd()): Promise<string> {
   const name = path === '-' ? 'The task on standard input' : `Task file ${path}`;
   let text: string;
   try {
-    text = path === '-' ? await readStream(process.stdin) : await readFile(resolve(cwd, path), 'utf8');
+    text = await withInterrupt(async (signal) => {
+      const bytes =
+        path === '-'
+          ? await readInputStream(process.stdin, { signal })
+          : await readInputFile(resolve(cwd, path), { signal });
+      return decodeUtf8Input(bytes).replace(/^\uFEFF/, '');
+    });
   } catch (error) {
+    if (error instanceof InterruptedError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const why =
-      code === 'ENOENT'
-        ? 'not found'
-        : code === 'EISDIR'
-          ? 'is a folder, not a file'
-          : `cannot be read: ${code ?? (error as Error).message}`;
+      error instanceof InputFileError
+        ? error.message
+        : code === 'ENOENT'
+          ? 'not found'
+          : code === 'EISDIR'
+            ? 'is a folder, not a file'
+            : `cannot be read: ${code ?? (error as Error).message}`;
     throw new UsageError(`${name} ${why}.`, { code: 'task_file_unreadable' });
   }
   const task = text.trimEnd();
   if (!task.trim()) throw new UsageError(`${name} is empty.`, { code: 'task_empty' });
   return task;
-}
-
-async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
