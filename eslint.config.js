@@ -87,4 +87,18 @@ export default tseslint.config(
   },
   ...FLOORS.filter((floor) => floor !== 'ui').map(floorRule),
   ...ROOMS.map(roomRule),
+  {
+    // Node's recursive mkdir retries forever where mkdir answers ENOENT under a folder that exists (a home under
+    // /proc), in a worker SIGTERM cannot stop: production code makes folders with utils/make-dirs.ts.
+    files: FLOORS.map((floor) => `${floor}/**/*.{ts,tsx}`).concat(['cli.ts', 'index.ts']),
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.name=/^mkdir(Sync)?$/] Property[key.name='recursive']",
+          message: 'Use makeDirs/makeDirsSync (utils/make-dirs.ts): recursive mkdir can loop forever.',
+        },
+      ],
+    },
+  },
 );

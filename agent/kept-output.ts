@@ -1,10 +1,11 @@
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { clawcodeHome } from '../utils/home.js';
 import { writeFileDurable } from '../utils/journal/durable-write.js';
 import { canonicalRoot } from '../utils/journal/store.js';
 import { getProjectHash } from '../utils/project-hash.js';
 import type { SavedPlan } from './plan-file.js';
+import { makeDirs } from '../utils/make-dirs.js';
 
 // What a model produced and was paid for, kept under the clawcode home (owner-only, like the journal): the last
 // plan of each project, so a declined or failed plan can be applied later (`clawcode apply --last`), and
@@ -22,7 +23,7 @@ async function lastPlanPath(rootDir: string, homeDir?: string): Promise<string> 
  */
 export async function keepLastPlan(rootDir: string, saved: SavedPlan, homeDir?: string): Promise<string> {
   const path = await lastPlanPath(rootDir, homeDir);
-  await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+  await makeDirs(join(path, '..'), 0o700);
   await writeFileDurable(path, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   return path;
 }
@@ -58,7 +59,7 @@ export async function keepUnusedReplies(
   now = new Date(),
 ): Promise<string[]> {
   const dir = join(homeDir ?? clawcodeHome(), 'replies');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeDirs(dir, 0o700);
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const paths: string[] = [];
   for (const [index, text] of texts.entries()) {

@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { chmod, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { shownUrl } from '../llm/credential-text.js';
 import type { ProviderConfig, ProviderId } from '../llm/types.js';
@@ -8,6 +8,7 @@ import { clawcodeHome, configPath } from './paths.js';
 import type { ModelPrice } from './prices.js';
 import { defaultModelFor, findRegistryEntry, PROVIDER_REGISTRY } from './registry.js';
 import { envConfigures, fromEnv, nonEmpty } from './config-env.js';
+import { makeDirs } from '../utils/make-dirs.js';
 
 /**
  * The user config, `$CLAWCODE_HOME/config.json` (default `~/.clawcode/config.json`), and provider
@@ -137,7 +138,7 @@ export async function writeConfig(config: ClawcodeConfig, env: NodeJS.ProcessEnv
   const file = configPath(env);
   const home = clawcodeHome(env);
   try {
-    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    await makeDirs(dirname(file), 0o700);
     await chmod(home, 0o700);
     await writeFileDurable(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
     await chmod(file, 0o600);

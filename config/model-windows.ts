@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProviderConfig } from '../llm/types.js';
 import { chooseBudget, contextWindowTokens, type BudgetChoice } from './model-budget.js';
 import { clawcodeHome } from './paths.js';
 import type { ResolvedSettings } from './settings.js';
+import { makeDirsSync } from '../utils/make-dirs.js';
 
 /**
  * Context windows of models the table does not know, as their provider's model listing reports them,
@@ -74,7 +75,7 @@ export async function listedWindow(
   const tokens = await (options.ask ?? askProvider)(provider).catch(() => undefined);
   if (options.save) {
     try {
-      mkdirSync(options.home, { recursive: true, mode: 0o700 });
+      makeDirsSync(options.home, 0o700);
       const tmp = `${path}.${process.pid}.tmp`;
       writeFileSync(tmp, `${JSON.stringify({ ...cache, [key]: { tokens: tokens ?? null, at: now } })}\n`, {
         mode: 0o600,

@@ -7,10 +7,11 @@
  * deny rules) always apply.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigError, IoError } from '../utils/errors.js';
 import { MAX_DEFAULT_BUDGET_CHARS } from './model-budget.js';
+import { makeDirs } from '../utils/make-dirs.js';
 
 /** The trust file under the clawcode home folder. */
 export const TRUST_FILE = 'trusted-projects.json';
@@ -181,7 +182,7 @@ export async function setProjectTrust(
   const path = join(homeDir, TRUST_FILE);
   const temp = `${path}.${process.pid}.tmp`;
   try {
-    await mkdir(homeDir, { recursive: true, mode: 0o700 });
+    await makeDirs(homeDir, 0o700);
     await writeFile(temp, JSON.stringify(store, null, 2) + '\n', { mode: 0o600 });
     await rename(temp, path);
   } catch (error) {

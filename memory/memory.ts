@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { clawcodeHome } from '../utils/home.js';
 import { writeFileDurable } from '../utils/journal/durable-write.js';
@@ -6,6 +6,7 @@ import { canonicalRoot, readManifest, runDirFor } from '../utils/journal/store.j
 import { getProjectHash } from '../utils/project-hash.js';
 import { taskHeadline } from '../utils/task-text.js';
 import { TERMINAL_CONTROLS } from '../utils/terminal-text.js';
+import { makeDirs } from '../utils/make-dirs.js';
 
 /** Caps of the session memory lists. */
 export const MAX_LAST_TASKS = 10;
@@ -69,7 +70,7 @@ async function readJson(path: string): Promise<unknown> {
 }
 
 async function writeJson(path: string, value: unknown): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await makeDirs(dirname(path), 0o700);
   await writeFileDurable(path, JSON.stringify(value, null, 2) + '\n', { mode: 0o600 });
 }
 

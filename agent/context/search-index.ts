@@ -1,10 +1,11 @@
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { classifyContent } from './scan-rules.js';
 import { analyzeText } from './symbols.js';
 import { getProjectHash } from '../../utils/project-hash.js';
+import { makeDirsSync } from '../../utils/make-dirs.js';
 
 /**
  * The on-disk context index: per project, per file, what ranking needs so that a
@@ -268,7 +269,7 @@ export function saveIndex(homeDir: string, rootDir: string, docs: ReadonlyMap<st
   const target = indexPath(homeDir, rootDir);
   const tmp = `${target}.${process.pid}.tmp`;
   try {
-    mkdirSync(join(homeDir, 'index'), { recursive: true, mode: 0o700 });
+    makeDirsSync(join(homeDir, 'index'), 0o700);
     // 0600: the index names every file of the project and the words in it.
     const fd = openSync(tmp, 'w', 0o600);
     try {

@@ -1,8 +1,9 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { clawcodeHome } from '../../config/paths.js';
 import { getProjectHash } from '../../utils/project-hash.js';
 import { writeFileDurable } from '../../utils/journal/durable-write.js';
+import { makeDirs } from '../../utils/make-dirs.js';
 
 /** How many entries a project's input history keeps (oldest dropped first). */
 export const MAX_HISTORY_ENTRIES = 500;
@@ -45,7 +46,7 @@ export async function appendHistory(
   if (!clean || history.at(-1) === clean) return history;
   const next = [...history, clean].slice(-MAX_HISTORY_ENTRIES);
   const file = historyPath(rootDir, env);
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  await makeDirs(dirname(file), 0o700);
   // What a person typed may hold a secret: only they may read it, whatever the folder's mode.
   await writeFileDurable(file, `${next.join('\n')}\n`, { mode: 0o600 });
   return next;

@@ -1,8 +1,9 @@
-import { access, mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { access, readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { clawcodeHome } from '../../config/paths.js';
 import { writeFileDurable } from '../../utils/journal/durable-write.js';
 import { UsageError } from '../../utils/errors.js';
+import { makeDirs } from '../../utils/make-dirs.js';
 
 /** One remembered project folder; `lastUsed` is an ISO-8601 timestamp. */
 export interface RecentProject {
@@ -97,7 +98,7 @@ export async function addRecentProject(
     0,
     MAX_RECENT_PROJECTS,
   );
-  await mkdir(clawcodeHome(env), { recursive: true, mode: 0o700 });
+  await makeDirs(clawcodeHome(env), 0o700);
   // 0600 like everything else under the home: the list names the person's projects.
   await writeFileDurable(recentProjectsPath(env), `${JSON.stringify({ recent }, null, 2)}\n`, { mode: 0o600 });
   return recent;

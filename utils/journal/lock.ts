@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,6 +9,7 @@ import { getProjectHash } from '../project-hash.js';
 import { canonicalRoot } from './store.js';
 import { ClawcodeError, IoError } from '../errors.js';
 import { lockOwnerAlive, processStartTime } from './process-identity.js';
+import { makeDirs } from '../make-dirs.js';
 
 /** What a lock file holds (JSON). */
 export interface LockOwner {
@@ -82,7 +83,7 @@ export async function acquireProjectLock(rootDir: string, options: LockOptions =
   const content = JSON.stringify(owner);
   const started = Date.now();
   try {
-    await mkdir(join(lockPath, '..'), { recursive: true, mode: 0o700 });
+    await makeDirs(join(lockPath, '..'), 0o700);
   } catch (cause) {
     throw new IoError(`Could not create the lock folder for ${rootDir}`, { cause });
   }

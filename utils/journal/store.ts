@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, realpath, rm, stat, unlink } from 'node:fs/promises';
+import { readdir, readFile, realpath, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { clawcodeHome } from '../home.js';
@@ -10,6 +10,7 @@ import { isProcessAlive } from './process-identity.js';
 import { FILE_LOCK_SUFFIX, isStaleLock } from './file-lock.js';
 import { ClawcodeError, IoError, PatchApplyError } from '../errors.js';
 import { isControlPath, resolveProjectPath } from '../policy/paths.js';
+import { makeDirs } from '../make-dirs.js';
 
 /**
  * Life of a run: `applying` (manifest and pre-images are durable, the tree may be half written),
@@ -358,7 +359,7 @@ export async function removeCreatedDirs(realRoot: string, createdDirs: readonly 
 
 /** Create the run folder (and its parents, the clawcode home among them) readable by the owner only. */
 export async function ensureDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await makeDirs(dir, PRIVATE_DIR_MODE);
 }
 
 /**
