@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, lstat, unlink, writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IoError } from '../errors.js';
+import { readRegularFile } from '../policy/real-path.js';
 import { lockOwnerAlive, processStartTime } from './process-identity.js';
 
 /**
@@ -16,6 +18,10 @@ export const FILE_LOCK_SUFFIX = '.cclock';
 const WAIT_MS = 5_000;
 /** A lock older than this was left by a writer that died between taking and releasing it, ms. */
 const STALE_MS = 30_000;
+/** What a lock file holds: `<pid> <start time or -> <12 hex>`; anything else at the lock's name is not a lock. */
+const LOCK_TEXT = /^(\d+) (\S+) [0-9a-f]{12}$/;
+/** Most bytes read of an entry at a lock's name (a lock's text is under 50). */
+const LOCK_MAX_BYTES = 256;
 
 /**
  * Run `fn` holding the lock file of `target`.
@@ -44,7 +50,16 @@ export async function holdFileLock<T>(target: string, fn: () => Promise<T>): Pro
         )
       )
         break;
-      if (await isStaleLock(path)) {
+      const state = await lockState(path);
+      if (state === 'foreign') {
+        // Named by file name: `target` may be spelled through a held folder (/proc/self/fd/N/…).
+        const name = basename(path);
+        throw new IoError(`${name} beside it is not a clawcode lock; move it away`, {
+          code: 'file_lock_foreign',
+          hint: `A lock is a small file clawcode makes and removes itself; ${name} is something else.`,
+        });
+      }
+      if (state === 'stale') {
         await unlink(path).catch(() => undefined);
         continue;
       }
@@ -58,20 +73,34 @@ export async function holdFileLock<T>(target: string, fn: () => Promise<T>): Pro
   try {
     return await fn();
   } finally {
-    const held = await readFile(path, 'utf8').catch(() => '');
-    if (held === token) await unlink(path).catch(() => undefined);
+    if ((await readLockText(path)) === token) await unlink(path).catch(() => undefined);
   }
 }
 
 /**
  * A lock whose writer is gone (its pid is not alive, or now names a process that started at another time) or
- * that is far older than any compare-and-swap takes.
+ * that is far older than any compare-and-swap takes. Only a regular file holding a lock's text is a lock: the
+ * lock's name sits in the project, where a committed symlink (to `/dev/zero`, a terminal, a file outside) or a
+ * file of the person's own may stand; those are never read through, waited on or removed.
  */
 export async function isStaleLock(path: string): Promise<boolean> {
-  const [text, info] = await Promise.all([readFile(path, 'utf8').catch(() => ''), stat(path).catch(() => undefined)]);
-  if (!info) return false; // released meanwhile: the next attempt takes it
-  if (Date.now() - info.mtimeMs > STALE_MS) return true;
-  const [pidText, start] = text.split(' ');
-  const pid = Number(pidText);
-  return Number.isInteger(pid) && pid > 0 && !lockOwnerAlive(pid, start === '-' ? undefined : start);
+  return (await lockState(path)) === 'stale';
+}
+
+/** `gone` (nothing there), `foreign` (not a lock, see isStaleLock), `stale` or `live`. */
+async function lockState(path: string): Promise<'gone' | 'foreign' | 'stale' | 'live'> {
+  const info = await lstat(path).catch(() => undefined);
+  if (!info) return 'gone'; // released meanwhile: the next attempt takes it
+  const text = info.isFile() ? await readLockText(path) : undefined;
+  const match = text === undefined ? null : LOCK_TEXT.exec(text);
+  if (!match) return (await lstat(path).catch(() => undefined)) ? 'foreign' : 'gone';
+  if (Date.now() - info.mtimeMs > STALE_MS) return 'stale';
+  const pid = Number(match[1]);
+  return pid > 0 && !lockOwnerAlive(pid, match[2] === '-' ? undefined : match[2]) ? 'stale' : 'live';
+}
+
+/** The text of a regular file at a lock's name (never through a symlink, never blocking); undefined otherwise. */
+async function readLockText(path: string): Promise<string | undefined> {
+  const read = await readRegularFile(path, LOCK_MAX_BYTES);
+  return read && !read.truncated ? read.bytes.toString('utf8') : undefined;
 }

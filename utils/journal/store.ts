@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir, readFile, realpath, rm, stat, unlink } from 'node:fs/promises';
+import { lstat, readdir, readFile, realpath, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { clawcodeHome } from '../home.js';
@@ -341,7 +341,8 @@ async function removeTempFilesBeside(abs: string, sinceMs: number): Promise<void
     const pid = Number(tail.slice(0, tail.indexOf('-')));
     if (pid !== process.pid && isProcessAlive(pid)) continue;
     try {
-      const info = await stat(join(dir, name));
+      // lstat: a symlink with a temp file's name is a project entry (committed, perhaps), not a temp file.
+      const info = await lstat(join(dir, name));
       if (info.isFile() && info.mtimeMs >= sinceMs - 2000) await unlink(join(dir, name));
     } catch {
       // already gone
