@@ -10,6 +10,7 @@ import { isProcessAlive } from './process-identity.js';
 import { FILE_LOCK_SUFFIX, isStaleLock } from './file-lock.js';
 import { ClawcodeError, IoError, PatchApplyError } from '../errors.js';
 import { isControlPath, resolveProjectPath } from '../policy/paths.js';
+import { readRegularFile } from '../policy/real-path.js';
 import { makeDirs } from '../make-dirs.js';
 
 /**
@@ -107,7 +108,12 @@ const runFileSchema = z.object({
   afterHash: z.string(),
   created: z.boolean(),
   mode: z.number().int().nullable(),
-  preImage: z.string().nullable(),
+  // A file name inside the run folder (`pre-0`): a manifest naming a path elsewhere is corrupt, never followed.
+  preImage: z
+    .string()
+    .regex(/^[^/\\\0]+$/)
+    .refine((name) => name !== '.' && name !== '..')
+    .nullable(),
 });
 
 const manifestSchema = z.object({
@@ -178,6 +184,9 @@ export async function writeManifest(record: RunRecord): Promise<void> {
   await writeFileDurable(join(runDir, 'manifest.json'), text, { mode: JOURNAL_FILE_MODE });
 }
 
+/** Most bytes of a manifest: a record per file of the run, a few hundred bytes each. */
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+
 /** Permission bits of journal files (manifests and pre-images can hold secrets): owner only. */
 export const JOURNAL_FILE_MODE = 0o600;
 /** Permission bits of folders clawcode creates under its home: owner only. */
@@ -188,12 +197,11 @@ const PRIVATE_DIR_MODE = 0o700;
  * @throws RunNotFoundError when the folder has no readable, valid manifest
  */
 export async function readManifest(runDir: string): Promise<RunRecord> {
-  let raw: string;
-  try {
-    raw = await readFile(join(runDir, 'manifest.json'), 'utf8');
-  } catch (cause) {
-    throw new RunNotFoundError(`No run journal at ${runDir}`, { cause });
-  }
+  // As every journal file: a regular file only, never through a symlink, never blocking on a FIFO.
+  const read = await readRegularFile(join(runDir, 'manifest.json'), MAX_MANIFEST_BYTES);
+  if (!read) throw new RunNotFoundError(`No run journal at ${runDir}`);
+  if (read.truncated) throw new RunNotFoundError(`Corrupt run manifest at ${runDir}`, { code: 'run_manifest_corrupt' });
+  const raw = read.bytes.toString('utf8');
   let parsed;
   try {
     parsed = manifestSchema.parse(JSON.parse(raw));
@@ -377,8 +385,9 @@ export async function writePreImage(
   expect: (current: Buffer | null) => boolean,
 ): Promise<void> {
   if (file.preImage === null) throw new IoError(`Run ${record.runId} has no pre-image for ${file.path}`);
-  const bytes = await readFile(join(record.runDir, file.preImage));
-  if (sha256(bytes) !== file.beforeHash) {
+  const read = await readRegularFile(join(record.runDir, file.preImage), Number.MAX_SAFE_INTEGER);
+  const bytes = read?.bytes;
+  if (bytes === undefined || sha256(bytes) !== file.beforeHash) {
     throw new IoError(`The journaled pre-image of ${file.path} in ${record.runDir} is corrupt`, {
       code: 'journal_corrupt',
     });
