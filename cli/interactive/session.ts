@@ -12,6 +12,7 @@ import { loadTrustedSettings } from '../config/trust-prompt.js';
 import type { ColonHandlers } from './colon-commands.js';
 import { confirmPrompt } from '../console/ask.js';
 import { checkProjectFolder } from '../folder-check.js';
+import { refuseHomeOverlap } from '../project-root.js';
 
 /** The flags that are also settings, in settings terms (config/settings.ts). */
 function settingsFlags(flags: TaskFlags): Partial<SettingsValues> {
@@ -119,6 +120,8 @@ export interface TaskSession {
  * @throws ConfigError when no provider is configured and nobody can be asked
  */
 export async function openTaskSession(rootDir: string, flags: TaskFlags, interactive: boolean): Promise<TaskSession> {
+  // A project picked from the list or the current folder did not come through resolveProjectRoot.
+  await refuseHomeOverlap(rootDir);
   await checkProjectFolder(rootDir, {
     anyFolder: flags.anyFolder,
     confirm: interactive ? (question) => confirmPrompt(question, false) : undefined,
@@ -183,6 +186,7 @@ export function sessionHandlers(
       return listProviderModels(live.provider);
     },
     switchProject: async (rootDir) => {
+      await refuseHomeOverlap(rootDir);
       live.settings = await loadTaskSettings(rootDir, current, ask, options.stderr);
       live.rootDir = rootDir;
       // Files kept from the last task are paths of the old project; pins are the person's own.
