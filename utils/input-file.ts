@@ -1,6 +1,13 @@
-import { constants as fsConstants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { close, constants as fsConstants, fstat, open, read } from 'node:fs';
 import { Socket } from 'node:net';
+import { promisify } from 'node:util';
+
+const openFd = promisify(open);
+const fstatFd = promisify(fstat);
+const closeFd = promisify(close);
+const readFd = promisify(read);
+/** Bytes read per call from a regular input file. */
+const READ_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Most bytes of a file the person names as input (a plan for `apply`/`check`, a `--task-file`), or of standard
@@ -41,24 +48,16 @@ export async function readInputFile(
 ): Promise<Buffer> {
   const maxBytes = options.maxBytes ?? MAX_INPUT_BYTES;
   options.signal?.throwIfAborted();
+  // A plain descriptor, not a FileHandle: a pipe's descriptor is handed to a Socket, which closes it, and a
+  // FileHandle would close the same number again (when collected), perhaps after it was reused.
   // O_NOCTTY: a terminal named as the input never becomes this process's controlling terminal.
-  const handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | (fsConstants.O_NOCTTY ?? 0));
-  let handedOver = false;
+  const fd = await openFd(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | (fsConstants.O_NOCTTY ?? 0));
+  let socket: Socket | undefined;
   try {
-    const info = await handle.stat();
+    const info = await fstatFd(fd);
     if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    if (info.isFIFO()) {
-      handedOver = true;
-      return await readStream(
-        new Socket({ fd: handle.fd, readable: true, writable: false }),
-        maxBytes,
-        options.signal,
-        () => {
-          void handle.close().catch(() => undefined);
-        },
-      );
-    }
-    if (!info.isFile()) {
+    if (info.isFIFO()) socket = new Socket({ fd, readable: true, writable: false });
+    else if (!info.isFile()) {
       const kind = info.isSocket()
         ? 'a socket'
         : info.isCharacterDevice() || info.isBlockDevice()
@@ -66,12 +65,29 @@ export async function readInputFile(
           : 'not a file';
       throw new InputFileError('input_not_file', `is ${kind}, not a file or a pipe`);
     }
-    if (info.size > maxBytes) throw tooLarge(maxBytes);
-    const bytes = await handle.readFile();
-    if (bytes.length > maxBytes) throw tooLarge(maxBytes);
-    return bytes;
+  } catch (error) {
+    await closeFd(fd).catch(() => undefined);
+    throw error;
+  }
+  if (socket) return readStream(socket, maxBytes, options.signal);
+  try {
+    return await readBounded(fd, maxBytes);
   } finally {
-    if (!handedOver) await handle.close();
+    await closeFd(fd).catch(() => undefined);
+  }
+}
+
+/** A regular file's bytes, read until its end but never past `maxBytes` (a file may grow while it is read). */
+async function readBounded(fd: number, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.alloc(Math.min(READ_CHUNK_BYTES, maxBytes + 1 - total));
+    const { bytesRead } = await readFd(fd, chunk, 0, chunk.length, null);
+    if (bytesRead === 0) return Buffer.concat(chunks);
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > maxBytes) throw tooLarge(maxBytes);
   }
 }
 
@@ -87,52 +103,30 @@ export async function readInputStream(
   return readStream(stream, options.maxBytes ?? MAX_INPUT_BYTES, options.signal);
 }
 
-async function readStream(
-  stream: NodeJS.ReadableStream,
-  maxBytes: number,
-  signal: AbortSignal | undefined,
-  done?: () => void,
-): Promise<Buffer> {
-  const destroy = (): void => {
-    (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
-  };
-  try {
-    signal?.throwIfAborted();
-    return await new Promise<Buffer>((resolvePromise, reject) => {
-      const chunks: Buffer[] = [];
-      let total = 0;
-      const onAbort = (): void => {
-        finish();
-        reject(signal?.reason);
-      };
-      const finish = (): void => {
-        signal?.removeEventListener('abort', onAbort);
-        stream.removeAllListeners('data');
-        destroy();
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      stream.on('data', (chunk: Buffer | string) => {
-        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        total += bytes.length;
-        if (total > maxBytes) {
-          finish();
-          reject(tooLarge(maxBytes));
-          return;
-        }
-        chunks.push(bytes);
-      });
-      stream.once('end', () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolvePromise(Buffer.concat(chunks));
-      });
-      stream.once('error', (error: Error) => {
-        finish();
-        reject(error);
-      });
+/** Read `stream` to its end (at most `maxBytes`); the stream is destroyed once done, whichever way it ends. */
+function readStream(stream: NodeJS.ReadableStream, maxBytes: number, signal: AbortSignal | undefined): Promise<Buffer> {
+  return new Promise<Buffer>((resolvePromise, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const settle = (error: unknown, bytes?: Buffer): void => {
+      signal?.removeEventListener('abort', onAbort);
+      stream.removeAllListeners('data');
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      if (bytes) resolvePromise(bytes);
+      else reject(error);
+    };
+    const onAbort = (): void => settle(signal?.reason);
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    stream.on('data', (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      total += bytes.length;
+      if (total > maxBytes) settle(tooLarge(maxBytes));
+      else chunks.push(bytes);
     });
-  } finally {
-    done?.();
-  }
+    stream.once('end', () => settle(undefined, Buffer.concat(chunks)));
+    stream.once('error', (error: Error) => settle(error));
+  });
 }
 
 /**

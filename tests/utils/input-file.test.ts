@@ -46,6 +46,14 @@ describe('readInputFile', () => {
     await expect(readInputFile('/dev/zero')).rejects.toMatchObject({ code: 'input_not_file' });
   });
 
+  it("reads a FIFO once its writer comes, to the writer's end", async () => {
+    const fifo = join(dir, 'fed.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reading = readInputFile(fifo);
+    setTimeout(() => void writeFile(fifo, 'from the writer'), 100);
+    expect((await reading).toString()).toBe('from the writer');
+  });
+
   it('stops waiting for a FIFO writer when the signal aborts, with its reason', async () => {
     const fifo = join(dir, 'wait.fifo');
     execFileSync('mkfifo', [fifo]);
