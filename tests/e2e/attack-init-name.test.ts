@@ -9,16 +9,22 @@ import { cleanEnv, runCli } from '../support/fixture.js';
 // one line of plain text.
 
 let base: string;
+let home: string;
 beforeEach(async () => {
   base = await mkdtemp(join(tmpdir(), 'clawcode-init-name-'));
+  // Outside the project: a clawcode home inside it is refused (tests/e2e/attack-home-in-project.test.ts).
+  home = await mkdtemp(join(tmpdir(), 'clawcode-init-name-home-'));
 });
-afterEach(async () => rm(base, { recursive: true, force: true }));
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+  await rm(home, { recursive: true, force: true });
+});
 
 describe('a package name holding terminal controls', () => {
   it('is written into AGENTS.md without them (fails on main)', async () => {
     const name = 'app\u001b]0;pwned\u0007\u009b8m';
     await writeFile(join(base, 'package.json'), JSON.stringify({ name, scripts: { test: 'vitest' } }));
-    const result = await runCli(['init', '--dir', base], { env: cleanEnv({ CLAWCODE_HOME: join(base, '.home') }) });
+    const result = await runCli(['init', '--dir', base], { env: cleanEnv({ CLAWCODE_HOME: home }) });
     expect(result.code, result.stderr).toBe(0);
     const written = await readFile(join(base, 'AGENTS.md'), 'utf8');
     expect(written).toContain('- Stack: Node.js (JavaScript package "app ]0;pwned 8m")');
