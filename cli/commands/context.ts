@@ -131,7 +131,7 @@ export async function runContextCommand(options: ContextCommandOptions): Promise
   }
   const note =
     (instructions.files.length
-      ? `instructions: ${instructions.files.join(', ')} (${instructions.chars} chars${instructions.truncated ? ', truncated' : ''})\n`
+      ? `instructions: ${instructions.files.map((f) => escapeTerminal(f, 'line')).join(', ')} (${instructions.chars} chars${instructions.truncated ? ', truncated' : ''})\n`
       : '') + (options.budget ? `${describeBudget(options.budget)}\n` : '');
   options.stdout.write(escapeTerminal(formatContextTable(result) + note, 'colored'));
 }

@@ -7,10 +7,15 @@ import { escapeTerminal, terminalJson } from '../../utils/terminal-text.js';
 /** One printed row: a setting (or sub-list) name, its value and where it came from. */
 type Row = { name: string; value: string; source: string };
 
+/**
+ * A value as shown in the table: masked, and escaped as one line here, before the table is put together, since
+ * the table is printed in `colored` mode, which keeps SGR sequences (a committed `ESC[8m` would hide the rest).
+ */
 function formatValue(value: unknown): string {
+  const shown = (v: unknown): string => escapeTerminal(maskSecrets(String(v)), 'line');
   if (value === undefined) return '(not set)';
-  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map((v) => maskSecrets(String(v))).join(', ');
-  return maskSecrets(String(value));
+  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map(shown).join(', ');
+  return shown(value);
 }
 
 function formatSource(source: SettingSource): string {
@@ -54,7 +59,7 @@ async function providerModelRow(resolved: ResolvedSettings, env: NodeJS.ProcessE
     const where = providerEntry(config, found.name)
       ? `provider entry "${found.name}": ${configPath(env)}`
       : `provider ${found.name} (environment)`;
-    return { name: 'model', value: maskSecrets(found.model), source: where };
+    return { name: 'model', value: formatValue(found.model), source: where };
   } catch {
     return undefined;
   }
