@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 
-/** git ignores a `.gitignore` or `.gitattributes` larger than this (100 MiB, since git 2.39); so do we. */
-export const MAX_RULES_FILE_BYTES = 100 * 1024 * 1024;
+/** git skips a `.gitattributes` larger than this (100 MiB, since 2.39.1); so do we. */
+export const MAX_ATTRIBUTES_FILE_BYTES = 100 * 1024 * 1024;
 
 /**
  * The UTF-8 text of a regular file of at most `maxBytes` bytes, read synchronously without ever blocking: the
@@ -9,14 +9,15 @@ export const MAX_RULES_FILE_BYTES = 100 * 1024 * 1024;
  * read instead of holding the process for good.
  *
  * @param path      absolute path
- * @param maxBytes  the largest size read, in bytes; a longer file yields undefined (not a truncated text)
+ * @param maxBytes  the largest size read, in bytes; a longer file yields undefined (not a truncated text). No
+ *                  bound by default: an ignore file left unread would send what it keeps out
  * @param noFollow  refuse a final symlink (a `gitdir` file of a git directory is read where it is, never through
  *                  a link)
  * @returns the text, or undefined when the path is missing, no regular file, too long or unreadable
  */
 export function readRegularText(
   path: string,
-  maxBytes: number = MAX_RULES_FILE_BYTES,
+  maxBytes = Number.POSITIVE_INFINITY,
   noFollow = false,
 ): string | undefined {
   let fd: number | undefined;

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Ignore } from 'ignore';
 import { recordsInRepo, type GitRepo } from '../../utils/git/repo.js';
 import { ignore } from '../../utils/lazy-ignore.js';
-import { readRegularText } from '../../utils/regular-text.js';
+import { MAX_ATTRIBUTES_FILE_BYTES, readRegularText } from '../../utils/regular-text.js';
 
 /**
  * The git side of project scanning: running `git ls-files` and friends, parsing the index listing,
@@ -133,7 +133,9 @@ export function attributeTexts(
       ? resolve(realRoot, globalFile.replace(/^~(?=\/)/, homedir()))
       : join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'attributes'),
   );
-  return attributeFiles.map((f) => readRegularText(f)).filter((t): t is string => t !== undefined);
+  return attributeFiles
+    .map((f) => readRegularText(f, MAX_ATTRIBUTES_FILE_BYTES))
+    .filter((t): t is string => t !== undefined);
 }
 
 /**
