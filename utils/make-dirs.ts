@@ -1,5 +1,4 @@
 import { mkdirSync, statSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
 /**
@@ -14,25 +13,8 @@ import { dirname, resolve } from 'node:path';
  * @throws the first mkdir/stat errno error (ENOENT, EACCES, ENOTDIR, EROFS…); ENOTDIR when a part is a file
  */
 export async function makeDirs(path: string, mode: number): Promise<void> {
-  const missing: string[] = [];
-  for (let dir = resolve(path); ; dir = dirname(dir)) {
-    const info = await stat(dir).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
-      throw error;
-    });
-    if (info) {
-      if (!info.isDirectory()) throw notDir(dir);
-      break;
-    }
-    missing.push(dir);
-    if (dirname(dir) === dir) break;
-  }
-  for (const dir of missing.reverse()) {
-    await mkdir(dir, { mode }).catch(async (error: NodeJS.ErrnoException) => {
-      // Made by another process meanwhile: fine when it is a folder.
-      if (error.code !== 'EEXIST' || !(await stat(dir)).isDirectory()) throw error;
-    });
-  }
+  // A few stat and mkdir calls, once per folder: done synchronously, one walk for both entry points.
+  makeDirsSync(path, mode);
 }
 
 /** makeDirs, synchronously (for the few writers that are synchronous); same contract. */
