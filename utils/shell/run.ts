@@ -62,6 +62,11 @@ export interface CommandResult {
    * replaced while the command ran. The command counts as failed.
    */
   controlChanged?: string;
+  /**
+   * Set by the caller that guarded the project during the command (utils/shell/tree-guard.ts): one line naming the
+   * files it changed and that were put back. The command counts as failed.
+   */
+  restored?: string;
   /** In the sandbox: one line saying the command was stopped for taking more of the disk than its cap. */
   diskExceeded?: string;
 }
