@@ -142,7 +142,13 @@ async function listKept(root: string, max: number): Promise<string[] | null> {
     '--directory',
   ]);
   if (ignored === null) return null;
-  const out = [...own];
+  const out: string[] = [];
+  // A submodule (a gitlink) and a nested repository git does not enter are listed as folders: walked, their
+  // files are the project's too.
+  for (const entry of own) {
+    if (!lstatBig(join(root, entry))?.isDirectory()) out.push(entry);
+    else if (!walk(root, entry.replace(/\/$/, ''), out, max)) return null;
+  }
   for (const entry of ignored) {
     if (!entry.endsWith('/')) out.push(entry);
     else if (!generatedFolder(root, entry) && !walk(root, entry.slice(0, -1), out, max)) return null;

@@ -102,6 +102,16 @@ describe('guardTree', () => {
     expect(readFileSync(join(root, 'dist/x.js'), 'utf8')).toBe('rebuilt\n');
   });
 
+  it('keeps the files of a nested repository, which git lists as a folder', async () => {
+    gitIn(root, 'init', '-q');
+    writeFiles(root, { 'vendor/lib/x.c': 'int x;\n' });
+    gitIn(join(root, 'vendor/lib'), 'init', '-q');
+    const g = await guard();
+    rmSync(join(root, 'vendor/lib/x.c'));
+    expect((await g.check()).changed).toEqual(['vendor/lib/x.c']);
+    expect(readFileSync(join(root, 'vendor/lib/x.c'), 'utf8')).toBe('int x;\n');
+  });
+
   it('refuses, in one line, a project with more bytes than it keeps', async () => {
     truncateSync(join(root, 'src/a.js'), GUARD_MAX_BYTES + 1);
     expect(await guardTree(root, new Set())).toMatch(/^the project holds more than 256 MiB of files to keep safe$/);
