@@ -189,7 +189,7 @@ async function runOne(
     cwd: options.rootDir,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
-    ...sandboxFor(sandbox, options.rootDir, options.allowNetwork),
+    ...unaskedSandbox(sandboxFor(sandbox, options.rootDir, options.allowNetwork), guard !== undefined),
   });
   const restored = guard ? restoredLine(await guard.check()) : undefined;
   if (restored) result.restored = restored;
@@ -223,4 +223,10 @@ function restoredLine(outcome: GuardOutcome): string | undefined {
     removed.length > 0 ? `, and the ${removed.length} file${removed.length === 1 ? '' : 's'} it added removed` : '';
   const lost = failed.length > 0 ? `; could not put back: ${failed.slice(0, 3).join(', ')}` : '';
   return `the command changed ${changed[0]}${more}, which the plan did not write: put back as it was${added}${lost}`;
+}
+
+/** An unasked command's sandbox also keeps the installed dependencies read-only (utils/shell/sandbox-deps.ts). */
+function unaskedSandbox(options: ReturnType<typeof sandboxFor>, unasked: boolean): ReturnType<typeof sandboxFor> {
+  if (!unasked || !options.sandbox) return options;
+  return { sandbox: { ...options.sandbox, policy: { ...options.sandbox.policy, dependenciesReadOnly: true } } };
 }

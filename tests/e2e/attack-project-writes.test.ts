@@ -19,7 +19,10 @@ const has = (tool: string, ...args: string[]): boolean =>
 const FILES: Record<string, string> = {
   'src/a.js': 'export const a = 1;\n',
   'src/b.js': 'export const b = 2;\n',
-  '.gitignore': '.env\n',
+  '.gitignore': '.env\nnode_modules/\n.venv/\n',
+  'node_modules/.bin/vitest': '#!/bin/sh\n',
+  '.venv/pyvenv.cfg': 'home = /usr/bin\n',
+  '.venv/lib/site-packages/x.py': 'x = 1\n',
   '.env': 'TOKEN=keep-me\n',
   'tests/test_a.py': 'def test_a(tmp_path):\n    assert True\n',
   'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'echo gone > src/b.js' } }),
@@ -29,6 +32,8 @@ const FILES: Record<string, string> = {
     'clear-notes:\n\trm -rf notes\n',
     'build:\n\tmkdir -p dist && echo built > dist/out.js && echo made > made.txt\n',
     'fmt:\n\tsed -i s/42/43/ src/a.js\n',
+    'plant:\n\techo evil > node_modules/.bin/vitest; echo evil > .venv/lib/site-packages/evil.pth; true\n',
+    'cache:\n\tmkdir -p node_modules/.vite/vitest && echo {} > node_modules/.vite/vitest/results.json\n',
   ].join('\n'),
 };
 
@@ -127,6 +132,25 @@ describe(`an unasked command keeps the project's files${sandbox.available ? '' :
       expect(readFileSync(join(project, 'src/a.js'), 'utf8')).toBe('export const a = 43;\n');
       expect(readFileSync(join(project, 'made.txt'), 'utf8')).toBe('made\n');
       expect(readFileSync(join(project, 'dist/out.js'), 'utf8')).toBe('built\n');
+    },
+  );
+
+  it.skipIf(!sandbox.available || !has('make'))(
+    'cannot plant code in the installed dependencies the person runs later; their caches stay writable (fails on main)',
+    { timeout: 90_000 },
+    async () => {
+      const before = fingerprintTree(project);
+      const { code, report, stderr } = await apply(commandsOnly(['make plant', 'make cache']));
+      expect(
+        report.commands.map((c) => c.exitCode),
+        stderr,
+      ).toEqual([0, 0]);
+      expect(code).toBe(0);
+      const after = fingerprintTree(project);
+      for (const path of ['node_modules/.bin/vitest', '.venv/lib/site-packages/x.py'])
+        expect(after.get(path)).toBe(before.get(path));
+      expect(after.has('.venv/lib/site-packages/evil.pth')).toBe(false);
+      expect(readFileSync(join(project, 'node_modules/.vite/vitest/results.json'), 'utf8')).toBe('{}\n');
     },
   );
 });

@@ -5,6 +5,7 @@ import { tmpdir, totalmem } from 'node:os';
 import { UsageError } from '../errors.js';
 import { executableOutside, realOrSelf } from '../executable.js';
 import { controlBinds, controlSnapshot, type ControlSnapshot } from './sandbox-binds.js';
+import { dependencyBinds } from './sandbox-deps.js';
 import { homeView } from './sandbox-home.js';
 import { sandboxFilter, SECCOMP_FD } from './seccomp.js';
 import { isInsideRoot } from '../path-inside.js';
@@ -40,6 +41,8 @@ export interface SandboxPolicy {
   allowNetwork: boolean;
   /** most bytes of memory for each process and for the private `/tmp` (default {@link sandboxMaxMemory}) */
   maxMemoryBytes?: number;
+  /** bind the installed dependencies read-only (sandbox-deps.ts): for a command that runs without a person's yes */
+  dependenciesReadOnly?: boolean;
 }
 
 /** Most processes (threads count) of one sandboxed command at a time. */
@@ -346,10 +349,13 @@ export async function sandboxArgs(
   const snapshot = await controlSnapshot(root);
   const control = controlBinds(root, [...snapshot.keys()], fixed);
   args.push(...control.ways, ...inside, ...control.readOnly);
+  const deps = policy.dependenciesReadOnly ? dependencyBinds(root) : { args: [], cleanup: () => undefined };
+  args.push(...deps.args);
   // Caches that follow XDG_CACHE_HOME (go's build cache, pip) go to the private /tmp.
   args.push('--setenv', 'XDG_CACHE_HOME', '/tmp/.cache', '--setenv', 'TMPDIR', '/tmp', '--chdir', root);
   args.push(...caps(status, memory), '/bin/sh', '-c', command);
   const cleanup = (): void => {
+    deps.cleanup();
     control.cleanup();
     for (const path of created) {
       try {
