@@ -248,6 +248,8 @@ function isolation(status: SandboxReady, allowNetwork: boolean, memory: number):
     '/',
     '--dev',
     '/dev',
+    // bubblewrap's /dev is a tmpfs of half the machine's memory, /dev/shm a folder in it: /dev read-only, /dev/shm sized.
+    ...(status.tmpfsSize ? ['--remount-ro', '/dev', ...tmpfs(status, '/dev/shm', memory)] : []),
     '--proc',
     '/proc',
     // bubblewrap covers only what it may write when it sets up; a command started by root is root on the

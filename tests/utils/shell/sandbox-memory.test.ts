@@ -58,6 +58,19 @@ describe(`a sandboxed command's memory when no cgroup can be made${skip ? ` (ski
     expect(Number(/kib=(\d+)/.exec(out)?.[1] ?? 0) * 1024).toBeLessThanOrEqual(64 * MiB);
   });
 
+  it.skipIf(skip !== undefined)(
+    'holds what is written to /dev/shm to the cap, and nothing to /dev (fails on main)',
+    () => {
+      const out = runAsNobody(
+        root,
+        home,
+        'head -c 209715200 /dev/zero > /dev/shm/big; echo "kib=$(du -k /dev/shm/big | cut -f1)"; echo x > /dev/x || echo refused',
+      );
+      expect(Number(/kib=(\d+)/.exec(out)?.[1] ?? 0) * 1024).toBeLessThanOrEqual(64 * MiB);
+      expect(out).toContain('refused');
+    },
+  );
+
   it.skipIf(skip !== undefined)('stops one process allocating past the cap (fails on main)', () => {
     const out = runAsNobody(
       root,
