@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../../utils/shell/sandbox.js';
+import { asNobody, chownTree, NOBODY, runCliAs } from '../support/as-user.js';
 import { cleanEnv, fingerprintTree, gitIn, replacePlan, runCli, writeFiles } from '../support/fixture.js';
 
 // An unasked command (allow-listed, run with --yes --run-commands) may write anywhere in the sandbox's project
@@ -32,6 +33,7 @@ const FILES: Record<string, string> = {
     'clear-notes:\n\trm -rf notes\n',
     'build:\n\tmkdir -p dist && echo built > dist/out.js && echo made > made.txt\n',
     'fmt:\n\tsed -i s/42/43/ src/a.js\n',
+    'lock:\n\techo gone > src/b.js; chmod 000 src\n',
     'plant:\n\techo evil > node_modules/.bin/vitest; echo evil > .venv/lib/site-packages/evil.pth; true\n',
     'cache:\n\tmkdir -p node_modules/.vite/vitest && echo {} > node_modules/.vite/vitest/results.json\n',
   ].join('\n'),
@@ -151,6 +153,24 @@ describe(`an unasked command keeps the project's files${sandbox.available ? '' :
         expect(after.get(path)).toBe(before.get(path));
       expect(after.has('.venv/lib/site-packages/evil.pth')).toBe(false);
       expect(readFileSync(join(project, 'node_modules/.vite/vitest/results.json'), 'utf8')).toBe('{}\n');
+    },
+  );
+
+  it.skipIf(!sandbox.available || !asNobody || !has('make'))(
+    'as an unprivileged user: a file is put back into a folder the command closed to its owner',
+    { timeout: 90_000 },
+    async () => {
+      const before = tree();
+      const file = join(project, '..', 'plan.json');
+      writeFileSync(file, JSON.stringify(commandsOnly(['make lock'])));
+      chownTree(join(project, '..'), NOBODY);
+      chownTree(env.CLAWCODE_HOME!, NOBODY);
+      const args = ['apply', file, '--dir', project, '--yes', '--run-commands', '--json'];
+      const result = await runCliAs(NOBODY, args, env);
+      const report = JSON.parse(result.stdout) as Report;
+      expect(report.commands[0]!.restored, result.stderr).toMatch(/^the command changed src\//);
+      expect(result.code).toBe(4);
+      expect(tree()).toEqual(before);
     },
   );
 });

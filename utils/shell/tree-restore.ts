@@ -46,6 +46,8 @@ export function restoreEntry(root: string, rel: string, entry: KeptEntry): boole
       const kind = kindOf(dir);
       if (kind === 'other') unlinkSync(dir);
       if (kind !== 'dir') mkdirSync(dir);
+      // A folder the command closed to its owner (`chmod 000 src`) is opened to the owner again to be written.
+      else if ((lstatSync(dir).mode & 0o700) !== 0o700) chmodSync(dir, (lstatSync(dir).mode & 0o7777) | 0o700);
     }
     const path = join(root, rel);
     if (kindOf(path) === 'dir') rmSync(path, { recursive: true, force: true });
