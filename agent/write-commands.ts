@@ -222,7 +222,7 @@ function restoredLine(outcome: GuardOutcome): string | undefined {
   const added =
     removed.length > 0 ? `, and the ${removed.length} file${removed.length === 1 ? '' : 's'} it added removed` : '';
   const lost = failed.length > 0 ? `; could not put back: ${failed.slice(0, 3).join(', ')}` : '';
-  return `the command changed ${changed[0]}${more}, which the plan did not write: put back as it was${added}${lost}`;
+  return `the command changed ${changed[0]}${more}, which an unasked command may not change: put back as it was${added}${lost}`;
 }
 
 /** An unasked command's sandbox also keeps the installed dependencies read-only (utils/shell/sandbox-deps.ts). */

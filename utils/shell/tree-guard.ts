@@ -61,6 +61,8 @@ export interface KeptEntry {
   stamp: string;
   content?: Buffer;
   target?: string;
+  /** a file the plan wrote: its bytes and mode may change, not its kind, nor may it go */
+  rewritable?: boolean;
 }
 
 /** What {@link TreeGuard.check} found and did. */
@@ -172,14 +174,17 @@ export async function guardTree(rootDir: string, free: ReadonlySet<string>): Pro
     return `the project has more than ${GUARD_MAX_FILES} files to keep safe, or git could not list them`;
   const kept = new Map<string, KeptEntry>();
   let bytes = 0;
-  for (const rel of new Set(listed)) {
-    if (free.has(rel) || isFreeToChange(rel)) continue;
+  // The plan's files are kept too, as what they must stay: a formatter rewrites one, nothing makes it a symlink
+  // out of the project (which undo then refuses to write through), a folder, or removes it.
+  for (const rel of new Set([...listed, ...free])) {
+    if (isFreeToChange(rel)) continue;
     const info = lstatBig(join(root, rel));
     if (!info || !(info.isFile() || info.isSymbolicLink())) continue;
     const entry: KeptEntry = {
       kind: info.isFile() ? 'file' : 'link',
       mode: Number(info.mode & 0o7777n),
       stamp: stamp(info),
+      ...(free.has(rel) ? { rewritable: true } : {}),
     };
     try {
       if (info.isFile()) {
@@ -202,6 +207,7 @@ function unchanged(root: string, rel: string, entry: KeptEntry): boolean {
   const info = lstatBig(path);
   if (!info) return false;
   if (stamp(info) === entry.stamp) return true;
+  if (entry.rewritable) return entry.kind === 'file' ? info.isFile() : info.isSymbolicLink();
   if (Number(info.mode & 0o7777n) !== entry.mode) return false;
   try {
     if (entry.kind === 'link') return info.isSymbolicLink() && readlinkSync(path) === entry.target;

@@ -91,6 +91,15 @@ describe('guardTree', () => {
     expect(readFileSync(join(root, 'src/a.js'), 'utf8')).toBe('formatted\n');
   });
 
+  it('puts back a plan file the command made a symlink out of the project (undo would not write through it)', async () => {
+    const g = await guard(['src/a.js']);
+    rmSync(join(root, 'src/a.js'));
+    symlinkSync(join(base, 'outside/keep.txt'), join(root, 'src/a.js'));
+    expect((await g.check()).changed).toEqual(['src/a.js']);
+    expect(lstatSync(join(root, 'src/a.js')).isFile()).toBe(true);
+    expect(readFileSync(join(root, 'src/a.js'), 'utf8')).toBe('a\n');
+  });
+
   it('keeps a file git ignores one by one (.env), and not a generated folder git ignores', async () => {
     writeFiles(root, { '.gitignore': '.env\nlogs/\ndist/\n', '.env': 'K=1\n', 'logs/today.log': 'l\n' });
     gitIn(root, 'init', '-q');
