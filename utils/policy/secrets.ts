@@ -12,6 +12,8 @@
  */
 import { GITLEAKS_RULES } from './secret-rules.js';
 import { OWN_RULES, type CompiledAllow, type Rule } from './secret-own-rules.js';
+import { PASSWORD_RULES } from './secret-passwords.js';
+import { COMMAND_RULES } from './secret-commands.js';
 import { fileNamedSecret, shannonEntropy } from './secret-values.js';
 import { keywordWindows, presentKeywords } from './secret-scan.js';
 
@@ -74,6 +76,8 @@ interface CompiledRules {
 }
 
 let compiled: CompiledRules | undefined;
+/** Rules before this index are ours (no global allow-list); the vendored gitleaks rules follow. */
+const OWN_COUNT = OWN_RULES.length + PASSWORD_RULES.length + COMMAND_RULES.length;
 
 /** Compile both rule sets once, on first use (about 220 regexes). */
 function rules(): CompiledRules {
@@ -87,7 +91,7 @@ function rules(): CompiledRules {
     allow: (r.allow ?? []).map(compileAllow),
     multiline: r.flags.includes('s') || /\\s\\S|\\[rn]/.test(r.regex),
   }));
-  const all = [...OWN_RULES, ...gitleaks];
+  const all = [...OWN_RULES, ...PASSWORD_RULES, ...COMMAND_RULES, ...gitleaks];
   compiled = {
     rules: all,
     globalAllow: compileAllow(GITLEAKS_RULES.allow),
@@ -175,11 +179,11 @@ export function redactSecrets(text: string, path?: string): { text: string; reda
         if (!secret || inMarker(from + secret.at, from + secret.at + secret.text.length)) continue;
         if (rule.entropy !== undefined && shannonEntropy(secret.text) < rule.entropy) continue;
         if (rule.keep && !rule.keep(secret.text, m)) continue;
-        if (rule.allow.length > 0 || index >= OWN_RULES.length) {
+        if (rule.allow.length > 0 || index >= OWN_COUNT) {
           const lineStart = part.lastIndexOf('\n', m.index) + 1;
           const lineEnd = part.indexOf('\n', m.index + m[0].length);
           const line = part.slice(lineStart, lineEnd === -1 ? part.length : lineEnd);
-          const allowLists = index >= OWN_RULES.length ? [globalAllow, ...rule.allow] : rule.allow;
+          const allowLists = index >= OWN_COUNT ? [globalAllow, ...rule.allow] : rule.allow;
           if (allowLists.some((a) => allowed(a, secret.text, m[0], line))) continue;
         }
         findings.push({ start: from + secret.at, end: from + secret.at + secret.text.length, rule: index });
