@@ -8,7 +8,8 @@
  * a password.
  */
 import type { Rule } from './secret-own-rules.js';
-import { weakPassword } from './secret-passwords.js';
+import { passwordName, weakPassword } from './secret-passwords.js';
+import { secretValue } from './secret-values.js';
 
 /** A tool name as a command word: not part of a longer word or path segment (`my-curl`, `/x/curl.d`). */
 const TOOL_START = String.raw`(?<![\w./-])`;
@@ -145,5 +146,26 @@ export const COMMAND_RULES: Rule[] = [
       const password = secret.slice(secret.indexOf(':') + 1);
       return literal(password);
     },
+  },
+  // A setting set by name (`aws configure set aws_secret_access_key …`, `npm config set …`, `git config …`,
+  // `dotnet user-secrets set "Key" "…"`, `gh secret set NAME --body …` is an option): a password name takes any
+  // literal, another credential name a high-entropy one.
+  {
+    kind: 'command_password',
+    re: /(?<![\w-])(?:(?:config(?:ure)?|secrets?|user-secrets|credentials?)[ \t]+set|git[ \t]+config(?:[ \t]+--\w+)*)[ \t]+(["']?)([A-Za-z_][\w.:/-]{0,80})\1[ \t]+(["']?)([^\s"'`;|&<>]{1,200})\3(?=[\s;|&)]|$)/dg,
+    keywords: ['set', 'config'],
+    group: 4,
+    allow: [],
+    keep: (secret, m) => (passwordName(m[2]!) ? literal(secret) : secretValue(secret, m[2]!)),
+  },
+  // An expect script answering a password prompt: `expect "*assword:*"` then `send "…\r"`.
+  {
+    kind: 'command_password',
+    re: /\bexpect\b[^\n]*(?:assword|passphrase)[^\n]*\r?\n[ \t]*send[ \t]+(?:--[ \t]+)?(["'])((?:(?!\1)[^\\\n]|\\[^rn]){1,200})(?:\\r|\\n)*\1/dg,
+    keywords: ['expect'],
+    group: 2,
+    allow: [],
+    multiline: true,
+    keep: (secret) => !/^\$|^\[/.test(secret) && literal(secret),
   },
 ];

@@ -65,6 +65,8 @@ export function weakPassword(value: string, how: 'quoted' | 'bare' | 'prose'): b
 }
 
 const KEYWORDS = ['pass', 'pwd'];
+/** The keywords of every credential name: the shell-word rule reads high-entropy values of the others too. */
+const ALL_KEYWORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'credential', 'auth', 'private'];
 
 /** `NAME = "value"`, `"name": "value"`, `name: 'value'`, `password="value"` (a keyword argument), in any line. */
 const QUOTED_PASSWORD: Rule = {
@@ -92,17 +94,19 @@ const BARE_PASSWORD: Rule = {
 
 /**
  * `NAME=value` as one shell word inside a command: `docker run -e POSTGRES_PASSWORD=…`, `java -Da.password=…`,
- * `helm --set auth.postgresPassword=…`, `--from-literal=password=…`, `mount -o user=u,password=…`. No blank around
- * `=`, a blank or line start before the name (a query string's `&password=` is not one), a blank or the line's
- * end after the value.
+ * `helm --set auth.postgresPassword=…`, `--from-literal=password=…`, `mount -o user=u,password=…`, an `.npmrc`
+ * line `//host/:_authToken=…`. No blank around `=`, a blank, `,`, `=`, `:` or line start before the name (a query
+ * string's `&password=` is not one), a blank or the line's end after the value. A password name takes any
+ * literal; another credential name (`_authToken`, `API_KEY`) a high-entropy one.
  */
 const WORD_PASSWORD: Rule = {
   kind: 'password_assignment',
-  re: /(?:(?<=^|[\s,=])|(?<=-D))([A-Za-z_][\w.-]{0,60})=(["']?)(?=([^\s"'`;|&<>(){}[\],]{3,200}))\3\2(?=[\s"'`]|$)/dgm,
-  keywords: KEYWORDS,
+  re: /(?:(?<=^|[\s,=:])|(?<=-D))([A-Za-z_][\w.-]{0,60})=(["']?)(?=([^\s"'`;|&<>(){}[\],]{3,200}))\3\2(?=[\s"'`]|$)/dgm,
+  keywords: ALL_KEYWORDS,
   group: 3,
   allow: [],
-  keep: (secret, m) => passwordName(m[1]!) && weakPassword(secret, m[2] === '' ? 'bare' : 'quoted'),
+  keep: (secret, m) =>
+    passwordName(m[1]!) ? weakPassword(secret, m[2] === '' ? 'bare' : 'quoted') : secretValue(secret, m[1]!),
 };
 
 /** `ENV NAME value` (Dockerfile), `setenv NAME value` (csh), `SetEnv NAME value` (Apache): a blank for the `=`. */
@@ -163,6 +167,19 @@ const NETRC_PASSWORD: Rule = {
   keep: (secret) => weakPassword(secret, 'quoted'),
 };
 
+/**
+ * A `.pgpass` line (`host:port:database:user:password`, `*` for any field but the password), in a README or a
+ * script that writes one: five fields, the second a port.
+ */
+const PGPASS_PASSWORD: Rule = {
+  kind: 'password_assignment',
+  re: /^[ \t]*(?:echo[ \t]+["']?)?[\w.*-]{1,100}:(?:\d{1,5}|\*):[\w.*-]{1,100}:[\w.*@-]{1,100}:([^\s:"'`]{1,200})["']?(?=[ \t]*(?:>|$))/dgm,
+  keywords: [],
+  group: 1,
+  allow: [],
+  keep: (secret) => weakPassword(secret, 'quoted'),
+};
+
 let lastAliases: { text: string; names: Map<string, string[]> } | undefined;
 
 /** The keys that take each YAML alias in `text` (`password: *pw` → pw → [password]), found once per text. */
@@ -210,5 +227,6 @@ export const PASSWORD_RULES: Rule[] = [
   OPTION_PASSWORD,
   PROSE_PASSWORD,
   NETRC_PASSWORD,
+  PGPASS_PASSWORD,
   ANCHORED_SECRET,
 ];
