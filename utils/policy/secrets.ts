@@ -16,6 +16,7 @@ import { PASSWORD_RULES } from './secret-passwords.js';
 import { COMMAND_RULES } from './secret-commands.js';
 import { fileNamedSecret, shannonEntropy } from './secret-values.js';
 import { keywordWindows, presentKeywords } from './secret-scan.js';
+import { derivedViews } from './secret-views.js';
 
 /** Which files are secrets is the path policy's decision (one rule for context, plans and the journal). */
 
@@ -135,23 +136,9 @@ function secretOf(m: RegExpExecArray, group: number | undefined): { at: number; 
 }
 
 /**
- * Replace secret-looking strings with `[REDACTED:<kind>]`. Line structure is preserved (a multi-line
- * private key block keeps its line count) so line numbers of the rest of the text stay true.
- * Kinds are our own (`aws_access_key`, `url_password`, `secret_assignment`...) or gitleaks rule ids.
- *
- * @param text  any text about to be sent (file content, instructions)
- * @param path  when `text` is a whole file, its project-relative path: a file holding one bare value is read as
- *              that value assigned to the file's name (`.vault-token`, `secrets/db_password.txt`)
- * @returns the redacted text and one entry per kind found, in rule order (empty when nothing was found)
- * @throws never
+ * Every finding of every rule in `text` (unmerged, in rule order), markers excepted.
  */
-export function redactSecrets(text: string, path?: string): { text: string; redactions: Redaction[] } {
-  const named = path === undefined ? undefined : fileNamedSecret(text, path);
-  if (named) {
-    const [start, end] = named;
-    const kind = 'secret_assignment';
-    return { text: `${text.slice(0, start)}[REDACTED:${kind}]${text.slice(end)}`, redactions: [{ kind, count: 1 }] };
-  }
+function scan(text: string): Finding[] {
   const { rules: all, globalAllow, keywords, byKeyword, always } = rules();
   const lower = text.toLowerCase();
   const inText = presentKeywords(lower, keywords);
@@ -189,6 +176,35 @@ export function redactSecrets(text: string, path?: string): { text: string; reda
         findings.push({ start: from + secret.at, end: from + secret.at + secret.text.length, rule: index });
       }
     }
+  }
+  return findings;
+}
+
+/**
+ * Replace secret-looking strings with `[REDACTED:<kind>]`. Line structure is preserved (a multi-line
+ * private key block keeps its line count) so line numbers of the rest of the text stay true.
+ * Kinds are our own (`aws_access_key`, `url_password`, `secret_assignment`...) or gitleaks rule ids.
+ *
+ * @param text  any text about to be sent (file content, instructions)
+ * @param path  when `text` is a whole file, its project-relative path: a file holding one bare value is read as
+ *              that value assigned to the file's name (`.vault-token`, `secrets/db_password.txt`)
+ * @returns the redacted text and one entry per kind found, in rule order (empty when nothing was found)
+ * @throws never
+ */
+export function redactSecrets(text: string, path?: string): { text: string; redactions: Redaction[] } {
+  const named = path === undefined ? undefined : fileNamedSecret(text, path);
+  if (named) {
+    const [start, end] = named;
+    const kind = 'secret_assignment';
+    return { text: `${text.slice(0, start)}[REDACTED:${kind}]${text.slice(end)}`, redactions: [{ kind, count: 1 }] };
+  }
+  const { rules: all } = rules();
+  const findings = scan(text);
+  // What the text says as well as how it is written: joined and decoded literals, decoded runs, no invisible
+  // characters (secret-views.ts). A finding in a view is redacted over the original characters it came from.
+  for (const view of derivedViews(text)) {
+    for (const f of scan(view.text))
+      findings.push({ start: view.starts[f.start]!, end: view.ends[f.end - 1]!, rule: f.rule });
   }
   if (findings.length === 0) return { text, redactions: [] };
   // Overlapping findings become one replacement, named after the rule listed first.
