@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/fixture.js';
 import { planOf } from '../support/plans.js';
-import { useLoopbackProject } from '../support/loopback-project.js';
+import { LOOPBACK_KEY, useLoopbackProject } from '../support/loopback-project.js';
 import { replies } from '../support/provider-server.js';
 
 // Passwords that no `NAME=<high-entropy value>` rule sees: given in a tool's own syntax (`curl -u`, `mysql -p`,
@@ -9,6 +9,9 @@ import { replies } from '../support/provider-server.js';
 // `:=`, CI YAML, Dockerfile `ENV NAME value`, `docker run -e`), commented out, stated in prose, or reached through a
 // YAML alias. Each is a distinct marker; the plan request the built CLI sends to the loopback provider, and what
 // --print-prompt prints, must hold none of them.
+
+/** A credential in the environment clawcode runs in, in no recognisable format. */
+const HELD_TOKEN = 'plainTok3nValue2024';
 
 const M = {
   curl: 'plum7tree',
@@ -46,6 +49,8 @@ const FILES: Record<string, string> = {
   'README.md': `# Shop\n\nRun \`docker run -e POSTGRES_PASSWORD=${M.readmeRun} -d postgres\`.\nThe admin password is ${M.readmeProse}.\n`,
   'shop/db.py': `# password: ${M.comment}\nDB_PASSWORD = "${M.python}"\n\ndef connect():\n    return DB_PASSWORD\n`,
   'config/db.yml': `defaults: &dbpw ${M.anchor}\nproduction:\n  password: *dbpw\n`,
+  // The provider key clawcode holds and a credential in its environment, in shapes no rule knows.
+  'docs/ops.md': `# Ops\n\nThe staging gateway takes ${LOOPBACK_KEY}; the deploy hook takes ${HELD_TOKEN}.\n`,
 };
 
 const project = useLoopbackProject({ prefix: 'clawcode-secret-syntax-', files: FILES });
@@ -61,6 +66,7 @@ const PINS = [
   'README.md',
   'shop/',
   'config/',
+  'docs/',
 ];
 
 /** Every string of every request body the loopback server received, one text per request. */
@@ -93,6 +99,23 @@ describe('passwords in tool syntax, low in entropy, in comments and prose', () =
     expect(texts[0]).toContain('curl -s -X POST -u deploy:[REDACTED:command_password] https://api.example.com/upload');
     expect(texts[0]).toContain('ENV POSTGRES_PASSWORD [REDACTED:password_assignment]');
     expectNoMarker(texts[0]!, 'the plan request');
+  });
+
+  it('the provider key and the environment’s credentials never leave, whatever their shape (fails before heldSecrets)', async () => {
+    project.server.reply(replies.plan(planOf([])));
+    const env = { ...project.env, DEPLOY_HOOK_TOKEN: HELD_TOKEN };
+    const result = await runCli([TASK, ...PINS, '--dir', project.project, '--yes', '--provider', 'openai'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    const texts = sentTexts();
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toContain(
+      'The staging gateway takes [REDACTED:held_secret]; the deploy hook takes [REDACTED:held_secret].',
+    );
+    expect(texts[0]).not.toContain(LOOPBACK_KEY);
+    expect(texts[0]).not.toContain(HELD_TOKEN);
+    const printed = await runCli(['--print-prompt', TASK, ...PINS, '--dir', project.project], { env });
+    expect(printed.stdout).toContain('## docs/ops.md');
+    expect(printed.stdout).not.toContain(HELD_TOKEN);
   });
 
   it('--print-prompt prints none of them', async () => {
