@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/fixture.js';
 import { planOf } from '../support/plans.js';
@@ -124,5 +126,26 @@ describe('passwords in tool syntax, low in entropy, in comments and prose', () =
     expect(result.stdout).toContain('## scripts/deploy.sh');
     expect(result.stdout).toContain('mysql -u root -p[REDACTED:command_password] shop < seed.sql');
     expectNoMarker(result.stdout, '--print-prompt');
+  });
+
+  it('files that hold passwords by their name, a backup of .env and a shell history are not sent (fails before)', async () => {
+    const held = {
+      'db/password.txt': 'walnut6gale\n',
+      'secrets/db_password': 'pepper3cove\n',
+      '.env~': 'DB_PASSWORD=saffron8dew\n',
+      '.bash_history': 'ls\nmysql -u root -p thistle2bay shop\n',
+    };
+    for (const [path, text] of Object.entries(held)) {
+      await mkdir(join(project.project, path, '..'), { recursive: true });
+      await writeFile(join(project.project, path), text);
+    }
+    const task = 'rename shop to store in db/password.txt, secrets/db_password, .env~ and .bash_history';
+    const result = await runCli(['--print-prompt', task, '--dir', project.project, '--budget', '200000'], {
+      env: project.env,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('## scripts/deploy.sh');
+    for (const value of ['walnut6gale', 'pepper3cove', 'saffron8dew', 'thistle2bay'])
+      expect(result.stdout, value).not.toContain(value);
   });
 });

@@ -12,7 +12,7 @@
  */
 import { GITLEAKS_RULES } from './secret-rules.js';
 import { OWN_RULES, type CompiledAllow, type Rule } from './secret-own-rules.js';
-import { PASSWORD_RULES } from './secret-passwords.js';
+import { PASSWORD_RULES, passwordName, weakPassword } from './secret-passwords.js';
 import { COMMAND_RULES } from './secret-commands.js';
 import { fileNamedSecret, shannonEntropy } from './secret-values.js';
 import { keywordWindows, presentKeywords } from './secret-scan.js';
@@ -136,6 +136,20 @@ function secretOf(m: RegExpExecArray, group: number | undefined): { at: number; 
 }
 
 /**
+ * Where a file that holds one bare value holds it, when the file is named as a password (`db_password.txt`, a
+ * Compose secret): the value is a password of any strength, as if assigned to that name.
+ */
+function fileNamedPassword(text: string, path: string): [number, number] | undefined {
+  const m = /^\s*(\S{1,200})\s*$/d.exec(text);
+  const span = m?.indices?.[1];
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  // A value file has no extension or `.txt`; `password.ts` holding one word is source.
+  if (!/^[^.]+(?:\.txt)?$/i.test(base)) return undefined;
+  if (!m || !span || !passwordName(base.replace(/\.txt$/i, '')) || /[{}[\]()<>"'`,;]/.test(m[1]!)) return undefined;
+  return weakPassword(m[1]!, 'bare') ? [span[0], span[1]] : undefined;
+}
+
+/**
  * Every finding of every rule in `text` (unmerged, in rule order), markers excepted.
  */
 function scan(text: string): Finding[] {
@@ -192,7 +206,7 @@ function scan(text: string): Finding[] {
  * @throws never
  */
 export function redactSecrets(text: string, path?: string): { text: string; redactions: Redaction[] } {
-  const named = path === undefined ? undefined : fileNamedSecret(text, path);
+  const named = path === undefined ? undefined : (fileNamedSecret(text, path) ?? fileNamedPassword(text, path));
   if (named) {
     const [start, end] = named;
     const kind = 'secret_assignment';

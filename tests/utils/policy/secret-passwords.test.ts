@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { redactSecrets } from '../../../utils/policy/secrets.js';
 import { passwordName, weakPassword } from '../../../utils/policy/secret-passwords.js';
+import { isSecretPath } from '../../../utils/policy/paths.js';
 
 /** Each line redacted on its own: the secret (last element) must be gone and a marker in its place. */
 function expectRedacted(cases: [line: string, secret: string][]): void {
@@ -161,5 +162,56 @@ describe('passwords of any strength in password slots', () => {
     expect(weakPassword('required', 'prose')).toBe(false);
     expect(weakPassword('yourStrong(!)Password', 'quoted')).toBe(true);
     expect(weakPassword('new-password', 'quoted')).toBe(false);
+  });
+});
+
+describe('settings set by name, prompts answered by script, and files named for what they hold', () => {
+  it('redacts a setting set by name, an expect answer, a .pgpass line and an .npmrc token line', () => {
+    expectRedacted([
+      ['aws configure set aws_secret_access_key Zx9Qw3Er7Ty1Ui5OpwJalrXUtnFEMI', 'Zx9Qw3Er7Ty1Ui5Op'],
+      ['npm config set db_password hunter2', 'hunter2'],
+      ['git config --global smtp.pass hunter2', 'hunter2'],
+      ['expect "Password:"\nsend "hunter2\\r"', 'hunter2'],
+      ['db.example.com:5432:app:bob:hunter2', 'hunter2'],
+      ['echo "localhost:5432:*:postgres:hunter2" > ~/.pgpass', 'hunter2'],
+      ['//registry.npmjs.org/:_authToken=Zx9Qw3Er7Ty1Ui5Op', 'Zx9Qw3Er7Ty1Ui5Op'],
+    ]);
+    const text = [
+      'git config --global user.name "Jane Doe"',
+      'npm config set registry https://r.example.com',
+      'a:1:b:c:d',
+    ].join('\n');
+    expect(redactSecrets(text)).toEqual({ text, redactions: [] });
+  });
+
+  it('a file named as a password holds one, of any strength; a source file of that name does not', () => {
+    expect(redactSecrets('db-78n9n\n', 'db/db_password.txt').text).toBe('[REDACTED:secret_assignment]\n');
+    expect(redactSecrets('changeme', 'secrets/postgres_password').text).toBe('[REDACTED:secret_assignment]');
+    expect(redactSecrets('hello\n', 'src/password.ts').text).toBe('hello\n');
+  });
+
+  it('isSecretPath: what a name says it holds, shell histories and backup copies of secrets', () => {
+    for (const p of [
+      'db/password.txt',
+      'api_keys.json',
+      'token.json',
+      'secret.txt',
+      '.bash_history',
+      '.psql_history',
+      '.env~',
+      '.env.swp',
+      'server.key.orig',
+      'id_rsa.bak',
+    ])
+      expect(isSecretPath(p), p).toBe(true);
+    for (const p of [
+      '.env.example.bak',
+      'src/password.ts',
+      'docs/history.md',
+      'tokens.css',
+      'keys.txt',
+      'CHANGELOG.bak',
+    ])
+      expect(isSecretPath(p), p).toBe(false);
   });
 });
