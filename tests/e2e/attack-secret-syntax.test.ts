@@ -32,6 +32,8 @@ const M = {
   comment: 'ivory2reef',
   python: 'onyx5glen',
   anchor: 'tulip9crest',
+  sql: 'fennel5arch',
+  maven: 'gorse8lynx',
 };
 
 const FILES: Record<string, string> = {
@@ -51,6 +53,8 @@ const FILES: Record<string, string> = {
   'README.md': `# Shop\n\nRun \`docker run -e POSTGRES_PASSWORD=${M.readmeRun} -d postgres\`.\nThe admin password is ${M.readmeProse}.\n`,
   'shop/db.py': `# password: ${M.comment}\nDB_PASSWORD = "${M.python}"\n\ndef connect():\n    return DB_PASSWORD\n`,
   'config/db.yml': `defaults: &dbpw ${M.anchor}\nproduction:\n  password: *dbpw\n`,
+  'config/init.sql': `CREATE ROLE shop WITH LOGIN PASSWORD '${M.sql}';\n`,
+  'config/settings.xml': `<settings><servers><server><id>shop</id><password>${M.maven}</password></server></servers></settings>\n`,
   // The provider key clawcode holds and a credential in its environment, in shapes no rule knows.
   'docs/ops.md': `# Ops\n\nThe staging gateway takes ${LOOPBACK_KEY}; the deploy hook takes ${HELD_TOKEN}.\n`,
 };

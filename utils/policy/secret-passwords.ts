@@ -19,8 +19,8 @@ function wordsOf(name: string): string[] {
 
 /**
  * Whether a name's last word (trailing digits dropped) names a password: `password`, `passwd`, `passphrase`,
- * `passcode`, `pwd` or `pass`, alone or glued to a word before it for the longer ones (`DB_PASSWORD`,
- * `rootPassword`, `postgrespassword`, `smtp_pass`, `password2`). `password_hash`, `passwordFile`, `bypass` and
+ * `passcode` or `pwd`, alone or glued to a word before it for the longer ones (`DB_PASSWORD`, `rootPassword`,
+ * `postgrespassword`, `password2`), or `pass` after another word (`smtp_pass`, `dbPass`). `password_hash`, `passwordFile`, `bypass` and
  * `minipass` (a word that ends in `pass`) are not.
  *
  * @param name  an assignment's name, a key, or an option name without its dashes
@@ -28,7 +28,9 @@ function wordsOf(name: string): string[] {
 export function passwordName(name: string): boolean {
   const words = wordsOf(name);
   const last = (words[words.length - 1] ?? '').replace(/\d+$/, '');
-  return last === 'pass' || last === 'pwd' || /(?:password|passwd|passphrase|passcode)$/.test(last);
+  // `pass` alone is as often pass/fail (`pass: "passed"`) as a password; `db_pass`, `smtpPass` are passwords.
+  if (last === 'pass') return words.length > 1;
+  return last === 'pwd' || /(?:password|passwd|passphrase|passcode)$/.test(last);
 }
 
 /** Words that make a value a name or a reference (`DB_PASSWORD`, `new-password`, `secret_key`), not a password. */
@@ -62,6 +64,14 @@ export function weakPassword(value: string, how: 'quoted' | 'bare' | 'prose'): b
   if (/[[\](){},;]/.test(value) || /^[A-Z][A-Za-z]+$/.test(value)) return false;
   if (how === 'bare') return true;
   return /[A-Za-z]/.test(value) && /[^A-Za-z]/.test(value) && !/^[A-Za-z]+[.,;:!?]*$/.test(value);
+}
+
+/**
+ * Whether a value is a credential under `name`: any literal under a password name (weakPassword), a mixed
+ * high-entropy literal under another credential name (secretValue).
+ */
+export function credentialValue(value: string, name: string, how: 'quoted' | 'bare'): boolean {
+  return passwordName(name) ? weakPassword(value, how) : secretValue(value, name);
 }
 
 const KEYWORDS = ['pass', 'pwd'];
@@ -106,7 +116,9 @@ const WORD_PASSWORD: Rule = {
   group: 3,
   allow: [],
   keep: (secret, m) =>
-    passwordName(m[1]!) ? weakPassword(secret, m[2] === '' ? 'bare' : 'quoted') : secretValue(secret, m[1]!),
+    passwordName(m[1]!)
+      ? weakPassword(secret, m[2] === '' ? 'bare' : 'quoted')
+      : !secret.startsWith('=') && !CODE_VALUE.test(secret) && secretValue(secret, m[1]!),
 };
 
 /** `ENV NAME value` (Dockerfile), `setenv NAME value` (csh), `SetEnv NAME value` (Apache): a blank for the `=`. */
@@ -155,6 +167,30 @@ const PROSE_PASSWORD: Rule = {
     // The sentence's own punctuation after the word is not part of the password (it is redacted with it).
     return weakPassword(secret.replace(/[.,;:!?)]+$/, ''), 'prose');
   },
+};
+
+/**
+ * `password: hunter2` in the middle of a sentence (`log in as admin, password: hunter2 and …`): the word after the
+ * colon must mix letters with digits or symbols and end the sentence or be followed by more words, not by code
+ * punctuation (`{ password: pw2 }`).
+ */
+const PROSE_COLON_PASSWORD: Rule = {
+  kind: 'password_assignment',
+  re: /\b(pass(?:word|wd|phrase))\b[ \t]*:[ \t]+([^\s"'`,;(){}[\]]{3,100})(?=[ \t]*$|[.!?]?[ \t]+[A-Za-z(]|[.!?](?:\s|$))/dgim,
+  keywords: ['pass'],
+  group: 2,
+  allow: [],
+  keep: (secret) => weakPassword(secret.replace(/[.!?]+$/, ''), 'prose'),
+};
+
+/** SQL: `CREATE ROLE app LOGIN PASSWORD 'hunter2'`, `IDENTIFIED BY 'hunter2'`, `WITH PASSWORD = 'hunter2'`. */
+const SQL_PASSWORD: Rule = {
+  kind: 'password_assignment',
+  re: /\b(?:password|identified[ \t]+by)(?:[ \t]+|[ \t]*=[ \t]*)(['"])([^\s'"\\]{1,200})\1/dgi,
+  keywords: ['pass', 'identified'],
+  group: 2,
+  allow: [],
+  keep: (secret) => weakPassword(secret, 'quoted'),
 };
 
 /** A `.netrc` line, in a README or a script: `machine host login user password value`. */
@@ -226,6 +262,8 @@ export const PASSWORD_RULES: Rule[] = [
   DIRECTIVE_PASSWORD,
   OPTION_PASSWORD,
   PROSE_PASSWORD,
+  PROSE_COLON_PASSWORD,
+  SQL_PASSWORD,
   NETRC_PASSWORD,
   PGPASS_PASSWORD,
   ANCHORED_SECRET,

@@ -215,3 +215,35 @@ describe('settings set by name, prompts answered by script, and files named for 
       expect(isSecretPath(p), p).toBe(false);
   });
 });
+
+describe('a password name beside its value by syntax, in SQL and mid-sentence', () => {
+  it('takes a value of any strength', () => {
+    expectRedacted([
+      ["define('DB_PASSWORD', 'hunter2');", 'hunter2'],
+      ['os.getenv("DB_PASSWORD", "hunter2")', 'hunter2'],
+      ['<password>hunter2</password>', 'hunter2'],
+      ['<add key="DbPassword" value="hunter2" />', 'hunter2'],
+      ['env:\n  - name: DB_PASSWORD\n    value: hunter2\n', 'hunter2'],
+      ["const password = process.env.DB_PASSWORD || 'hunter2';", 'hunter2'],
+      ['db:\n  password: >-\n    hunter2\n', 'hunter2'],
+      ["CREATE ROLE app WITH LOGIN PASSWORD 'hunter2';", 'hunter2'],
+      ["CREATE USER 'app'@'%' IDENTIFIED BY 'hunter2';", 'hunter2'],
+      ['Log in as admin, password: hunter2 and change it.', 'hunter2'],
+    ]);
+  });
+
+  it('leaves a hash function’s arguments, HTML attributes, comparisons and pass/fail alone', () => {
+    const text = [
+      "const key = scryptSync('password', 'salt', 64);",
+      "bcrypt.hash('password', 10)",
+      '<input type="password" class="form-control" placeholder="Password">',
+      "request.form['password'] != 'secret'",
+      "password == 'password' and username == 'username'",
+      '[Compare("Password", ErrorMessage = "The password and confirmation password do not match.")]',
+      'pass: "passed",',
+      'via table1.primary_key==table2.primary_key',
+      '{ password: pw2 }',
+    ].join('\n');
+    expect(redactSecrets(text)).toEqual({ text, redactions: [] });
+  });
+});
