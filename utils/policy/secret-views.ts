@@ -88,6 +88,8 @@ const LITERAL =
   /"((?:[^"\\\n]|\\.){0,4000})"|'((?:[^'\\\n]|\\.){0,4000})'|`((?:[^`\\$]|\\.|\$(?!\{)|\$\{\s*(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')\s*\}){0,4000})`/g;
 /** What joins two literals into one string: blanks and at most one operator (`+`, PHP `.`, Lua `..`, VB `&`, D `~`). */
 const GLUE = /^\s{0,200}(?:\+|\.\.?|&|~)?\s{0,200}$/;
+/** Escapes that stand for a character a rule reads: a code point, a quote, a slash. */
+const HIDING_ESCAPE = /\\(?:u[0-9a-fA-F{]|x[0-9a-fA-F]|["'/])/;
 /** An interpolation of a string literal inside a template literal. */
 const INTERPOLATED = /\$\{\s*(["'])((?:(?!\1)[^\\\n]|\\.)*)\1\s*\}/g;
 
@@ -110,7 +112,9 @@ function decodeTemplate(content: string, at: number, out: ViewBuilder): void {
 function literalViews(text: string, views: View[]): void {
   let run: RegExpExecArray[] = [];
   const flush = (): void => {
-    const escaped = run.some((m) => m[0].includes('\\') || m[0].startsWith('`'));
+    // One literal is worth a view only when its escapes hide characters or quotes (`\u0073`, `\x73`, `\"` of JSON
+    // inside JSON, `\/` of a URL) or a template interpolates a literal; `\n` and `\t` alone change nothing a rule reads.
+    const escaped = run.some((m) => HIDING_ESCAPE.test(m[0]) || (m[3] !== undefined && m[3].includes('${')));
     if (run.length >= 2 || (run.length === 1 && escaped)) {
       const first = run[0]!;
       // Looked for among the last PREFIX_CHARS only: a minified line of many literals stays linear.
@@ -148,8 +152,23 @@ function printable(decoded: string): boolean {
   return decoded.length >= 8 && !/[^\x20-\x7e\t\r\n]/.test(decoded);
 }
 
-/** Runs that may be an encoding of text: base64 (standard or URL-safe), hex, or percent-escaped characters. */
-const ENCODED = /[A-Za-z0-9+/_-]{16,}={0,2}|(?:[A-Za-z0-9._~+-]*%[0-9A-Fa-f]{2}){2,}[A-Za-z0-9._~+-]*/g;
+/** Runs that may be base64 (standard or URL-safe) or hex: each character is read by one match only. */
+const BASE64_RUN = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
+/** Runs of URL characters; those with two or more percent-escapes are decoded. */
+const URL_RUN = /[A-Za-z0-9._~+%-]{6,}/g;
+
+/**
+ * Whether a base64 run can decode to ASCII text: the first character of each group of four carries the top bit
+ * of a byte, so it is one of the first 32 letters of the alphabet (`A`–`Z`, `a`–`f`). Most identifiers fail
+ * this before anything is decoded.
+ */
+function asciiBase64(run: string): boolean {
+  for (let i = 0; i + 4 <= run.length; i += 4) {
+    const c = run.charCodeAt(i);
+    if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
 
 /**
  * Decode a percent-escaped run into `out`, each decoded character mapped to its escape (`%2D` → `-`), the other
@@ -182,21 +201,24 @@ function percentDecode(run: string, at: number, out: ViewBuilder): boolean {
  * whole run (a base64 `c2stcHJvai1…` that decodes to an OpenAI key is redacted whole).
  */
 function encodedViews(text: string, views: View[]): void {
-  for (const m of text.matchAll(ENCODED)) {
+  for (const m of text.matchAll(BASE64_RUN)) {
     if (views.length >= MAX_VIEWS) return;
     const run = m[0];
+    let decoded: string | undefined;
+    if (/^[0-9a-fA-F]+$/.test(run) && run.length % 2 === 0) decoded = Buffer.from(run, 'hex').toString('latin1');
+    else if (/[0-9]/.test(run) && /[a-z]/.test(run) && /[A-Z]/.test(run) && asciiBase64(run.replace(/=+$/, '')))
+      decoded = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
+    if (decoded === undefined || !printable(decoded)) continue;
     const out = new ViewBuilder();
-    if (run.includes('%')) {
-      if (!percentDecode(run, m.index, out)) continue;
-    } else {
-      let decoded: string | undefined;
-      if (/^[0-9a-fA-F]+$/.test(run) && run.length % 2 === 0) decoded = Buffer.from(run, 'hex').toString('latin1');
-      else if (/[0-9]/.test(run) && /[a-z]/.test(run) && /[A-Z]/.test(run))
-        decoded = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
-      if (decoded === undefined || !printable(decoded)) continue;
-      for (const char of decoded) out.add(char, m.index, m.index + run.length);
-    }
+    for (const char of decoded) out.add(char, m.index, m.index + run.length);
     views.push(out.done());
+  }
+  if (!text.includes('%')) return;
+  for (const m of text.matchAll(URL_RUN)) {
+    if (views.length >= MAX_VIEWS) return;
+    if (!/%[0-9A-Fa-f]{2}.*%[0-9A-Fa-f]{2}/.test(m[0])) continue;
+    const out = new ViewBuilder();
+    if (percentDecode(m[0], m.index, out)) views.push(out.done());
   }
 }
 
