@@ -4,6 +4,7 @@ import { runCommand, sandboxFor, type CommandResult } from '../utils/shell/run.j
 import { InterruptedError } from '../utils/errors.js';
 import { detectSandbox, type SandboxStatus } from '../utils/shell/sandbox.js';
 import { loadShellParser } from '../utils/shell/parse.js';
+import { guardTree, type GuardOutcome, type TreeGuard } from '../utils/shell/tree-guard.js';
 import type { AgentEmitter } from './events.js';
 
 /** What happened to one plan command; `ran: false` carries the reason it did not run. */
@@ -23,6 +24,11 @@ export interface CommandReport {
   reason?: string;
   /** true when it ran inside the OS sandbox */
   sandboxed?: boolean;
+  /**
+   * project files an unasked command changed, replaced or removed, all put back (utils/shell/tree-guard.ts), in one
+   * line; the command counts as failed
+   */
+  restored?: string;
   /** a control path the command changed (utils/shell/run.ts); the command counts as failed */
   controlChanged?: string;
   /** why the sandbox stopped it for taking more of the disk than its cap (utils/shell/disk-watch.ts) */
@@ -83,6 +89,8 @@ export type CommandNotice =
 /** Inputs of {@link runPlanCommands}. */
 export interface CommandStepOptions extends CommandPolicy {
   commands: readonly string[];
+  /** Project-relative paths the plan wrote: an unasked command may change them (formatters), no other file. */
+  planFiles?: readonly string[];
   /** Asks the person; undefined when nobody can be asked (no terminal, --json). */
   ask?: (question: CommandQuestion) => Promise<boolean>;
   /** Per-command timeout in ms (default: utils/shell/run.ts). */
@@ -149,7 +157,20 @@ export async function runPlanCommands(options: CommandStepOptions): Promise<Comm
       reports.push({ ...base, skipped: 'not_confirmed' });
       continue;
     }
-    reports.push(await runOne(command, decision, sandbox, options, notify));
+    // An unasked command may add files and change the plan's and generated ones; the rest is kept and put back.
+    let guard: TreeGuard | undefined;
+    if (decision.type === 'auto-approve') {
+      const taken = await guardTree(options.rootDir, new Set(options.planFiles ?? []));
+      if (typeof taken === 'string') {
+        const reason = `${taken}; it runs only after your yes`;
+        if (!options.ask || !(await options.ask({ type: 'single', command, reason }))) {
+          notify({ type: 'command_needs_terminal', command, reason });
+          reports.push({ ...base, reason, skipped: 'needs_confirmation' });
+          continue;
+        }
+      } else guard = taken;
+    }
+    reports.push(await runOne(command, decision, sandbox, options, notify, guard));
   }
   return reports;
 }
@@ -160,6 +181,7 @@ async function runOne(
   sandbox: SandboxStatus,
   options: CommandStepOptions,
   notify: (n: CommandNotice) => void,
+  guard?: TreeGuard,
 ): Promise<CommandReport> {
   options.emitter?.emit('run_tests', { command });
   notify({ type: 'command_started', command });
@@ -167,8 +189,10 @@ async function runOne(
     cwd: options.rootDir,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
-    ...sandboxFor(sandbox, options.rootDir, options.allowNetwork),
+    ...unaskedSandbox(sandboxFor(sandbox, options.rootDir, options.allowNetwork), guard !== undefined),
   });
+  const restored = guard ? restoredLine(await guard.check()) : undefined;
+  if (restored) result.restored = restored;
   // Ctrl-C killed the command: that is an interruption, not a failing command.
   if (options.signal?.aborted) throw new InterruptedError();
   options.emitter?.emit('command_done', { command, exitCode: result.exitCode });
@@ -185,6 +209,24 @@ async function runOne(
     reason: decision.reason,
     sandboxed: sandbox.available,
     ...(result.controlChanged ? { controlChanged: result.controlChanged } : {}),
+    ...(restored ? { restored } : {}),
     ...(result.diskExceeded ? { diskExceeded: result.diskExceeded } : {}),
   };
+}
+
+/** One line for what the tree guard put back, or undefined when the command kept to its rule. */
+function restoredLine(outcome: GuardOutcome): string | undefined {
+  const { changed, removed, failed } = outcome;
+  if (changed.length === 0) return undefined;
+  const more = changed.length > 1 ? ` and ${changed.length - 1} more` : '';
+  const added =
+    removed.length > 0 ? `, and the ${removed.length} file${removed.length === 1 ? '' : 's'} it added removed` : '';
+  const lost = failed.length > 0 ? `; could not put back: ${failed.slice(0, 3).join(', ')}` : '';
+  return `the command changed ${changed[0]}${more}, which an unasked command may not change: put back as it was${added}${lost}`;
+}
+
+/** An unasked command's sandbox also keeps the installed dependencies read-only (utils/shell/sandbox-deps.ts). */
+function unaskedSandbox(options: ReturnType<typeof sandboxFor>, unasked: boolean): ReturnType<typeof sandboxFor> {
+  if (!unasked || !options.sandbox) return options;
+  return { sandbox: { ...options.sandbox, policy: { ...options.sandbox.policy, dependenciesReadOnly: true } } };
 }

@@ -365,6 +365,7 @@ async function finish(
     report.commands = await runPlanCommands({
       rootDir: input.rootDir,
       commands,
+      planFiles: report.filesWritten,
       runCommands: Boolean(input.runCommands),
       allowNetwork: input.allowNetwork,
       rules: input.commandRules,
@@ -386,12 +387,11 @@ async function finish(
       homeDir: input.homeDir,
     });
   }
-  const failed = report.commands.find((c) => c.ran && (c.exitCode !== 0 || c.controlChanged));
+  const failed = report.commands.find((c) => c.ran && (c.exitCode !== 0 || c.controlChanged || c.restored));
   if (report.exitCode === 0 && failed) {
+    const why = failed.controlChanged ?? failed.restored;
     report.exitCode = 4;
-    report.error = failed.controlChanged
-      ? `command failed: ${failed.command}: ${failed.controlChanged}`
-      : `command failed: ${failed.command}`;
+    report.error = why ? `command failed: ${failed.command}: ${why}` : `command failed: ${failed.command}`;
   }
   input.emitter?.emit('success', { message: report.status, filesWritten: report.filesWritten });
   return report;

@@ -1,9 +1,9 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Ignore } from 'ignore';
 import { recordsInRepo, type GitRepo } from '../../utils/git/repo.js';
 import { ignore } from '../../utils/lazy-ignore.js';
+import { MAX_ATTRIBUTES_FILE_BYTES, readRegularText } from '../../utils/regular-text.js';
 
 /**
  * The git side of project scanning: running `git ls-files` and friends, parsing the index listing,
@@ -98,24 +98,6 @@ export function blobIdsIdentifyBytes(config: readonly string[], attributes: read
 }
 
 /**
- * A text file's content (ignore rules, attributes), or null when it cannot be read or is no regular file
- * (a FIFO would block the read for good).
- */
-export function readTextOrNull(absPath: string): string | null {
-  let fd: number | undefined;
-  try {
-    // O_NONBLOCK: opening a FIFO returns at once; only a regular file is then read.
-    fd = openSync(absPath, constants.O_RDONLY | constants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return null;
-    return readFileSync(fd, 'utf8');
-  } catch {
-    return null;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/**
  * Texts of the attributes files that apply to a work tree: every tracked `.gitattributes`, the
  * repository's `info/attributes`, the `.gitattributes` of the folders between the repository's top
  * level and a project nested inside it, and the global attributes file (`core.attributesfile`, else
@@ -151,7 +133,9 @@ export function attributeTexts(
       ? resolve(realRoot, globalFile.replace(/^~(?=\/)/, homedir()))
       : join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'attributes'),
   );
-  return attributeFiles.map(readTextOrNull).filter((t): t is string => t !== null);
+  return attributeFiles
+    .map((f) => readRegularText(f, MAX_ATTRIBUTES_FILE_BYTES))
+    .filter((t): t is string => t !== undefined);
 }
 
 /**
@@ -164,8 +148,9 @@ export function clawcodeIgnoreFilter(rootDir: string, paths: readonly string[]):
   for (let i = 0; i < paths.length; i++) {
     const p = paths[i]!;
     if (p !== '.clawcodeignore' && !p.endsWith('/.clawcodeignore')) continue;
-    const text = readTextOrNull(join(rootDir, p));
-    if (text !== null) rules.push({ prefix: p.slice(0, p.length - '.clawcodeignore'.length), ig: ignore().add(text) });
+    const text = readRegularText(join(rootDir, p));
+    if (text !== undefined)
+      rules.push({ prefix: p.slice(0, p.length - '.clawcodeignore'.length), ig: ignore().add(text) });
   }
   if (rules.length === 0) return null;
   return (rel) => rules.some(({ prefix, ig }) => rel.startsWith(prefix) && ig.ignores(rel.slice(prefix.length)));

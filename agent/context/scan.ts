@@ -9,6 +9,7 @@ import {
   type ContentClass,
 } from './scan-rules.js';
 import { ignore } from '../../utils/lazy-ignore.js';
+import { readRegularText } from '../../utils/regular-text.js';
 import { findRepository, personIncludeTargets } from '../../utils/git/repo.js';
 import { gitControlledFilter } from '../../utils/policy/git-control.js';
 import { isInsideRoot } from '../../utils/path-inside.js';
@@ -24,7 +25,6 @@ import {
   blobIdsIdentifyBytes,
   clawcodeIgnoreFilter,
   parseTracked,
-  readTextOrNull,
   repositoryPaths,
   runGit,
 } from './scan-git.js';
@@ -125,7 +125,9 @@ function walkFiles(rootDir: string, base: Ignore | null): string[] {
       continue;
     }
     let rules = parentRules;
-    const local = ['.gitignore', '.clawcodeignore'].map((n) => readTextOrNull(join(abs, n))).filter((t) => t !== null);
+    const local = ['.gitignore', '.clawcodeignore']
+      .map((n) => readRegularText(join(abs, n)))
+      .filter((t) => t !== undefined);
     if (local.length > 0)
       rules = [...parentRules, { prefix: dir === '' ? '' : `${dir}/`, ig: ignore().add(local.join('\n')) }];
     for (const e of entries) {

@@ -37,11 +37,13 @@ export function printCommandNotice(notice: CommandNotice, out: (text: string) =>
       const { result } = notice;
       // Escaped here: `out` keeps colour sequences, and one left open (conceal) would hide the lines after it.
       if (result.tail) out(escapeTerminal(result.tail.replace(/\n$/, '')));
-      const mark = result.exitCode === 0 && !result.controlChanged ? chalk.green('✓') : chalk.red('✗');
+      const mark =
+        result.exitCode === 0 && !result.controlChanged && !result.restored ? chalk.green('✓') : chalk.red('✗');
       out(
         `${mark} ${field(notice.command)} ${result.timedOut ? 'timed out' : `exited ${result.exitCode ?? 'by signal'}`}`,
       );
       if (result.controlChanged) out(`${chalk.red('✗')} ${field(result.controlChanged)}`);
+      if (result.restored) out(`${chalk.red('✗')} ${field(result.restored)}`);
       if (result.diskExceeded) out(`${chalk.red('✗')} ${result.diskExceeded}`);
       return;
     }

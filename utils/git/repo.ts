@@ -1,9 +1,10 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { configControlPaths, driverGuard, parseConfigList, realTail, type ConfigEntry } from './config-guard.js';
 export { driverGuard } from './config-guard.js';
 import { COMMIT_PROGRAMS_OFF, GIT_GUARD, spawnGit, type GitOptions, type GitRun } from './run.js';
 import { isInsideRoot } from '../path-inside.js';
+import { readRegularText } from '../regular-text.js';
 
 /**
  * The repository of a project, found once per process and root: git discovers it from the root (no
@@ -149,7 +150,7 @@ function ownGitDir(
   const { gitDir, commonDir, workTree } = where;
   if (gitDir !== commonDir) {
     if (dirname(gitDir) !== join(commonDir, 'worktrees')) return false;
-    const back = smallRegularText(join(gitDir, 'gitdir'))?.trim();
+    const back = readRegularText(join(gitDir, 'gitdir'), 4096, true)?.trim();
     return Boolean(back) && realOrNull(resolve(gitDir, back!)) === realOrNull(join(workTree, '.git'));
   }
   if (isInsideRoot(workTree, gitDir)) return true;
@@ -161,21 +162,6 @@ function ownGitDir(
       realOrNull(e.file) === own &&
       realOrNull(resolve(gitDir, e.value)) === workTree,
   );
-}
-
-/** The text of a regular file of at most 4 KiB; undefined otherwise (a FIFO is opened without blocking). */
-function smallRegularText(path: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    const info = fstatSync(fd);
-    if (!info.isFile() || info.size > 4096) return undefined;
-    return readFileSync(fd, 'utf8');
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }
 
 function realOrNull(path: string): string | null {
@@ -196,12 +182,8 @@ function leadsTo(workTree: string, gitDir: string): boolean {
   const info = lstatQuiet(dotGit);
   if (info?.isDirectory()) return realOrNull(dotGit) === gitDir;
   if (!info?.isFile()) return false;
-  try {
-    const line = /^gitdir: (.*)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-    return line !== undefined && realOrNull(resolve(workTree, line)) === gitDir;
-  } catch {
-    return false;
-  }
+  const line = /^gitdir: (.*)$/m.exec(readRegularText(dotGit, 4096, true) ?? '')?.[1]?.trim();
+  return line !== undefined && realOrNull(resolve(workTree, line)) === gitDir;
 }
 
 function lstatQuiet(path: string): ReturnType<typeof lstatSync> | undefined {

@@ -36,7 +36,7 @@ export interface RunCommandOptions {
   onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
   /** run inside bubblewrap (utils/shell/sandbox.ts) with this policy; `status` from detectSandbox() */
   sandbox?: { status: SandboxReady; policy: SandboxPolicy };
-  /** in the sandbox as root, most bytes of memory (default sandboxMaxMemory(): sandbox.ts) */
+  /** in the sandbox, most bytes of memory (default sandboxMaxMemory(): sandbox.ts; the whole command only as root) */
   maxMemoryBytes?: number;
   /** in the sandbox, most bytes and inodes of the root's file system the command may take (disk-watch.ts) */
   diskCap?: { bytes: number; inodes: number };
@@ -62,6 +62,11 @@ export interface CommandResult {
    * replaced while the command ran. The command counts as failed.
    */
   controlChanged?: string;
+  /**
+   * Set by the caller that guarded the project during the command (utils/shell/tree-guard.ts): one line naming the
+   * files it changed and that were put back. The command counts as failed.
+   */
+  restored?: string;
   /** In the sandbox: one line saying the command was stopped for taking more of the disk than its cap. */
   diskExceeded?: string;
 }
@@ -100,11 +105,12 @@ export async function runCommand(command: string, options: RunCommandOptions): P
   let after: (() => Promise<string | undefined>) | undefined;
   if (options.sandbox) {
     const { status, policy } = options.sandbox;
-    const sandboxed = await sandboxArgs(command, policy, status, base);
+    const memory = options.maxMemoryBytes ?? sandboxMaxMemory();
+    const sandboxed = await sandboxArgs(command, { ...policy, maxMemoryBytes: memory }, status, base);
     after = () => controlChange(realOrSelf(policy.rootDir), sandboxed.snapshot);
     // As root the process rlimit is not enforced, and no rlimit caps memory: cgroups cap the sandbox instead,
     // entered by a shell that then becomes bubblewrap (so nothing of the command runs outside them).
-    const group = makeCommandGroup(SANDBOX_MAX_PROCESSES, options.maxMemoryBytes ?? sandboxMaxMemory());
+    const group = makeCommandGroup(SANDBOX_MAX_PROCESSES, memory);
     launch = group
       ? {
           file: '/bin/sh',

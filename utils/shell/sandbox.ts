@@ -5,6 +5,7 @@ import { tmpdir, totalmem } from 'node:os';
 import { UsageError } from '../errors.js';
 import { executableOutside, realOrSelf } from '../executable.js';
 import { controlBinds, controlSnapshot, type ControlSnapshot } from './sandbox-binds.js';
+import { dependencyBinds } from './sandbox-deps.js';
 import { homeView } from './sandbox-home.js';
 import { sandboxFilter, SECCOMP_FD } from './seccomp.js';
 import { isInsideRoot } from '../path-inside.js';
@@ -24,6 +25,8 @@ export type SandboxStatus =
       prlimitPath: string;
       /** this bubblewrap can forbid new user namespaces inside (`--disable-userns`, 0.8+) */
       disableUserns: boolean;
+      /** this bubblewrap can cap the size of a tmpfs it mounts (`--size`, 0.8+) */
+      tmpfsSize: boolean;
     }
   | { available: false; reason: string };
 
@@ -36,17 +39,28 @@ export interface SandboxPolicy {
   rootDir: string;
   /** keep the host network (`--allow-network`); default: none, not even loopback */
   allowNetwork: boolean;
+  /** most bytes of memory for each process and for the private `/tmp` (default {@link sandboxMaxMemory}) */
+  maxMemoryBytes?: number;
+  /** bind the installed dependencies read-only (sandbox-deps.ts): for a command that runs without a person's yes */
+  dependenciesReadOnly?: boolean;
 }
 
 /** Most processes (threads count) of one sandboxed command at a time. */
 export const SANDBOX_MAX_PROCESSES = 2048;
 /**
  * Most memory one sandboxed command may hold, in bytes: half the machine's memory, at most 8 GiB. Where clawcode
- * can make a memory cgroup (as root, utils/shell/cgroup.ts); what it writes to its private `/tmp` counts too.
+ * can make a memory cgroup (as root, utils/shell/cgroup.ts) for the whole command, what it writes to its private
+ * `/tmp` counting too. Whoever runs it, each process gets it as its data limit (RLIMIT_DATA: the memory it writes
+ * to, not the address space it only reserves, so node, the JVM and go still start) and the private `/tmp` can
+ * hold at most this much (every other private folder at most {@link SANDBOX_MAX_SCRATCH_BYTES}): a tmpfs without a
+ * size takes up to half the machine's memory, each.
  */
 export function sandboxMaxMemory(): number {
   return Math.min(8 * 1024 ** 3, Math.floor(totalmem() / 2));
 }
+
+/** Most bytes the private folders other than `/tmp` may hold (the home covers, `/run`, `/var/tmp`): 512 MiB. */
+export const SANDBOX_MAX_SCRATCH_BYTES = 512 * 1024 * 1024;
 
 /** Largest file one sandboxed command may write, in bytes (512 MiB). */
 export const SANDBOX_MAX_FILE_BYTES = 512 * 1024 * 1024;
@@ -92,9 +106,28 @@ async function probe(env: NodeJS.ProcessEnv, realRoot: string): Promise<SandboxS
   const prlimitPath = onPath(env, 'prlimit');
   if (!prlimitPath) return { available: false, reason: 'prlimit (util-linux) is not installed' };
   let why = '';
-  for (const disableUserns of [true, false]) {
-    const status: SandboxReady = { available: true, kind: 'bubblewrap', bwrapPath, prlimitPath, disableUserns };
-    const trial = await trialRun(bwrapPath, [...isolation(status, false), ...caps(status), '/bin/sh', '-c', 'true']);
+  // Newest bubblewrap first: an older one (before 0.8) knows neither --disable-userns nor --size.
+  for (const [disableUserns, tmpfsSize] of [
+    [true, true],
+    [false, true],
+    [false, false],
+  ] as const) {
+    const status: SandboxReady = {
+      available: true,
+      kind: 'bubblewrap',
+      bwrapPath,
+      prlimitPath,
+      disableUserns,
+      tmpfsSize,
+    };
+    const memory = sandboxMaxMemory();
+    const trial = await trialRun(bwrapPath, [
+      ...isolation(status, false, memory),
+      ...caps(status, memory),
+      '/bin/sh',
+      '-c',
+      'true',
+    ]);
     if (trial.ok) return status;
     why ||= trial.why.trim().split('\n')[0]!;
   }
@@ -174,12 +207,22 @@ function sandboxIds(): { uid: number; gid: number } {
   return uid === 0 ? { uid: 65534, gid: 65534 } : { uid, gid };
 }
 
-function isolation(status: SandboxReady, allowNetwork: boolean): string[] {
+/** A private empty folder at `path` holding at most `bytes` where this bubblewrap can say so. */
+function tmpfs(status: SandboxReady, path: string, bytes: number = SANDBOX_MAX_SCRATCH_BYTES): string[] {
+  return status.tmpfsSize ? ['--size', String(bytes), '--tmpfs', path] : ['--tmpfs', path];
+}
+
+function isolation(status: SandboxReady, allowNetwork: boolean, memory: number): string[] {
   const { uid, gid } = sandboxIds();
   // "/" read-only does not stop connect() on a Unix socket (the Docker daemon, D-Bus, a database, the ssh agent
   // under /run/user): an empty /run hides those; the resolver's folder stays for DNS under --allow-network.
   const run = existsSync('/run')
-    ? ['--tmpfs', '/run', '--ro-bind-try', '/run/systemd/resolve', '/run/systemd/resolve']
+    ? [
+        ...tmpfs(status, '/run', Math.min(memory, SANDBOX_MAX_SCRATCH_BYTES)),
+        '--ro-bind-try',
+        '/run/systemd/resolve',
+        '/run/systemd/resolve',
+      ]
     : [];
   return [
     '--die-with-parent',
@@ -205,6 +248,8 @@ function isolation(status: SandboxReady, allowNetwork: boolean): string[] {
     '/',
     '--dev',
     '/dev',
+    // bubblewrap's /dev is a tmpfs of half the machine's memory, /dev/shm a folder in it: /dev read-only, /dev/shm sized.
+    ...(status.tmpfsSize ? ['--remount-ro', '/dev', ...tmpfs(status, '/dev/shm', memory)] : []),
     '--proc',
     '/proc',
     // bubblewrap covers only what it may write when it sets up; a command started by root is root on the
@@ -213,17 +258,17 @@ function isolation(status: SandboxReady, allowNetwork: boolean): string[] {
     '/proc/sys',
     '/proc/sys',
     ...['sysrq-trigger', 'irq', 'bus', 'fs'].flatMap((p) => ['--ro-bind-try', `/proc/${p}`, `/proc/${p}`]),
-    '--tmpfs',
-    '/tmp',
+    ...tmpfs(status, '/tmp', memory),
     ...run,
   ];
 }
 
 /** The end of the argument list: the caps, set by prlimit inside the sandbox, then the program. */
-function caps(status: SandboxReady): string[] {
+function caps(status: SandboxReady, memory: number): string[] {
   return [
     '--',
     status.prlimitPath,
+    `--data=${memory}`,
     `--nproc=${SANDBOX_MAX_PROCESSES}`,
     `--fsize=${SANDBOX_MAX_FILE_BYTES}`,
     '--core=0',
@@ -265,7 +310,9 @@ export async function sandboxArgs(
   // The real root: bubblewrap follows a symlink on the way to a bind's destination, and the control paths are
   // found under the real root, so a root named through a symlink matched none of them and bound none read-only.
   const root = realOrSelf(resolve(policy.rootDir));
-  const args = isolation(status, policy.allowNetwork);
+  const memory = policy.maxMemoryBytes ?? sandboxMaxMemory();
+  const scratch = Math.min(memory, SANDBOX_MAX_SCRATCH_BYTES);
+  const args = isolation(status, policy.allowNetwork, memory);
   const view = homeView(env);
   // A home inside the root would be written through the root's bind: no command runs there at all.
   const home = view.hidden.find((h) => isInsideRoot(root, h));
@@ -276,11 +323,11 @@ export async function sandboxArgs(
     );
   // The temp folders are emptied too: other programs' Unix sockets live there (the read-only view does not stop a
   // connect()). Mounted first, so the tool folders of a home and a root inside one are bound back on top.
-  for (const scratch of new Set([resolve(tmpdir()), '/var/tmp']))
-    if (scratch !== '/tmp' && existsSync(scratch)) args.push('--tmpfs', scratch);
-  for (const hidden of view.hidden) args.push('--tmpfs', hidden);
+  for (const folder of new Set([resolve(tmpdir()), '/var/tmp']))
+    if (folder !== '/tmp' && existsSync(folder)) args.push(...tmpfs(status, folder, scratch));
+  for (const hidden of view.hidden) args.push(...tmpfs(status, hidden, scratch));
   for (const dir of view.hiddenNamed)
-    if (!isInsideRoot(root, dir) && !isInsideRoot(dir, root)) args.push('--tmpfs', dir);
+    if (!isInsideRoot(root, dir) && !isInsideRoot(dir, root)) args.push(...tmpfs(status, dir, scratch));
   for (const file of view.hiddenFiles) if (!isInsideRoot(root, file)) args.push('--ro-bind', '/dev/null', file);
   for (const tool of view.readOnly) if (!isInsideRoot(root, tool)) args.push('--ro-bind-try', tool, tool);
   args.push('--bind', root, root);
@@ -304,10 +351,13 @@ export async function sandboxArgs(
   const snapshot = await controlSnapshot(root);
   const control = controlBinds(root, [...snapshot.keys()], fixed);
   args.push(...control.ways, ...inside, ...control.readOnly);
+  const deps = policy.dependenciesReadOnly ? dependencyBinds(root) : { args: [], cleanup: () => undefined };
+  args.push(...deps.args);
   // Caches that follow XDG_CACHE_HOME (go's build cache, pip) go to the private /tmp.
   args.push('--setenv', 'XDG_CACHE_HOME', '/tmp/.cache', '--setenv', 'TMPDIR', '/tmp', '--chdir', root);
-  args.push(...caps(status), '/bin/sh', '-c', command);
+  args.push(...caps(status, memory), '/bin/sh', '-c', command);
   const cleanup = (): void => {
+    deps.cleanup();
     control.cleanup();
     for (const path of created) {
       try {

@@ -21,7 +21,14 @@ beforeEach(async () => {
 
 const ready: SandboxReady = status.available
   ? status
-  : { available: true, kind: 'bubblewrap', bwrapPath: 'bwrap', prlimitPath: '/usr/bin/prlimit', disableUserns: true };
+  : {
+      available: true,
+      kind: 'bubblewrap',
+      bwrapPath: 'bwrap',
+      prlimitPath: '/usr/bin/prlimit',
+      disableUserns: true,
+      tmpfsSize: true,
+    };
 
 describe('sandboxArgs', () => {
   it('binds the root writable, keeps control folders read-only, and cuts the network unless allowed', async () => {
