@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/fixture.js';
-import { planOf } from '../support/plans.js';
-import { useLoopbackProject } from '../support/loopback-project.js';
-import { replies } from '../support/provider-server.js';
+import { planRequestText, useLoopbackProject } from '../support/loopback-project.js';
 
 // A key written so that no one literal holds it whole: split into concatenated literals (`+`, Python's adjacent
 // literals, a template literal), spelled with escapes (`\u0073k-…`, `\x73k-…`, a JSON string holding JSON), encoded
@@ -54,19 +52,6 @@ const project = useLoopbackProject({ prefix: 'clawcode-secret-spellings-', files
 const TASK = 'rename KEY to OPENAI_KEY in the client, the settings, the app config and the notebook';
 const PINS = ['--files', 'src/', 'config/', 'notebooks/'];
 
-/** Every string of every request body the loopback server received, one text per request. */
-function sentTexts(): string[] {
-  const strings = (value: unknown): string[] =>
-    typeof value === 'string'
-      ? [value]
-      : Array.isArray(value)
-        ? value.flatMap(strings)
-        : value && typeof value === 'object'
-          ? Object.values(value).flatMap(strings)
-          : [];
-  return project.server.requests.map((r) => strings(r.body).join('\n'));
-}
-
 function expectNoTail(text: string, where: string): void {
   for (const [name, tail] of Object.entries(TAIL)) {
     expect(text.includes(tail), `${name} in ${where}`).toBe(false);
@@ -78,13 +63,7 @@ function expectNoTail(text: string, where: string): void {
 
 describe('a key split, escaped, encoded or hidden', () => {
   it('never reaches the provider in the plan request (fails before the views of secret-views.ts)', async () => {
-    project.server.reply(replies.plan(planOf([])));
-    const result = await runCli([TASK, ...PINS, '--dir', project.project, '--yes', '--provider', 'openai'], {
-      env: project.env,
-    });
-    expect(result.code, result.stderr).toBe(0);
-    const texts = sentTexts();
-    expect(texts).toHaveLength(1);
+    const texts = [await planRequestText(project, [TASK, ...PINS])];
     for (const path of Object.keys(FILES)) expect(texts[0]).toContain(`## ${path}`);
     expect(texts[0]).toContain('const KEY = "[REDACTED:openai_key]";');
     expect(texts[0]).toContain('module.exports = { KEY };');

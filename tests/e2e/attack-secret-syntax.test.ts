@@ -2,9 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/fixture.js';
-import { planOf } from '../support/plans.js';
-import { LOOPBACK_KEY, useLoopbackProject } from '../support/loopback-project.js';
-import { replies } from '../support/provider-server.js';
+import { LOOPBACK_KEY, planRequestText, useLoopbackProject } from '../support/loopback-project.js';
 
 // Passwords that no `NAME=<high-entropy value>` rule sees: given in a tool's own syntax (`curl -u`, `mysql -p`,
 // `sshpass -p`, `redis-cli -a`, `docker login -p`, `htpasswd -b`), low in entropy under a password name (Makefile
@@ -75,32 +73,13 @@ const PINS = [
   'docs/',
 ];
 
-/** Every string of every request body the loopback server received, one text per request. */
-function sentTexts(): string[] {
-  const strings = (value: unknown): string[] =>
-    typeof value === 'string'
-      ? [value]
-      : Array.isArray(value)
-        ? value.flatMap(strings)
-        : value && typeof value === 'object'
-          ? Object.values(value).flatMap(strings)
-          : [];
-  return project.server.requests.map((r) => strings(r.body).join('\n'));
-}
-
 function expectNoMarker(text: string, where: string): void {
   for (const [name, marker] of Object.entries(M)) expect(text.includes(marker), `${name} in ${where}`).toBe(false);
 }
 
 describe('passwords in tool syntax, low in entropy, in comments and prose', () => {
   it('never reach the provider in the plan request (fails before the password rules)', async () => {
-    project.server.reply(replies.plan(planOf([])));
-    const result = await runCli([TASK, ...PINS, '--dir', project.project, '--yes', '--provider', 'openai'], {
-      env: project.env,
-    });
-    expect(result.code, result.stderr).toBe(0);
-    const texts = sentTexts();
-    expect(texts).toHaveLength(1);
+    const texts = [await planRequestText(project, [TASK, ...PINS])];
     for (const path of Object.keys(FILES)) expect(texts[0]).toContain(`## ${path}`);
     expect(texts[0]).toContain('curl -s -X POST -u deploy:[REDACTED:command_password] https://api.example.com/upload');
     expect(texts[0]).toContain('ENV POSTGRES_PASSWORD [REDACTED:password_assignment]');
@@ -108,12 +87,8 @@ describe('passwords in tool syntax, low in entropy, in comments and prose', () =
   });
 
   it('the provider key and the environment’s credentials never leave, whatever their shape (fails before heldSecrets)', async () => {
-    project.server.reply(replies.plan(planOf([])));
     const env = { ...project.env, DEPLOY_HOOK_TOKEN: HELD_TOKEN };
-    const result = await runCli([TASK, ...PINS, '--dir', project.project, '--yes', '--provider', 'openai'], { env });
-    expect(result.code, result.stderr).toBe(0);
-    const texts = sentTexts();
-    expect(texts).toHaveLength(1);
+    const texts = [await planRequestText(project, [TASK, ...PINS], env)];
     expect(texts[0]).toContain(
       'The staging gateway takes [REDACTED:held_secret]; the deploy hook takes [REDACTED:held_secret].',
     );
