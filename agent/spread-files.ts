@@ -1,8 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { PatchOp } from '../utils/plan.js';
 import { languageOfPath, type RewriteLanguage } from '../utils/patch/rewrite-lang.js';
-import { resolvePathspecs } from './context/pins.js';
+import { PLAN_PATHSPECS_TIME_MS, resolvePathspecs } from './context/pins.js';
 import { scanProject } from './context/scan.js';
 
 /**
@@ -53,7 +54,9 @@ export interface SpreadFilesOptions {
  *
  * @param indexes  from {@link spreadPatchIndexes}
  * @returns patch index → project-relative paths in pathspec order (empty when the pathspec names none)
- * @throws never for a pathspec that names nothing (that is an empty list); IoError when the scan fails
+ * @throws never for a pathspec that names nothing (that is an empty list); IoError when the scan fails;
+ *         UsageError `pathspec_too_slow` when the plan's pathspecs take too long (PATHSPEC_TIME_MS each,
+ *         PLAN_PATHSPECS_TIME_MS together)
  */
 export async function resolveSpreadFiles(
   rootDir: string,
@@ -65,10 +68,13 @@ export async function resolveSpreadFiles(
   if (indexes.length === 0) return out;
   const fileList = options.fileList ?? (await scanProject(rootDir, { extraIgnore: options.extraIgnore })).fileList;
   const covered = new Map<string, Set<string>>();
+  // One deadline for the whole plan: a plan of many slow pathspecs must not hold the run once per pathspec.
+  const deadline = performance.now() + PLAN_PATHSPECS_TIME_MS;
   for (const i of indexes) {
     const patch = patches[i]!;
     const spec = patch.file.startsWith(':') ? patch.file : `:(glob)${patch.file.replace(/^\.\/+/, '')}`;
-    const { paths } = await resolvePathspecs(rootDir, [spec === ':(glob).' ? ':(glob)**' : spec], fileList);
+    const specs = [spec === ':(glob).' ? ':(glob)**' : spec];
+    const { paths } = await resolvePathspecs(rootDir, specs, fileList, { deadline });
     const key = `${patch.operation}\0${patch.find}\0${patch.replace}`;
     const seen = covered.get(key) ?? new Set<string>();
     covered.set(key, seen);

@@ -8,7 +8,7 @@ import type { ProviderClient, ProviderConfig, ProviderId, ProviderReply, Usage }
 import type { Plan } from '../utils/plan.js';
 import { addUsage, checkUsage } from './usage.js';
 import { isModelId, usableModelIds } from './model-ids.js';
-import { sealRequest, type OutboundRequest, type SendableFile } from './outbound.js';
+import { heldSecrets, sealRequest, type OutboundRequest, type SendableFile } from './outbound.js';
 
 /**
  * Provider-agnostic planning: one structured request per task, at most one repair request.
@@ -140,7 +140,11 @@ export async function completeWithTimeout(
   request: OutboundRequest & { jsonSchema?: Record<string, unknown> },
   options: PlanOptions,
 ): Promise<ProviderReply> {
-  const sealed = sealRequest({ ...request, files: request.files ?? options.quotedFiles }, options.sendable);
+  const sealed = sealRequest(
+    { ...request, files: request.files ?? options.quotedFiles },
+    options.sendable,
+    heldSecrets(config.apiKey),
+  );
   // A longer timer would fire at once (see MAX_TIMEOUT_MS).
   const timeoutMs = Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   const maxChars = options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;

@@ -144,12 +144,21 @@ async function notesOfLiveRuns(projectRoot: string, notes: MemoryNote[], homeDir
 }
 
 /**
- * Forget everything remembered about one project (tasks, files, notes): deletes its session file.
+ * Forget everything remembered about one project: its session file (tasks, files, notes) and its summary in
+ * global memory. The summary holds what the project's manifest said (its package name among it) and rides in
+ * every later prompt, so a name written to steer the model outlived a fixed manifest and a clear.
  * @returns how many notes were forgotten
  */
 export async function clearProjectMemory(projectRoot: string, homeDir?: string): Promise<number> {
   const notes = (await loadProjectMemory(projectRoot, homeDir)).notes.length;
   await rm(sessionPath(projectRoot, homeDir), { force: true });
+  const global = await loadGlobalMemory(homeDir);
+  // Summaries are keyed by the root as given; a root reached through a symlink is cleared under both spellings.
+  const keys = new Set([resolve(projectRoot), await canonicalRoot(projectRoot)]);
+  if ([...keys].some((k) => k in global.projectSummaries)) {
+    for (const k of keys) delete global.projectSummaries[k];
+    await saveGlobalMemory(global, homeDir);
+  }
   return notes;
 }
 

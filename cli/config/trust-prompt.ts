@@ -60,8 +60,9 @@ function describe(untrusted: UntrustedSettings): string {
 }
 
 /**
- * `clawcode trust [--revoke]`: trust the project's settings files as they are now (showing what they grant), or
- * forget that trust. Typing the command is the person's yes; it changes nothing in the project.
+ * `clawcode trust [--revoke]`: trust the project's settings files as they are now, printing each granting key
+ * with the value trusted, or forget that trust. Typing the command is the person's yes; it changes nothing in
+ * the project.
  *
  * @returns the exit code (0)
  */
@@ -82,9 +83,12 @@ export async function runTrustCommand(options: {
     return 0;
   }
   await setProjectTrust(home, options.rootDir, settings.untrusted.sha256);
+  // The person is told what they said yes to, value by value, as the prompt of a task shows it: the warning
+  // that sends them here names only the keys.
+  const values = settings.untrusted.keys.map((key) => `  ${describe({ ...settings.untrusted!, keys: [key] })}\n`);
   options.stdout.write(
     `Trusted ${settings.untrusted.files.join(' and ')} (${settings.untrusted.keys.join(', ')}); ` +
-      'a change to them asks again.\n',
+      `a change to them asks again.\n${values.join('')}`,
   );
   return 0;
 }

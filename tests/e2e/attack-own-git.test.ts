@@ -46,6 +46,18 @@ describe('a downloaded .git/config too big to list', () => {
     expect(readdirSync(sentinel)).toEqual([]);
     expect(fingerprintTree(root)).toEqual(before);
   });
+
+  it('nothing is written there: the hooks folder it names could not be known (fails on main)', async () => {
+    const root = repo({ 'src/a.ts': 'export const a = 1;\n' });
+    const pad = Array.from({ length: 120_000 }, (_, i) => `\tk${i} = ${'v'.repeat(64)}\n`).join('');
+    appendFileSync(join(root, '.git/config'), `[pad]\n${pad}[core]\n\thooksPath = hooks\n`);
+    const before = fingerprintTree(root);
+    const plan = planFile([{ file: 'hooks/pre-commit', replace: `#!/bin/sh\ntouch ${sentinel}/hook\n` }]);
+    const result = await runCli(['apply', plan, '--yes', '--dir', root], { env, timeoutMs: 60_000 });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("hooks/pre-commit is refused: the repository's git configuration cannot be listed");
+    expect(fingerprintTree(root)).toEqual(before);
+  });
 });
 
 /** A plan creating whole files, saved for `clawcode apply`. */

@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/fixture.js';
 import { git } from '../support/git.js';
 import { planOf, replacePatch } from '../support/plans.js';
-import { useCliProvider } from '../support/loopback-project.js';
+import { requestTexts, useCliProvider } from '../support/loopback-project.js';
 import { replies } from '../support/provider-server.js';
 
 // Every byte sent passes one door (llm/outbound.ts): planted secrets of every shape, in context files, in files
@@ -77,15 +77,7 @@ beforeEach(async () => {
 
 /** Every string in every request body the server received, one text per request. */
 function sentTexts(): string[] {
-  const strings = (value: unknown): string[] =>
-    typeof value === 'string'
-      ? [value]
-      : Array.isArray(value)
-        ? value.flatMap(strings)
-        : value && typeof value === 'object'
-          ? Object.values(value).flatMap(strings)
-          : [];
-  return cli.server.requests.map((r) => strings(r.body).join('\n'));
+  return requestTexts(cli.server);
 }
 
 function expectNoMarker(texts: readonly string[]): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OutboundRefusedError, sealRequest } from '../../llm/outbound.js';
+import { heldSecrets, OutboundRefusedError, sealRequest } from '../../llm/outbound.js';
 import { buildSystemPrompt } from '../../llm/prompts.js';
 import { buildScopeSystemPrompt } from '../../agent/wide/scope-request.js';
 
@@ -40,5 +40,39 @@ describe('sealRequest: the one door out', () => {
     expect(() => sealRequest({ system: '', user: 'x', files: ['deploy/prod.sh'] }, sendable)).toThrow(
       /not among the files the context stage may send/,
     );
+  });
+});
+
+describe('heldSecrets: the credentials clawcode holds never leave, whatever their shape', () => {
+  const env = {
+    OPENAI_API_KEY: 'sk-gateway-7f3a',
+    DEPLOY_HOOK_TOKEN: 'plainTok3nValue2024',
+    DB_PASSWORD: 'postgres',
+    SSH_AUTH_SOCK: '/tmp/ssh-agent.sock',
+    GIT_ASKPASS: '/usr/lib/git-core/askpass',
+    PWD: '/home/user/project1',
+    HOME: '/home/user',
+    PATH: '/usr/bin:/bin',
+    PROXY_AUTH_URL: 'https://proxy.example.com:8080',
+  };
+
+  it('are the provider key and the credential-named variables that look like one, longest first', () => {
+    expect(heldSecrets('my-own-gateway-key-2', env)).toEqual([
+      'my-own-gateway-key-2',
+      'plainTok3nValue2024',
+      'sk-gateway-7f3a',
+    ]);
+    expect(heldSecrets(undefined, { DB_PASSWORD: 'postgres', NODE_ENV: 'production2024' })).toEqual([]);
+  });
+
+  it('are replaced at the door wherever the body quotes them', () => {
+    const held = heldSecrets(undefined, env);
+    const sealed = sealRequest(
+      { system: '', user: 'curl -H "X: sk-gateway-7f3a" -d plainTok3nValue2024 postgres' },
+      undefined,
+      held,
+    );
+    expect(sealed.user).toBe('curl -H "X: [REDACTED:held_secret]" -d [REDACTED:held_secret] postgres');
+    expect(sealed.redactions).toEqual([{ kind: 'held_secret', count: 2 }]);
   });
 });

@@ -1,9 +1,10 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { cleanEnv } from './fixture.js';
-import { startProviderServer, type ProviderServer } from './provider-server.js';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { cleanEnv, runCli } from './fixture.js';
+import { planOf } from './plans.js';
+import { replies, startProviderServer, type ProviderServer } from './provider-server.js';
 
 /** The API key the end-to-end loopback provider expects (give it to other providers' variables too). */
 export const LOOPBACK_KEY = 'sk-test-e2e';
@@ -82,4 +83,40 @@ export function useLoopbackProject(options: { prefix: string; files: Record<stri
       return env;
     },
   };
+}
+
+/**
+ * Every string of every request body `server` received (the JSON walked, keys left out), one text per request:
+ * what a test searches for bytes that must never leave.
+ */
+export function requestTexts(server: ProviderServer): string[] {
+  const strings = (value: unknown): string[] =>
+    typeof value === 'string'
+      ? [value]
+      : Array.isArray(value)
+        ? value.flatMap(strings)
+        : value && typeof value === 'object'
+          ? Object.values(value).flatMap(strings)
+          : [];
+  return server.requests.map((r) => strings(r.body).join('\n'));
+}
+
+/**
+ * Run one task with `args` (task, pins…) in the project through the built CLI, the loopback provider answering an
+ * empty plan, and expect exit 0 and exactly one request.
+ *
+ * @param env  the CLI environment (default the project's)
+ * @returns the text of that one plan request (see requestTexts)
+ */
+export async function planRequestText(
+  project: LoopbackProject,
+  args: string[],
+  env: NodeJS.ProcessEnv = project.env,
+): Promise<string> {
+  project.server.reply(replies.plan(planOf([])));
+  const result = await runCli([...args, '--dir', project.project, '--yes', '--provider', 'openai'], { env });
+  expect(result.code, result.stderr).toBe(0);
+  const texts = requestTexts(project.server);
+  expect(texts).toHaveLength(1);
+  return texts[0]!;
 }

@@ -40,7 +40,16 @@ export interface GitRepo {
   controlPaths: string[];
 }
 
-const repos = new Map<string, Promise<GitRepo | null>>();
+/**
+ * What discovery found for a root: the repository clawcode uses, and the paths git obeys there whether or not
+ * clawcode uses the repository (`null` when a repository was found but its configuration could not be listed).
+ */
+interface Discovery {
+  repo: GitRepo | null;
+  controlled: string[] | null;
+}
+
+const repos = new Map<string, Promise<Discovery>>();
 
 /**
  * The repository of a project root, found on the first call for that root (and git and environment)
@@ -51,11 +60,29 @@ const repos = new Map<string, Promise<GitRepo | null>>();
  *          configuration that cannot be listed whole or whose driver names cannot be written as `-c` settings
  */
 export function findRepository(rootDir: string, options: GitOptions = {}): Promise<GitRepo | null> {
+  return discovery(rootDir, options).then((d) => d.repo);
+}
+
+/**
+ * The paths inside or beside a project that git obeys for the repository found from its root, whether
+ * clawcode uses that repository or refused it (a foreign git directory, a driver name it cannot switch off):
+ * its git directory, the shared one and the paths its configuration names, absolute. The person's next git
+ * run there still obeys them, so they stay control paths. Never throws.
+ *
+ * @returns the paths; `[]` when git finds no repository; null when it finds one whose configuration could
+ *          not be listed whole (over 8 MiB, past the time limit, a malformed include): nothing there can be
+ *          told apart from what git reads or runs
+ */
+export function gitControlledPaths(rootDir: string, options: GitOptions = {}): Promise<string[] | null> {
+  return discovery(rootDir, options).then((d) => d.controlled);
+}
+
+function discovery(rootDir: string, options: GitOptions): Promise<Discovery> {
   let realRoot: string;
   try {
     realRoot = realpathSync(rootDir);
   } catch {
-    return Promise.resolve(null);
+    return Promise.resolve({ repo: null, controlled: [] });
   }
   const env = options.env ?? process.env;
   const key = [realRoot, options.gitPath, env.PATH, env.HOME, env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_NOSYSTEM].join(
@@ -69,7 +96,8 @@ export function findRepository(rootDir: string, options: GitOptions = {}): Promi
   return repo;
 }
 
-async function discover(realRoot: string, options: GitOptions): Promise<GitRepo | null> {
+async function discover(realRoot: string, options: GitOptions): Promise<Discovery> {
+  const none: Discovery = { repo: null, controlled: [] };
   const find = (args: string[], maxBytes?: number): Promise<GitRun> =>
     spawnGit({ cwd: realRoot, realRoot, prefix: GIT_GUARD, args, maxBytes }, options);
   // Both discover the same repository (`git config` runs no program); side by side, finding costs one spawn.
@@ -77,20 +105,22 @@ async function discover(realRoot: string, options: GitOptions): Promise<GitRepo 
     find(['rev-parse', '--path-format=absolute', '--absolute-git-dir', '--git-common-dir', '--show-toplevel']),
     find(CONFIG_LIST, CONFIG_MAX_BYTES),
   ]);
-  if (!paths.ok) return null;
+  if (!paths.ok) return none;
   const [gitDirRaw, commonRaw, topRaw] = paths.stdout.toString('utf8').split('\n');
-  if (!gitDirRaw || !commonRaw || !topRaw) return null;
+  if (!gitDirRaw || !commonRaw || !topRaw) return none;
   const gitDir = realOrNull(gitDirRaw);
   const commonDir = realOrNull(commonRaw);
   const workTree = realOrNull(topRaw);
-  if (!gitDir || !commonDir || !workTree || !leadsTo(workTree, gitDir)) return null;
+  if (!gitDir || !commonDir || !workTree || !leadsTo(workTree, gitDir)) return none;
   const prefix = relative(workTree, realRoot).split(sep).join('/');
-  if (prefix.startsWith('..') || isAbsolute(prefix)) return null;
-  return withConfig(
-    { root: realRoot, gitDir, commonDir, workTree, prefix: prefix === '' ? '' : `${prefix}/` },
-    options,
-    config,
-  );
+  if (prefix.startsWith('..') || isAbsolute(prefix)) return none;
+  const where = { root: realRoot, gitDir, commonDir, workTree, prefix: prefix === '' ? '' : `${prefix}/` };
+  const repo = await withConfig(where, options, config);
+  if (repo) return { repo, controlled: [gitDir, commonDir, ...repo.controlPaths] };
+  // Refused, but the person's own git still obeys this repository there: what it names stays controlled.
+  if (!config.ok) return { repo: null, controlled: null };
+  const entries = parseConfigList(config.stdout, workTree);
+  return { repo: null, controlled: [gitDir, commonDir, ...configControlPaths(entries, workTree, gitDir, commonDir)] };
 }
 
 const CONFIG_LIST = ['config', '-z', '--list', '--show-origin'];

@@ -125,13 +125,33 @@ async function holdFolder(folder: FolderIdentity): Promise<HeldFolder> {
  * tells that it is still inside before anything is created, read or removed in it.
  */
 async function inFolder<T>(chain: readonly FolderIdentity[], fn: (base: string) => Promise<T>): Promise<T> {
-  const held = await holdFolder(chain[chain.length - 1]!);
+  const folder = chain[chain.length - 1]!;
+  const held = await holdFolder(folder);
   try {
     await checkChain(chain);
     return await fn(held.base);
+  } catch (error) {
+    throw nameFolder(error, held.base, folder.path);
   } finally {
     await held.close();
   }
+}
+
+/**
+ * The error with the handle path it went through (`/proc/self/fd/<fd>`) replaced by the folder's project path,
+ * in its message and in the `path` and `dest` a system error carries: a person is told where the file is
+ * (an append-only file refused the rename as "/proc/self/fd/19/a.ts"), never which descriptor reached it.
+ */
+function nameFolder(error: unknown, base: string, folder: string): unknown {
+  if (base === folder || !(error instanceof Error)) return error;
+  // The descriptor's number must end there: /proc/self/fd/18 is no part of /proc/self/fd/180.
+  const handle = new RegExp(`${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?!\\d)`, 'g');
+  const named = (text: string): string => text.replace(handle, () => folder);
+  error.message = named(error.message);
+  const sys = error as NodeJS.ErrnoException & { dest?: unknown };
+  if (typeof sys.path === 'string') sys.path = named(sys.path);
+  if (typeof sys.dest === 'string') sys.dest = named(sys.dest);
+  return error;
 }
 
 /** Compare every folder of a chain with what it was: same device and inode, a folder and not a symlink. */

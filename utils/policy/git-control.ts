@@ -10,7 +10,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { findRepository, personIncludeTargets, runInRepo, type GitRepo } from '../git/repo.js';
+import { findRepository, gitControlledPaths, personIncludeTargets, runInRepo, type GitRepo } from '../git/repo.js';
 import { readRegularFile, realLocation } from './real-path.js';
 import { isInsideRoot } from '../path-inside.js';
 
@@ -72,13 +72,17 @@ export async function gitControlReason(
   const asked = path.join(realRoot, ...askedRel.split('/'));
   const person = (await personIncludeTargets()).find((t) => isInsideRoot(t, abs) || isInsideRoot(t, asked));
   if (person) return `your git configuration includes ${path.relative(realRoot, person)}`;
-  const repo = await findRepository(realRoot);
-  if (!repo) return undefined;
-  if (isInsideRoot(repo.gitDir, abs) || isInsideRoot(repo.commonDir, abs))
+  const controlled = await gitControlledPaths(realRoot);
+  // Fail closed: a configuration that cannot be listed may name any path here as a hook or an include.
+  if (controlled === null)
+    return "the repository's git configuration cannot be listed whole (`git config --list` fails, prints over 8 MiB or times out), so nothing in it can be told apart from what git runs";
+  const [gitDir, commonDir, ...named] = controlled;
+  if (gitDir === undefined) return undefined;
+  if (isInsideRoot(gitDir, abs) || isInsideRoot(commonDir!, abs))
     return 'it is inside the git directory of the repository';
   // Both where the path really leads and the path as asked: configuration may name either spelling.
-  const named = repo.controlPaths.find((c) => isInsideRoot(c, abs) || isInsideRoot(c, asked));
-  if (named) return `git's configuration reads or runs ${path.relative(realRoot, named) || '.'}`;
+  const hit = named.find((c) => isInsideRoot(c, abs) || isInsideRoot(c, asked));
+  if (hit) return `git's configuration reads or runs ${path.relative(realRoot, hit) || '.'}`;
   return undefined;
 }
 
@@ -143,7 +147,8 @@ export async function findControlPaths(realRoot: string): Promise<string[]> {
     }
   const repo = await findRepository(realRoot);
   const named = [
-    ...(repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths, ...(await submoduleGitFiles(repo))] : []),
+    ...((await gitControlledPaths(realRoot)) ?? []),
+    ...(repo ? await submoduleGitFiles(repo) : []),
     ...(await personIncludeTargets()),
   ];
   for (const p of named) if (isInsideRoot(realRoot, p) && p !== realRoot) found.add(p);
@@ -214,11 +219,7 @@ export async function gitControlledFilter(
     const folder = rel.slice(0, slash);
     if (await isGitDirShape(path.join(realRoot, folder))) prefixes.push(`${folder}/`);
   }
-  const repo = await findRepository(realRoot);
-  for (const p of [
-    ...(repo ? [repo.gitDir, repo.commonDir, ...repo.controlPaths] : []),
-    ...(await personIncludeTargets()),
-  ]) {
+  for (const p of [...((await gitControlledPaths(realRoot)) ?? []), ...(await personIncludeTargets())]) {
     const rel = path.relative(realRoot, p).split(path.sep).join('/');
     if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) prefixes.push(rel, `${rel}/`);
   }

@@ -185,7 +185,9 @@ const SECRET_BASENAME = [
   /^[._]?(netrc|pgpass|npmrc|pypirc|git-credentials|htpasswd)$/,
   /^credentials(\.(json|ya?ml|xml|ini|toml|csv))?$/,
   /accesskeys\.csv$/, // the AWS console's key export, <user>_accessKeys.csv
-  /^(secrets?|service[-_]?account)(\.[\w.-]+)?\.(json|ya?ml|toml|ini)$/,
+  /^(secrets?|service[-_]?account)(\.[\w.-]+)?\.(json|ya?ml|toml|ini|txt|conf|cfg|properties)$/,
+  /^(passwords?|api[-_]?keys?|token)\.(txt|json|ya?ml|toml|ini|csv|conf|cfg|properties|pickle)$/, // what the name says
+  /^\.[\w-]*history$/, // .bash_history, .psql_history: commands as typed, passwords given on them included
   /^client_secret.*\.json$/,
   /\.tfstate(\.backup)?$/,
 ];
@@ -203,10 +205,15 @@ const ENV_TEMPLATE =
  * @param relPath  project-relative path with `/` separators
  * @returns true for `.env*` (not `.env.example`, `.env.sample`, `.env.template`, `.env.dist`,
  *          `.env.defaults`), `.envrc`, private keys and certificates, `id_rsa*`, credential and secret config
- *          files, `*.tfstate`, anything under `.ssh/`, `.aws/`, `.gnupg/`, `.docker/config.json`, `.kube/config`
+ *          files, `*.tfstate`, shell and client histories (`.bash_history`), files named for what they hold
+ *          (`passwords.txt`, `api_keys.json`, `token.json`), backup and editor copies of any of them (`.env~`,
+ *          `server.key.orig`), anything under `.ssh/`, `.aws/`, `.gnupg/`, `.docker/config.json`, `.kube/config`
  */
 export function isSecretPath(relPath: string): boolean {
-  const base = relPath.slice(relPath.lastIndexOf('/') + 1);
+  // A backup or editor copy of a secret is the secret (`.env~`, `server.key.orig`, `.env.swp`).
+  const base = relPath
+    .slice(relPath.lastIndexOf('/') + 1)
+    .replace(/(?:~|\.(?:bak|orig|old|backup|save|swp|swo|tmp))+$/i, '');
   if (ENV_TEMPLATE.test(base)) return false;
   if (SECRET_DIR.test(relPath)) return true;
   return SECRET_BASENAME_ANY.test(base);

@@ -5,6 +5,7 @@
  * name, the password field of a connection string, the credentials of an HTTP Basic header.
  */
 import type { ScannedRule } from './secret-scan.js';
+import { credentialValue, passwordName } from './secret-passwords.js';
 import {
   CODE_VALUE,
   configLine,
@@ -278,22 +279,25 @@ export const OWN_RULES: Rule[] = [
     allow: [],
     keep: (secret, m) => !/^(?:-|[.~]?\/)/.test(secret) && secretValue(secret, m[1]!),
   },
-  // A credential's name and its value kept apart by syntax rather than `=`: a call's first two string arguments
+  // A credential's name and its value kept apart by syntax rather than `=` (a password name takes a value of any
+  // strength, secret-passwords.ts; another credential name a high-entropy one): a call's first two string arguments
   // (`define('DB_PASSWORD', '…')`, `os.getenv("API_KEY", "…")`), a name/key beside a value
   // (`- name: DB_PASSWORD` then `value: …` in a Kubernetes env list, `<add key="ApiKey" value="…" />`,
   // `{"name": "TOKEN", "value": "…"}`), an XML element (`<password>…</password>`), and a literal fallback after
   // `||`, `??` or `or` in what is assigned to the name (`jwtSecret = process.env.JWT || '…'`).
   {
     kind: 'secret_assignment',
-    re: /\(\s*(["'])([A-Za-z_][\w.-]{0,60})\1\s*,\s*(["'`])([^\s"'`\\,]{12,300})\3/dg,
+    re: /\(\s*(["'])([A-Za-z_][\w.-]{0,60})\1\s*,\s*(["'`])([^\s"'`\\,]{3,300})\3/dg,
     keywords: QUOTED_ASSIGNMENT.keywords,
     group: 4,
     allow: [],
-    keep: (secret, m) => secretValue(secret, m[2]!),
+    // A name is written as one (`DB_PASSWORD`, `db.password`); a lone lowercase word is the value itself
+    // (`scrypt('password', 'salt')`, `bcrypt.hash('password', 10)`).
+    keep: (secret, m) => (/[A-Z_.-]/.test(m[2]!) || !passwordName(m[2]!)) && credentialValue(secret, m[2]!, 'quoted'),
   },
   {
     kind: 'secret_assignment',
-    re: /(?<![\w-])(?:name|key)["']?[ \t]*[:=][ \t]*(["']?)([A-Za-z_][\w.-]{0,60})\1[ \t,;]*(?:\r?\n[ \t-]*)?["']?value["']?[ \t]*[:=][ \t]*(["']?)([^\s"'`\\,;}]{12,300})\3/dgi,
+    re: /(?<![\w-])(?:name|key)["']?[ \t]*[:=][ \t]*(["']?)([A-Za-z_][\w.-]{0,60})\1[ \t,;]*(?:\r?\n[ \t-]*)?["']?value["']?[ \t]*[:=][ \t]*(["']?)([^\s"'`\\,;}]{3,300})\3/dgi,
     keywords: QUOTED_ASSIGNMENT.keywords,
     group: 4,
     allow: [],
@@ -303,32 +307,32 @@ export const OWN_RULES: Rule[] = [
       (m[1] !== '' || m[3] !== '' || m[0].includes('\n')) &&
       !/[[\](){}<>]/.test(secret) &&
       !CODE_VALUE.test(secret) &&
-      secretValue(secret, m[2]!),
+      credentialValue(secret, m[2]!, m[3] === '' ? 'bare' : 'quoted'),
   },
   {
     kind: 'secret_assignment',
-    re: /<([A-Za-z_][\w.-]{0,60})>([^<\s]{12,300})<\/\1>/dg,
+    re: /<([A-Za-z_][\w.-]{0,60})>([^<\s]{3,300})<\/\1>/dg,
     keywords: QUOTED_ASSIGNMENT.keywords,
     group: 2,
     allow: [],
-    keep: (secret, m) => secretValue(secret, m[1]!),
+    keep: (secret, m) => credentialValue(secret, m[1]!, 'quoted'),
   },
   {
     kind: 'secret_assignment',
-    re: /(?<![\w$.@/-])([A-Za-z_$][\w$.-]{0,60})["']?[ \t]*(?::=|=|:)[ \t]*[^\n'"`]{1,100}?(?:\|\||\?\?|[ \t]or[ \t])[ \t]*(["'`])([^\s"'`\\]{12,300})\2/dg,
+    re: /(?<![\w$.@/-])([A-Za-z_$][\w$.-]{0,60})["']?[ \t]*(?::=|=|:)[ \t]*[^\n'"`]{1,100}?(?:\|\||\?\?|[ \t]or[ \t])[ \t]*(["'`])([^\s"'`\\]{3,300})\2/dg,
     keywords: QUOTED_ASSIGNMENT.keywords,
     group: 3,
     allow: [],
-    keep: (secret, m) => secretValue(secret, m[1]!),
+    keep: (secret, m) => credentialValue(secret, m[1]!, 'quoted'),
   },
   // A YAML key whose value is on the next, deeper line (`password:` or `password: |` then the value alone).
   {
     kind: 'secret_assignment',
-    re: /^([ \t]*)([A-Za-z_][\w.-]{0,60}):[ \t]*(?:[|>][-+]?)?[ \t]*\r?\n\1[ \t]+([^\s#'"]{12,300})[ \t]*(?=\r?\n|$)/dgm,
+    re: /^([ \t]*)([A-Za-z_][\w.-]{0,60}):[ \t]*(?:[|>][-+]?)?[ \t]*\r?\n\1[ \t]+([^\s#'"]{3,300})[ \t]*(?=\r?\n|$)/dgm,
     keywords: QUOTED_ASSIGNMENT.keywords,
     group: 3,
     allow: [],
-    keep: (secret, m) => !secret.endsWith(':') && secretValue(secret, m[2]!),
+    keep: (secret, m) => !secret.endsWith(':') && credentialValue(secret, m[2]!, 'bare'),
   },
   QUOTED_ASSIGNMENT,
   CONFIG_ASSIGNMENT,

@@ -41,19 +41,28 @@ export const NOT_LITERAL = /\$\{|\{\{|\$\(|%\(|<%|:\/\//;
 export const CODE_VALUE = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
 
 /**
- * Whether a match is a whole `NAME=value` / `name: value` line (maybe indented, after `export ` or `- `, before a
- * `# comment`). Looks only at the few characters around the match, so a minified one-line file with thousands of
- * `key:` in it costs no more than a short one.
+ * What may stand before the name on a config line: indentation, a comment leader (a line commented out is still
+ * the line: `# DB_PASSWORD=…`, `// api_key: …`, `-- password = …`, `<!-- … -->`), and a declaration keyword
+ * (`export`, `set`, `readonly`, `declare -x`, Dockerfile `ENV`/`ARG`) or a YAML list dash.
+ */
+const CONFIG_HEAD =
+  /^[ \t]*(?:(?:#+|\/\/+|--|;+|\/?\*+|<!--|REM|rem)[ \t]*)?(?:(?:export|set|readonly|local|ENV|ARG|(?:declare|typeset)(?:[ \t]+-\w+)*)[ \t]+|-[ \t]+)?["']?$/;
+
+/**
+ * Whether a match is a whole `NAME=value` / `name: value` line (maybe indented, commented out, after `export `,
+ * `ENV ` or `- `, before a `# comment` or the end of a block comment). Looks only at the few characters around the
+ * match, so a minified one-line file with thousands of `key:` in it costs no more than a short one.
  */
 export function configLine(m: RegExpExecArray): boolean {
   const head = m.input.slice(Math.max(0, m.index - 80), m.index);
   const nl = head.lastIndexOf('\n');
   if (nl === -1 && m.index > 80) return false;
-  if (!/^[ \t]*(?:export[ \t]+|-[ \t]+)?["']?$/.test(head.slice(nl + 1))) return false;
+  if (!CONFIG_HEAD.test(head.slice(nl + 1))) return false;
   let at = m.index + m[0].length;
   while (m.input[at] === ' ' || m.input[at] === '\t') at++;
   const next = m.input[at];
-  return next === undefined || next === '\n' || next === '\r' || next === '#';
+  if (next === undefined || next === '\n' || next === '\r' || next === '#') return true;
+  return m.input.startsWith('*/', at) || m.input.startsWith('-->', at);
 }
 
 /**

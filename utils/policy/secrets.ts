@@ -12,8 +12,11 @@
  */
 import { GITLEAKS_RULES } from './secret-rules.js';
 import { OWN_RULES, type CompiledAllow, type Rule } from './secret-own-rules.js';
+import { PASSWORD_RULES, passwordName, weakPassword } from './secret-passwords.js';
+import { COMMAND_RULES } from './secret-commands.js';
 import { fileNamedSecret, shannonEntropy } from './secret-values.js';
 import { keywordWindows, presentKeywords } from './secret-scan.js';
+import { derivedViews } from './secret-views.js';
 
 /** Which files are secrets is the path policy's decision (one rule for context, plans and the journal). */
 
@@ -74,6 +77,8 @@ interface CompiledRules {
 }
 
 let compiled: CompiledRules | undefined;
+/** Rules before this index are ours (no global allow-list); the vendored gitleaks rules follow. */
+const OWN_COUNT = OWN_RULES.length + PASSWORD_RULES.length + COMMAND_RULES.length;
 
 /** Compile both rule sets once, on first use (about 220 regexes). */
 function rules(): CompiledRules {
@@ -87,7 +92,7 @@ function rules(): CompiledRules {
     allow: (r.allow ?? []).map(compileAllow),
     multiline: r.flags.includes('s') || /\\s\\S|\\[rn]/.test(r.regex),
   }));
-  const all = [...OWN_RULES, ...gitleaks];
+  const all = [...OWN_RULES, ...PASSWORD_RULES, ...COMMAND_RULES, ...gitleaks];
   compiled = {
     rules: all,
     globalAllow: compileAllow(GITLEAKS_RULES.allow),
@@ -131,23 +136,23 @@ function secretOf(m: RegExpExecArray, group: number | undefined): { at: number; 
 }
 
 /**
- * Replace secret-looking strings with `[REDACTED:<kind>]`. Line structure is preserved (a multi-line
- * private key block keeps its line count) so line numbers of the rest of the text stay true.
- * Kinds are our own (`aws_access_key`, `url_password`, `secret_assignment`...) or gitleaks rule ids.
- *
- * @param text  any text about to be sent (file content, instructions)
- * @param path  when `text` is a whole file, its project-relative path: a file holding one bare value is read as
- *              that value assigned to the file's name (`.vault-token`, `secrets/db_password.txt`)
- * @returns the redacted text and one entry per kind found, in rule order (empty when nothing was found)
- * @throws never
+ * Where a file that holds one bare value holds it, when the file is named as a password (`db_password.txt`, a
+ * Compose secret): the value is a password of any strength, as if assigned to that name.
  */
-export function redactSecrets(text: string, path?: string): { text: string; redactions: Redaction[] } {
-  const named = path === undefined ? undefined : fileNamedSecret(text, path);
-  if (named) {
-    const [start, end] = named;
-    const kind = 'secret_assignment';
-    return { text: `${text.slice(0, start)}[REDACTED:${kind}]${text.slice(end)}`, redactions: [{ kind, count: 1 }] };
-  }
+function fileNamedPassword(text: string, path: string): [number, number] | undefined {
+  const m = /^\s*(\S{1,200})\s*$/d.exec(text);
+  const span = m?.indices?.[1];
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  // A value file has no extension or `.txt`; `password.ts` holding one word is source.
+  if (!/^[^.]+(?:\.txt)?$/i.test(base)) return undefined;
+  if (!m || !span || !passwordName(base.replace(/\.txt$/i, '')) || /[{}[\]()<>"'`,;]/.test(m[1]!)) return undefined;
+  return weakPassword(m[1]!, 'bare') ? [span[0], span[1]] : undefined;
+}
+
+/**
+ * Every finding of every rule in `text` (unmerged, in rule order), markers excepted.
+ */
+function scan(text: string): Finding[] {
   const { rules: all, globalAllow, keywords, byKeyword, always } = rules();
   const lower = text.toLowerCase();
   const inText = presentKeywords(lower, keywords);
@@ -175,16 +180,45 @@ export function redactSecrets(text: string, path?: string): { text: string; reda
         if (!secret || inMarker(from + secret.at, from + secret.at + secret.text.length)) continue;
         if (rule.entropy !== undefined && shannonEntropy(secret.text) < rule.entropy) continue;
         if (rule.keep && !rule.keep(secret.text, m)) continue;
-        if (rule.allow.length > 0 || index >= OWN_RULES.length) {
+        if (rule.allow.length > 0 || index >= OWN_COUNT) {
           const lineStart = part.lastIndexOf('\n', m.index) + 1;
           const lineEnd = part.indexOf('\n', m.index + m[0].length);
           const line = part.slice(lineStart, lineEnd === -1 ? part.length : lineEnd);
-          const allowLists = index >= OWN_RULES.length ? [globalAllow, ...rule.allow] : rule.allow;
+          const allowLists = index >= OWN_COUNT ? [globalAllow, ...rule.allow] : rule.allow;
           if (allowLists.some((a) => allowed(a, secret.text, m[0], line))) continue;
         }
         findings.push({ start: from + secret.at, end: from + secret.at + secret.text.length, rule: index });
       }
     }
+  }
+  return findings;
+}
+
+/**
+ * Replace secret-looking strings with `[REDACTED:<kind>]`. Line structure is preserved (a multi-line
+ * private key block keeps its line count) so line numbers of the rest of the text stay true.
+ * Kinds are our own (`aws_access_key`, `url_password`, `secret_assignment`...) or gitleaks rule ids.
+ *
+ * @param text  any text about to be sent (file content, instructions)
+ * @param path  when `text` is a whole file, its project-relative path: a file holding one bare value is read as
+ *              that value assigned to the file's name (`.vault-token`, `secrets/db_password.txt`)
+ * @returns the redacted text and one entry per kind found, in rule order (empty when nothing was found)
+ * @throws never
+ */
+export function redactSecrets(text: string, path?: string): { text: string; redactions: Redaction[] } {
+  const named = path === undefined ? undefined : (fileNamedSecret(text, path) ?? fileNamedPassword(text, path));
+  if (named) {
+    const [start, end] = named;
+    const kind = 'secret_assignment';
+    return { text: `${text.slice(0, start)}[REDACTED:${kind}]${text.slice(end)}`, redactions: [{ kind, count: 1 }] };
+  }
+  const { rules: all } = rules();
+  const findings = scan(text);
+  // What the text says as well as how it is written: joined and decoded literals, decoded runs, no invisible
+  // characters (secret-views.ts). A finding in a view is redacted over the original characters it came from.
+  for (const view of derivedViews(text)) {
+    for (const f of scan(view.text))
+      findings.push({ start: view.starts[f.start]!, end: view.ends[f.end - 1]!, rule: f.rule });
   }
   if (findings.length === 0) return { text, redactions: [] };
   // Overlapping findings become one replacement, named after the rule listed first.
