@@ -2,10 +2,12 @@ import { realpath } from 'node:fs/promises';
 import { ConfigError } from '../utils/errors.js';
 import { resolveProjectPath } from '../utils/policy/paths.js';
 import { readRegularFile } from '../utils/policy/real-path.js';
-import { LOCAL_SETTINGS_FILE } from './settings-gitignore.js';
 
 /** Project settings file, relative to the project root; meant to be committed. */
 export const PROJECT_SETTINGS_FILE = '.clawcode/settings.json';
+
+/** Personal project settings file, relative to the project root (the 'local' layer; the person keeps it out of git). */
+export const LOCAL_SETTINGS_FILE = '.clawcode/settings.local.json';
 
 /** Most bytes of a project settings file: a few keys; a bigger one is refused, never read whole. */
 const MAX_PROJECT_SETTINGS_BYTES = 1 << 20;

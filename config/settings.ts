@@ -6,8 +6,7 @@ import { clawcodeHome } from './paths.js';
 import { locateJsonError } from './settings-json.js';
 import { findSecret } from './settings-secrets.js';
 import { applyProjectTrust, hashProjectSettings, readTrustStore, type UntrustedSettings } from './trust.js';
-import { LOCAL_SETTINGS_FILE } from './settings-gitignore.js';
-import { PROJECT_SETTINGS_FILE, readProjectSettingsText } from './settings-file.js';
+import { LOCAL_SETTINGS_FILE, PROJECT_SETTINGS_FILE, readProjectSettingsText } from './settings-file.js';
 
 /**
  * The merged settings clawcode runs with. Scalars come from the highest layer that sets them; `ignore`,

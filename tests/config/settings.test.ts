@@ -1,9 +1,8 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadSettings, type SettingsLayer, type SettingsValues } from '../../config/settings.js';
-import { ensureLocalSettingsIgnored } from '../../config/settings-gitignore.js';
 import { findSecret, isSecretKeyName, looksLikeSecretValue, maskSecrets } from '../../config/settings-secrets.js';
 import { ConfigError, UsageError } from '../../utils/errors.js';
 import { setProjectTrust } from '../../config/trust.js';
@@ -397,32 +396,5 @@ describe('loadSettings errors', () => {
     );
     const flag = await expectError(load({}, { timeoutMs: 3_000_000_000 }), UsageError);
     expect(flag.message).toBe('--timeout must be a positive whole number (at most 2000000000), got 3000000000');
-  });
-});
-
-describe('ensureLocalSettingsIgnored', () => {
-  it('does nothing outside a git repository', async () => {
-    expect(await ensureLocalSettingsIgnored(root)).toBe(false);
-    await expect(readFile(join(root, '.gitignore'), 'utf8')).rejects.toThrow();
-  });
-
-  it('adds the line once in a git repository, keeping existing lines', async () => {
-    await mkdir(join(root, '.git'));
-    await writeFile(join(root, '.gitignore'), 'node_modules');
-    expect(await ensureLocalSettingsIgnored(root)).toBe(true);
-    expect(await readFile(join(root, '.gitignore'), 'utf8')).toBe('node_modules\n.clawcode/settings.local.json\n');
-    expect(await ensureLocalSettingsIgnored(root)).toBe(false);
-    expect(await readFile(join(root, '.gitignore'), 'utf8')).toBe('node_modules\n.clawcode/settings.local.json\n');
-  });
-
-  it('creates .gitignore in a subfolder of a repository, and respects a broader existing rule', async () => {
-    await mkdir(join(root, '.git'));
-    const sub = join(root, 'packages', 'app');
-    await mkdir(sub, { recursive: true });
-    expect(await ensureLocalSettingsIgnored(sub)).toBe(true);
-    expect(await readFile(join(sub, '.gitignore'), 'utf8')).toBe('.clawcode/settings.local.json\n');
-    await writeFile(join(root, '.gitignore'), '.clawcode/\n');
-    expect(await ensureLocalSettingsIgnored(root)).toBe(false);
-    expect(await readFile(join(root, '.gitignore'), 'utf8')).toBe('.clawcode/\n');
   });
 });
