@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { ConfigError } from '../utils/errors.js';
 import { resolveProjectPath } from '../utils/policy/paths.js';
-import { readRegularFile } from '../utils/policy/real-path.js';
+import { readRegularFile } from '../utils/regular-file.js';
 
 /** Project settings file, relative to the project root; meant to be committed. */
 export const PROJECT_SETTINGS_FILE = '.clawcode/settings.json';

@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readRegularFile } from '../utils/policy/real-path.js';
+import { readRegularFile } from '../utils/regular-file.js';
 import { cleanNote, type ProjectSummary } from './memory.js';
 
 /** Longest manifest read, in bytes. */

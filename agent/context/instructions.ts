@@ -1,7 +1,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { resolveProjectPath } from '../../utils/policy/paths.js';
-import { readRegularFile } from '../../utils/policy/real-path.js';
+import { readRegularFile } from '../../utils/regular-file.js';
 import { redactSecrets, type Redaction } from '../../utils/policy/secrets.js';
 
 /** Instruction files, in the order they are read at each folder. */

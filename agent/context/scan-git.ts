@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Ignore } from 'ignore';
 import { recordsInRepo, type GitRepo } from '../../utils/git/repo.js';
 import { ignore } from '../../utils/lazy-ignore.js';
-import { MAX_ATTRIBUTES_FILE_BYTES, readRegularText } from '../../utils/regular-text.js';
+import { MAX_ATTRIBUTES_FILE_BYTES, readRegularText } from '../../utils/regular-file.js';
 
 /**
  * The git side of project scanning: running `git ls-files` and friends, parsing the index listing,

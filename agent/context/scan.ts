@@ -9,7 +9,7 @@ import {
   type ContentClass,
 } from './scan-rules.js';
 import { ignore } from '../../utils/lazy-ignore.js';
-import { readRegularText } from '../../utils/regular-text.js';
+import { readRegularText } from '../../utils/regular-file.js';
 import { findRepository, personIncludeTargets } from '../../utils/git/repo.js';
 import { gitControlledFilter } from '../../utils/policy/git-control.js';
 import { isInsideRoot } from '../../utils/path-inside.js';

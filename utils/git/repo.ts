@@ -4,7 +4,7 @@ import { configControlPaths, driverGuard, parseConfigList, realTail, type Config
 export { driverGuard } from './config-guard.js';
 import { COMMIT_PROGRAMS_OFF, GIT_GUARD, spawnGit, type GitOptions, type GitRun } from './run.js';
 import { isInsideRoot } from '../path-inside.js';
-import { readRegularText } from '../regular-text.js';
+import { readRegularText } from '../regular-file.js';
 
 /**
  * The repository of a project, found once per process and root: git discovers it from the root (no
@@ -46,7 +46,15 @@ export interface GitRepo {
  */
 interface Discovery {
   repo: GitRepo | null;
-  controlled: string[] | null;
+  controlled: GitControlled | null;
+}
+
+/** The paths git obeys for a repository, absolute: its git directories, and what its configuration names. */
+export interface GitControlled {
+  /** the work tree's git directory and the one shared by linked work trees (the same folder for the main one) */
+  gitDirs: string[];
+  /** include targets, the hooks folder, programs given by path (`GitRepo.controlPaths`) */
+  named: string[];
 }
 
 const repos = new Map<string, Promise<Discovery>>();
@@ -66,14 +74,14 @@ export function findRepository(rootDir: string, options: GitOptions = {}): Promi
 /**
  * The paths inside or beside a project that git obeys for the repository found from its root, whether
  * clawcode uses that repository or refused it (a foreign git directory, a driver name it cannot switch off):
- * its git directory, the shared one and the paths its configuration names, absolute. The person's next git
- * run there still obeys them, so they stay control paths. Never throws.
+ * its git directories and the paths its configuration names. The person's next git run there still obeys
+ * them, so they stay control paths. Never throws.
  *
- * @returns the paths; `[]` when git finds no repository; null when it finds one whose configuration could
+ * @returns the paths; both lists empty when git finds no repository; null when it finds one whose configuration could
  *          not be listed whole (over 8 MiB, past the time limit, a malformed include): nothing there can be
  *          told apart from what git reads or runs
  */
-export function gitControlledPaths(rootDir: string, options: GitOptions = {}): Promise<string[] | null> {
+export function gitControlledPaths(rootDir: string, options: GitOptions = {}): Promise<GitControlled | null> {
   return discovery(rootDir, options).then((d) => d.controlled);
 }
 
@@ -82,7 +90,7 @@ function discovery(rootDir: string, options: GitOptions): Promise<Discovery> {
   try {
     realRoot = realpathSync(rootDir);
   } catch {
-    return Promise.resolve({ repo: null, controlled: [] });
+    return Promise.resolve({ repo: null, controlled: { gitDirs: [], named: [] } });
   }
   const env = options.env ?? process.env;
   const key = [realRoot, options.gitPath, env.PATH, env.HOME, env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_NOSYSTEM].join(
@@ -97,7 +105,7 @@ function discovery(rootDir: string, options: GitOptions): Promise<Discovery> {
 }
 
 async function discover(realRoot: string, options: GitOptions): Promise<Discovery> {
-  const none: Discovery = { repo: null, controlled: [] };
+  const none: Discovery = { repo: null, controlled: { gitDirs: [], named: [] } };
   const find = (args: string[], maxBytes?: number): Promise<GitRun> =>
     spawnGit({ cwd: realRoot, realRoot, prefix: GIT_GUARD, args, maxBytes }, options);
   // Both discover the same repository (`git config` runs no program); side by side, finding costs one spawn.
@@ -116,11 +124,12 @@ async function discover(realRoot: string, options: GitOptions): Promise<Discover
   if (prefix.startsWith('..') || isAbsolute(prefix)) return none;
   const where = { root: realRoot, gitDir, commonDir, workTree, prefix: prefix === '' ? '' : `${prefix}/` };
   const repo = await withConfig(where, options, config);
-  if (repo) return { repo, controlled: [gitDir, commonDir, ...repo.controlPaths] };
+  const gitDirs = [gitDir, commonDir];
+  if (repo) return { repo, controlled: { gitDirs, named: repo.controlPaths } };
   // Refused, but the person's own git still obeys this repository there: what it names stays controlled.
   if (!config.ok) return { repo: null, controlled: null };
   const entries = parseConfigList(config.stdout, workTree);
-  return { repo: null, controlled: [gitDir, commonDir, ...configControlPaths(entries, workTree, gitDir, commonDir)] };
+  return { repo: null, controlled: { gitDirs, named: configControlPaths(entries, workTree, gitDir, commonDir) } };
 }
 
 const CONFIG_LIST = ['config', '-z', '--list', '--show-origin'];

@@ -3,7 +3,7 @@ import { link, lstat, unlink, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IoError } from '../errors.js';
-import { readRegularFile } from '../policy/real-path.js';
+import { readRegularFile } from '../regular-file.js';
 import { lockOwnerAlive, processStartTime } from './process-identity.js';
 
 /**

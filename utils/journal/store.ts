@@ -10,7 +10,7 @@ import { isProcessAlive } from './process-identity.js';
 import { FILE_LOCK_SUFFIX, isStaleLock } from './file-lock.js';
 import { ClawcodeError, IoError, PatchApplyError } from '../errors.js';
 import { isControlPath, resolveProjectPath } from '../policy/paths.js';
-import { readRegularFile } from '../policy/real-path.js';
+import { readRegularFile } from '../regular-file.js';
 import { makeDirs } from '../make-dirs.js';
 
 /**

@@ -10,8 +10,16 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { findRepository, gitControlledPaths, personIncludeTargets, runInRepo, type GitRepo } from '../git/repo.js';
-import { readRegularFile, realLocation } from './real-path.js';
+import {
+  findRepository,
+  gitControlledPaths,
+  personIncludeTargets,
+  runInRepo,
+  type GitControlled,
+  type GitRepo,
+} from '../git/repo.js';
+import { realLocation } from './real-path.js';
+import { readRegularFile } from '../regular-file.js';
 import { isInsideRoot } from '../path-inside.js';
 
 /**
@@ -76,12 +84,10 @@ export async function gitControlReason(
   // Fail closed: a configuration that cannot be listed may name any path here as a hook or an include.
   if (controlled === null)
     return "the repository's git configuration cannot be listed whole (`git config --list` fails, prints over 8 MiB or times out), so nothing in it can be told apart from what git runs";
-  const [gitDir, commonDir, ...named] = controlled;
-  if (gitDir === undefined) return undefined;
-  if (isInsideRoot(gitDir, abs) || isInsideRoot(commonDir!, abs))
+  if (controlled.gitDirs.some((dir) => isInsideRoot(dir, abs)))
     return 'it is inside the git directory of the repository';
   // Both where the path really leads and the path as asked: configuration may name either spelling.
-  const hit = named.find((c) => isInsideRoot(c, abs) || isInsideRoot(c, asked));
+  const hit = controlled.named.find((c) => isInsideRoot(c, abs) || isInsideRoot(c, asked));
   if (hit) return `git's configuration reads or runs ${path.relative(realRoot, hit) || '.'}`;
   return undefined;
 }
@@ -147,7 +153,7 @@ export async function findControlPaths(realRoot: string): Promise<string[]> {
     }
   const repo = await findRepository(realRoot);
   const named = [
-    ...((await gitControlledPaths(realRoot)) ?? []),
+    ...allControlled(await gitControlledPaths(realRoot)),
     ...(repo ? await submoduleGitFiles(repo) : []),
     ...(await personIncludeTargets()),
   ];
@@ -219,10 +225,15 @@ export async function gitControlledFilter(
     const folder = rel.slice(0, slash);
     if (await isGitDirShape(path.join(realRoot, folder))) prefixes.push(`${folder}/`);
   }
-  for (const p of [...((await gitControlledPaths(realRoot)) ?? []), ...(await personIncludeTargets())]) {
+  for (const p of [...allControlled(await gitControlledPaths(realRoot)), ...(await personIncludeTargets())]) {
     const rel = path.relative(realRoot, p).split(path.sep).join('/');
     if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) prefixes.push(rel, `${rel}/`);
   }
   if (prefixes.length === 0) return null;
   return (rel) => prefixes.some((p) => (p.endsWith('/') ? rel.startsWith(p) : rel === p));
+}
+
+/** Every path of `controlled`; none when the configuration could not be listed (a caller that can refuse does). */
+function allControlled(controlled: GitControlled | null): string[] {
+  return controlled ? [...controlled.gitDirs, ...controlled.named] : [];
 }

@@ -1,10 +1,12 @@
 /**
  * The file-system side of the path policy (utils/policy/paths.ts): where a path really leads, whether it
- * sits inside a virtualenv, what kind of entry it is, and reading a regular file without blocking.
+ * sits inside a virtualenv, and what kind of entry it is (the reading of regular files without blocking is the ground file
+ * utils/regular-file.ts).
  */
-import { constants as fsConstants, type Stats } from 'node:fs';
-import { lstat, open, readlink, realpath } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { readRegularFile } from '../regular-file.js';
 
 const MAX_LINK_HOPS = 40;
 
@@ -58,40 +60,6 @@ export function kindOf(info: Stats): string {
 
 /** Bytes read to sniff for NUL (git's heuristic uses the first 8000). */
 const SNIFF_BYTES = 8000;
-
-/**
- * Read at most `maxBytes` of a regular file without ever blocking on a FIFO or device: opened
- * non-blocking and without following a final symlink, then checked with fstat before any read.
- *
- * @param abs  absolute path, normally `realAbs` from {@link resolveProjectPath}
- * @returns the bytes and whether the file was longer than `maxBytes`; undefined when it is missing,
- *          not a regular file, or unreadable
- */
-export async function readRegularFile(
-  abs: string,
-  maxBytes: number,
-): Promise<{ bytes: Buffer; truncated: boolean } | undefined> {
-  const flags = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | (fsConstants.O_NOFOLLOW ?? 0);
-  const handle = await open(abs, flags).catch(() => undefined);
-  if (!handle) return undefined;
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) return undefined;
-    const size = Math.min(info.size, maxBytes);
-    const bytes = Buffer.alloc(size);
-    let read = 0;
-    while (read < size) {
-      const { bytesRead } = await handle.read(bytes, read, size - read, read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
-    }
-    return { bytes: bytes.subarray(0, read), truncated: info.size > maxBytes };
-  } catch {
-    return undefined;
-  } finally {
-    await handle.close();
-  }
-}
 
 /** Whether the first SNIFF_BYTES of a regular file hold a NUL byte (false when it cannot be read). */
 export async function hasNulByte(file: string): Promise<boolean> {

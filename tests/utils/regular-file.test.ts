@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRegularText } from '../../utils/regular-text.js';
+import { readRegularText } from '../../utils/regular-file.js';
 
 let dir: string;
 beforeEach(() => {
